@@ -1,0 +1,27 @@
+// Command rosorin-base is the ROSOrin board driver: the only program that owns the controller board's port.
+// `rosorin-base run` starts the supervisor, which holds the port, runs the driver and the LiDAR reader as
+// child processes and writes a stop frame whenever the driver dies. The other subcommands are clients of the
+// driver's local control socket, and the last-resort stop-motors tool.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+)
+
+func main() {
+	app := &cli.App{
+		Name:  "rosorin-base",
+		Usage: "ROSOrin board driver: safety gate, telemetry, crash-stop supervisor, LiDAR reader",
+		// Process commands (supervisor, driver child, LiDAR reader, stop-motors) and client commands
+		// (state, enable, drive, ...) live in their own files.
+		Commands:             append(processCommands(), clientCommands()...),
+		EnableBashCompletion: true,
+	}
+	if err := app.Run(os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "rosorin-base:", err)
+		os.Exit(1)
+	}
+}
