@@ -1,0 +1,107 @@
+package sim
+
+import (
+	"math"
+	"time"
+)
+
+// WorldKind selects the physics: wheels in the air or on the floor.
+type WorldKind int
+
+const (
+	Stand WorldKind = iota // wheels in the air: the body never moves, spinning wheels shake it
+	Floor                  // the robot drives in a Room
+)
+
+func (k WorldKind) String() string {
+	if k == Floor {
+		return "floor"
+	}
+	return "stand"
+}
+
+// WheelTau is the first-order time constant of every wheel, spin-up and run-down alike. Fitted so the
+// stand judge's vibration score (hypot of gyro x/y std over 0.2 s windows, threshold 0.0035 rad/s)
+// reads "still" 0.25-0.45 s after a stop frame at 0.2-0.35 m/s, as chapter 19 measured (estop
+// 0.40 / 0.50 s including the driver's own latency; deadman 0.55 s = 0.3 s wait + 0.25 s).
+// See TestStopToStillFit for the measured fit.
+const WheelTau = 0.22
+
+// Physics is the pure mechanical state: wheel speeds, body velocity and pose. No clock: Step takes dt.
+type Physics struct {
+	Kind WorldKind
+	Room *Room // floor only
+
+	Target  [4]float64 // commanded rps, wire ids 0..3
+	Wheel   [4]float64 // actual rps
+	Vel     [3]float64 // body velocity (vx, vy, wz), what really moves (0 on the stand)
+	Accel   [2]float64 // body-frame linear acceleration (m/s^2), for the accelerometer
+	Pose    [3]float64 // world pose (x, y, yaw)
+	Pinned  bool       // stall fault: the body is held, the wheels keep turning (slip)
+	Stalled bool       // wheels commanded/turning but the body cannot move (pinned or against a wall)
+}
+
+// NewPhysics starts at rest at the room's start pose.
+func NewPhysics(kind WorldKind, room *Room) *Physics {
+	p := &Physics{Kind: kind, Room: room}
+	if kind == Floor && room != nil {
+		p.Pose = room.Start
+	}
+	return p
+}
+
+// Step advances by dt. Wheels follow their targets with the first-order lag; on the floor the body
+// follows the wheels' forward kinematics with the floor losses; a move that would put the footprint
+// into a wall is refused (the robot stalls, wheels turning without motion).
+func (p *Physics) Step(dt time.Duration) {
+	h := dt.Seconds()
+	if h <= 0 {
+		return
+	}
+	a := 1 - math.Exp(-h/WheelTau)
+	for i := range p.Wheel {
+		p.Wheel[i] += (p.Target[i] - p.Wheel[i]) * a
+		if math.Abs(p.Wheel[i]) < 1e-6 && p.Target[i] == 0 {
+			p.Wheel[i] = 0
+		}
+	}
+	turning := MeanAbsRPS(p.Wheel) > 0.01
+	prev := p.Vel
+	if p.Kind != Floor {
+		p.Vel = [3]float64{}
+		p.Accel = [2]float64{}
+		p.Stalled = p.Pinned && turning
+		return
+	}
+	v := FloorVelocity(BodyVelocity(p.Wheel))
+	stalled := false
+	if p.Pinned {
+		v, stalled = [3]float64{}, turning
+	} else if p.Room != nil {
+		next := Integrate(p.Pose, v, h)
+		if p.Room.Collides(next[0], next[1]) && moveCloser(p.Room, p.Pose, next) {
+			// Against a wall: no translation; a circular footprint can still turn in place.
+			v = [3]float64{0, 0, v[2]}
+			stalled = turning
+		}
+	}
+	p.Vel = v
+	p.Pose = Integrate(p.Pose, v, h)
+	p.Stalled = stalled
+	// Body-frame acceleration for the accelerometer: dv/dt plus the rotating-frame term.
+	p.Accel = [2]float64{(v[0]-prev[0])/h - v[2]*v[1], (v[1]-prev[1])/h + v[2]*v[0]}
+}
+
+// moveCloser reports whether going from pose a to b reduces the clearance to the nearest segment, so
+// a robot already touching a wall can still drive away from it.
+func moveCloser(r *Room, a, b [3]float64) bool {
+	return clearance(r, b[0], b[1]) < clearance(r, a[0], a[1])
+}
+
+func clearance(r *Room, x, y float64) float64 {
+	d := math.Inf(1)
+	for _, s := range r.Segments {
+		d = math.Min(d, pointSegmentDist(x, y, s))
+	}
+	return d
+}
