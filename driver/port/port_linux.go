@@ -1,0 +1,146 @@
+package port
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+var bauds = map[int]uint32{
+	9600: unix.B9600, 19200: unix.B19200, 38400: unix.B38400, 57600: unix.B57600, 115200: unix.B115200,
+	230400: unix.B230400, 460800: unix.B460800, 500000: unix.B500000, 576000: unix.B576000,
+	921600: unix.B921600, 1000000: unix.B1000000, 1152000: unix.B1152000, 1500000: unix.B1500000,
+	2000000: unix.B2000000, 3000000: unix.B3000000,
+}
+
+// SupportedBaud reports whether b is a standard Linux line rate that Open accepts.
+func SupportedBaud(b int) bool { _, ok := bauds[b]; return ok }
+
+func nativeOpen(path string, o Options) (*os.File, error) {
+	speed, ok := bauds[o.Baud]
+	if !ok {
+		return nil, fmt.Errorf("port %s: unsupported baud rate %d", path, o.Baud)
+	}
+	mode := unix.O_RDWR
+	if o.ReadOnly {
+		mode = unix.O_RDONLY
+	}
+	// O_NONBLOCK: open must not wait for carrier, and Go's poller then owns the descriptor (Close interrupts
+	// Read, deadlines work). CLOCAL below makes the modem lines irrelevant afterwards.
+	fd, err := unix.Open(path, mode|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	for err == unix.EINTR {
+		fd, err = unix.Open(path, mode|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	}
+	if err != nil {
+		if err == unix.EBUSY { // TIOCEXCL held by another opener (we are not root)
+			return nil, &BusyError{Path: path, Holders: nativeHolders(path), Err: err}
+		}
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	fail := func(op string, err error) (*os.File, error) {
+		unix.Close(fd)
+		return nil, &os.PathError{Op: op, Path: path, Err: err}
+	}
+	if o.Exclusive {
+		// flock first: it is the layer root cannot bypass, so it decides who owns the port.
+		if err := flockNB(fd); err != nil {
+			unix.Close(fd)
+			if err == unix.EWOULDBLOCK {
+				return nil, &BusyError{Path: path, Holders: nativeHolders(path), Err: err}
+			}
+			return nil, &os.PathError{Op: "flock", Path: path, Err: err}
+		}
+		if err := unix.IoctlSetInt(fd, unix.TIOCEXCL, 0); err != nil {
+			return fail("ioctl TIOCEXCL", fmt.Errorf("%w (is it a serial device?)", err))
+		}
+	}
+	if err := setRaw(fd, speed); err != nil {
+		return fail("set raw termios", fmt.Errorf("%w (is it a serial device?)", err))
+	}
+	if !o.KeepInput {
+		if err := unix.IoctlSetInt(fd, unix.TCFLSH, unix.TCIFLUSH); err != nil {
+			return fail("flush input", err)
+		}
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+func flockNB(fd int) error {
+	for {
+		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// setRaw is cfmakeraw plus 8N1, receiver on, modem lines ignored, the given speed, VMIN 1 / VTIME 0: the same
+// settings as the seed's tcsetattr (a[0]=a[1]=a[3]=0, a[2]=CS8|CREAD|CLOCAL).
+func setRaw(fd int, speed uint32) error {
+	t, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		return err
+	}
+	t.Iflag = 0
+	t.Oflag = 0
+	t.Lflag = 0
+	t.Cflag = unix.CS8 | unix.CREAD | unix.CLOCAL | speed
+	t.Ispeed, t.Ospeed = speed, speed
+	t.Cc[unix.VMIN] = 1
+	t.Cc[unix.VTIME] = 0
+	return unix.IoctlSetTermios(fd, unix.TCSETS, t)
+}
+
+// Drain waits until everything written to f has been transmitted (tcdrain).
+func Drain(f *os.File) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ioErr error
+	if err := rc.Control(func(fd uintptr) { ioErr = unix.IoctlSetInt(int(fd), unix.TCSBRK, 1) }); err != nil {
+		return err
+	}
+	return ioErr
+}
+
+func nativeHolders(path string) []Holder {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFCHR {
+		return nil
+	}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	var out []Holder
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		dir := "/proc/" + e.Name() + "/fd"
+		fds, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			var fst unix.Stat_t
+			if unix.Stat(dir+"/"+fd.Name(), &fst) != nil {
+				continue
+			}
+			if fst.Mode&unix.S_IFMT == unix.S_IFCHR && fst.Rdev == st.Rdev {
+				comm, _ := os.ReadFile("/proc/" + e.Name() + "/comm")
+				out = append(out, Holder{PID: pid, Comm: strings.TrimSpace(string(comm))})
+				break
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
+	return out
+}

@@ -1,0 +1,15 @@
+//go:build !linux
+
+package port
+
+import "os"
+
+// SupportedBaud reports whether b is a rate Open accepts (none on this system).
+func SupportedBaud(b int) bool { return false }
+
+func nativeOpen(path string, o Options) (*os.File, error) { return nil, ErrUnsupported }
+
+func nativeHolders(path string) []Holder { return nil }
+
+// Drain is not supported on this system.
+func Drain(f *os.File) error { return ErrUnsupported }
