@@ -1,0 +1,164 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"go.bug.st/serial"
+
+	"github.com/rosorin/rosorin/protocol/board"
+)
+
+// startSim starts a sim in a temp dir and closes it at the end of the test.
+func startSim(t *testing.T, cfg Config) *Sim {
+	t.Helper()
+	if cfg.Dir == "" {
+		cfg.Dir = t.TempDir()
+	}
+	s, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
+
+type boardFrame struct {
+	t   time.Time
+	fn  byte
+	val any
+}
+
+// boardClient is a test driver: it opens the board device like the real driver (go.bug.st/serial at
+// 1,000,000 baud) and decodes everything the board sends.
+type boardClient struct {
+	t      *testing.T
+	port   serial.Port
+	mu     sync.Mutex
+	frames []boardFrame
+	stats  board.Stats
+	bytes  int
+	rdErr  error
+	done   chan struct{}
+}
+
+func openBoard(t *testing.T, path string) *boardClient {
+	t.Helper()
+	p, err := serial.Open(path, &serial.Mode{BaudRate: BoardBaud})
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	c := &boardClient{t: t, port: p, done: make(chan struct{})}
+	go c.loop()
+	t.Cleanup(c.close)
+	return c
+}
+
+func (c *boardClient) loop() {
+	defer close(c.done)
+	var parser board.Parser
+	buf := make([]byte, 4096)
+	for {
+		n, err := c.port.Read(buf)
+		now := time.Now()
+		if err != nil || n == 0 {
+			c.mu.Lock()
+			if err == nil {
+				err = errors.New("EOF")
+			}
+			c.rdErr = err
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Lock()
+		c.bytes += n
+		parser.Feed(buf[:n], func(f board.Frame) {
+			v, err := board.Decode(f)
+			if err != nil {
+				v = err
+			}
+			c.frames = append(c.frames, boardFrame{now, f.Func, v})
+		})
+		c.stats = parser.Stats()
+		c.mu.Unlock()
+	}
+}
+
+func (c *boardClient) close() {
+	c.port.Close()
+	<-c.done
+}
+
+func (c *boardClient) write(b []byte) {
+	c.t.Helper()
+	if _, err := c.port.Write(b); err != nil {
+		c.t.Fatalf("write to board: %v", err)
+	}
+}
+
+// since returns the frames of function fn (all if fn is 0xff) that arrived at or after t0.
+func (c *boardClient) since(t0 time.Time, fn byte) []boardFrame {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []boardFrame
+	for _, f := range c.frames {
+		if !f.t.Before(t0) && (fn == 0xff || f.fn == fn) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (c *boardClient) parserStats() board.Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stats
+}
+
+func (c *boardClient) readErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rdErr
+}
+
+// gyro returns the IMU gyro x/y samples (rad/s) with arrival times relative to t0, from t0 on.
+func (c *boardClient) gyro(t0 time.Time) []gyroSample {
+	var out []gyroSample
+	for _, f := range c.since(t0, board.FuncIMU) {
+		m, ok := f.val.(board.IMU)
+		if !ok {
+			continue
+		}
+		out = append(out, gyroSample{f.t.Sub(t0).Seconds(), float64(m.Gyro[0]) * math.Pi / 180, float64(m.Gyro[1]) * math.Pi / 180})
+	}
+	return out
+}
+
+// waitUntil polls cond every 10 ms until it holds or d passes.
+func waitUntil(d time.Duration, cond func() bool) bool {
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		if cond() {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return cond()
+}
+
+func wheelFrame(t *testing.T, v [3]float64) []byte {
+	t.Helper()
+	b, err := board.EncodeWheelRPS(WheelRPS(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -1,0 +1,205 @@
+package sim
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The control socket speaks one request per line and answers one JSON line:
+//
+//	<fault>   e.g. "usb-drop=3s", "hang=off" (FaultHelp)  -> {"ok":true} or {"error":"..."}
+//	truth                                                  -> the Truth object
+//	stats                                                  -> the Stats object
+//	ping                                                   -> {"ok":true}
+
+// Apply parses a fault in the CLI syntax and applies it (or schedules it, with an @DELAY suffix).
+func (s *Sim) Apply(fault string) error {
+	f, err := ParseFault(fault)
+	if err != nil {
+		return err
+	}
+	return s.do(func(c *core) { c.applyFault(f, time.Now()) })
+}
+
+func (s *Sim) applyF(f Fault) error { return s.do(func(c *core) { c.applyFault(f, time.Now()) }) }
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+// USBDrop makes the board's device disappear for d; a new pty appears at the same path afterwards. The
+// wheels keep their speed meanwhile (no watchdog).
+func (s *Sim) USBDrop(d time.Duration) error {
+	return s.applyF(Fault{Kind: FaultUSBDrop, Dur: d, Text: "usb-drop=" + d.String()})
+}
+
+// Hang stops (or resumes) the firmware's reading and sending; the wheels keep their speed.
+func (s *Sim) Hang(on bool) error {
+	return s.applyF(Fault{Kind: FaultHang, On: on, Text: "hang=" + onOff(on)})
+}
+
+// IgnoreMotor makes the board receive motor frames without obeying them (a broken stop).
+func (s *Sim) IgnoreMotor(on bool) error {
+	return s.applyF(Fault{Kind: FaultIgnoreMotor, On: on, Text: "ignore-motor=" + onOff(on)})
+}
+
+// LidarSilent keeps the LiDAR port open but sends no bytes.
+func (s *Sim) LidarSilent(on bool) error {
+	return s.applyF(Fault{Kind: FaultLidarSilent, On: on, Text: "lidar-silent=" + onOff(on)})
+}
+
+// LidarUnplug removes the LiDAR device for d; a new one appears at the same path afterwards.
+func (s *Sim) LidarUnplug(d time.Duration) error {
+	return s.applyF(Fault{Kind: FaultLidarUnplug, Dur: d, Text: "lidar-unplug=" + d.String()})
+}
+
+// Corrupt sets the per-byte corruption probability in both directions (0 switches it off).
+func (s *Sim) Corrupt(toBoard, fromBoard float64) error {
+	for _, r := range []float64{toBoard, fromBoard} {
+		if !(r >= 0 && r <= 1) {
+			return fmt.Errorf("sim: corruption rate %v outside [0, 1]", r)
+		}
+	}
+	if err := s.applyF(Fault{Kind: FaultCorrupt, ToBoard: true, Rate: toBoard, Text: fmt.Sprintf("corrupt=to-board:%g", toBoard)}); err != nil {
+		return err
+	}
+	return s.applyF(Fault{Kind: FaultCorrupt, Rate: fromBoard, Text: fmt.Sprintf("corrupt=from-board:%g", fromBoard)})
+}
+
+// HoldButton sends mask in the next frames gamepad reports (20 Hz; sent even if no pad is connected,
+// since a pressed button implies a pad).
+func (s *Sim) HoldButton(mask uint16, frames int) error {
+	if frames < 1 {
+		frames = 1
+	}
+	return s.applyF(Fault{Kind: FaultButton, Mask: mask, Frames: frames, Text: fmt.Sprintf("button=0x%04x:%d", mask, frames)})
+}
+
+// PadConnected starts or stops the 20 Hz gamepad reports.
+func (s *Sim) PadConnected(on bool) error {
+	return s.applyF(Fault{Kind: FaultPad, On: on, Text: "pad=" + onOff(on)})
+}
+
+// KeyEvent sends one key frame (id 1 or 2, event bits as board.KeyPressed ...).
+func (s *Sim) KeyEvent(id, event uint8) error {
+	return s.applyF(Fault{Kind: FaultKey, ID: id, Event: event, Text: fmt.Sprintf("key=%d:0x%02x", id, event)})
+}
+
+// BatteryStep shifts the battery voltage by mv (charger plugged +, unplugged -).
+func (s *Sim) BatteryStep(mv int) error {
+	return s.applyF(Fault{Kind: FaultBattery, MV: mv, Text: fmt.Sprintf("battery-step=%+d", mv)})
+}
+
+// Stall holds the body (as against an obstacle): the wheels keep turning, nothing moves.
+func (s *Sim) Stall(on bool) error {
+	return s.applyF(Fault{Kind: FaultStall, On: on, Text: "stall=" + onOff(on)})
+}
+
+// listenControl binds the control socket, replacing a stale one but refusing to steal a live sim's.
+func listenControl(path string) (net.Listener, error) {
+	if _, err := os.Stat(path); err == nil {
+		if c, err := net.DialTimeout("unix", path, 300*time.Millisecond); err == nil {
+			c.Close()
+			return nil, fmt.Errorf("sim: another simulator is running with control socket %s; stop it or use another directory", path)
+		}
+		_ = os.Remove(path)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("sim: control socket %s: %w", path, err)
+	}
+	return ln, nil
+}
+
+func (s *Sim) serveControl() {
+	defer s.wg.Done()
+	var conns sync.WaitGroup
+	defer conns.Wait()
+	for {
+		conn, err := s.ln.Accept()
+		if err != nil {
+			return // listener closed by Close
+		}
+		conns.Add(1)
+		go func() {
+			defer conns.Done()
+			s.handleControl(conn)
+		}()
+	}
+}
+
+func (s *Sim) handleControl(conn net.Conn) {
+	done := make(chan struct{})
+	defer close(done)
+	go func() { // Close ends idle connections too
+		select {
+		case <-s.ctx.Done():
+			conn.Close()
+		case <-done:
+		}
+	}()
+	defer conn.Close()
+	sc := bufio.NewScanner(conn)
+	enc := json.NewEncoder(conn)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		var reply any
+		switch line {
+		case "":
+			continue
+		case "ping":
+			reply = map[string]any{"ok": true}
+		case "truth":
+			reply = s.Truth()
+		case "stats":
+			reply = s.Stats()
+		default:
+			if err := s.Apply(line); err != nil {
+				if errors.Is(err, ErrClosed) {
+					return
+				}
+				reply = map[string]any{"error": err.Error()}
+			} else {
+				reply = map[string]any{"ok": true}
+			}
+		}
+		if enc.Encode(reply) != nil {
+			return
+		}
+	}
+}
+
+// Control sends one request to a running sim's control socket and returns its JSON answer. An
+// {"error": ...} answer is returned as an error.
+func Control(socket, request string, timeout time.Duration) ([]byte, error) {
+	conn, err := net.DialTimeout("unix", socket, timeout)
+	if err != nil {
+		return nil, fmt.Errorf("no simulator answers at %s (%w); start one with rosorin-sim run --dir DIR", socket, err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(timeout))
+	if _, err := fmt.Fprintln(conn, request); err != nil {
+		return nil, fmt.Errorf("send to %s: %w", socket, err)
+	}
+	line, err := bufio.NewReader(conn).ReadBytes('\n')
+	if err != nil {
+		return nil, fmt.Errorf("no answer from %s: %w", socket, err)
+	}
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(line, &e) == nil && e.Error != "" {
+		return nil, errors.New(e.Error)
+	}
+	return line, nil
+}

@@ -1,0 +1,414 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"time"
+
+	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/protocol/coind6"
+)
+
+// core owns all mutable simulation state: the physics, the noise models, both devices and the fault
+// switches. Only its goroutine touches it; others send it closures (Sim.do) or motor commands.
+type core struct {
+	s    *Sim
+	phys *Physics
+	imu  *IMUModel
+	bat  *BatteryModel
+	lid  *LidarModel
+
+	board     *port
+	boardGen  uint64
+	boardBack time.Time // when a dropped board returns (zero: present)
+	lidar     *port
+	lidarBack time.Time
+
+	hang, ignoreMotor, lidarSilent, pad bool
+	fromBoardRate                       float64
+	corruptRng                          *rand.Rand
+	holdMask                            uint16
+	holdFrames                          int
+	keys                                []board.Key
+	batMV                               uint16
+
+	last, nextBattery, nextPad, nextTruth time.Time
+	lastBattery                           time.Time
+	revStart                              time.Time
+	pktK                                  int
+	scheduled                             []scheduledFault
+
+	st      Stats
+	out     []byte // frames of one tick, written at once
+	lidOut  []byte
+	lidBuf  []LidarSample
+	pktSamp []coind6.Sample
+}
+
+type scheduledFault struct {
+	at time.Time
+	f  Fault
+}
+
+func newCore(s *Sim, now time.Time) *core {
+	seed := s.cfg.Seed
+	c := &core{
+		s:          s,
+		phys:       NewPhysics(s.kind, s.room),
+		imu:        NewIMUModel(seed),
+		bat:        NewBatteryModel(seed),
+		lid:        NewLidarModel(seed, s.room),
+		corruptRng: rand.New(rand.NewPCG(uint64(seed), 0xfb0a4d)),
+		last:       now,
+		revStart:   now,
+	}
+	if s.kind == Stand {
+		c.phys.Pose = s.room.Start // the stand stands in the room: its LiDAR sees it
+	}
+	c.nextBattery = now.Add(BatteryPeriod / 2)
+	c.nextPad = now
+	c.nextTruth = now
+	c.lastBattery = now
+	c.batMV = c.bat.Sample(0, 0)
+	return c
+}
+
+func (c *core) run() {
+	s := c.s
+	defer s.wg.Done()
+	tick := time.NewTicker(time.Second / IMURateHz)
+	defer tick.Stop()
+	defer c.shutdown()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case f := <-s.cmds:
+			f(c)
+		case mc := <-s.motor:
+			c.applyMotor(mc)
+		case now := <-tick.C:
+			c.tick(now)
+		}
+	}
+}
+
+func (c *core) shutdown() {
+	if c.board != nil {
+		c.board.close(true)
+		c.board = nil
+	}
+	if c.lidar != nil {
+		c.lidar.close(true)
+		c.lidar = nil
+	}
+	c.s.hang.set(false)
+}
+
+// applyMotor obeys a motor frame like the firmware: no range check on the wire, no watchdog. Ids >= 4
+// address no wheel; non-finite speeds are not applied (what the firmware does with them is unknown).
+func (c *core) applyMotor(mc board.MotorCommand) {
+	if c.ignoreMotor {
+		c.st.MotorIgnored++
+		return
+	}
+	odd := false
+	switch mc.Kind {
+	case board.MotorSetMany, board.MotorSetOne:
+		for _, sp := range mc.Speeds {
+			v := float64(sp.RPS)
+			if sp.ID >= 4 || math.IsNaN(v) || math.IsInf(v, 0) {
+				odd = true
+				continue
+			}
+			c.phys.Target[sp.ID] = math.Max(-MaxWheelRPS, math.Min(MaxWheelRPS, v))
+		}
+	case board.MotorStopOne, board.MotorStopMask:
+		for i := range 4 {
+			if mc.Mask&(1<<i) != 0 {
+				c.phys.Target[i] = 0
+			}
+		}
+	default:
+		odd = true
+	}
+	if odd {
+		c.st.MotorBad++
+	}
+	if mc.Kind != 0xff {
+		c.st.MotorApplied++
+	}
+}
+
+func (c *core) tick(now time.Time) {
+	dt := now.Sub(c.last)
+	if dt <= 0 {
+		return
+	}
+	c.last = now
+	// A stalled machine (suspended test, loaded CI) must not make the wheels jump: sub-step and cap.
+	if dt > time.Second {
+		dt = time.Second
+	}
+	for rem := dt; rem > 0; rem -= 20 * time.Millisecond {
+		c.phys.Step(min(rem, 20*time.Millisecond))
+	}
+	c.runScheduled(now)
+	c.reconnect(now)
+
+	// Board output of this tick, written in one go.
+	c.out = c.out[:0]
+	nIMU, nBat, nPad, nKey := 0, 0, 0, 0
+	r := c.imu.Sample(dt, c.phys)
+	c.out = append(c.out, board.EncodeIMU(board.IMU{
+		Accel: [3]float32{float32(r.Accel[0]), float32(r.Accel[1]), float32(r.Accel[2])},
+		Gyro:  [3]float32{float32(r.Gyro[0]), float32(r.Gyro[1]), float32(r.Gyro[2])},
+	})...)
+	nIMU++
+	if !now.Before(c.nextBattery) {
+		c.batMV = c.bat.Sample(now.Sub(c.lastBattery), MeanAbsRPS(c.phys.Wheel))
+		c.lastBattery = now
+		c.nextBattery = advance(c.nextBattery, BatteryPeriod, now)
+		c.out = append(c.out, board.EncodeBattery(board.Battery{MilliVolts: c.batMV})...)
+		nBat++
+	}
+	if (c.pad || c.holdFrames > 0) && !now.Before(c.nextPad) {
+		g := board.Gamepad{}
+		if c.holdFrames > 0 {
+			g.Buttons = c.holdMask
+			c.holdFrames--
+		}
+		c.nextPad = advance(c.nextPad, GamepadPeriod, now)
+		c.out = append(c.out, board.EncodeGamepad(g)...)
+		nPad++
+	} else if !c.pad && c.holdFrames == 0 {
+		c.nextPad = now
+	}
+	for _, k := range c.keys {
+		c.out = append(c.out, board.EncodeKey(k)...)
+		nKey++
+	}
+	c.keys = c.keys[:0]
+	c.sendBoard(nIMU, nBat, nPad, nKey)
+
+	c.lidarTick(now)
+	c.publish(now)
+}
+
+// advance moves a periodic deadline one period on, or restarts it from now after a long stall.
+func advance(next time.Time, period time.Duration, now time.Time) time.Time {
+	next = next.Add(period)
+	if now.Sub(next) > 2*period {
+		next = now.Add(period)
+	}
+	return next
+}
+
+func (c *core) sendBoard(nIMU, nBat, nPad, nKey int) {
+	n := uint64(nIMU + nBat + nPad + nKey)
+	if c.board == nil || c.hang {
+		c.st.BoardTxSkipped += n
+		return
+	}
+	if c.fromBoardRate > 0 {
+		c.st.CorruptedBytes += uint64(corrupt(c.corruptRng, c.out, c.fromBoardRate))
+	}
+	switch c.board.write(c.out) {
+	case wrote:
+		c.st.IMUFrames += uint64(nIMU)
+		c.st.BatteryFrames += uint64(nBat)
+		c.st.GamepadFrames += uint64(nPad)
+		c.st.KeyFrames += uint64(nKey)
+	case noClient:
+		c.st.BoardTxNoClient += n
+	default:
+		c.st.BoardTxFull += n
+	}
+}
+
+// lidarTick sends the packets whose time has come: 17 per revolution, evenly paced over its 100 ms, so the
+// byte rate is the real one (~13.7 KB/s) and not bursts. The LiDAR keeps spinning while silent or
+// unplugged; only the bytes are withheld.
+func (c *core) lidarTick(now time.Time) {
+	const per = time.Second / LidarRevHz / (LidarPacketsPerRev + 1)
+	if now.Sub(c.revStart) > time.Second { // a long stall: restart the revolution
+		c.revStart, c.pktK = now, 0
+	}
+	c.lidOut = c.lidOut[:0]
+	n := 0
+	for {
+		due := c.revStart.Add(time.Duration(c.pktK+1) * per)
+		if now.Before(due) {
+			break
+		}
+		samples, fsa, lsa := c.lid.Packet(c.pktK, c.phys.Pose, c.lidBuf)
+		c.lidBuf = samples
+		c.pktSamp = c.pktSamp[:0]
+		for _, x := range samples {
+			c.pktSamp = append(c.pktSamp, coind6.Sample{Intensity: x.Intensity, DistMM: x.DistMM})
+		}
+		ct := uint8(0)
+		if c.pktK == 0 {
+			ct = LidarRingStartCT
+		}
+		var err error
+		c.lidOut, err = coind6.AppendEncode(c.lidOut, coind6.Packet{CT: ct, FSA: coind6.DegToRaw(fsa), LSA: coind6.DegToRaw(lsa), Samples: c.pktSamp})
+		if err == nil {
+			n++
+		}
+		c.pktK++
+		if c.pktK == LidarPacketsPerRev+1 {
+			c.pktK = 0
+			c.revStart = c.revStart.Add(time.Second / LidarRevHz)
+		}
+	}
+	if n == 0 {
+		return
+	}
+	if c.lidar == nil || c.lidarSilent {
+		c.st.LidarSkipped += uint64(n)
+		return
+	}
+	switch c.lidar.write(c.lidOut) {
+	case wrote:
+		c.st.LidarPackets += uint64(n)
+		c.st.LidarBytes += uint64(len(c.lidOut))
+	case noClient:
+		c.st.LidarNoClient += uint64(n)
+	default:
+		c.st.LidarFull += uint64(n)
+	}
+}
+
+// reconnect brings dropped devices back as new ptys at the same links.
+func (c *core) reconnect(now time.Time) {
+	if c.board == nil && !c.boardBack.IsZero() && !now.Before(c.boardBack) {
+		p, err := openPort(c.s.boardLink, BoardBaud)
+		if err != nil {
+			c.event(now, "board device could not be re-created, retrying in 1 s: "+err.Error())
+			c.boardBack = now.Add(time.Second)
+		} else {
+			c.board, c.boardBack = p, time.Time{}
+			c.boardGen++
+			c.st.BoardReconnects++
+			c.s.startBoardReader(p, c.boardGen)
+			c.event(now, "board device back at "+p.slaveName)
+		}
+	}
+	if c.lidar == nil && !c.lidarBack.IsZero() && !now.Before(c.lidarBack) {
+		p, err := openPort(c.s.lidarLink, LidarBaud)
+		if err != nil {
+			c.event(now, "LiDAR device could not be re-created, retrying in 1 s: "+err.Error())
+			c.lidarBack = now.Add(time.Second)
+		} else {
+			c.lidar, c.lidarBack = p, time.Time{}
+			c.st.LidarReconnects++
+			c.event(now, "LiDAR device back at "+p.slaveName)
+		}
+	}
+}
+
+func (c *core) runScheduled(now time.Time) {
+	for len(c.scheduled) > 0 && !now.Before(c.scheduled[0].at) {
+		f := c.scheduled[0].f
+		c.scheduled = c.scheduled[1:]
+		f.At = 0
+		c.applyFault(f, now)
+	}
+}
+
+// applyFault switches a fault or fires an event now (or schedules it when f.At > 0).
+func (c *core) applyFault(f Fault, now time.Time) {
+	if f.At > 0 {
+		c.scheduled = append(c.scheduled, scheduledFault{now.Add(f.At), f})
+		sort.SliceStable(c.scheduled, func(i, j int) bool { return c.scheduled[i].at.Before(c.scheduled[j].at) })
+		c.event(now, "scheduled "+f.Text)
+		return
+	}
+	switch f.Kind {
+	case FaultUSBDrop:
+		if c.board != nil {
+			c.board.close(true)
+			c.board = nil
+		}
+		if back := now.Add(f.Dur); back.After(c.boardBack) {
+			c.boardBack = back
+		}
+	case FaultLidarUnplug:
+		if c.lidar != nil {
+			c.lidar.close(true)
+			c.lidar = nil
+		}
+		if back := now.Add(f.Dur); back.After(c.lidarBack) {
+			c.lidarBack = back
+		}
+	case FaultHang:
+		c.hang = f.On
+		c.s.hang.set(f.On)
+	case FaultIgnoreMotor:
+		c.ignoreMotor = f.On
+	case FaultLidarSilent:
+		c.lidarSilent = f.On
+	case FaultCorrupt:
+		if f.ToBoard {
+			c.s.toBoardRate.Store(math.Float64bits(f.Rate))
+		} else {
+			c.fromBoardRate = f.Rate
+		}
+	case FaultButton:
+		c.holdMask, c.holdFrames = f.Mask, f.Frames
+	case FaultPad:
+		c.pad = f.On
+	case FaultKey:
+		c.keys = append(c.keys, board.Key{ID: f.ID, Event: f.Event})
+	case FaultBattery:
+		c.bat.Step(f.MV)
+	case FaultStall:
+		c.phys.Pinned = f.On
+	}
+	c.event(now, "fault "+f.Text)
+}
+
+func (c *core) event(now time.Time, ev string) { c.s.emitTruth(marshalEvent(now, ev)) }
+
+// activeFaults lists the switches that are on, for the truth.
+func (c *core) activeFaults() []string {
+	var a []string
+	add := func(on bool, s string) {
+		if on {
+			a = append(a, s)
+		}
+	}
+	add(c.board == nil, "usb-drop")
+	add(c.lidar == nil, "lidar-unplug")
+	add(c.hang, "hang")
+	add(c.ignoreMotor, "ignore-motor")
+	add(c.lidarSilent, "lidar-silent")
+	add(c.pad, "pad")
+	add(c.phys.Pinned, "stall")
+	add(c.s.toBoardRate.Load() != 0, "corrupt=to-board")
+	add(c.fromBoardRate != 0, "corrupt=from-board")
+	return a
+}
+
+// publish copies the state others may read.
+func (c *core) publish(now time.Time) {
+	t := Truth{
+		T: now, World: c.phys.Kind.String(), TargetRPS: c.phys.Target, WheelRPS: c.phys.Wheel,
+		BodyVel: c.phys.Vel, Pose: c.phys.Pose, Stalled: c.phys.Stalled, BatteryMV: c.batMV,
+		GyroBias: c.imu.Bias, Faults: c.activeFaults(),
+	}
+	for i := range t.GyroBias {
+		t.GyroBias[i] += c.imu.wander[i]
+	}
+	s := c.s
+	s.mu.Lock()
+	s.truth = t
+	s.stats = c.st
+	s.mu.Unlock()
+	if s.truthOut != nil && !now.Before(c.nextTruth) {
+		c.nextTruth = advance(c.nextTruth, truthPeriod, now)
+		s.emitTruth(marshalTruth(t))
+	}
+}
