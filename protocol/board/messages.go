@@ -160,7 +160,10 @@ func DecodeMotor(p []byte) (MotorCommand, error) {
 		if len(p) != 2 {
 			return MotorCommand{}, payloadErr(FuncMotor, p, ErrPayloadSize)
 		}
-		return MotorCommand{Kind: MotorStopOne, Mask: 1 << (p[1] & 7)}, nil
+		if p[1] >= 8 { // no bit of Mask can show it; id&7 would name a different wheel
+			return MotorCommand{}, payloadErr(FuncMotor, p, ErrOutOfRange)
+		}
+		return MotorCommand{Kind: MotorStopOne, Mask: 1 << p[1]}, nil
 	case motorStopMask:
 		if len(p) != 2 {
 			return MotorCommand{}, payloadErr(FuncMotor, p, ErrPayloadSize)
