@@ -1,0 +1,37 @@
+package harness
+
+import (
+	"context"
+	"time"
+)
+
+// Clock is the proofs' only source of time, so the sequencing can be tested at many times real speed
+// (harnesstest.ScaledClock) while context deadlines (the hard timeouts) stay in real time.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits d or until ctx ends, and returns ctx.Err() in that case.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// RealClock is the wall clock with its monotonic reading.
+type RealClock struct{}
+
+// Now returns time.Now().
+func (RealClock) Now() time.Time { return time.Now() }
+
+// Sleep waits d or until ctx ends.
+func (RealClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+var _ Clock = RealClock{}

@@ -1,0 +1,164 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Target is the robot a proof drives: a running driver reached through its control API (LiveTarget), or a
+// simulated stand robot with the real driver started against it (SimTarget), or a fake in tests
+// (harnesstest). The proofs depend on nothing else.
+//
+// Every method takes a context and returns when it is done; none may block beyond its context. Methods are
+// safe for concurrent use (the proof keeps publishing commands while a trigger runs).
+type Target interface {
+	// Describe says what the proof is talking to, for the first output line and the evidence log.
+	Describe() string
+	// State reads the driver's state record once.
+	State(ctx context.Context) (State, error)
+	// Config returns the driver's configuration as it reports it (for the JSON record).
+	Config(ctx context.Context) (json.RawMessage, error)
+	// RecordIMU starts recording the driver's IMU stream. The recording ends when ctx ends, when it is
+	// closed, or when the stream ends (driver gone); it never reconnects, so a recording never mixes two
+	// driver processes.
+	RecordIMU(ctx context.Context) (Recording, error)
+	// RecordBoardIMU starts recording the board's IMU frames from below the driver: the supervisor's raw
+	// stream if it answers, else the port itself while no process holds it. It keeps trying both until
+	// closed, so it covers the driver's death and the service's absence. Close it before StartService: the
+	// service needs the port.
+	RecordBoardIMU(ctx context.Context) (Recording, error)
+	// Publisher opens one velocity-command publisher (it counts as one publisher for the driver's
+	// two-publisher rule). Close it when the path is done.
+	Publisher(ctx context.Context) (Publisher, error)
+	// Estop latches the driver's e-stop.
+	Estop(ctx context.Context) error
+	// Enable enables (on) or disables the wheels. A refused enable is an error carrying the driver's words.
+	Enable(ctx context.Context, on bool) error
+	// Reset clears a latched e-stop; motion stays disabled.
+	Reset(ctx context.Context) error
+	// KillDriver sends SIGKILL to the driver process named in the state record and returns its pid.
+	KillDriver(ctx context.Context) (int, error)
+	// KillLidarReader sends SIGKILL to the LiDAR reader process named in the state record.
+	KillLidarReader(ctx context.Context) (int, error)
+	// StopService stops the whole driver service (supervisor, driver, reader) the way the init system
+	// does, including the stop-motors post step, and returns when it is stopped.
+	StopService(ctx context.Context) error
+	// StartService starts the service again and returns once it was asked to start (not when the driver
+	// answers: wait for a new driver pid in the state record for that).
+	StartService(ctx context.Context) error
+	// PressButton gets a gamepad button other than MODE pressed (the simulator presses it; on a robot the
+	// operator is asked through prompt) and returns the time of the button's first gamepad frame and how
+	// that time was taken.
+	PressButton(ctx context.Context, prompt func(string)) (time.Time, string, error)
+	// Close tears down whatever the target started. It does not touch a live driver's state: disabling
+	// the wheels is the proof's teardown, which runs before Close.
+	Close() error
+}
+
+// Faulter is implemented by targets that can break the robot on purpose (the simulator): the negative
+// controls. The proof calls AtTrigger just before each path's trigger (after the spin-up, so the wheels do
+// spin) and Clear after the judge and in the teardown.
+type Faulter interface {
+	AtTrigger(ctx context.Context) error
+	Clear(ctx context.Context) error
+	// FaultName names the fault for the output ("" when none).
+	FaultName() string
+}
+
+// Twist is a velocity command: vx, vy in m/s, wz in rad/s.
+type Twist struct {
+	VX, VY, WZ float64
+}
+
+// Publisher sends velocity commands on one publisher connection.
+type Publisher interface {
+	// Send publishes one command. After an error (driver gone) the next Send tries to connect again.
+	Send(ctx context.Context, tw Twist) error
+	Close() error
+}
+
+// Pids are the process ids the driver reports (0 = unknown or not running).
+type Pids struct {
+	Supervisor  int `json:"supervisor"`
+	Driver      int `json:"driver"`
+	LidarReader int `json:"lidar_reader"`
+}
+
+// State is the part of the driver's state record the proofs use, plus the record itself for the evidence.
+type State struct {
+	At         time.Time       // when the proof received it (the proof's clock)
+	Enabled    bool            // motion enabled
+	Estop      string          // latched e-stop reason, "" when none
+	Blocked    string          // why the wheels may not move now, "" when they may
+	Plugged    bool            // charger believed plugged in
+	ScanAge    float64         // seconds since the last LiDAR scan reached the driver; NaN if none yet
+	Publishers int             // velocity-command publishers connected
+	Pids       Pids            // process ids
+	Raw        json.RawMessage // the record as the driver sent it
+}
+
+// Short renders the fields a person needs, the seed's end-state line: {enabled: false, estop: none, ...}.
+func (s State) Short() string {
+	est := "none"
+	if s.Estop != "" {
+		est = fmt.Sprintf("%q", s.Estop)
+	}
+	age := "none"
+	if !math.IsNaN(s.ScanAge) {
+		age = fmt.Sprintf("%.2f s", s.ScanAge)
+	}
+	blocked := "-"
+	if s.Blocked != "" {
+		blocked = fmt.Sprintf("%q", s.Blocked)
+	}
+	return fmt.Sprintf("{enabled: %v, estop: %s, blocked: %s, plugged: %v, scan_age: %s, publishers: %d, pids: driver %d, lidar_reader %d, supervisor %d}",
+		s.Enabled, est, blocked, s.Plugged, age, s.Publishers, s.Pids.Driver, s.Pids.LidarReader, s.Pids.Supervisor)
+}
+
+// Source says where IMU samples came from.
+type Source uint8
+
+const (
+	SourceDriver Source = iota // the driver's IMU stream (calibrated, rad/s)
+	SourceRaw                  // the board's frames passed through by the supervisor (raw socket)
+	SourceDirect               // the board's frames read from the port itself
+)
+
+// String names the source as the result line says it.
+func (s Source) String() string {
+	switch s {
+	case SourceDriver:
+		return "driver"
+	case SourceRaw:
+		return "raw"
+	case SourceDirect:
+		return "direct"
+	}
+	return fmt.Sprintf("Source(%d)", uint8(s))
+}
+
+// IMUSample is one gyro reading on the proof's clock.
+type IMUSample struct {
+	At     time.Time
+	Gyro   [3]float64 // rad/s
+	Source Source
+	// Where names the port or socket for SourceRaw and SourceDirect ("/dev/ttyACM0").
+	Where string
+}
+
+// Recording is an IMU recording in progress.
+type Recording interface {
+	// Samples returns a copy of everything recorded so far, in arrival order.
+	Samples() []IMUSample
+	// Err says why the recording ended (nil while it runs or after Close).
+	Err() error
+	// Close stops the recording and waits for its goroutines. Idempotent.
+	Close() error
+}
+
+// ErrNoState is returned when no driver state arrived in time.
+var ErrNoState = errors.New("no driver state received")
