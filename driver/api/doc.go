@@ -1,0 +1,49 @@
+// Package api is the driver's control API: the wire types (state record, IMU, scan, battery, odometry,
+// gamepad, velocity commands, replies), the transport interfaces that keep the gate independent of how
+// commands arrive (Handler in, Transport out), the default transport (Server: HTTP/1.1 and JSON over a unix
+// socket, mode 0660, usable with curl) and its Go client.
+//
+// It carries what the seed's ROS topics and services carried (chapter 11; names after the ROSbot 3 API's
+// habit of one stream per topic and std_srvs-shaped replies):
+//
+//	GET  /v1/state[?follow=1]    ~/state (std_msgs/String JSON), 10 Hz when followed
+//	GET  /v1/imu?follow=1        imu/data_raw (sensor_msgs/Imu), ~110 Hz
+//	GET  /v1/scan?follow=1       scan (sensor_msgs/LaserScan), ~10 Hz; +Inf ranges as JSON null
+//	GET  /v1/battery?follow=1    battery (sensor_msgs/BatteryState), ~1 Hz
+//	GET  /v1/odom?follow=1       wheel/odom (nav_msgs/Odometry), 50 Hz
+//	GET  /v1/gamepad?follow=1    gamepad (sensor_msgs/Joy), ~20 Hz while a pad is connected
+//	GET  /v1/config              the parameters in use
+//	POST /v1/cmd_vel             cmd_vel (geometry_msgs/Twist): one JSON twist, or a chunked JSON-lines stream
+//	POST /v1/estop               estop (std_msgs/Bool true): latches the e-stop
+//	POST /v1/enable              ~/enable (std_srvs/SetBool) {"data":true|false} -> {"success":..,"message":..}
+//	POST /v1/reset               ~/reset_estop (std_srvs/Trigger): "e-stop cleared (was: X); motion still disabled"
+//	POST /v1/scan                scan ingestion from the LiDAR reader process (chunked JSON lines)
+//
+// Examples:
+//
+//	curl --unix-socket /run/rosorin/base.sock http://rosorin/v1/state
+//	curl --unix-socket /run/rosorin/base.sock -d '{"data":true}' http://rosorin/v1/enable
+//	curl --unix-socket /run/rosorin/base.sock -d '{"vx":0.1}' http://rosorin/v1/cmd_vel
+//	curl -N --unix-socket /run/rosorin/base.sock 'http://rosorin/v1/imu?follow=1'
+//
+// Publishers (the two-publisher rule): every sender is identified by the kernel's SO_PEERCRED pid of its
+// connection. The driver counts a pid as a publisher while it holds an open cmd_vel stream, or for 1 s after
+// its last one-shot command while that process is still alive. The liveness test is this package's change to
+// "any pid within the last second": `curl` in a shell loop is a new process per command, and without it ten
+// commands a second from one loop would look like ten publishers. Two live programs (or one program and an
+// open stream of another) sending commands trip "multiple cmd_vel publishers" at the next tick.
+//
+// Bad input: strict JSON (unknown fields, trailing data, NaN/Infinity literals and numbers beyond float64
+// are 400), bodies over MaxBody are 413, one-shot floods over RequestRate are 429, a stream over its rate
+// has lines dropped and is closed with 429 after StreamFloodLimit drops. An unparseable velocity command
+// stops the wheels (Handler.BadCommand) and is counted; a parseable but absurd one is refused by the gate,
+// which stops the wheels too. E-stop and disable requests are never rate limited.
+//
+// Output streams never block the driver: each follower has a queue of SubscriberQueue messages; when it is
+// full, messages for that follower are dropped and counted (state: link.dropped_msgs), and a follower that
+// takes nothing for WriteTimeout is disconnected.
+//
+// Errata: HTTP/1.1 cannot answer a stream line by line without full duplex; a cmd_vel stream's outcome
+// (accepted, rejected, dropped) comes once, when it ends. A refused command's details are in the state
+// record (last_rejected) at once.
+package api

@@ -1,0 +1,671 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Limits of the control socket. Each refusal is counted (TransportStats) and answered with a message that
+// says what to do.
+const (
+	// SocketMode: only the service's user and group may drive the robot.
+	SocketMode os.FileMode = 0o660
+	// MaxBody is the largest one-shot request body (a twist is about 40 bytes).
+	MaxBody = 4 << 10
+	// MaxCmdLine is the longest line of a cmd_vel stream.
+	MaxCmdLine = 4 << 10
+	// MaxScanLine is the longest line of a scan stream (400 bins with intensities are about 6 KB).
+	MaxScanLine = 512 << 10
+	// RequestRate and RequestBurst bound one-shot POSTs over all clients together: a script in a tight loop
+	// gets 429, not the control loop's time. 20 Hz publishers need 20/s; 200/s leaves room for several tools.
+	RequestRate  = 200.0
+	RequestBurst = 100.0
+	// StreamCmdRate and StreamCmdBurst bound one cmd_vel stream (ROS publishers run at 10-50 Hz).
+	StreamCmdRate  = 200.0
+	StreamCmdBurst = 50.0
+	// StreamFloodLimit: a stream that had this many lines dropped by its rate limit is closed with 429.
+	StreamFloodLimit = 200
+	// StreamScanRate bounds one scan stream (the COIN-D6 turns at 10 Hz).
+	StreamScanRate  = 50.0
+	StreamScanBurst = 20.0
+	// MaxBadScanLines: a scan stream with this many malformed lines is closed with 400.
+	MaxBadScanLines = 100
+	// MaxActive bounds concurrent requests (streams included); more get 503.
+	MaxActive = 64
+	// SubscriberQueue is the per-subscriber message queue of output streams: 2 s of IMU at 110 Hz.
+	SubscriberQueue = 256
+	// WriteTimeout: an output stream whose client has not taken a message for this long is closed.
+	WriteTimeout = 5 * time.Second
+)
+
+// ErrLiveDriver is returned by Listen when another driver answers on the socket path.
+var ErrLiveDriver = errors.New("a live driver already answers on the socket")
+
+// Server is the control API over a unix socket: HTTP/1.1 and JSON, usable with
+// `curl --unix-socket PATH http://rosorin/v1/state`. It implements Transport.
+type Server struct {
+	h    Handler
+	log  *slog.Logger
+	ln   net.Listener
+	path string
+	srv  *http.Server
+
+	closing   chan struct{}
+	closeOnce sync.Once
+	serveDone chan struct{}
+
+	mu     sync.Mutex
+	subs   map[string]map[*subscriber]struct{}
+	latest map[string]any
+
+	bucket bucket
+	active atomic.Int64
+	conns  atomic.Uint64
+
+	badRequests atomic.Uint64
+	throttled   atomic.Uint64
+	dropped     atomic.Uint64
+}
+
+var _ Transport = (*Server)(nil)
+
+type subscriber struct {
+	ch      chan any
+	dropped atomic.Uint64
+}
+
+type ctxKey struct{}
+
+// Listen creates the socket at path (mode 0660) and serves h on it until Close. A socket file nobody
+// answers on (left by a crash) is removed; if a live driver answers, Listen refuses with ErrLiveDriver, and a
+// path that is not a socket is never removed.
+func Listen(path string, h Handler, log *slog.Logger) (*Server, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	ln, err := listenUnix(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		h: h, log: log, ln: ln, path: path,
+		closing: make(chan struct{}), serveDone: make(chan struct{}),
+		subs: map[string]map[*subscriber]struct{}{}, latest: map[string]any{},
+		bucket: bucket{rate: RequestRate, burst: RequestBurst, tokens: RequestBurst},
+	}
+	s.srv = &http.Server{
+		Handler:           s.routes(),
+		ReadHeaderTimeout: 5 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+		// No ReadTimeout/WriteTimeout: cmd_vel, scan and follow streams are long-lived by design; stuck
+		// writers are cut per message (WriteTimeout) instead.
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			p := Peer{Conn: s.conns.Add(1)}
+			if pid, uid, gid, ok := nativePeerCred(c); ok {
+				p.PID, p.UID, p.GID, p.Comm = pid, uid, gid, nativeComm(pid)
+			}
+			return context.WithValue(ctx, ctxKey{}, p)
+		},
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	go func() {
+		defer close(s.serveDone)
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("control socket stopped serving", "path", path, "err", err)
+		}
+	}()
+	return s, nil
+}
+
+// listenUnix listens on path after clearing a stale socket, then sets the mode.
+func listenUnix(path string) (net.Listener, error) {
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode()&os.ModeSocket == 0 {
+			return nil, fmt.Errorf("control socket %s exists and is not a socket; refusing to remove it: move it away or pass --socket", path)
+		}
+		c, err := net.DialTimeout("unix", path, 500*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return nil, fmt.Errorf("%w at %s: stop that rosorin-base first (rosorin-base state --socket %s shows its pids), or pass another --socket",
+				ErrLiveDriver, path, path)
+		}
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, fmt.Errorf("control socket %s exists and cannot be probed (%v); remove it by hand if no driver runs", path, err)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("remove stale control socket %s: %w", path, err)
+		}
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o770); err != nil {
+			return nil, fmt.Errorf("control socket directory %s: %w", dir, err)
+		}
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("listen on control socket %s: %w", path, err)
+	}
+	// chmod after listen: the socket file exists only now. Between the two it has the umask's mode, which is
+	// never wider than the directory lets through (/run/rosorin is 0750 under systemd).
+	if err := os.Chmod(path, SocketMode); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("chmod control socket %s: %w", path, err)
+	}
+	return ln, nil
+}
+
+// Path returns the socket path.
+func (s *Server) Path() string { return s.path }
+
+// Close stops serving: the listener and every connection (open streams end), then waits for the serve loop.
+// The socket file is removed. Idempotent.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		s.srv.Close()
+		<-s.serveDone
+	})
+	return nil
+}
+
+// Stats returns the transport's counters.
+func (s *Server) Stats() TransportStats {
+	s.mu.Lock()
+	n := 0
+	for _, m := range s.subs {
+		n += len(m)
+	}
+	s.mu.Unlock()
+	return TransportStats{BadRequests: s.badRequests.Load(), Throttled: s.throttled.Load(),
+		Dropped: s.dropped.Load(), Subscribers: n}
+}
+
+// Publish hands msg to every subscriber of topic without blocking; a full queue drops this message for that
+// subscriber and counts it. The latest message per topic is kept for GET /v1/<topic>.
+func (s *Server) Publish(topic string, msg any) {
+	s.mu.Lock()
+	s.latest[topic] = msg
+	for sub := range s.subs[topic] {
+		select {
+		case sub.ch <- msg:
+		default:
+			sub.dropped.Add(1)
+			s.dropped.Add(1)
+		}
+	}
+	s.mu.Unlock()
+}
+
+func (s *Server) subscribe(topic string) *subscriber {
+	sub := &subscriber{ch: make(chan any, SubscriberQueue)}
+	s.mu.Lock()
+	if s.subs[topic] == nil {
+		s.subs[topic] = map[*subscriber]struct{}{}
+	}
+	s.subs[topic][sub] = struct{}{}
+	s.mu.Unlock()
+	return sub
+}
+
+func (s *Server) unsubscribe(topic string, sub *subscriber) {
+	s.mu.Lock()
+	delete(s.subs[topic], sub)
+	s.mu.Unlock()
+}
+
+func (s *Server) latestMsg(topic string) (any, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.latest[topic]
+	return m, ok
+}
+
+// PeerFrom returns the peer of a request served by a Server.
+func PeerFrom(r *http.Request) Peer {
+	p, _ := r.Context().Value(ctxKey{}).(Peer)
+	return p
+}
+
+// routes is the API. GET / prints it.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.index)
+	mux.HandleFunc("GET /v1/state", s.getState)
+	for _, t := range Topics {
+		if t == TopicState {
+			continue
+		}
+		mux.HandleFunc("GET /v1/"+t, func(w http.ResponseWriter, r *http.Request) { s.getTopic(w, r, t) })
+	}
+	mux.HandleFunc("GET /v1/config", s.getConfig)
+	mux.HandleFunc("POST /v1/cmd_vel", s.postCmdVel)
+	mux.HandleFunc("POST /v1/estop", s.postEStop)
+	mux.HandleFunc("POST /v1/enable", s.postEnable)
+	mux.HandleFunc("POST /v1/reset", s.postReset)
+	mux.HandleFunc("POST /v1/scan", s.postScan)
+	return s.middleware(mux)
+}
+
+// statusWriter records the status for the refusal counters; Unwrap keeps http.ResponseController working
+// (Flush, write deadlines) through it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (s *Server) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if sw.status >= 400 {
+				s.badRequests.Add(1)
+				if sw.status == http.StatusTooManyRequests {
+					s.throttled.Add(1)
+				}
+			}
+		}()
+		if n := s.active.Add(1); n > MaxActive {
+			s.active.Add(-1)
+			writeReply(sw, http.StatusServiceUnavailable, Reply{Message: fmt.Sprintf(
+				"too many open requests (%d); close idle streams and retry", MaxActive)})
+			return
+		}
+		defer s.active.Add(-1)
+		next.ServeHTTP(sw, r)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		code = http.StatusInternalServerError
+		b, _ = json.Marshal(Reply{Message: "encode reply: " + err.Error()})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	w.Write(append(b, '\n'))
+}
+
+func writeReply(w http.ResponseWriter, code int, r Reply) { writeJSON(w, code, r) }
+
+// allow takes one token of the shared one-shot budget, answering 429 when there is none.
+func (s *Server) allow(w http.ResponseWriter) bool {
+	if s.bucket.allow(time.Now()) {
+		return true
+	}
+	writeReply(w, http.StatusTooManyRequests, Reply{Message: fmt.Sprintf(
+		"too many requests (over %.0f/s); publish velocity commands over one stream (chunked body), at 10-50 Hz", RequestRate)})
+	return false
+}
+
+// readBody reads a one-shot body of at most MaxBody bytes, answering 413 or 400 itself.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			writeReply(w, http.StatusRequestEntityTooLarge, Reply{Message: fmt.Sprintf(
+				"body over %d bytes; send one small JSON object", MaxBody)})
+			return nil, false
+		}
+		writeReply(w, http.StatusBadRequest, Reply{Message: "read body: " + err.Error()})
+		return nil, false
+	}
+	return b, true
+}
+
+const indexText = `rosorin-base control API (HTTP/1.1 over this unix socket, JSON)
+  GET  /v1/state                  one state record
+  GET  /v1/state?follow=1         state records at 10 Hz (JSON lines)
+  GET  /v1/{imu,scan,battery,odom,gamepad}[?follow=1]   latest message, or a JSON-lines stream
+  GET  /v1/config                 the configuration in use
+  POST /v1/cmd_vel                {"vx":0.1,"vy":0,"wz":0}; a chunked body is a stream of such lines
+  POST /v1/estop                  latch the e-stop (optional {"reason":"..."})
+  POST /v1/enable                 {"data":true} or {"data":false}
+  POST /v1/reset                  clear the e-stop latch (motion stays disabled)
+  POST /v1/scan                   LiDAR scans from the reader (JSON lines)
+example: curl --unix-socket /run/rosorin/base.sock http://rosorin/v1/state
+`
+
+func (s *Server) index(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	io.WriteString(w, indexText)
+}
+
+func isFollow(r *http.Request) bool {
+	v := r.URL.Query().Get("follow")
+	return v != "" && v != "0" && v != "false"
+}
+
+func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
+	if isFollow(r) {
+		st, err := s.h.State()
+		if err != nil {
+			writeReply(w, http.StatusServiceUnavailable, Reply{Message: err.Error()})
+			return
+		}
+		s.follow(w, r, TopicState, st)
+		return
+	}
+	st, err := s.h.State()
+	if err != nil {
+		writeReply(w, http.StatusServiceUnavailable, Reply{Message: err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (s *Server) getTopic(w http.ResponseWriter, r *http.Request, topic string) {
+	if isFollow(r) {
+		s.follow(w, r, topic, nil)
+		return
+	}
+	m, ok := s.latestMsg(topic)
+	if !ok {
+		writeReply(w, http.StatusNotFound, Reply{Message: fmt.Sprintf(
+			"no %s message yet; ?follow=1 waits for them", topic)})
+		return
+	}
+	writeJSON(w, http.StatusOK, m)
+}
+
+// follow streams topic as JSON lines, flushed per message, until the client goes or the server closes. first,
+// if not nil, goes out before the stream (the current state for state followers).
+func (s *Server) follow(w http.ResponseWriter, r *http.Request, topic string, first any) {
+	sub := s.subscribe(topic)
+	defer s.unsubscribe(topic, sub)
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	send := func(m any) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(WriteTimeout))
+		if err := enc.Encode(m); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	if first != nil && !send(first) {
+		return
+	}
+	if first == nil {
+		rc.Flush()
+	}
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.closing:
+			return
+		case m := <-sub.ch:
+			if !send(m) {
+				s.log.Debug("follower gone", "topic", topic, "peer", PeerFrom(r).String(), "dropped", sub.dropped.Load())
+				return
+			}
+		}
+	}
+}
+
+func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.h.Config())
+}
+
+// isStream: a body without a declared length (chunked) is a stream of JSON lines; a body with a length is one
+// message. `curl -d` sends one message, `curl -T -` and the Go client's streams send chunked bodies.
+func isStream(r *http.Request) bool { return r.ContentLength < 0 }
+
+func (s *Server) postCmdVel(w http.ResponseWriter, r *http.Request) {
+	p := PeerFrom(r)
+	if isStream(r) {
+		s.cmdStream(w, r, p)
+		return
+	}
+	if !s.allow(w) {
+		return
+	}
+	b, ok := readBody(w, r)
+	if !ok {
+		s.h.BadCommand(p, "oversize or unreadable cmd_vel body")
+		return
+	}
+	t, err := ParseTwist(b)
+	if err != nil {
+		s.h.BadCommand(p, err.Error())
+		writeReply(w, http.StatusBadRequest, Reply{Message: err.Error() + "; the wheels were stopped"})
+		return
+	}
+	rep, err := s.h.CmdVel(p, t)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, CmdReply{Message: err.Error(), Blocked: rep.Blocked})
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+// cmdStream reads one long-lived publisher's JSON lines. The stream counts as a publisher while open.
+func (s *Server) cmdStream(w http.ResponseWriter, r *http.Request, p Peer) {
+	s.h.CmdStream(p, true)
+	defer s.h.CmdStream(p, false)
+	var res StreamResult
+	lim := bucket{rate: StreamCmdRate, burst: StreamCmdBurst, tokens: StreamCmdBurst}
+	br := bufio.NewReaderSize(r.Body, MaxCmdLine)
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			s.h.BadCommand(p, "cmd_vel stream line too long")
+			res.Message = fmt.Sprintf("line over %d bytes; the wheels were stopped and the stream closed", MaxCmdLine)
+			writeJSON(w, http.StatusRequestEntityTooLarge, res)
+			return
+		}
+		if l := strings.TrimSpace(string(line)); l != "" {
+			if !lim.allow(time.Now()) {
+				res.Dropped++
+				if res.Dropped >= StreamFloodLimit {
+					res.Message = fmt.Sprintf("flood: over %.0f commands/s; publish at 10-50 Hz", StreamCmdRate)
+					writeJSON(w, http.StatusTooManyRequests, res)
+					return
+				}
+			} else {
+				t, perr := ParseTwist([]byte(l))
+				if perr != nil {
+					s.h.BadCommand(p, perr.Error())
+					res.Message = perr.Error() + "; the wheels were stopped and the stream closed"
+					writeJSON(w, http.StatusBadRequest, res)
+					return
+				}
+				if _, cerr := s.h.CmdVel(p, t); cerr != nil {
+					res.Rejected++
+					res.Message = cerr.Error()
+				} else {
+					res.Accepted++
+				}
+			}
+		}
+		if err != nil {
+			if err == io.EOF {
+				res.Success = true
+				if res.Message == "" {
+					res.Message = "stream ended"
+				}
+				writeJSON(w, http.StatusOK, res)
+			}
+			// Any other error: the client is gone (or the server closes); nobody to answer.
+			return
+		}
+	}
+}
+
+type estopBody struct {
+	Data   *bool  `json:"data"`
+	Reason string `json:"reason"`
+}
+
+func (s *Server) postEStop(w http.ResponseWriter, r *http.Request) {
+	p := PeerFrom(r)
+	// No rate limit and no body requirement: an e-stop is never refused. A broken body still latches it.
+	b, _ := io.ReadAll(io.LimitReader(r.Body, MaxBody))
+	var body estopBody
+	if len(strings.TrimSpace(string(b))) > 0 {
+		if err := strictUnmarshal(b, &body); err != nil {
+			body = estopBody{Reason: "unreadable estop request body"}
+		}
+	}
+	if body.Data != nil && !*body.Data {
+		writeReply(w, http.StatusOK, Reply{Success: true, Message: "estop data false: nothing done (reset clears a latch)"})
+		return
+	}
+	writeReply(w, http.StatusOK, s.h.EStop(p, body.Reason))
+}
+
+func (s *Server) postEnable(w http.ResponseWriter, r *http.Request) {
+	p := PeerFrom(r)
+	b, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	on, err := ParseBool(b)
+	if err != nil {
+		writeReply(w, http.StatusBadRequest, Reply{Message: err.Error()})
+		return
+	}
+	// Disabling is never rate limited: like the e-stop, a stop request always goes through.
+	if on && !s.allow(w) {
+		return
+	}
+	writeReply(w, http.StatusOK, s.h.Enable(p, on))
+}
+
+func (s *Server) postReset(w http.ResponseWriter, r *http.Request) {
+	if !s.allow(w) {
+		return
+	}
+	io.Copy(io.Discard, io.LimitReader(r.Body, MaxBody))
+	writeReply(w, http.StatusOK, s.h.Reset(PeerFrom(r)))
+}
+
+func (s *Server) postScan(w http.ResponseWriter, r *http.Request) {
+	p := PeerFrom(r)
+	if !isStream(r) {
+		if !s.allow(w) {
+			return
+		}
+		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxScanLine))
+		if err != nil {
+			writeReply(w, http.StatusRequestEntityTooLarge, Reply{Message: fmt.Sprintf("scan body over %d bytes", MaxScanLine)})
+			return
+		}
+		var sc Scan
+		if err := strictUnmarshal(b, &sc); err != nil {
+			writeReply(w, http.StatusBadRequest, Reply{Message: err.Error()})
+			return
+		}
+		if err := sc.Validate(); err != nil {
+			writeReply(w, http.StatusBadRequest, Reply{Message: err.Error()})
+			return
+		}
+		s.h.Scan(p, &sc, false)
+		writeReply(w, http.StatusOK, Reply{Success: true, Message: "scan accepted"})
+		return
+	}
+	s.h.ScanStream(p, true)
+	defer s.h.ScanStream(p, false)
+	var res StreamResult
+	var bad int
+	lim := bucket{rate: StreamScanRate, burst: StreamScanBurst, tokens: StreamScanBurst}
+	br := bufio.NewReaderSize(r.Body, MaxScanLine)
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			res.Message = fmt.Sprintf("scan line over %d bytes; stream closed", MaxScanLine)
+			writeJSON(w, http.StatusRequestEntityTooLarge, res)
+			return
+		}
+		if len(strings.TrimSpace(string(line))) > 0 {
+			var sc Scan
+			perr := strictUnmarshal(line, &sc)
+			if perr == nil {
+				perr = sc.Validate()
+			}
+			switch {
+			case perr != nil:
+				// A bad scan is not an arrival: it must not hold the scan gate open.
+				res.Rejected++
+				res.Message = perr.Error()
+				if bad++; bad >= MaxBadScanLines {
+					writeJSON(w, http.StatusBadRequest, res)
+					return
+				}
+			case !lim.allow(time.Now()):
+				res.Dropped++
+			default:
+				s.h.Scan(p, &sc, true)
+				res.Accepted++
+			}
+		}
+		if err != nil {
+			if err == io.EOF {
+				res.Success = true
+				if res.Message == "" {
+					res.Message = "stream ended"
+				}
+				writeJSON(w, http.StatusOK, res)
+			}
+			return
+		}
+	}
+}
+
+// bucket is a token bucket (rate tokens/s, up to burst). Not safe for concurrent use except through the
+// server's shared one, which locks.
+type bucket struct {
+	mu     sync.Mutex
+	rate   float64
+	burst  float64
+	tokens float64
+	last   time.Time
+}
+
+func (b *bucket) allow(now time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.last.IsZero() {
+		b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
+	}
+	b.last = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
