@@ -397,8 +397,8 @@ type State struct {
 	PadMode      string `json:"pad_mode"`
 	PadConnected bool   `json:"pad_connected"`
 	// Trips counts latched e-stops since start; LastRejected describes the latest refused command.
-	Trips        uint64 `json:"trips"`
-	LastRejected string `json:"last_rejected,omitempty"`
+	Trips        uint64     `json:"trips"`
+	LastRejected string     `json:"last_rejected,omitempty"`
 	Link         LinkHealth `json:"link"`
 	// BoardSilent is true when no board frame arrived for more than 0.5 s; Warning then says, loudly, that
 	// the driver cannot stop the wheels.
