@@ -1,7 +1,217 @@
 package main
 
-import "github.com/urfave/cli/v2"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rosorin/rosorin/driver/api"
+)
+
+// socketFlag is --socket on every client command (env ROSORIN_SOCKET, default /run/rosorin/base.sock).
+func socketFlag() cli.Flag {
+	return &cli.StringFlag{Name: "socket", Value: api.DefaultSocket, EnvVars: []string{api.SocketEnv},
+		Usage: "control socket of the running driver"}
+}
 
 // clientCommands returns the control-socket clients: state, enable, disable, estop, reset, drive, imu.
-// (Placeholder until the control API lands.)
-func clientCommands() []*cli.Command { return nil }
+func clientCommands() []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:  "state",
+			Usage: "print the driver's state record (JSON); --follow prints one line per record at 10 Hz",
+			Flags: []cli.Flag{socketFlag(), &cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing"}},
+			Action: func(c *cli.Context) error {
+				cl := api.NewClient(c.String("socket"))
+				ctx, stop := signalContext(c.Context)
+				defer stop()
+				if c.Bool("follow") {
+					return quietCancel(cl.Follow(ctx, api.TopicState, printLine))
+				}
+				s, err := cl.State(ctx)
+				if err != nil {
+					return err
+				}
+				return printJSON(s)
+			},
+		},
+		replyCommand("enable", "enable motion (refused while the e-stop is latched)", func(ctx context.Context, cl *api.Client) (api.Reply, error) {
+			return cl.Enable(ctx, true)
+		}),
+		replyCommand("disable", "disable motion (the stop frame goes out at once)", func(ctx context.Context, cl *api.Client) (api.Reply, error) {
+			return cl.Enable(ctx, false)
+		}),
+		{
+			Name:  "estop",
+			Usage: "latch the e-stop (stays until reset; then motion is still disabled)",
+			Flags: []cli.Flag{socketFlag(), &cli.StringFlag{Name: "reason", Usage: "recorded with the latch"}},
+			Action: func(c *cli.Context) error {
+				return runReply(c, func(ctx context.Context, cl *api.Client) (api.Reply, error) {
+					return cl.EStop(ctx, c.String("reason"))
+				})
+			},
+		},
+		replyCommand("reset", "clear the e-stop latch (motion stays disabled until enable)", func(ctx context.Context, cl *api.Client) (api.Reply, error) {
+			return cl.Reset(ctx)
+		}),
+		{
+			Name:      "drive",
+			Usage:     "publish a velocity command at 20 Hz over one stream for a while, then stop",
+			ArgsUsage: "VX VY WZ   (m/s forward, m/s left, rad/s counter-clockwise; use -- before negative values)",
+			Flags: []cli.Flag{socketFlag(),
+				&cli.DurationFlag{Name: "for", Value: 3 * time.Second, Usage: "how long to publish"},
+				&cli.Float64Flag{Name: "rate", Value: 20, Usage: "publish rate (Hz)"},
+				&cli.BoolFlag{Name: "coast", Usage: "end by silence (the deadman stops the wheels 0.3 s later) instead of a final zero command"},
+			},
+			Action: drive,
+		},
+		{
+			Name:  "imu",
+			Usage: "print IMU messages (JSON lines); --follow keeps printing",
+			Flags: []cli.Flag{socketFlag(), &cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing"}},
+			Action: func(c *cli.Context) error {
+				cl := api.NewClient(c.String("socket"))
+				ctx, stop := signalContext(c.Context)
+				defer stop()
+				if !c.Bool("follow") {
+					// One message: follow and stop at the first.
+					errDone := errors.New("done")
+					err := cl.Follow(ctx, api.TopicIMU, func(b []byte) error {
+						if err := printLine(b); err != nil {
+							return err
+						}
+						return errDone
+					})
+					if errors.Is(err, errDone) {
+						return nil
+					}
+					return quietCancel(err)
+				}
+				return quietCancel(cl.Follow(ctx, api.TopicIMU, printLine))
+			},
+		},
+	}
+}
+
+func replyCommand(name, usage string, fn func(context.Context, *api.Client) (api.Reply, error)) *cli.Command {
+	return &cli.Command{
+		Name: name, Usage: usage, Flags: []cli.Flag{socketFlag()},
+		Action: func(c *cli.Context) error { return runReply(c, fn) },
+	}
+}
+
+// runReply prints the driver's message; a refusal (success false) exits 1.
+func runReply(c *cli.Context, fn func(context.Context, *api.Client) (api.Reply, error)) error {
+	ctx, cancel := context.WithTimeout(c.Context, 5*time.Second)
+	defer cancel()
+	r, err := fn(ctx, api.NewClient(c.String("socket")))
+	if err != nil {
+		return err
+	}
+	fmt.Println(r.Message)
+	if !r.Success {
+		return cli.Exit("", 1)
+	}
+	return nil
+}
+
+func drive(c *cli.Context) error {
+	if c.NArg() != 3 {
+		return fmt.Errorf("drive needs VX VY WZ (three numbers), got %d arguments; e.g. rosorin-base drive 0.1 0 0 --for 3s", c.NArg())
+	}
+	var v [3]float64
+	for i := range v {
+		f, err := strconv.ParseFloat(c.Args().Get(i), 64)
+		if err != nil {
+			return fmt.Errorf("drive: argument %d %q is not a number", i+1, c.Args().Get(i))
+		}
+		v[i] = f
+	}
+	rate := c.Float64("rate")
+	if !(rate >= 1 && rate <= 100) {
+		return fmt.Errorf("drive: --rate %v out of 1..100 Hz", rate)
+	}
+	dur := c.Duration("for")
+	if dur <= 0 {
+		return fmt.Errorf("drive: --for %v must be > 0", dur)
+	}
+	ctx, stop := signalContext(c.Context)
+	defer stop()
+	cl := api.NewClient(c.String("socket"))
+	if st, err := cl.State(ctx); err != nil {
+		return err
+	} else if st.Blocked != nil && *st.Blocked != "cmd timeout" {
+		fmt.Fprintf(os.Stderr, "note: wheels held (%s); commands are sent anyway\n", *st.Blocked)
+	}
+	s, err := cl.StreamCmdVel(context.Background()) // not ctx: Ctrl-C ends the stream cleanly below
+	if err != nil {
+		return err
+	}
+	tw := api.Twist{VX: v[0], VY: v[1], WZ: v[2]}
+	t := time.NewTicker(time.Duration(float64(time.Second) / rate))
+	defer t.Stop()
+	end := time.After(dur)
+	sent := 0
+	var sendErr error
+loop:
+	for {
+		if sendErr = s.Send(tw); sendErr != nil {
+			break
+		}
+		sent++
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-end:
+			break loop
+		case <-t.C:
+		}
+	}
+	if sendErr == nil && !c.Bool("coast") {
+		sendErr = s.Send(api.Twist{})
+	}
+	res, err := s.Close()
+	fmt.Printf("sent %d commands in %v: accepted %d, rejected %d, dropped %d: %s\n",
+		sent, dur, res.Accepted, res.Rejected, res.Dropped, res.Message)
+	if err != nil {
+		return err
+	}
+	return sendErr
+}
+
+func printJSON(v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Println(string(b))
+	return err
+}
+
+func printLine(b []byte) error {
+	_, err := fmt.Println(string(b))
+	return err
+}
+
+// signalContext ends on SIGINT/SIGTERM so that followers and drive end cleanly.
+func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
+	if parent == nil {
+		parent = context.Background()
+	}
+	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+}
+
+func quietCancel(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
