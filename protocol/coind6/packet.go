@@ -134,7 +134,8 @@ type Point struct {
 // AppendPoints appends the packet's samples as points. Angles are spaced evenly from FSA to LSA; the span is
 // taken modulo 360, so a packet that crosses from 359 to 0 degrees is handled.
 func (p Packet) AppendPoints(dst []Point) []Point {
-	fsa, lsa := RawToDeg(p.FSA), RawToDeg(p.LSA)
+	// The 15-bit words can say up to 511.98 degrees; wrap them first so the span is never negative.
+	fsa, lsa := math.Mod(RawToDeg(p.FSA), 360), math.Mod(RawToDeg(p.LSA), 360)
 	span := math.Mod(lsa-fsa+360, 360)
 	n := len(p.Samples)
 	for k, s := range p.Samples {
