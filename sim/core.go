@@ -33,11 +33,12 @@ type core struct {
 	keys                                []board.Key
 	batMV                               uint16
 
-	last, nextBattery, nextPad, nextTruth time.Time
-	lastBattery                           time.Time
-	revStart                              time.Time
-	pktK                                  int
-	scheduled                             []scheduledFault
+	last, nextIMU, nextBattery, nextPad time.Time
+	nextTruth                           time.Time
+	lastBattery                         time.Time
+	revStart                            time.Time
+	pktK                                int
+	scheduled                           []scheduledFault
 
 	st      Stats
 	out     []byte // frames of one tick, written at once
@@ -61,6 +62,7 @@ func newCore(s *Sim, now time.Time) *core {
 		lid:        NewLidarModel(seed, s.room),
 		corruptRng: rand.New(rand.NewPCG(uint64(seed), 0xfb0a4d)),
 		last:       now,
+		nextIMU:    now,
 		revStart:   now,
 	}
 	if s.kind == Stand {
@@ -142,30 +144,32 @@ func (c *core) applyMotor(mc board.MotorCommand) {
 }
 
 func (c *core) tick(now time.Time) {
-	dt := now.Sub(c.last)
-	if dt <= 0 {
-		return
+	const period = time.Second / IMURateHz
+	// The board samples its IMU on its own clock: emit every sample that is due, so a sim starved of CPU
+	// for a while catches up with a burst and keeps ~110 Hz on average. After a long stall (suspended
+	// process) the missed time is stepped without samples instead of flooding the port.
+	if lag := now.Sub(c.nextIMU); lag > maxCatchUp {
+		gap := lag - period
+		c.stepPhysics(gap)
+		c.nextIMU = c.nextIMU.Add(gap)
+		c.st.IMUSkipped += uint64(gap / period)
+	}
+	c.out = c.out[:0]
+	nIMU, nBat, nPad, nKey := 0, 0, 0, 0
+	for !c.nextIMU.After(now) {
+		c.phys.Step(period)
+		r := c.imu.Sample(period, c.phys)
+		c.out = append(c.out, board.EncodeIMU(board.IMU{
+			Accel: [3]float32{float32(r.Accel[0]), float32(r.Accel[1]), float32(r.Accel[2])},
+			Gyro:  [3]float32{float32(r.Gyro[0]), float32(r.Gyro[1]), float32(r.Gyro[2])},
+		})...)
+		nIMU++
+		c.nextIMU = c.nextIMU.Add(period)
 	}
 	c.last = now
-	// A stalled machine (suspended test, loaded CI) must not make the wheels jump: sub-step and cap.
-	if dt > time.Second {
-		dt = time.Second
-	}
-	for rem := dt; rem > 0; rem -= 20 * time.Millisecond {
-		c.phys.Step(min(rem, 20*time.Millisecond))
-	}
 	c.runScheduled(now)
 	c.reconnect(now)
 
-	// Board output of this tick, written in one go.
-	c.out = c.out[:0]
-	nIMU, nBat, nPad, nKey := 0, 0, 0, 0
-	r := c.imu.Sample(dt, c.phys)
-	c.out = append(c.out, board.EncodeIMU(board.IMU{
-		Accel: [3]float32{float32(r.Accel[0]), float32(r.Accel[1]), float32(r.Accel[2])},
-		Gyro:  [3]float32{float32(r.Gyro[0]), float32(r.Gyro[1]), float32(r.Gyro[2])},
-	})...)
-	nIMU++
 	if !now.Before(c.nextBattery) {
 		c.batMV = c.bat.Sample(now.Sub(c.lastBattery), MeanAbsRPS(c.phys.Wheel))
 		c.lastBattery = now
@@ -173,16 +177,21 @@ func (c *core) tick(now time.Time) {
 		c.out = append(c.out, board.EncodeBattery(board.Battery{MilliVolts: c.batMV})...)
 		nBat++
 	}
-	if (c.pad || c.holdFrames > 0) && !now.Before(c.nextPad) {
-		g := board.Gamepad{}
-		if c.holdFrames > 0 {
-			g.Buttons = c.holdMask
-			c.holdFrames--
+	if c.pad || c.holdFrames > 0 {
+		if now.Sub(c.nextPad) > maxCatchUp {
+			c.nextPad = now
 		}
-		c.nextPad = advance(c.nextPad, GamepadPeriod, now)
-		c.out = append(c.out, board.EncodeGamepad(g)...)
-		nPad++
-	} else if !c.pad && c.holdFrames == 0 {
+		for (c.pad || c.holdFrames > 0) && !now.Before(c.nextPad) {
+			g := board.Gamepad{}
+			if c.holdFrames > 0 {
+				g.Buttons = c.holdMask
+				c.holdFrames--
+			}
+			c.nextPad = c.nextPad.Add(GamepadPeriod)
+			c.out = append(c.out, board.EncodeGamepad(g)...)
+			nPad++
+		}
+	} else {
 		c.nextPad = now
 	}
 	for _, k := range c.keys {
@@ -194,6 +203,16 @@ func (c *core) tick(now time.Time) {
 
 	c.lidarTick(now)
 	c.publish(now)
+}
+
+// maxCatchUp bounds the burst after a stall: a quarter second of samples at most.
+const maxCatchUp = 250 * time.Millisecond
+
+// stepPhysics advances the physics by d in steps of at most 20 ms.
+func (c *core) stepPhysics(d time.Duration) {
+	for ; d > 0; d -= 20 * time.Millisecond {
+		c.phys.Step(min(d, 20*time.Millisecond))
+	}
 }
 
 // advance moves a periodic deadline one period on, or restarts it from now after a long stall.

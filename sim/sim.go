@@ -52,10 +52,11 @@ var ErrClosed = errors.New("sim: closed")
 // Stats counts what the sim did; a snapshot is returned by Sim.Stats.
 type Stats struct {
 	IMUFrames, BatteryFrames, GamepadFrames, KeyFrames uint64 // board frames sent to a client
+	IMUSkipped                                         uint64 // samples never made: the sim was stalled > 250 ms
 	BoardTxNoClient, BoardTxFull                       uint64 // board frames dropped (nobody listening / pty full)
 	BoardTxSkipped                                     uint64 // frames not sent: device gone or firmware hung
 	BoardRx                                            board.Stats
-	BoardRxHungBytes                                   uint64 // bytes read and lost while the firmware was hung
+	BoardRxHungBytes                                   uint64 // bytes read just as the firmware hung, held until it resumed
 	MotorApplied, MotorIgnored, MotorBad               uint64 // motor frames obeyed / ignored (fault) / undecodable or odd
 	LidarPackets                                       uint64 // packets written to a client
 	LidarBytes                                         uint64
@@ -387,10 +388,14 @@ func (s *Sim) startBoardReader(p *port, gen uint64) {
 			}
 			now := time.Now()
 			if s.hang.isOn() {
+				// Read just as the firmware hung: the bytes sit in its USB buffer until it resumes.
 				s.mu.Lock()
 				s.rxHung += uint64(n)
 				s.mu.Unlock()
-				continue
+				if !s.hang.waitOff(s.ctx) {
+					return
+				}
+				now = time.Now()
 			}
 			chunk := buf[:n]
 			if r := math.Float64frombits(s.toBoardRate.Load()); r > 0 {

@@ -1,0 +1,511 @@
+package sim
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rosorin/rosorin/protocol/board"
+)
+
+func TestParseFault(t *testing.T) {
+	good := map[string]Fault{
+		"usb-drop=3s":            {Kind: FaultUSBDrop, Dur: 3 * time.Second},
+		"hang":                   {Kind: FaultHang, On: true},
+		"hang=off":               {Kind: FaultHang},
+		"ignore-motor":           {Kind: FaultIgnoreMotor, On: true},
+		"lidar-silent=on":        {Kind: FaultLidarSilent, On: true},
+		"lidar-unplug=2s":        {Kind: FaultLidarUnplug, Dur: 2 * time.Second},
+		"corrupt=to-board:0.01":  {Kind: FaultCorrupt, ToBoard: true, Rate: 0.01},
+		"corrupt=from-board:0.5": {Kind: FaultCorrupt, Rate: 0.5},
+		"button=0x0100:3":        {Kind: FaultButton, Mask: 0x0100, Frames: 3},
+		"button=256":             {Kind: FaultButton, Mask: 0x0100, Frames: 1},
+		"key=1:0x01":             {Kind: FaultKey, ID: 1, Event: 1},
+		"battery-step=+250":      {Kind: FaultBattery, MV: 250},
+		"battery-step=-226":      {Kind: FaultBattery, MV: -226},
+		"stall":                  {Kind: FaultStall, On: true},
+		"pad":                    {Kind: FaultPad, On: true},
+		"hang@5s":                {Kind: FaultHang, On: true, At: 5 * time.Second},
+	}
+	for in, want := range good {
+		got, err := ParseFault(in)
+		want.Text = in
+		if err != nil || got != want {
+			t.Errorf("ParseFault(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "usb-drop", "usb-drop=-1s", "usb-drop=x", "hang=maybe", "corrupt=0.1",
+		"corrupt=to-board:2", "corrupt=sideways:0.1", "button=0", "button=0x10000", "button=1:0", "key=1",
+		"key=300:1", "battery-step=lots", "explode", "hang@soon", "usb-drop=2h"} {
+		if f, err := ParseFault(in); err == nil {
+			t.Errorf("ParseFault(%q) = %+v, want an error", in, f)
+		} else if !strings.Contains(err.Error(), in) {
+			t.Errorf("error for %q does not quote the input: %v", in, err)
+		}
+	}
+}
+
+// TestFaultUSBDrop: the device disappears (reads fail, the link is gone), the wheels keep turning, and a
+// new device appears at the same path.
+func TestFaultUSBDrop(t *testing.T) {
+	t.Parallel()
+	s := startSim(t, Config{World: "stand", Seed: 41})
+	c := openBoard(t, s.BoardPath())
+	old, _ := os.Readlink(s.BoardPath())
+	c.write(wheelFrame(t, [3]float64{0.2, 0, 0}))
+	time.Sleep(500 * time.Millisecond)
+	if err := s.USBDrop(1500 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if !waitUntil(time.Second, func() bool { return c.readErr() != nil }) {
+		t.Fatal("client read did not fail after the USB drop")
+	}
+	t.Logf("client read error: %v", c.readErr())
+	if _, err := os.Lstat(s.BoardPath()); !os.IsNotExist(err) {
+		t.Errorf("device link still there during the drop: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if tr := s.Truth(); math.Abs(tr.WheelRPS[0]-0.796) > 0.03 {
+		t.Errorf("wheels at %.3f rps during the drop, want 0.796 (no watchdog)", tr.WheelRPS[0])
+	}
+	if !waitUntil(2*time.Second, func() bool { _, err := os.Stat(s.BoardPath()); return err == nil }) {
+		t.Fatal("device did not come back")
+	}
+	nw, _ := os.Readlink(s.BoardPath())
+	t.Logf("device %s -> %s", old, nw)
+	if nw == old {
+		t.Logf("note: the kernel reused the pty number %s", nw)
+	}
+	c2 := openBoard(t, s.BoardPath())
+	t0 := time.Now()
+	time.Sleep(500 * time.Millisecond)
+	if n := len(c2.since(t0, board.FuncIMU)); n < 40 {
+		t.Errorf("%d IMU frames in 0.5 s on the new device", n)
+	}
+	if g := meanScore(c2.gyro(t0), 0, 0.5); g < judgeThr {
+		t.Errorf("vibration %.4f on the new device: the wheels should still be turning", g)
+	}
+	c2.write(board.StopFrame())
+	if !waitUntil(time.Second, func() bool { return s.Truth().TargetRPS == [4]float64{} }) {
+		t.Errorf("stop frame on the new device not obeyed: %v", s.Truth().TargetRPS)
+	}
+	if st := s.Stats(); st.BoardReconnects != 1 {
+		t.Errorf("reconnects %d, want 1", st.BoardReconnects)
+	}
+}
+
+// TestFaultHang: no bytes either way while hung, the wheels keep turning, a stop sent meanwhile waits in
+// the pty and takes effect when the firmware resumes.
+func TestFaultHang(t *testing.T) {
+	t.Parallel()
+	s := startSim(t, Config{World: "stand", Seed: 42})
+	c := openBoard(t, s.BoardPath())
+	c.write(wheelFrame(t, [3]float64{0.2, 0, 0}))
+	time.Sleep(400 * time.Millisecond)
+	if err := s.Hang(true); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // bytes already in the pty may still arrive
+	t0 := time.Now()
+	c.write(board.StopFrame())
+	time.Sleep(600 * time.Millisecond)
+	if n := len(c.since(t0, 0xff)); n != 0 {
+		t.Errorf("%d frames from a hung board", n)
+	}
+	if tr := s.Truth(); tr.TargetRPS[0] == 0 || tr.WheelRPS[0] < 0.7 {
+		t.Errorf("hung board obeyed a stop: target %v wheels %v", tr.TargetRPS, tr.WheelRPS)
+	}
+	if err := s.Hang(false); err != nil {
+		t.Fatal(err)
+	}
+	t1 := time.Now()
+	time.Sleep(300 * time.Millisecond)
+	if n := len(c.since(t1, board.FuncIMU)); n < 20 {
+		t.Errorf("%d IMU frames in 0.3 s after the hang ended", n)
+	}
+	if tr := s.Truth(); tr.TargetRPS != [4]float64{} {
+		t.Errorf("the stop sent during the hang was not processed after it: target %v", tr.TargetRPS)
+	}
+}
+
+// TestFaultIgnoreMotor is the negative control every stop judge needs: the stop frame arrives, the board
+// does not obey it, and the gyro keeps shaking.
+func TestFaultIgnoreMotor(t *testing.T) {
+	t.Parallel()
+	s := startSim(t, Config{World: "stand", Seed: 43})
+	c := openBoard(t, s.BoardPath())
+	c.write(wheelFrame(t, [3]float64{0.2, 0, 0}))
+	time.Sleep(time.Second)
+	if err := s.IgnoreMotor(true); err != nil {
+		t.Fatal(err)
+	}
+	seq := s.RxSeq()
+	tStop := time.Now()
+	c.write(board.StopFrame())
+	time.Sleep(1500 * time.Millisecond)
+	rx, _ := s.ReceivedSince(seq)
+	if len(rx) != 1 || !board.IsStopFrame(mustEncode(t, rx[0])) {
+		t.Fatalf("received %+v, want the stop frame", rx)
+	}
+	g := c.gyro(tStop.Add(-500 * time.Millisecond))
+	if st, ok := settleTime(g, 0.5); ok {
+		t.Errorf("judge replica says still %.2f s after an ignored stop", st)
+	}
+	if sc := meanScore(g, 0.5, 2.0); sc < 0.0045 {
+		t.Errorf("vibration %.4f after an ignored stop, want still spinning (~0.0054)", sc)
+	}
+	if st := s.Stats(); st.MotorIgnored != 1 {
+		t.Errorf("MotorIgnored %d, want 1", st.MotorIgnored)
+	}
+}
+
+func mustEncode(t *testing.T, r Received) []byte {
+	b, err := board.EncodeFrame(r.Func, r.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestFaultLidar: silent (port open, no bytes) and unplugged (device gone, back at the same path).
+func TestFaultLidar(t *testing.T) {
+	t.Parallel()
+	s := startSim(t, Config{World: "stand", Seed: 44})
+	c := openLidar(t, s.LidarPath())
+	time.Sleep(300 * time.Millisecond)
+	if err := s.LidarSilent(true); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	t0 := time.Now()
+	time.Sleep(500 * time.Millisecond)
+	if n := c.bytesBetween(t0, time.Now()); n != 0 {
+		t.Errorf("%d bytes from a silent LiDAR", n)
+	}
+	if c.readErr() != nil {
+		t.Errorf("silent LiDAR closed the port: %v", c.readErr())
+	}
+	s.LidarSilent(false)
+	t1 := time.Now()
+	time.Sleep(500 * time.Millisecond)
+	if n := c.bytesBetween(t1, time.Now()); n < 5000 {
+		t.Errorf("%d bytes in 0.5 s after silence ended, want ~6850", n)
+	}
+
+	if err := s.LidarUnplug(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !waitUntil(time.Second, func() bool { return c.readErr() != nil }) {
+		t.Fatal("LiDAR read did not fail after unplugging")
+	}
+	if _, err := os.Lstat(s.LidarPath()); !os.IsNotExist(err) {
+		t.Errorf("LiDAR link still there: %v", err)
+	}
+	if !waitUntil(2*time.Second, func() bool { _, err := os.Stat(s.LidarPath()); return err == nil }) {
+		t.Fatal("LiDAR did not come back")
+	}
+	c2 := openLidar(t, s.LidarPath())
+	t2 := time.Now()
+	time.Sleep(700 * time.Millisecond)
+	if n := len(c2.scansSince(t2)); n < 4 {
+		t.Errorf("%d scans in 0.7 s after re-plugging", n)
+	}
+}
+
+// TestFaultCorrupt: corruption in both directions is counted by the receiving parser, and frames still
+// get through.
+func TestFaultCorrupt(t *testing.T) {
+	t.Parallel()
+	s := startSim(t, Config{World: "stand", Seed: 45, Faults: []string{"corrupt=from-board:0.01"}})
+	c := openBoard(t, s.BoardPath())
+	time.Sleep(1500 * time.Millisecond)
+	st := c.parserStats()
+	t.Logf("from-board 1 %%: client parser %+v", st)
+	if st.BadChecksum == 0 || st.Frames < 100 {
+		t.Errorf("client parser %+v: want bad checksums counted and most frames through", st)
+	}
+
+	if err := s.Corrupt(0.05, 0); err != nil {
+		t.Fatal(err)
+	}
+	seq := s.RxSeq()
+	frame := board.EncodeMotorStopMask(0x0f)
+	for range 100 {
+		c.write(frame)
+		time.Sleep(2 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	rx, _ := s.ReceivedSince(seq)
+	ss := s.Stats()
+	t.Logf("to-board 5 %%: %d of 100 frames received, sim parser %+v", len(rx), ss.BoardRx)
+	if ss.BoardRx.BadChecksum == 0 || len(rx) < 50 || len(rx) >= 100 {
+		t.Errorf("to-board corruption: %d frames received, parser %+v", len(rx), ss.BoardRx)
+	}
+	for _, r := range rx {
+		if r.Func == board.FuncMotor && !(len(r.Payload) == 2 && r.Payload[0] == 3) {
+			t.Errorf("a corrupted frame passed the checksum: %+v", r)
+		}
+	}
+}
+
+// TestFaultPadButtonKey: held buttons appear in exactly N reports, a connected pad reports at 20 Hz, a key
+// event is one key frame.
+func TestFaultPadButtonKey(t *testing.T) {
+	t.Parallel()
+	s := startSim(t, Config{World: "stand", Seed: 46})
+	c := openBoard(t, s.BoardPath())
+	time.Sleep(300 * time.Millisecond)
+	if n := len(c.since(time.Time{}, board.FuncGamepad)); n != 0 {
+		t.Errorf("%d gamepad frames with no pad connected", n)
+	}
+	s.HoldButton(board.BtnCross, 3)
+	time.Sleep(400 * time.Millisecond)
+	pads := c.since(time.Time{}, board.FuncGamepad)
+	if len(pads) != 3 {
+		t.Errorf("%d gamepad frames for a 3-frame press, want 3", len(pads))
+	}
+	for _, p := range pads {
+		if g := p.val.(board.Gamepad); g.Buttons != board.BtnCross {
+			t.Errorf("gamepad frame %+v, want buttons 0x%04x", g, board.BtnCross)
+		}
+	}
+
+	s.PadConnected(true)
+	time.Sleep(100 * time.Millisecond)
+	t0 := time.Now()
+	time.Sleep(time.Second)
+	n := len(c.since(t0, board.FuncGamepad))
+	if n < 17 || n > 23 {
+		t.Errorf("%d gamepad frames in 1 s with a pad connected, want ~20", n)
+	}
+	s.PadConnected(false)
+
+	t1 := time.Now()
+	s.KeyEvent(1, board.KeyPressed)
+	time.Sleep(100 * time.Millisecond)
+	keys := c.since(t1, board.FuncKey)
+	if len(keys) != 1 || keys[0].val.(board.Key) != (board.Key{ID: 1, Event: board.KeyPressed}) {
+		t.Errorf("key frames %+v, want one {1, pressed}", keys)
+	}
+}
+
+// TestFaultBatteryStep: a +250 mV step shows between two consecutive reports.
+func TestFaultBatteryStep(t *testing.T) {
+	t.Parallel()
+	s := startSim(t, Config{World: "stand", Seed: 47})
+	c := openBoard(t, s.BoardPath())
+	time.Sleep(1200 * time.Millisecond)
+	before := c.since(time.Time{}, board.FuncSys)
+	if len(before) == 0 {
+		t.Fatal("no battery report in 1.2 s")
+	}
+	s.BatteryStep(+250)
+	t0 := time.Now()
+	time.Sleep(1200 * time.Millisecond)
+	after := c.since(t0, board.FuncSys)
+	if len(after) == 0 {
+		t.Fatal("no battery report after the step")
+	}
+	v0 := int(before[len(before)-1].val.(board.Battery).MilliVolts)
+	v1 := int(after[0].val.(board.Battery).MilliVolts)
+	t.Logf("battery %d -> %d mV", v0, v1)
+	if v0 < 12300 || v0 > 12500 || math.Abs(float64(v1-v0-250)) > 20 {
+		t.Errorf("battery %d -> %d mV, want ~12400 then +250", v0, v1)
+	}
+}
+
+// TestFaultStall: the body is held, the wheels turn (the gyro shakes), the pose does not change.
+func TestFaultStall(t *testing.T) {
+	t.Parallel()
+	s := startSim(t, Config{World: "floor", Seed: 48, Faults: []string{"stall"}})
+	c := openBoard(t, s.BoardPath())
+	c.write(wheelFrame(t, [3]float64{0.2, 0, 0}))
+	time.Sleep(time.Second)
+	t0 := time.Now()
+	time.Sleep(500 * time.Millisecond)
+	tr := s.Truth()
+	if tr.Pose != DefaultRoom().Start || !tr.Stalled || tr.WheelRPS[0] < 0.7 {
+		t.Errorf("stalled: pose %v stalled %v wheels %v", tr.Pose, tr.Stalled, tr.WheelRPS)
+	}
+	if sc := meanScore(c.gyro(t0), 0, 0.5); sc < judgeThr {
+		t.Errorf("stalled wheels still turn and shake: score %.4f", sc)
+	}
+	s.Stall(false)
+	time.Sleep(300 * time.Millisecond)
+	if tr := s.Truth(); tr.Pose[0] < 0.03 || tr.Stalled {
+		t.Errorf("after the stall: pose %v stalled %v", tr.Pose, tr.Stalled)
+	}
+	c.write(board.StopFrame())
+}
+
+// TestControlSocketAndTruthFile: the control socket applies faults and answers truth; a second sim in the
+// same directory is refused; the truth file holds truth, rx and event lines; scheduled faults fire.
+func TestControlSocketAndTruthFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	truth := filepath.Join(dir, "truth.jsonl")
+	s := startSim(t, Config{Dir: dir, World: "floor", Seed: 49, TruthPath: truth, Faults: []string{"pad@300ms"}})
+	if _, err := Start(context.Background(), Config{Dir: dir}); err == nil || !strings.Contains(err.Error(), "another simulator") {
+		t.Errorf("second sim in the same dir: %v", err)
+	}
+	c := openBoard(t, s.BoardPath())
+	if _, err := Control(s.ControlPath(), "ignore-motor", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Control(s.ControlPath(), "explode=now", time.Second); err == nil || !strings.Contains(err.Error(), "unknown fault") {
+		t.Errorf("bad fault over the socket: %v", err)
+	}
+	c.write(board.EncodeLED(board.LED{ID: 1, OnMs: 100, OffMs: 100, Repeat: 5}))
+	time.Sleep(500 * time.Millisecond)
+	b, err := Control(s.ControlPath(), "truth", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr Truth
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatalf("truth answer %q: %v", b, err)
+	}
+	if !strings.Contains(strings.Join(tr.Faults, ","), "ignore-motor") || !strings.Contains(strings.Join(tr.Faults, ","), "pad") || tr.World != "floor" {
+		t.Errorf("truth over the socket: %+v", tr)
+	}
+	c.close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(s.ControlPath()); !os.IsNotExist(err) {
+		t.Errorf("control socket left behind: %v", err)
+	}
+	f, err := os.Open(truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	kinds := map[string]int{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var l struct {
+			Kind  string
+			Event string
+			RX    *rxLine
+		}
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("truth line %q: %v", sc.Text(), err)
+		}
+		kinds[l.Kind]++
+		if l.Kind == "rx" && (l.RX == nil || l.RX.Func != board.FuncLED) {
+			t.Errorf("rx line %q, want the LED frame", sc.Text())
+		}
+	}
+	t.Logf("truth file lines by kind: %v", kinds)
+	if kinds["truth"] < 10 || kinds["rx"] != 1 || kinds["event"] < 3 {
+		t.Errorf("truth file lines %v", kinds)
+	}
+}
+
+// TestNoStaleData: nothing is written while no client has the device open (as with cdc-acm), so the first
+// bytes a new client reads are fresh.
+func TestNoStaleData(t *testing.T) {
+	t.Parallel()
+	s := startSim(t, Config{World: "stand", Seed: 50})
+	time.Sleep(500 * time.Millisecond)
+	if st := s.Stats(); st.BoardTxNoClient < 40 || st.IMUFrames != 0 {
+		t.Errorf("before any client: %+v", st)
+	}
+	t0 := time.Now()
+	c := openBoard(t, s.BoardPath())
+	time.Sleep(300 * time.Millisecond)
+	n := len(c.since(time.Time{}, board.FuncIMU))
+	if n > 40 || n < 25 {
+		t.Errorf("%d IMU frames in the first 0.3 s, want ~33 (no backlog)", n)
+	}
+	if first := c.since(time.Time{}, 0xff); len(first) > 0 && first[0].t.Sub(t0) < 0 {
+		t.Error("frame before open")
+	}
+}
+
+func TestDeterminism(t *testing.T) {
+	run := func(seed int64) ([]IMUReading, []LidarSample, []uint16) {
+		p := NewPhysics(Stand, nil)
+		p.Target = WheelRPS([3]float64{0.2, 0, 0})
+		m := NewIMUModel(seed)
+		var imu []IMUReading
+		for range 200 {
+			p.Step(imuDT)
+			imu = append(imu, m.Sample(imuDT, p))
+		}
+		l := NewLidarModel(seed, DefaultRoom())
+		var lid []LidarSample
+		for k := range LidarPacketsPerRev + 1 {
+			s, _, _ := l.Packet(k, [3]float64{}, nil)
+			lid = append(lid, s...)
+		}
+		b := NewBatteryModel(seed)
+		var bat []uint16
+		for range 10 {
+			bat = append(bat, b.Sample(time.Second, 0.5))
+		}
+		return imu, lid, bat
+	}
+	i1, l1, b1 := run(5)
+	i2, l2, b2 := run(5)
+	i3, l3, _ := run(6)
+	if !equal(i1, i2) || !equal(l1, l2) || !equal(b1, b2) {
+		t.Error("same seed, different noise")
+	}
+	if equal(i1, i3) || equal(l1, l3) {
+		t.Error("different seeds, same noise")
+	}
+}
+
+func equal[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestRoomFile(t *testing.T) {
+	r, err := ParseRoom([]byte(`name: kitchen
+start: [0.5, 0.0, 90]
+walls:
+  - [[-1, -1], [3, -1], [3, 2], [-1, 2], [-1, -1]]
+boxes:
+  - {center: [1.5, 0.5], size: [0.4, 0.6], yaw: 30}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Segments) != 8 || math.Abs(r.Start[2]-math.Pi/2) > 1e-9 || r.RobotRadius != DefaultRobotRadius {
+		t.Errorf("parsed room %+v", r)
+	}
+	// Facing +y from (0.5, 0): the wall at y = 2 is 2 m away.
+	if d, _, ok := r.Ray([2]float64{0.5, 0}, math.Pi/2); !ok || math.Abs(d-2) > 1e-9 {
+		t.Errorf("ray up: %v %v", d, ok)
+	}
+	for _, bad := range []string{
+		"walls: []",                // no segments
+		"walls: [[[0, 0]]]",        // one point
+		"wals: [[[0, 0], [1, 1]]]", // typo
+		"start: [0, 0]\nwalls: [[[0.1, -1], [0.1, 1]]]", // start overlaps
+		"boxes: [{center: [1, 1], size: [0, 1]}]",
+		"walls: [[[0, 0], [1, .nan]]]",
+	} {
+		if _, err := ParseRoom([]byte(bad)); err == nil {
+			t.Errorf("ParseRoom(%q) accepted", bad)
+		}
+	}
+	if _, err := LoadRoom(filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
+		t.Error("LoadRoom of a missing file succeeded")
+	}
+}
