@@ -127,6 +127,9 @@ func (a *Assembler) bin(pt Point) {
 		ang = -ang
 	}
 	ang = math.Mod(ang+a.cfg.OffsetDeg, 360)
+	if math.IsNaN(ang) { // non-finite OffsetDeg: no bin, rather than int(NaN) as an index (a panic on amd64)
+		return
+	}
 	if ang < 0 {
 		ang += 360
 	}
