@@ -25,10 +25,17 @@ func (s *Sim) Apply(fault string) error {
 	if err != nil {
 		return err
 	}
-	return s.do(func(c *core) { c.applyFault(f, time.Now()) })
+	return s.applyF(f)
 }
 
-func (s *Sim) applyF(f Fault) error { return s.do(func(c *core) { c.applyFault(f, time.Now()) }) }
+// applyF applies f on the core and republishes the truth, so a Truth() right after shows the fault.
+func (s *Sim) applyF(f Fault) error {
+	return s.do(func(c *core) {
+		now := time.Now()
+		c.applyFault(f, now)
+		c.publish(now)
+	})
+}
 
 func onOff(on bool) string {
 	if on {
