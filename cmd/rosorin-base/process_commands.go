@@ -1,21 +1,206 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/lidar"
 	"github.com/rosorin/rosorin/driver/supervisor"
+	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/protocol/coind6"
 )
 
 // processCommands returns run (the supervisor), the hidden driver and lidar-reader child commands, and
-// stop-motors.
+// stop-motors and supervisor-status.
 func processCommands() []*cli.Command {
-	return []*cli.Command{stopMotorsCommand()}
+	return []*cli.Command{runCommand(), driverCommand(), lidarReaderCommand(), stopMotorsCommand(), supervisorStatusCommand()}
+}
+
+func configFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "config", Usage: "ROS-style parameter file(s), later files override earlier ones (repeat the flag)"}
+}
+
+func stateDirFlag() cli.Flag {
+	return &cli.StringFlag{Name: "state-dir", Usage: "where the driver keeps plugged.json and the battery logs (default $XDG_STATE_HOME/rosorin)"}
+}
+
+// procLogger logs text lines to stderr (the journal under systemd) tagged with the process's role and pid:
+// the supervisor and its children share one journal stream.
+func procLogger(role string) *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, nil)).With("proc", role, "pid", os.Getpid())
+}
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "run",
+		Usage: "the driver service: hold the board port, run the driver and the LiDAR reader, stop the wheels whenever the driver dies",
+		Description: "The supervisor opens the board exclusively (TIOCEXCL plus flock), writes a stop frame, and runs the driver and\n" +
+			"the LiDAR reader as child processes of this same binary. When the driver exits for any reason, a stop frame\n" +
+			"follows within milliseconds and the driver restarts, disabled. Board bytes are also served raw on SOCKET.raw,\n" +
+			"status in SOCKET.status. SIGINT/SIGTERM: children stopped, two stop frames, exit 0.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "device", Value: "/dev/ttyACM0", Usage: "board serial device"},
+			&cli.StringFlag{Name: "lidar", Value: "/dev/lidar", Usage: `LiDAR serial device ("" runs no reader: the scan gate then holds software commands)`},
+			socketFlag(),
+			configFlag(),
+			stateDirFlag(),
+			&cli.BoolFlag{Name: "no-lidar-respawn", Usage: "leave a dead LiDAR reader dead (negative control for the scan-gate proof)"},
+			&cli.DurationFlag{Name: "restart-delay", Value: 500 * time.Millisecond, Usage: "pause before a dead driver restarts"},
+		},
+		Action: func(c *cli.Context) error {
+			log := procLogger("supervisor")
+			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+			defer stop()
+			if err := checkConfig(c.StringSlice("config"), log); err != nil {
+				return cli.Exit("rosorin-base run: "+err.Error(), 1)
+			}
+			sock := c.String("socket")
+			common := []string{"--socket", sock}
+			for _, f := range c.StringSlice("config") {
+				common = append(common, "--config", f)
+			}
+			dargs := append([]string{"driver", "--supervisor-pid", strconv.Itoa(os.Getpid())}, common...)
+			if d := c.String("state-dir"); d != "" {
+				dargs = append(dargs, "--state-dir", d)
+			}
+			var rargs []string
+			if l := c.String("lidar"); l != "" {
+				rargs = append([]string{"lidar-reader", "--lidar", l}, common...)
+			} else {
+				log.Warn("no LiDAR reader (--lidar \"\"): the scan gate holds software commands; only gamepad driving moves the wheels")
+			}
+			err := supervisor.Run(ctx, supervisor.Config{
+				Device: c.String("device"), Socket: sock, DriverArgs: dargs, ReaderArgs: rargs,
+				RestartDelay: c.Duration("restart-delay"), NoReaderRespawn: c.Bool("no-lidar-respawn"), Log: log,
+			})
+			if err != nil {
+				return cli.Exit("rosorin-base run: "+err.Error(), 1)
+			}
+			return nil
+		},
+	}
+}
+
+func driverCommand() *cli.Command {
+	return &cli.Command{
+		Name:   "driver",
+		Hidden: true,
+		Usage:  "the driver child process (started by `rosorin-base run`; the board arrives on fds 3 and 4)",
+		Flags: []cli.Flag{
+			socketFlag(), configFlag(), stateDirFlag(),
+			&cli.IntFlag{Name: "supervisor-pid", Usage: "the supervisor's pid, for the state record"},
+		},
+		Action: func(c *cli.Context) error {
+			supervisor.SetProcName("rosorin-driver")
+			log := procLogger("driver")
+			in, out, err := supervisor.ChildBoard()
+			if err != nil {
+				return cli.Exit("rosorin-base driver: "+err.Error(), 2)
+			}
+			// Every later non-stop write is refused once halted: the stop frame written on a signal is the last
+			// thing the board hears, even if the control loop had one more motor frame in flight.
+			hw := supervisor.NewHaltWriter(out)
+			ctx, cancel := context.WithCancel(c.Context)
+			defer cancel()
+			ppid := os.Getppid()
+			sigs := make(chan os.Signal, 1)
+			// SIGTERM is also the parent-death signal (PR_SET_PDEATHSIG): the supervisor is gone, and with it the
+			// crash-stop path; this process is the last one that can stop the wheels, so it does it first.
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+			go func() {
+				select {
+				case s := <-sigs:
+					herr := hw.Halt()
+					why := "shutdown"
+					if os.Getppid() != ppid {
+						why = "supervisor died (parent-death signal)"
+					}
+					if herr != nil {
+						log.Error("signal: stop frame FAILED", "signal", s, "why", why, "err", herr)
+					} else {
+						log.Warn("signal: stop frame written; stopping", "signal", s, "why", why)
+					}
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			runErr := runDriver(ctx, driverParams{
+				in: in, out: hw, socket: c.String("socket"), configs: c.StringSlice("config"),
+				stateDir: c.String("state-dir"), supervisorPID: c.Int("supervisor-pid"), log: log,
+			})
+			if herr := hw.Halt(); herr != nil {
+				log.Error("final stop frame failed", "err", herr)
+			}
+			if runErr != nil && ctx.Err() == nil {
+				return cli.Exit("rosorin-base driver: "+runErr.Error(), 1)
+			}
+			return nil
+		},
+	}
+}
+
+type driverParams struct {
+	in            io.Reader
+	out           io.Writer
+	socket        string
+	configs       []string
+	stateDir      string
+	supervisorPID int
+	log           *slog.Logger
+}
+
+func lidarReaderCommand() *cli.Command {
+	return &cli.Command{
+		Name:   "lidar-reader",
+		Hidden: true,
+		Usage:  "the LiDAR reader child process (started by `rosorin-base run`)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "lidar", Value: "/dev/lidar", Usage: "LiDAR serial device"},
+			socketFlag(), configFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			supervisor.SetProcName("rosorin-lidar")
+			log := procLogger("lidar-reader")
+			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+			defer stop()
+			scfg, frameID, err := lidarConfig(c.StringSlice("config"))
+			if err != nil {
+				return cli.Exit("rosorin-base lidar-reader: "+err.Error(), 1)
+			}
+			cl := api.NewClient(c.String("socket"))
+			fw := lidar.NewForwarder(func(ctx context.Context) (lidar.ScanStream, error) {
+				return cl.StreamScans(ctx)
+			}, frameID, log)
+			r := lidar.New(lidar.Config{Device: c.String("lidar"), Scan: scfg, Log: log})
+			fwDone := make(chan struct{})
+			fctx, fcancel := context.WithCancel(context.Background())
+			go func() { defer close(fwDone); _ = fw.Run(fctx) }()
+			err = r.Run(ctx, fw.Offer)
+			fcancel()
+			<-fwDone
+			st := r.Stats()
+			sent, dropped, _ := fw.Counts()
+			log.Info("LiDAR reader stopped", "scans", st.Scans, "sent", sent, "dropped", dropped, "reopens", st.Reopens,
+				"bad_checksum", st.Parser.BadChecksum)
+			if err != nil {
+				// The supervisor respawns us in about 2 s; meanwhile the driver's scan gate holds the wheels.
+				return cli.Exit("rosorin-base lidar-reader: "+err.Error()+"; exiting for a respawn", 1)
+			}
+			return nil
+		},
+	}
 }
 
 func stopMotorsCommand() *cli.Command {
@@ -44,3 +229,70 @@ func stopMotorsCommand() *cli.Command {
 	}
 }
 
+func supervisorStatusCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "supervisor-status",
+		Usage: "print the supervisor's status (board port open or GONE, driver and reader pids, stop frames); works while the driver is down",
+		Flags: []cli.Flag{socketFlag(), &cli.BoolFlag{Name: "json", Usage: "print the JSON record"}},
+		Action: func(c *cli.Context) error {
+			st, err := supervisor.ReadStatus(c.String("socket"))
+			if err != nil {
+				return cli.Exit("rosorin-base supervisor-status: "+err.Error(), 1)
+			}
+			if c.Bool("json") {
+				b, _ := json.MarshalIndent(st, "", "  ")
+				fmt.Println(string(b))
+				return nil
+			}
+			age := time.Since(st.Updated).Seconds()
+			fmt.Printf("supervisor pid %d, board %s %s since %s; driver pid %d (%d starts, last exit: %s); lidar reader pid %d (%d starts); %d stop frames (last: %s); status %.1f s old\n",
+				st.PID, st.Device, st.Port, st.PortSince.Format(time.RFC3339), st.DriverPID, st.DriverStarts,
+				orNone(st.DriverLastExit), st.ReaderPID, st.ReaderStarts, st.StopFrames, orNone(st.LastStop), age)
+			if st.Warning != "" {
+				fmt.Println("WARNING:", st.Warning)
+			}
+			if st.Port != supervisor.PortClosed && age > 3 {
+				fmt.Println("WARNING: the status is stale: the supervisor is not running or is stuck")
+			}
+			return nil
+		},
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// TEMPORARY until driver/config lands: runDriver, checkConfig and lidarConfig move to driver.Run and
+// config.Load. The placeholder driver writes a stop frame and consumes the board's bytes until its input ends.
+func runDriver(ctx context.Context, p driverParams) error {
+	if _, err := p.out.Write(stopFrame()); err != nil {
+		return err
+	}
+	p.log.Info("placeholder driver running (driver.Run not wired yet)")
+	errc := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, p.in)
+		if err == nil {
+			err = errors.New("board input ended")
+		}
+		errc <- err
+	}()
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-errc:
+		return err
+	}
+}
+
+func checkConfig(paths []string, log *slog.Logger) error { return nil }
+
+func lidarConfig(paths []string) (coind6.ScanConfig, string, error) {
+	return coind6.DefaultScanConfig(), "laser", nil
+}
+
+func stopFrame() []byte { return board.StopFrame() }

@@ -1,0 +1,347 @@
+//go:build !race
+
+package supervisor_test
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/rosorin/rosorin/driver/supervisor"
+	"github.com/rosorin/rosorin/protocol/board"
+)
+
+func needsBinary() bool { return true }
+
+// arrival is one board frame the fake board received, stamped when the pty master's read returned.
+type arrival struct {
+	at    time.Time
+	plug  int // which plug-in of the device (USB drop tests re-create the pty)
+	frame []byte
+}
+
+func (a arrival) isStop() bool { return board.IsStopFrame(a.frame) }
+
+// fakeBoard is the board end of a pseudo-terminal behind a symlink (the "device path" the supervisor opens).
+// It records every frame written to the board with its arrival time, and can be unplugged (master closed,
+// symlink removed: the tty hangs up like a USB serial device that vanished) and plugged in again (a new pty
+// at the same path).
+type fakeBoard struct {
+	t    *testing.T
+	link string
+
+	mu       sync.Mutex
+	master   *os.File
+	slave    *os.File // held so the master never reads EIO between owners
+	slaveDev string
+	plugs    int
+	frames   []arrival
+	notify   chan struct{}
+	wg       sync.WaitGroup
+}
+
+func newFakeBoard(t *testing.T, link string) *fakeBoard {
+	t.Helper()
+	b := &fakeBoard{t: t, link: link, notify: make(chan struct{})}
+	b.plug()
+	t.Cleanup(b.close)
+	return b
+}
+
+func (b *fakeBoard) plug() {
+	b.t.Helper()
+	m, s, err := pty.Open()
+	if err != nil {
+		b.t.Fatalf("pty: %v", err)
+	}
+	// The unprivileged-opener test needs TIOCEXCL to be the only barrier, not the pts's 0620 mode.
+	if err := os.Chmod(s.Name(), 0o666); err != nil {
+		b.t.Fatalf("chmod pts: %v", err)
+	}
+	_ = os.Remove(b.link)
+	if err := os.Symlink(s.Name(), b.link); err != nil {
+		b.t.Fatalf("symlink: %v", err)
+	}
+	b.mu.Lock()
+	b.master, b.slave, b.slaveDev = m, s, s.Name()
+	b.plugs++
+	plug := b.plugs
+	b.mu.Unlock()
+	b.wg.Add(1)
+	go b.read(m, plug)
+}
+
+func (b *fakeBoard) read(m *os.File, plug int) {
+	defer b.wg.Done()
+	var p board.Parser
+	buf := make([]byte, 4096)
+	for {
+		n, err := m.Read(buf)
+		at := time.Now()
+		if n > 0 {
+			p.Feed(buf[:n], func(f board.Frame) {
+				raw, _ := board.EncodeFrame(f.Func, f.Payload)
+				b.mu.Lock()
+				b.frames = append(b.frames, arrival{at: at, plug: plug, frame: raw})
+				close(b.notify)
+				b.notify = make(chan struct{})
+				b.mu.Unlock()
+			})
+		}
+		if err != nil {
+			if errors.Is(err, syscall.EIO) { // no slave open at this instant
+				time.Sleep(2 * time.Millisecond)
+				continue
+			}
+			return
+		}
+	}
+}
+
+// unplug closes the master and removes the device path: the owner's reads end, its writes fail with EIO.
+func (b *fakeBoard) unplug() {
+	b.mu.Lock()
+	m, s := b.master, b.slave
+	b.master, b.slave = nil, nil
+	b.mu.Unlock()
+	if m != nil {
+		m.Close()
+	}
+	if s != nil {
+		s.Close()
+	}
+	_ = os.Remove(b.link)
+}
+
+func (b *fakeBoard) close() {
+	b.unplug()
+	b.wg.Wait()
+}
+
+// send writes bytes from the board to its owner.
+func (b *fakeBoard) send(p []byte) error {
+	b.mu.Lock()
+	m := b.master
+	b.mu.Unlock()
+	if m == nil {
+		return errors.New("unplugged")
+	}
+	_, err := m.Write(p)
+	return err
+}
+
+func (b *fakeBoard) dev() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.slaveDev
+}
+
+func (b *fakeBoard) snapshot() []arrival {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]arrival(nil), b.frames...)
+}
+
+// waitFrame returns the first frame after since that satisfies ok, waiting up to timeout.
+func (b *fakeBoard) waitFrame(since time.Time, timeout time.Duration, ok func(arrival) bool) (arrival, bool) {
+	deadline := time.After(timeout)
+	for {
+		b.mu.Lock()
+		for _, a := range b.frames {
+			if a.at.After(since) && ok(a) {
+				b.mu.Unlock()
+				return a, true
+			}
+		}
+		ch := b.notify
+		b.mu.Unlock()
+		select {
+		case <-ch:
+		case <-deadline:
+			return arrival{}, false
+		}
+	}
+}
+
+func (b *fakeBoard) countStops(since time.Time) int {
+	n := 0
+	for _, a := range b.snapshot() {
+		if a.at.After(since) && a.isStop() {
+			n++
+		}
+	}
+	return n
+}
+
+func isStop(a arrival) bool { return a.isStop() }
+
+// service is one `rosorin-base run` under test.
+type service struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	socket string
+	log    *lockedBuffer
+	done   chan struct{}
+	err    error
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func bin() string { return filepath.Join(binDir, "rosorin-base") }
+
+// startService runs `rosorin-base run` with args appended to --device/--socket and waits for its first status.
+func startService(t *testing.T, dir, device string, args ...string) *service {
+	t.Helper()
+	sock := filepath.Join(dir, "base.sock")
+	cfg := filepath.Join(dir, "base.yaml")
+	if _, err := os.Stat(cfg); err != nil {
+		if err := os.WriteFile(cfg, []byte("rosorin_board_driver:\n  ros__parameters: {}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := append([]string{"run", "--device", device, "--socket", sock, "--config", cfg, "--state-dir", filepath.Join(dir, "state")}, args...)
+	s := &service{t: t, socket: sock, log: &lockedBuffer{}, done: make(chan struct{})}
+	s.cmd = exec.Command(bin(), all...)
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.err = s.cmd.Wait(); close(s.done) }()
+	t.Cleanup(func() {
+		select {
+		case <-s.done:
+		default:
+			_ = s.cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-s.done:
+			case <-time.After(5 * time.Second):
+				_ = s.cmd.Process.Kill()
+				<-s.done
+			}
+		}
+		if t.Failed() {
+			t.Logf("service log:\n%s", s.log.String())
+		}
+	})
+	s.waitStatus(5*time.Second, "driver running", func(st supervisor.Status) bool { return st.DriverPID != 0 })
+	return s
+}
+
+func (s *service) status() (supervisor.Status, error) { return supervisor.ReadStatus(s.socket) }
+
+// waitStatus polls the status file until ok holds.
+func (s *service) waitStatus(timeout time.Duration, what string, ok func(supervisor.Status) bool) supervisor.Status {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		st, err := s.status()
+		if err == nil && ok(st) {
+			return st
+		}
+		select {
+		case <-s.done:
+			s.t.Fatalf("service exited (%v) while waiting for %s; log:\n%s", s.err, what, s.log.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timeout (%v) waiting for %s; last status %+v (err %v)", timeout, what, st, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (s *service) wait(timeout time.Duration) (exitCode int, ok bool) {
+	select {
+	case <-s.done:
+		return s.cmd.ProcessState.ExitCode(), true
+	case <-time.After(timeout):
+		return -1, false
+	}
+}
+
+// procsRunning lists live (non-zombie) processes whose executable is path.
+func procsRunning(path string) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		if err != nil || strings.TrimSuffix(exe, " (deleted)") != path {
+			continue
+		}
+		if st := procState(pid); st == "Z" || st == "" {
+			continue
+		}
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		out = append(out, fmt.Sprintf("%d %s", pid, bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})))
+	}
+	return out
+}
+
+func procState(pid int) string {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "State:"); ok {
+			return strings.Fields(v)[0]
+		}
+	}
+	return ""
+}
+
+func alive(pid int) bool {
+	st := procState(pid)
+	return st != "" && st != "Z"
+}
+
+// percentile of sorted durations (nearest rank).
+func percentile(d []time.Duration, p float64) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	if len(s) == 0 {
+		return 0
+	}
+	k := int(p/100*float64(len(s))+0.5) - 1
+	k = max(0, min(len(s)-1, k))
+	return s[k]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+var _ = io.Discard

@@ -1,0 +1,158 @@
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// spawner starts child processes from one goroutine locked to its OS thread for the supervisor's lifetime.
+//
+// Why: PR_SET_PDEATHSIG fires when the *thread* that forked the child exits, not the process. Go may end an
+// OS thread when a goroutine that locked it exits; a child forked from such a thread would get its
+// parent-death signal (and stop the wheels) while the supervisor is alive (golang/go#27505). A dedicated,
+// locked, long-lived thread keeps the signal's meaning: "the supervisor is gone".
+type spawner struct {
+	req  chan spawnReq
+	done chan struct{}
+}
+
+type spawnReq struct {
+	argv  []string
+	env   []string
+	files []uintptr // child fd i = files[i]
+	reply chan spawnRes
+}
+
+type spawnRes struct {
+	pid int
+	err error
+}
+
+func newSpawner() *spawner {
+	s := &spawner{req: make(chan spawnReq), done: make(chan struct{})}
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine, after every child is reaped
+		defer close(s.done)
+		for r := range s.req {
+			pid, err := syscall.ForkExec(r.argv[0], r.argv, &syscall.ProcAttr{
+				Env:   r.env,
+				Files: r.files,
+				// SIGTERM: the children treat it like SIGINT (stop frame, exit). Go's ForkExec also checks
+				// that the parent did not die before the prctl took effect.
+				Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM},
+			})
+			r.reply <- spawnRes{pid, err}
+		}
+	}()
+	return s
+}
+
+func (s *spawner) start(argv, env []string, files []uintptr) (int, error) {
+	r := spawnReq{argv: argv, env: env, files: files, reply: make(chan spawnRes, 1)}
+	s.req <- r
+	res := <-r.reply
+	if res.err != nil {
+		return 0, fmt.Errorf("start %s: %w", argv[0], res.err)
+	}
+	return res.pid, nil
+}
+
+// close ends the spawner's thread; call it only when no child it started is alive.
+func (s *spawner) close() {
+	close(s.req)
+	<-s.done
+}
+
+// proc is a started child: its pid and a pidfd, so that signals never reach a recycled pid.
+type proc struct {
+	pid   int
+	pidfd int // -1 if pidfd_open is unavailable (kernel < 5.3)
+}
+
+func newProc(pid int) *proc {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		fd = -1
+	}
+	return &proc{pid: pid, pidfd: fd}
+}
+
+func (p *proc) signal(sig syscall.Signal) error {
+	if p.pidfd >= 0 {
+		return unix.PidfdSendSignal(p.pidfd, sig, nil, 0)
+	}
+	return syscall.Kill(p.pid, sig)
+}
+
+// wait blocks until the child exits and reaps it. Only after this returns may the pidfd be closed.
+func (p *proc) wait() (syscall.WaitStatus, error) {
+	var ws syscall.WaitStatus
+	for {
+		_, err := syscall.Wait4(p.pid, &ws, 0, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		return ws, err
+	}
+}
+
+func (p *proc) release() {
+	if p.pidfd >= 0 {
+		unix.Close(p.pidfd)
+		p.pidfd = -1
+	}
+}
+
+// describeExit says how a child ended, as a person reads it.
+func describeExit(ws syscall.WaitStatus) string {
+	switch {
+	case ws.Exited():
+		return fmt.Sprintf("exit status %d", ws.ExitStatus())
+	case ws.Signaled():
+		s := "killed by " + unix.SignalName(ws.Signal())
+		if ws.CoreDump() {
+			s += " (core dumped)"
+		}
+		return s
+	default:
+		return fmt.Sprintf("wait status %#x", uint32(ws))
+	}
+}
+
+// dupCloexec duplicates fd (same open file: same flock, same O_NONBLOCK) with close-on-exec set atomically,
+// so no other child started concurrently can inherit it.
+func dupCloexec(f *os.File) (int, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	nfd := -1
+	var derr error
+	if err := rc.Control(func(fd uintptr) { nfd, derr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
+		return -1, err
+	}
+	return nfd, derr
+}
+
+// boardPipe makes the pipe that carries board bytes to the driver child: the read end (raw fd, non-blocking so
+// the child's Go runtime polls it) goes to the child, the write end stays here under Go's poller.
+func boardPipe() (childEnd int, w *os.File, err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
+		return -1, nil, fmt.Errorf("board pipe: %w", err)
+	}
+	return p[0], os.NewFile(uintptr(p[1]), "board-pipe"), nil
+}
+
+// SetProcName sets this process's name as ps and top show it (PR_SET_NAME, at most 15 bytes). The children are
+// started through /proc/self/exe, which would otherwise show as "exe".
+func SetProcName(name string) {
+	b := append([]byte(name), 0)
+	_ = unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&b[0])), 0, 0, 0)
+	runtime.KeepAlive(b)
+}

@@ -1,0 +1,90 @@
+package supervisor
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// StatusPath returns the supervisor's status file for a driver control socket. The supervisor rewrites it
+// atomically on every change and every second; it is how clients learn that the board port is gone or the
+// driver is down while the driver's own socket is silent.
+func StatusPath(socket string) string { return socket + ".status" }
+
+// Port states in Status.Port.
+const (
+	PortOpen   = "open"   // held by the supervisor; the driver child writes to it
+	PortGone   = "gone"   // the device vanished (USB drop); reopening every 0.1 s; NOTHING can stop the wheels
+	PortClosed = "closed" // the supervisor has shut down
+)
+
+// Status is the supervisor's status record.
+type Status struct {
+	PID       int       `json:"pid"`
+	Device    string    `json:"device"`
+	Port      string    `json:"port"`
+	PortSince time.Time `json:"port_since"`
+	// Warning is set while the board cannot be stopped (port gone), in words for a person.
+	Warning string `json:"warning,omitempty"`
+
+	DriverPID      int    `json:"driver_pid"` // 0 while no driver child runs
+	DriverStarts   int    `json:"driver_starts"`
+	DriverLastExit string `json:"driver_last_exit,omitempty"`
+	ReaderPID      int    `json:"reader_pid"` // 0 while no LiDAR reader runs
+	ReaderStarts   int    `json:"reader_starts"`
+	ReaderLastExit string `json:"reader_last_exit,omitempty"`
+
+	StopFrames uint64    `json:"stop_frames"` // written by the supervisor itself (the driver's are not counted)
+	LastStop   string    `json:"last_stop,omitempty"`
+	LastStopAt time.Time `json:"last_stop_at,omitzero"`
+
+	BoardBytes         uint64 `json:"board_bytes"`          // read from the board since start
+	DriverDroppedBytes uint64 `json:"driver_dropped_bytes"` // board bytes a hung driver did not take
+	RawClients         int    `json:"raw_clients"`
+	RawDroppedClients  uint64 `json:"raw_dropped_clients"` // disconnected for reading too slowly
+
+	Updated time.Time `json:"updated"`
+}
+
+// ReadStatus reads the status file of the supervisor serving socket.
+func ReadStatus(socket string) (Status, error) {
+	var s Status
+	b, err := os.ReadFile(StatusPath(socket))
+	if err != nil {
+		return s, fmt.Errorf("supervisor status: %w (is `rosorin-base run` running with --socket %s?)", err, socket)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("supervisor status %s: %w", StatusPath(socket), err)
+	}
+	return s, nil
+}
+
+// writeStatus replaces the status file atomically (write a temporary file, rename), so readers never see half a
+// record.
+func writeStatus(path string, s Status) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(append(b, '\n'))
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+	}
+	return werr
+}

@@ -1,0 +1,523 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rosorin/rosorin/driver/port"
+)
+
+// File descriptors of the board in a driver child started by the supervisor.
+const (
+	// BoardInFD is the read end of a pipe carrying every byte the board sends (the supervisor is the port's
+	// only reader). It ends (EOF) when the supervisor dies.
+	BoardInFD = 3
+	// BoardOutFD is the board's serial port itself (the same open file as the supervisor's), for writing.
+	BoardOutFD = 4
+)
+
+// Config configures Run. Zero durations take the defaults in parentheses.
+type Config struct {
+	// Device is the board's serial device (/dev/ttyACM0).
+	Device string
+	// Socket is the driver's control socket path. The supervisor serves RawPath(Socket) and writes
+	// StatusPath(Socket), and removes a stale Socket after the driver child dies.
+	Socket string
+	// Exe is the program run for the children ("/proc/self/exe": the same binary, even if the file on disk
+	// was replaced by an upgrade since the supervisor started).
+	Exe string
+	// DriverArgs are the driver child's arguments after the program name; it finds the board on BoardInFD
+	// and BoardOutFD.
+	DriverArgs []string
+	// ReaderArgs are the LiDAR reader child's arguments; nil runs no reader.
+	ReaderArgs []string
+	// RestartDelay is the pause before a dead driver is restarted (0.5 s). A driver that keeps exiting by
+	// itself within 2 s of its start is restarted with a doubling delay, up to 5 s.
+	RestartDelay time.Duration
+	// ReaderRespawnDelay is the pause before a dead LiDAR reader is restarted (2 s, the seed's respawn).
+	ReaderRespawnDelay time.Duration
+	// NoReaderRespawn leaves a dead reader dead: the negative control for the live scan-gate proof.
+	NoReaderRespawn bool
+	// ReopenEvery is the retry period for a vanished board (0.1 s); GoneLogEvery repeats the error (10 s).
+	ReopenEvery, GoneLogEvery time.Duration
+	// StopTimeout bounds the wait for the children on shutdown before SIGKILL (3 s; systemd's
+	// TimeoutStopSec=10 is the outer bound).
+	StopTimeout time.Duration
+	// Log receives the supervisor's log; nil discards it.
+	Log *slog.Logger
+}
+
+func (c *Config) defaults() {
+	if c.Exe == "" {
+		c.Exe = "/proc/self/exe"
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.RestartDelay, 500*time.Millisecond)
+	def(&c.ReaderRespawnDelay, 2*time.Second)
+	def(&c.ReopenEvery, 100*time.Millisecond)
+	def(&c.GoneLogEvery, 10*time.Second)
+	def(&c.StopTimeout, 3*time.Second)
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+}
+
+// driverQueue is the driver pipe's queue in reads (a hung driver loses the newest board bytes past it).
+const driverQueue = 1024
+
+// maxCrashDelay caps the restart delay of a driver that keeps exiting by itself right after its start.
+const maxCrashDelay = 5 * time.Second
+
+type child struct {
+	name    string
+	p       *proc
+	started time.Time
+	sink    *sink // driver: its share of the board's bytes
+}
+
+type exitEvent struct {
+	c       *child
+	ws      syscall.WaitStatus
+	err     error
+	reaped  time.Time
+	stopErr error         // driver: the stop frame written by the waiter
+	stopDur time.Duration // driver: from wait4's return to the stop frame queued
+	stopped bool          // driver: a stop frame was attempted
+}
+
+type supervisor struct {
+	cfg   Config
+	log   *slog.Logger
+	sp    *spawner
+	tee   *tee
+	stop  *stopper
+	raw   *rawServer
+	exits chan exitEvent
+	wg    sync.WaitGroup // pump, pipe writers, waiters
+
+	port       *os.File
+	portState  string
+	portSince  time.Time
+	goneLogged time.Time
+	pumpDone   chan error
+
+	driver, reader             *child
+	driverStarts, readerStarts int
+	driverLastExit, readerExit string
+	crashDelay                 time.Duration
+	stopping                   bool
+}
+
+// Run is `rosorin-base run`: it opens the board exclusively, writes a stop frame, starts the driver and the
+// LiDAR reader as children and keeps them running until ctx ends; then it sends SIGINT to the children, waits
+// for them (bounded), writes the stop frame twice, closes the port and returns nil.
+//
+// Every exit of the driver child is followed at once by a stop frame from the waiter goroutine (milliseconds
+// after a SIGKILL), then a restart after RestartDelay; the child starts disabled and writes its own stop frame.
+// If the board's device vanishes, the driver is stopped and the port is reopened every ReopenEvery; the instant
+// it is back, a stop frame goes out and the driver restarts.
+//
+// Errors: a busy port (*port.BusyError naming the holder), a missing device or a broken socket path at start.
+func Run(ctx context.Context, cfg Config) error {
+	cfg.defaults()
+	if cfg.Device == "" || cfg.Socket == "" || len(cfg.DriverArgs) == 0 {
+		return errors.New("supervisor: Device, Socket and DriverArgs are required")
+	}
+	f, err := port.OpenBoard(cfg.Device)
+	if err != nil {
+		if port.IsBusy(err) {
+			return err
+		}
+		return fmt.Errorf("board port: %w; check the cable and --device", err)
+	}
+	s := &supervisor{cfg: cfg, log: cfg.Log, tee: newTee(), stop: newStopper(), exits: make(chan exitEvent, 4),
+		crashDelay: cfg.RestartDelay}
+	s.setPort(f)
+	// Known state first: whatever the wheels were doing before this start, they stop now.
+	if err := s.stop.write("supervisor start"); err != nil {
+		f.Close()
+		return fmt.Errorf("board port %s: %w", cfg.Device, err)
+	}
+	s.raw, err = listenRaw(RawPath(cfg.Socket), s.tee)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	s.sp = newSpawner()
+	s.log.Info("owning the board port; stop frame written", "device", cfg.Device, "raw", RawPath(cfg.Socket))
+	s.startPump()
+	s.startDriver()
+	s.startReader()
+	s.loop(ctx)
+	s.finish()
+	return nil
+}
+
+func (s *supervisor) setPort(f *os.File) {
+	s.port = f
+	s.stop.set(f)
+	s.portState, s.portSince = PortOpen, time.Now()
+}
+
+func (s *supervisor) loop(ctx context.Context) {
+	var (
+		done          = ctx.Done()
+		driverRestart <-chan time.Time
+		readerRestart <-chan time.Time
+		reopen        <-chan time.Time
+		kill          <-chan time.Time
+		tick          = time.NewTicker(time.Second)
+	)
+	defer tick.Stop()
+	var reopenTicker *time.Ticker
+	defer func() {
+		if reopenTicker != nil {
+			reopenTicker.Stop()
+		}
+	}()
+	s.writeStatus()
+	for !(s.stopping && s.driver == nil && s.reader == nil) {
+		select {
+		case ev := <-s.exits:
+			if ev.c == s.driver {
+				s.driverExited(ev)
+				if !s.stopping && s.port != nil {
+					driverRestart = time.After(s.restartDelay(ev))
+				}
+			} else if ev.c == s.reader {
+				s.readerExited(ev)
+				if !s.stopping && !s.cfg.NoReaderRespawn {
+					readerRestart = time.After(s.cfg.ReaderRespawnDelay)
+				}
+			}
+		case err := <-s.pumpDone:
+			s.pumpDone = nil
+			s.portLost(err)
+			if s.stopping {
+				break
+			}
+			driverRestart = nil
+			reopenTicker = time.NewTicker(s.cfg.ReopenEvery)
+			reopen = reopenTicker.C
+		case <-reopen:
+			if s.tryReopen() {
+				reopenTicker.Stop()
+				reopenTicker, reopen = nil, nil
+				if s.driver == nil {
+					s.startDriver()
+				}
+			}
+		case <-driverRestart:
+			driverRestart = nil
+			if s.port != nil {
+				if !s.startDriver() {
+					driverRestart = time.After(s.cfg.RestartDelay)
+				}
+			}
+		case <-readerRestart:
+			readerRestart = nil
+			if !s.startReader() {
+				readerRestart = time.After(s.cfg.ReaderRespawnDelay)
+			}
+		case <-done:
+			done = nil
+			s.stopping = true
+			driverRestart, readerRestart, reopen = nil, nil, nil
+			s.log.Info("shutting down: SIGINT to the children")
+			for _, c := range []*child{s.driver, s.reader} {
+				if c != nil {
+					_ = c.p.signal(syscall.SIGINT)
+				}
+			}
+			kill = time.After(s.cfg.StopTimeout)
+		case <-kill:
+			kill = nil
+			for _, c := range []*child{s.driver, s.reader} {
+				if c != nil {
+					s.log.Error("child did not exit after SIGINT; killing it", "child", c.name, "pid", c.p.pid,
+						"waited", s.cfg.StopTimeout)
+					_ = c.p.signal(syscall.SIGKILL)
+				}
+			}
+		case <-tick.C:
+			if s.port == nil && time.Since(s.goneLogged) >= s.cfg.GoneLogEvery {
+				s.goneLogged = time.Now()
+				s.log.Error("BOARD PORT STILL GONE: the wheels keep their last speed and nothing can stop them",
+					"device", s.cfg.Device, "gone_for", time.Since(s.portSince).Round(time.Second))
+			}
+		}
+		s.writeStatus()
+	}
+}
+
+// restartDelay is RestartDelay, doubled (up to maxCrashDelay) while the driver keeps exiting by itself within
+// 2 s of its start: a crash loop (bad config, broken binary) must not spin. Kills restart at the short delay.
+func (s *supervisor) restartDelay(ev exitEvent) time.Duration {
+	if ev.ws.Exited() && ev.reaped.Sub(ev.c.started) < 2*time.Second {
+		d := s.crashDelay
+		s.crashDelay = min(2*s.crashDelay, maxCrashDelay)
+		return d
+	}
+	s.crashDelay = s.cfg.RestartDelay
+	return s.cfg.RestartDelay
+}
+
+func (s *supervisor) startPump() {
+	done := make(chan error, 1)
+	s.pumpDone = done
+	f := s.port
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		buf := make([]byte, 4096)
+		for {
+			n, err := f.Read(buf)
+			if n > 0 {
+				s.tee.write(append([]byte(nil), buf[:n]...))
+			}
+			if err == nil && n == 0 {
+				err = io.EOF
+			}
+			if err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+}
+
+func (s *supervisor) env() []string { return os.Environ() }
+
+// startDriver starts the driver child with the board on fds 3 (pipe from the pump) and 4 (the port).
+func (s *supervisor) startDriver() bool {
+	if s.port == nil || s.driver != nil || s.stopping {
+		return true
+	}
+	childEnd, w, err := boardPipe()
+	if err != nil {
+		s.log.Error("cannot start the driver", "err", err)
+		return false
+	}
+	portFD, err := dupCloexec(s.port)
+	if err != nil {
+		unix.Close(childEnd)
+		w.Close()
+		s.log.Error("cannot start the driver: dup board port", "err", err)
+		return false
+	}
+	argv := append([]string{s.cfg.Exe}, s.cfg.DriverArgs...)
+	pid, err := s.sp.start(argv, s.env(), []uintptr{0, 1, 2, uintptr(childEnd), uintptr(portFD)})
+	unix.Close(childEnd)
+	unix.Close(portFD)
+	if err != nil {
+		w.Close()
+		s.log.Error("cannot start the driver", "err", err)
+		return false
+	}
+	c := &child{name: "driver", p: newProc(pid), started: time.Now(), sink: s.tee.add(driverQueue, false)}
+	s.driver = c
+	s.driverStarts++
+	s.wg.Add(2)
+	go s.pipeWriter(c.sink, w)
+	go s.waitChild(c, true)
+	s.log.Info("driver started (motion disabled until enable)", "pid", pid, "start", s.driverStarts)
+	return true
+}
+
+// pipeWriter feeds the driver's pipe from its queue; it ends when the queue is closed (the driver died).
+func (s *supervisor) pipeWriter(q *sink, w *os.File) {
+	defer s.wg.Done()
+	defer w.Close()
+	failed := false
+	for chunk := range q.ch {
+		if failed {
+			continue
+		}
+		if _, err := w.Write(chunk); err != nil {
+			failed = true // EPIPE: the driver is gone; its exit event removes the queue
+		}
+	}
+}
+
+func (s *supervisor) startReader() bool {
+	if s.cfg.ReaderArgs == nil || s.reader != nil || s.stopping {
+		return true
+	}
+	argv := append([]string{s.cfg.Exe}, s.cfg.ReaderArgs...)
+	pid, err := s.sp.start(argv, s.env(), []uintptr{0, 1, 2})
+	if err != nil {
+		s.log.Error("cannot start the LiDAR reader", "err", err)
+		return false
+	}
+	c := &child{name: "lidar reader", p: newProc(pid), started: time.Now()}
+	s.reader = c
+	s.readerStarts++
+	s.wg.Add(1)
+	go s.waitChild(c, false)
+	s.log.Info("LiDAR reader started", "pid", pid, "start", s.readerStarts)
+	return true
+}
+
+// waitChild reaps c. For the driver it writes the stop frame itself, right after wait4 returns: that is the
+// crash-stop path, and it must not wait for the loop.
+func (s *supervisor) waitChild(c *child, isDriver bool) {
+	defer s.wg.Done()
+	ws, err := c.p.wait()
+	ev := exitEvent{c: c, ws: ws, err: err, reaped: time.Now()}
+	if isDriver {
+		ev.stopped = true
+		ev.stopErr = s.stop.write("driver " + describeExit(ws))
+		ev.stopDur = time.Since(ev.reaped)
+	}
+	s.exits <- ev
+}
+
+func (s *supervisor) driverExited(ev exitEvent) {
+	c := ev.c
+	s.driver = nil
+	c.p.release()
+	s.tee.remove(c.sink)
+	how := describeExit(ev.ws)
+	if ev.err != nil {
+		how = "wait4: " + ev.err.Error()
+	}
+	s.driverLastExit = how
+	removeStaleSocket(s.cfg.Socket)
+	ran := ev.reaped.Sub(c.started).Round(time.Millisecond)
+	switch {
+	case ev.stopErr != nil:
+		s.log.Error("driver exited; NO STOP FRAME", "pid", c.p.pid, "how", how, "ran", ran, "err", ev.stopErr)
+	case s.stopping:
+		s.log.Info("driver exited; stop frame written", "pid", c.p.pid, "how", how)
+	default:
+		s.log.Warn("driver exited; stop frame written", "pid", c.p.pid, "how", how, "ran", ran,
+			"stop_after_reap", ev.stopDur)
+	}
+}
+
+func (s *supervisor) readerExited(ev exitEvent) {
+	c := ev.c
+	s.reader = nil
+	c.p.release()
+	how := describeExit(ev.ws)
+	s.readerExit = how
+	switch {
+	case s.stopping:
+		s.log.Info("LiDAR reader exited", "pid", c.p.pid, "how", how)
+	case s.cfg.NoReaderRespawn:
+		s.log.Error("LiDAR reader exited; not respawning (--no-lidar-respawn): the scan gate holds software commands",
+			"pid", c.p.pid, "how", how)
+	default:
+		s.log.Warn("LiDAR reader exited; respawning", "pid", c.p.pid, "how", how, "in", s.cfg.ReaderRespawnDelay)
+	}
+}
+
+// removeStaleSocket removes the dead driver's control socket so the next one can listen (a SIGKILLed
+// process cannot unlink its socket).
+func removeStaleSocket(path string) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().Type() == fs.ModeSocket {
+		_ = os.Remove(path)
+	}
+}
+
+// portLost handles a read error or EOF on the board: USB drop. The old descriptor is dead for good.
+func (s *supervisor) portLost(err error) {
+	s.stop.set(nil)
+	s.port.Close()
+	s.port = nil
+	s.portState, s.portSince = PortGone, time.Now()
+	s.goneLogged = time.Now()
+	s.log.Error("BOARD PORT LOST: the wheels keep their last speed and nothing can stop them until it returns; "+
+		"stopping the driver, reopening", "device", s.cfg.Device, "err", err, "every", s.cfg.ReopenEvery)
+	if s.driver != nil {
+		_ = s.driver.p.signal(syscall.SIGTERM)
+	}
+}
+
+// tryReopen opens the vanished board again; on success the stop frame goes out before anything else.
+func (s *supervisor) tryReopen() bool {
+	f, err := port.OpenBoard(s.cfg.Device)
+	if err != nil {
+		if time.Since(s.goneLogged) >= s.cfg.GoneLogEvery {
+			s.goneLogged = time.Now()
+			s.log.Error("BOARD PORT STILL GONE: the wheels keep their last speed and nothing can stop them",
+				"device", s.cfg.Device, "gone_for", time.Since(s.portSince).Round(time.Second), "err", err)
+		}
+		return false
+	}
+	gone := time.Since(s.portSince)
+	s.setPort(f)
+	if err := s.stop.write("board port returned"); err != nil {
+		s.log.Error("board port back but the stop frame failed", "device", s.cfg.Device, "err", err)
+	} else {
+		s.log.Warn("board port back; stop frame written", "device", s.cfg.Device, "gone_for", gone.Round(time.Millisecond))
+	}
+	s.startPump()
+	return true
+}
+
+func (s *supervisor) writeStatus() {
+	count, last, at := s.stop.stats()
+	st := Status{
+		PID: os.Getpid(), Device: s.cfg.Device, Port: s.portState, PortSince: s.portSince,
+		DriverStarts: s.driverStarts, DriverLastExit: s.driverLastExit,
+		ReaderStarts: s.readerStarts, ReaderLastExit: s.readerExit,
+		StopFrames: count, LastStop: last, LastStopAt: at,
+		BoardBytes: s.tee.bytes.Load(), DriverDroppedBytes: s.tee.driverDrops.Load(),
+		RawClients: int(s.tee.rawSinks.Load()), RawDroppedClients: s.tee.droppedRaw.Load(),
+		Updated: time.Now(),
+	}
+	if s.driver != nil {
+		st.DriverPID = s.driver.p.pid
+	}
+	if s.reader != nil {
+		st.ReaderPID = s.reader.p.pid
+	}
+	if s.portState == PortGone {
+		st.Warning = "board port " + s.cfg.Device + " gone for " +
+			strconv.FormatFloat(time.Since(s.portSince).Seconds(), 'f', 1, 64) +
+			" s: the wheels keep their last speed and nothing can stop them until it returns"
+	}
+	if err := writeStatus(StatusPath(s.cfg.Socket), st); err != nil && s.portState != PortClosed {
+		s.log.Debug("status file", "err", err)
+	}
+}
+
+// finish runs after every child is gone: two stop frames, close, final status.
+func (s *supervisor) finish() {
+	if s.port != nil {
+		for i := 0; i < 2; i++ {
+			if err := s.stop.write("supervisor shutdown"); err != nil {
+				s.log.Error("shutdown stop frame failed", "err", err)
+			}
+		}
+		s.stop.set(nil)
+		s.port.Close()
+		s.port = nil
+	} else {
+		s.log.Error("exiting with the board port gone: the wheels keep their last speed; stop-motors (ExecStopPost) waits for the device",
+			"device", s.cfg.Device)
+	}
+	s.raw.Close()
+	s.wg.Wait()
+	s.sp.close()
+	s.portState, s.portSince = PortClosed, time.Now()
+	s.writeStatus()
+	count, _, _ := s.stop.stats()
+	s.log.Info("supervisor stopped", "stop_frames", count)
+}
