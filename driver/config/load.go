@@ -1,0 +1,393 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// NoteKind says what a Note is about.
+type NoteKind int
+
+const (
+	// NoteArmKey: a key of the arm (chapters 12-13, out of scope here) was ignored. Expected with
+	// config/arm_limits.yaml.
+	NoteArmKey NoteKind = iota
+	// NoteUnknownKey: a key nobody knows was ignored: a warning (a typo keeps its default!).
+	NoteUnknownKey
+	// NoteOtherNode: a section for another ROS node was ignored.
+	NoteOtherNode
+	// NoteNoSection: the file has no rosorin_board_driver section; nothing was read from it.
+	NoteNoSection
+)
+
+func (k NoteKind) String() string {
+	switch k {
+	case NoteArmKey:
+		return "arm key ignored"
+	case NoteUnknownKey:
+		return "unknown key ignored"
+	case NoteOtherNode:
+		return "other node ignored"
+	case NoteNoSection:
+		return "no driver section"
+	}
+	return fmt.Sprintf("NoteKind(%d)", int(k))
+}
+
+// Note is something Load did not use, with where it was.
+type Note struct {
+	Kind NoteKind
+	File string
+	Line int
+	// Key is the parameter (or node) name.
+	Key string
+	// Msg says more, e.g. the closest known key for a likely typo.
+	Msg string
+}
+
+func (n Note) String() string {
+	s := fmt.Sprintf("%s:%d: %s: %s", n.File, n.Line, n.Key, n.Kind)
+	if n.Msg != "" {
+		s += " (" + n.Msg + ")"
+	}
+	return s
+}
+
+// Warning reports whether the note deserves a warning in the log (everything but expected arm keys).
+func (n Note) Warning() bool { return n.Kind != NoteArmKey }
+
+// Notes lists what Load ignored, in file order.
+type Notes []Note
+
+// Warnings returns the notes that deserve a warning.
+func (ns Notes) Warnings() Notes {
+	var w Notes
+	for _, n := range ns {
+		if n.Warning() {
+			w = append(w, n)
+		}
+	}
+	return w
+}
+
+// Ignored returns the arm keys that were ignored.
+func (ns Notes) Ignored() Notes {
+	var w Notes
+	for _, n := range ns {
+		if !n.Warning() {
+			w = append(w, n)
+		}
+	}
+	return w
+}
+
+// ErrConfig is wrapped by every error Load returns for a file's content (not for an unreadable file).
+var ErrConfig = errors.New("config")
+
+// nodeAliases are the section names that address the driver: its name, with the root namespace, and the ROS 2
+// wildcard that applies to every node.
+var nodeAliases = map[string]bool{NodeName: true, "/" + NodeName: true, "/**": true}
+
+// fields maps a ROS parameter name to the Config field index.
+var fields = func() map[string]int {
+	m := map[string]int{}
+	t := reflect.TypeOf(Config{})
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		m[name] = i
+	}
+	return m
+}()
+
+// Arm parameters (chapters 12-13) live in the same node and file (config/arm_limits.yaml) but are not the
+// wheels' business: they are ignored with a note. The arm's exact key list is not in the seeds, so the rule is
+// by name: these keys, these prefixes and suffixes.
+var (
+	armKeys     = map[string]bool{"drive_pan": true, "auto_tuck_s": true, "servo_ids": true, "poses": true, "joint_names": true, "robot_model": true, "gripper": true}
+	armPrefixes = []string{"arm_", "arm.", "servo_", "servos.", "joint_", "joints.", "pose_", "poses.", "tuck_", "gripper_", "drive_pose"}
+	armSuffixes = []string{"_pose", "_poses", "_pulses"}
+)
+
+// IsArmKey reports whether name is an arm parameter (ignored with a note).
+func IsArmKey(name string) bool {
+	if armKeys[name] {
+		return true
+	}
+	for _, p := range armPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	for _, s := range armSuffixes {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Load reads ROS parameter files in order onto Default(): a later file wins key by key (as ROS applies
+// several parameter files). It returns the merged, validated config, the notes on what was ignored, and an
+// error if a file cannot be read, is not YAML, has a value of the wrong type, or a value out of range.
+// All content errors are reported at once (errors.Join), each naming file, line and key. With no paths it
+// returns the defaults.
+func Load(paths ...string) (Config, Notes, error) {
+	c := Default()
+	var notes Notes
+	var errs []error
+	origin := map[string]string{} // key -> "file:line" of the value in force
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return Default(), notes, fmt.Errorf("config file: %w; check the --config path", err)
+		}
+		n, e := apply(&c, p, b, origin)
+		notes = append(notes, n...)
+		errs = append(errs, e...)
+	}
+	if len(errs) == 0 {
+		for _, e := range c.check() {
+			where := origin[e.key]
+			if where == "" {
+				where = "default"
+			}
+			errs = append(errs, fmt.Errorf("%w: %s: %s = %s", ErrConfig, where, e.key, e.msg))
+		}
+	}
+	if len(errs) > 0 {
+		return Default(), notes, errors.Join(errs...)
+	}
+	return c, notes, nil
+}
+
+// Parse applies one file's content (named name in messages) onto c. It is Load for bytes in hand; it does
+// not validate ranges (call Validate).
+func Parse(c *Config, name string, b []byte) (Notes, error) {
+	n, errs := apply(c, name, b, map[string]string{})
+	return n, errors.Join(errs...)
+}
+
+func apply(c *Config, file string, b []byte, origin map[string]string) (Notes, []error) {
+	var notes Notes
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, []error{fmt.Errorf("%w: %s: not valid YAML: %v", ErrConfig, file, err)}
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 { // empty file
+		return Notes{{Kind: NoteNoSection, File: file, Line: 1, Key: NodeName, Msg: "empty file"}}, nil
+	}
+	top := doc.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return nil, []error{fmt.Errorf("%w: %s:%d: the top level must be a mapping `%s: ros__parameters: {...}`",
+			ErrConfig, file, top.Line, NodeName)}
+	}
+	var errs []error
+	found := false
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		k, v := top.Content[i], top.Content[i+1]
+		if !nodeAliases[k.Value] {
+			notes = append(notes, Note{Kind: NoteOtherNode, File: file, Line: k.Line, Key: k.Value})
+			continue
+		}
+		found = true
+		params, err := rosParameters(file, k, v)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if params == nil {
+			continue
+		}
+		seen := map[string]int{}
+		for j := 0; j+1 < len(params.Content); j += 2 {
+			pk, pv := params.Content[j], params.Content[j+1]
+			// yaml.v3 checks duplicate keys only when decoding into maps and structs, not into a Node.
+			if first, dup := seen[pk.Value]; dup {
+				errs = append(errs, fmt.Errorf("%w: %s:%d: %s given twice (first at line %d); YAML forbids it, keep one",
+					ErrConfig, file, pk.Line, pk.Value, first))
+				continue
+			}
+			seen[pk.Value] = pk.Line
+			n, err := setKey(c, file, pk, pv, origin)
+			if n != nil {
+				notes = append(notes, *n)
+			}
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if !found {
+		notes = append(notes, Note{Kind: NoteNoSection, File: file, Line: 1, Key: NodeName,
+			Msg: "nothing read from this file; is the node name right?"})
+	}
+	return notes, errs
+}
+
+// rosParameters returns the ros__parameters mapping of a node section (nil if the section is empty).
+func rosParameters(file string, k, v *yaml.Node) (*yaml.Node, error) {
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		return nil, nil
+	}
+	if v.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%w: %s:%d: %s must be a mapping holding ros__parameters", ErrConfig, file, v.Line, k.Value)
+	}
+	var params *yaml.Node
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		if v.Content[i].Value == "ros__parameters" {
+			params = v.Content[i+1]
+		} else {
+			return nil, fmt.Errorf("%w: %s:%d: %s: only ros__parameters may be under a node name, found %q",
+				ErrConfig, file, v.Content[i].Line, k.Value, v.Content[i].Value)
+		}
+	}
+	if params == nil || (params.Kind == yaml.ScalarNode && params.Tag == "!!null") {
+		return nil, nil
+	}
+	if params.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%w: %s:%d: ros__parameters must be a mapping of parameter names to values", ErrConfig, file, params.Line)
+	}
+	return params, nil
+}
+
+// setKey sets one parameter, or returns a note for an ignored one, or a type error.
+func setKey(c *Config, file string, k, v *yaml.Node, origin map[string]string) (*Note, error) {
+	name := k.Value
+	idx, ok := fields[name]
+	if !ok {
+		if IsArmKey(name) {
+			return &Note{Kind: NoteArmKey, File: file, Line: k.Line, Key: name}, nil
+		}
+		n := &Note{Kind: NoteUnknownKey, File: file, Line: k.Line, Key: name}
+		if s := closest(name); s != "" {
+			n.Msg = "did you mean " + s + "?"
+		}
+		return n, nil
+	}
+	f := reflect.ValueOf(c).Elem().Field(idx)
+	where := fmt.Sprintf("%s:%d", file, v.Line)
+	bad := func(want string) error {
+		got := v.Tag
+		if v.Kind == yaml.ScalarNode {
+			got = fmt.Sprintf("%s %q", v.Tag, v.Value)
+		} else if v.Kind == yaml.SequenceNode {
+			got = fmt.Sprintf("a list of %d", len(v.Content))
+		} else if v.Kind == yaml.MappingNode {
+			got = "a mapping"
+		}
+		return fmt.Errorf("%w: %s: %s: wrong type: want %s, got %s; fix the value in %s", ErrConfig, where, name, want, got, file)
+	}
+	scalar := func(tags ...string) bool {
+		if v.Kind != yaml.ScalarNode {
+			return false
+		}
+		for _, t := range tags {
+			if v.Tag == t {
+				return true
+			}
+		}
+		return false
+	}
+	switch f.Kind() {
+	case reflect.String:
+		if !scalar("!!str") {
+			return nil, bad("a string")
+		}
+		f.SetString(v.Value)
+	case reflect.Bool:
+		if !scalar("!!bool") {
+			return nil, bad("true or false")
+		}
+		var b bool
+		if err := v.Decode(&b); err != nil {
+			return nil, bad("true or false")
+		}
+		f.SetBool(b)
+	case reflect.Int:
+		var i int
+		if !scalar("!!int") || v.Decode(&i) != nil {
+			return nil, bad("an integer")
+		}
+		f.SetInt(int64(i))
+	case reflect.Float64:
+		// An integer is a fine number of metres or seconds (max_linear: 1); ROS itself is stricter.
+		var x float64
+		if !scalar("!!float", "!!int") || v.Decode(&x) != nil {
+			return nil, bad("a number")
+		}
+		f.SetFloat(x)
+	case reflect.Array:
+		n := f.Len()
+		if v.Kind != yaml.SequenceNode || len(v.Content) != n {
+			return nil, bad(fmt.Sprintf("a list of %d numbers", n))
+		}
+		var vals [8]float64
+		for i, e := range v.Content {
+			if e.Kind != yaml.ScalarNode || (e.Tag != "!!float" && e.Tag != "!!int") || e.Decode(&vals[i]) != nil {
+				return nil, bad(fmt.Sprintf("a list of %d numbers (item %d is %s %q)", n, i+1, e.Tag, e.Value))
+			}
+		}
+		for i := 0; i < n; i++ {
+			f.Index(i).SetFloat(vals[i])
+		}
+	default:
+		return nil, fmt.Errorf("config: internal: field %s has unsupported kind %v", name, f.Kind())
+	}
+	origin[name] = where
+	return nil, nil
+}
+
+// closest returns the known key within edit distance 2 of name, if exactly one is closest.
+func closest(name string) string {
+	best, bestD, ties := "", 3, 0
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		d := editDistance(name, k)
+		switch {
+		case d < bestD:
+			best, bestD, ties = k, d, 0
+		case d == bestD:
+			ties++
+		}
+	}
+	if ties > 0 {
+		return ""
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// Marshal returns c as a ROS parameter file (`rosorin_board_driver: ros__parameters: {...}`) that Load reads
+// back to the same values.
+func (c Config) Marshal() ([]byte, error) {
+	return yaml.Marshal(map[string]map[string]Config{NodeName: {"ros__parameters": c}})
+}
