@@ -1,4 +1,8 @@
+//go:build !race
+
 package sim
+
+// Real-time end-to-end tests over ptys: CI runs them without -race (see .ci/run).
 
 import (
 	"errors"

@@ -118,8 +118,15 @@ func Start(ctx context.Context, cfg Config) (*Sim, error) {
 	}
 	if s.room == nil {
 		s.room = DefaultRoom()
-	} else if err := s.room.validate(); err != nil {
-		return nil, fmt.Errorf("sim: room: %w", err)
+	} else {
+		r := *s.room // a Room built in code may leave the radius at zero
+		if r.RobotRadius == 0 {
+			r.RobotRadius = DefaultRobotRadius
+		}
+		if err := r.validate(); err != nil {
+			return nil, fmt.Errorf("sim: room: %w", err)
+		}
+		s.room = &r
 	}
 	faults := make([]Fault, 0, len(cfg.Faults))
 	for _, f := range cfg.Faults {
