@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 
 	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/protocol/board"
@@ -64,7 +65,7 @@ func newFakeBoard(t *testing.T, link string) *fakeBoard {
 
 func (b *fakeBoard) plug() {
 	b.t.Helper()
-	m, s, err := pty.Open()
+	m, s, err := openPty()
 	if err != nil {
 		b.t.Fatalf("pty: %v", err)
 	}
@@ -110,6 +111,27 @@ func (b *fakeBoard) read(m *os.File, plug int) {
 			return
 		}
 	}
+}
+
+// openPty is pty.Open with the master back under Go's poller. creack/pty calls Fd() on the master, which puts
+// it in blocking mode: a goroutine blocked reading it then keeps the descriptor open through Close, the slave
+// never hangs up, and an "unplugged" device would look alive to its owner.
+func openPty() (master, slave *os.File, err error) {
+	m, s, err := pty.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	// CLOEXEC: a master inherited by the service under test would keep the pty alive through "unplug".
+	nfd, err := unix.FcntlInt(m.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	m.Close()
+	if err == nil {
+		err = unix.SetNonblock(nfd, true)
+	}
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return os.NewFile(uintptr(nfd), "/dev/ptmx"), s, nil
 }
 
 // unplug closes the master and removes the device path: the owner's reads end, its writes fail with EIO.
