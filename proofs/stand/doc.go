@@ -30,13 +30,20 @@
 //
 // # Windows
 //
-// A window ending at e holds the samples with T in (e-Window, e]. The windows that judge the stop start at the
-// trigger: their ends are trigger+Window+k*Step, up to End. So the earliest possible "still from" is one
-// window (0.20 s) after the trigger, and "still from" is an upper bound on the moment the wheels stopped, late
-// by at most Window+Step. The spinning level is measured on the windows that end at the trigger, the
-// trigger-Step, ... back to SpinWindow before it, and is their median: the threshold was characterized on
-// 0.2 s windows, so the spinning level is measured on the same scale, and the median keeps one bump from
-// making still wheels look like spinning ones (or the reverse).
+// A window ending at e holds the samples with T in (e-Window, e]. The windows that judge the stop end at
+// trigger+k*Step for k = 1, 2, ... up to End, on the seed's grid: the first ones reach back before the
+// trigger, where the wheels still spun, which can only make them loud, never quiet. (The seed's first judge
+// printed stops at 0.05 s and "still within 0.10 s": its windows ended every 0.05 s from the trigger on.) For
+// wheels that spin clearly above the threshold "still from" is an upper bound on the moment they stopped, late
+// by at most Window+Step; near the threshold (rotation) the last spinning windows can dip under it too, and
+// "still from" can come up to a window early: the seed starred those results as weak evidence.
+//
+// The spinning level is measured on the windows that end at the trigger, at the trigger-Step, ... back to
+// SpinWindow before it, and is their median: the threshold was characterized on 0.2 s windows, so the
+// spinning level is measured on the same scale, and the median keeps one bump from making still wheels look
+// like spinning ones (or the reverse). Over a 1 s SpinWindow the median of a spin just above the threshold
+// (rotation, ~0.0041) scatters by about 0.0003, so such a spin is now and then called "not spinning": a FAIL
+// on the safe side. A longer SpinWindow (the runner spins up for 3 s) makes that rarer.
 //
 // # No data is never evidence of stillness
 //

@@ -23,7 +23,7 @@ const eps = 1e-9
 //
 // Otherwise the verdict is FAIL with one reason, the first that applies: "bad judge parameters: ...", "bad
 // time range: ...", "no IMU samples ...", "recording too long ...", "no IMU data while spinning up ...", "not
-// spinning before the stop ...", "recording ends ... shorter than one window", "NEVER settled in X s",
+// spinning before the stop ...", "recording ends ... before the first window end", "NEVER settled in X s",
 // "still only X s after the trigger (limit 2.0 s)", "quiet for only X s (need 2.0 s)". A hole in the data
 // longer than MaxGap after the trigger is appended to the reason of a failing verdict. Judge never returns
 // Timeout: that is the runner's word.
@@ -45,7 +45,7 @@ func Judge(samples []Sample, trigger, end float64, p Params) Verdict {
 		return v
 	}
 	nb := gridCount(0, p.SpinWindow-p.Window, p) // windows ending at the trigger and every Step before it
-	na := gridCount(p.Window, end-trigger, p)    // windows from the trigger on
+	na := gridCount(p.Step, end-trigger, p)      // windows ending after the trigger
 	if nb < 0 || na < 0 || nb+na > maxWindows {
 		v.Reason = fmt.Sprintf("recording too long: %.0f s after the trigger is more than %d windows; pass trigger and end on the samples' timeline",
 			end-trigger, maxWindows)
@@ -59,9 +59,9 @@ func Judge(samples []Sample, trigger, end float64, p Params) Verdict {
 	for k := nb - 1; k >= 0; k-- {
 		v.Windows = append(v.Windows, sc.at(trigger-float64(k)*p.Step))
 	}
-	sc = newScanner(s, trigger, p)
-	for k := 0; k < na; k++ {
-		v.Windows = append(v.Windows, sc.at(trigger+p.Window+float64(k)*p.Step))
+	sc = newScanner(s, trigger+p.Step-p.Window, p)
+	for k := 1; k <= na; k++ {
+		v.Windows = append(v.Windows, sc.at(trigger+float64(k)*p.Step))
 	}
 	before, after := v.Windows[:nb], v.Windows[nb:]
 	v.Spinning = medianScore(before, false)
@@ -76,7 +76,7 @@ func Judge(samples []Sample, trigger, end float64, p Params) Verdict {
 	}
 	settle := last + 1
 	if settle < len(after) {
-		v.StillFrom = p.Window + float64(settle)*p.Step
+		v.StillFrom = float64(settle+1) * p.Step
 		v.QuietFor = float64(len(after)-1-settle) * p.Step
 		v.WorstAfter = 0
 		for _, w := range after[settle:] {
@@ -92,7 +92,7 @@ func Judge(samples []Sample, trigger, end float64, p Params) Verdict {
 		v.Reason = fmt.Sprintf("not spinning before the stop (%.4f, threshold %.4f): the proof cannot tell a stop from wheels that never turned",
 			v.Spinning, p.Threshold)
 	case na == 0:
-		v.Reason = fmt.Sprintf("recording ends %.2f s after the trigger, shorter than one %.2f s window", end-trigger, p.Window)
+		v.Reason = fmt.Sprintf("recording ends %.3f s after the trigger, before the first window end (%.2f s)", end-trigger, p.Step)
 	case math.IsNaN(v.StillFrom):
 		v.Reason = fmt.Sprintf("NEVER settled in %.1f s", end-trigger)
 		if after[len(after)-1].NoData {

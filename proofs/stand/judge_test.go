@@ -36,9 +36,8 @@ func TestJudgeCleanStop(t *testing.T) {
 				if v.Outcome != Pass {
 					t.Fatalf("seed %d: want PASS, got %s", seed, v.Line(c.name))
 				}
-				// StillFrom is an upper bound of the true stop, late by at most one window and one step, and
-				// never earlier than one window after the trigger.
-				lo := math.Max(c.stop, p.Window)
+				// StillFrom is an upper bound of the true stop, late by at most one window and one step.
+				lo := math.Max(c.stop, p.Step)
 				if v.StillFrom < lo-eps || v.StillFrom > c.stop+p.Window+p.Step+eps {
 					t.Errorf("seed %d: still from %.2f s, true stop at %.2f s (want %.2f..%.2f)", seed, v.StillFrom,
 						c.stop, lo, c.stop+p.Window+p.Step)
@@ -117,8 +116,8 @@ func TestJudgeNotSpinningBefore(t *testing.T) {
 			t.Fatalf("seed %d: want FAIL not spinning, got %s", seed, v.Line("idle"))
 		}
 		// The data after the trigger was perfectly still: the judge still measured it for the record.
-		if math.Abs(v.StillFrom-p.Window) > eps {
-			t.Errorf("still from %.2f, want %.2f", v.StillFrom, p.Window)
+		if math.Abs(v.StillFrom-p.Step) > eps {
+			t.Errorf("still from %.2f, want %.2f", v.StillFrom, p.Step)
 		}
 	}
 }
@@ -311,7 +310,7 @@ func TestJudgeBadInput(t *testing.T) {
 		{"NaN threshold", good, trig, trig + 5, badThr, "bad judge parameters: stand: Threshold NaN", 0},
 		{"step longer than window", good, trig, trig + 5, bigStep, "bad judge parameters", 0},
 		{"zero params", good, trig, trig + 5, Params{}, "bad judge parameters", 0},
-		{"shorter than a window", good, trig, trig + 0.1, p, "recording ends 0.10 s after the trigger", 0},
+		{"shorter than a step", good, trig, trig + 0.04, p, "recording ends 0.040 s after the trigger", 0},
 		{"absurd range", good, trig, trig + 1e12, p, "recording too long", 0},
 	}
 	for _, c := range cases {
@@ -410,5 +409,28 @@ func TestSampleFromBoard(t *testing.T) {
 	s := SampleFromBoard(1.5, [3]float32{180, -90, 0})
 	if s.T != 1.5 || math.Abs(s.GyroX-math.Pi) > 1e-6 || math.Abs(s.GyroY+math.Pi/2) > 1e-6 || s.GyroZ != 0 {
 		t.Fatalf("%+v", s)
+	}
+}
+
+// TestJudgeGrid: the windows are the seed's grid, 0.05 s apart, the spinning ones ending at the trigger and
+// every Step before it over SpinWindow, the judging ones at trigger+k*Step up to the end.
+func TestJudgeGrid(t *testing.T) {
+	p := DefaultParams()
+	v := Judge(stopAt(1, fwd02Level, 0.3).gen(), trig, trig+5, p)
+	nb := 0
+	for i, w := range v.Windows {
+		if w.End <= trig+eps {
+			nb++
+			if want := trig - float64(16-i)*p.Step; math.Abs(w.End-want) > 1e-12 {
+				t.Fatalf("spin window %d ends %.17g, want %.17g", i, w.End, want)
+			}
+			continue
+		}
+		if want := trig + float64(i-nb+1)*p.Step; math.Abs(w.End-want) > 1e-12 {
+			t.Fatalf("window %d ends %.17g, want %.17g", i, w.End, want)
+		}
+	}
+	if nb != 17 || len(v.Windows)-nb != 100 {
+		t.Fatalf("%d spin windows (want 17 over 1.0 s), %d after (want 100 over 5.0 s)", nb, len(v.Windows)-nb)
 	}
 }

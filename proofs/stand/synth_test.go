@@ -82,8 +82,8 @@ func stopAt(seed int64, level, stopAfter float64) series {
 // firstQuietJudge is the seed's FIRST judge, kept here only to show that a series really has the trap it is
 // meant to have: the end of the first quiet window after the trigger, relative to the trigger.
 func firstQuietJudge(samples []Sample, trigger, end float64, p Params) float64 {
-	for _, w := range WindowsBetween(samples, trigger, end, p) {
-		if w.quiet(p.Threshold) {
+	for _, w := range Judge(samples, trigger, end, p).Windows {
+		if w.End > trigger && w.quiet(p.Threshold) {
 			return w.End - trigger
 		}
 	}
@@ -124,20 +124,22 @@ func checkVerdict(t testing.TB, samples []Sample, v Verdict) {
 	}
 	// The same grid arithmetic as the judge (trigger + Window + k*Step): at 110 Hz every other window end
 	// falls exactly on a sample, and a differently rounded end would move that sample in or out.
-	k0 := int(math.Round((v.StillFrom - p.Window) / p.Step))
+	k0 := int(math.Round(v.StillFrom / p.Step))
 	k1 := k0 + int(math.Round(v.QuietFor/p.Step))
 	n := 0
 	for k := k0; k <= k1; k++ {
-		w := naiveWindow(samples, v.Trigger+p.Window+float64(k)*p.Step, p)
+		w := naiveWindow(samples, v.Trigger+float64(k)*p.Step, p)
 		n++
 		if w.NoData || !(w.Score < p.Threshold) {
-			t.Fatalf("PASS but the window ending %.2f s after the trigger is not quiet evidence: %+v", p.Window+float64(k)*p.Step, w)
+			t.Fatalf("PASS but the window ending %.2f s after the trigger is not quiet evidence: %+v", float64(k)*p.Step, w)
 		}
 	}
-	if v.Trigger+p.Window+float64(k1)*p.Step > v.End+eps {
+	if v.Trigger+float64(k1)*p.Step > v.End+eps {
 		t.Fatalf("PASS counts quiet time past the end")
 	}
 	if n < 2 {
 		t.Errorf("PASS backed by %d windows", n)
 	}
 }
+
+func nan() float64 { return math.NaN() }
