@@ -42,12 +42,44 @@ func nativeComm(pid int) string {
 	return strings.TrimSpace(string(b))
 }
 
-// ProcessAlive reports whether a process with this pid exists (signal 0; EPERM means it exists but belongs to
-// someone else).
+// nativeParent returns the parent pid of pid (/proc/PID/stat field 4), or 0.
+func nativeParent(pid int) int {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) is in parentheses and may hold spaces: parse after the last ')'.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	pp, _ := strconv.Atoi(f[1])
+	return pp
+}
+
+// ProcessAlive reports whether a process with this pid exists and has not exited (signal 0 finds zombies too,
+// so their state is read: an exited child its parent has not reaped yet is not a publisher).
 func ProcessAlive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
-	err := unix.Kill(pid, 0)
-	return err == nil || err == unix.EPERM
+	if err := unix.Kill(pid, 0); err != nil && err != unix.EPERM {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true // no /proc: trust kill
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 || i+2 >= len(b) {
+		return true
+	}
+	return b[i+2] != 'Z' && b[i+2] != 'X'
 }

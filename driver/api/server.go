@@ -116,7 +116,7 @@ func Listen(path string, h Handler, log *slog.Logger) (*Server, error) {
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			p := Peer{Conn: s.conns.Add(1)}
 			if pid, uid, gid, ok := nativePeerCred(c); ok {
-				p.PID, p.UID, p.GID, p.Comm = pid, uid, gid, nativeComm(pid)
+				p.PID, p.UID, p.GID, p.Comm, p.PPID = pid, uid, gid, nativeComm(pid), nativeParent(pid)
 			}
 			return context.WithValue(ctx, ctxKey{}, p)
 		},
@@ -465,7 +465,7 @@ func (s *Server) postCmdVel(w http.ResponseWriter, r *http.Request) {
 		writeReply(w, http.StatusBadRequest, Reply{Message: err.Error() + "; the wheels were stopped"})
 		return
 	}
-	rep, err := s.h.CmdVel(p, t)
+	rep, err := s.h.CmdVel(p, t, false)
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, CmdReply{Message: err.Error(), Blocked: rep.Blocked})
 		return
@@ -504,7 +504,7 @@ func (s *Server) cmdStream(w http.ResponseWriter, r *http.Request, p Peer) {
 					writeJSON(w, http.StatusBadRequest, res)
 					return
 				}
-				if _, cerr := s.h.CmdVel(p, t); cerr != nil {
+				if _, cerr := s.h.CmdVel(p, t, true); cerr != nil {
 					res.Rejected++
 					res.Message = cerr.Error()
 				} else {

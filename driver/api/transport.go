@@ -10,6 +10,9 @@ type Peer struct {
 	UID  int    `json:"uid"`
 	GID  int    `json:"gid"`
 	Comm string `json:"comm"`
+	// PPID is the parent of PID at connect time: one-shot senders that exit at once (curl in a shell loop)
+	// are grouped by it, see the two-publisher rule in doc.go.
+	PPID int `json:"ppid"`
 	// Conn numbers the connection (unique per server) so logs can tell two connections of one process apart.
 	Conn uint64 `json:"conn"`
 }
@@ -26,9 +29,10 @@ func (p Peer) String() string {
 // answer). Transports validate syntax; the driver validates meaning (the gate refuses absurd values whatever
 // the transport).
 type Handler interface {
-	// CmdVel delivers one velocity command from p. A non-nil error means the gate refused it (non-finite or
-	// absurd): the wheels were stopped and it was counted.
-	CmdVel(p Peer, t Twist) (CmdReply, error)
+	// CmdVel delivers one velocity command from p; stream tells whether it came over a long-lived stream (a
+	// publisher while the stream is open) or as a one-shot request. A non-nil error means the gate refused it
+	// (non-finite or absurd): the wheels were stopped and it was counted.
+	CmdVel(p Peer, t Twist, stream bool) (CmdReply, error)
 	// BadCommand reports a velocity command that could not even be parsed (bad JSON): the driver stops the
 	// wheels and counts it, so a broken sender never leaves them turning on its last good command.
 	BadCommand(p Peer, why string)

@@ -1,0 +1,174 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rosorin/rosorin/protocol/board"
+)
+
+// boardBatch is what one read of the board's bytes produced: decoded values, in order, stamped with the
+// read's return time, and the parser's counters after it.
+type boardBatch struct {
+	at        time.Time
+	msgs      []any // board.IMU, board.Battery, board.Gamepad, board.Key, ...
+	frames    int   // valid frames, decoded or not (any valid frame proves the link alive)
+	malformed uint64
+	stats     board.Stats
+}
+
+// readBoard reads in until it fails, parsing with a board.Parser and handing each read's frames to the control
+// loop. It owns the parser. It ends on a read error or EOF (reported on errc) or when ctx ends.
+//
+// The send to the loop blocks (bounded by ctx): a gamepad trip must not be lost, and while the loop is busy the
+// bytes wait in the pipe or the tty buffer instead.
+func readBoard(ctx context.Context, in io.Reader, clk Clock, out chan<- boardBatch, errc chan<- error) {
+	var p board.Parser
+	var malformed uint64
+	buf := make([]byte, 4096)
+	for {
+		n, err := in.Read(buf)
+		if n > 0 {
+			b := boardBatch{at: clk.Now()}
+			p.Feed(buf[:n], func(f board.Frame) {
+				b.frames++
+				v, derr := board.Decode(f)
+				switch {
+				case derr == nil:
+					b.msgs = append(b.msgs, v)
+				case errors.Is(derr, board.ErrUnknownFunc):
+					// A valid frame of a function this driver does not decode (servo replies, SBUS): not an error.
+				default:
+					malformed++
+				}
+			})
+			b.malformed, b.stats = malformed, p.Stats()
+			select {
+			case out <- b:
+			case <-ctx.Done():
+				return
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			if err == io.EOF {
+				err = errors.New("end of file")
+			}
+			select {
+			case errc <- fmt.Errorf("board input ended (%v): the board is gone (USB drop?); the supervisor must reopen the port", err):
+			case <-ctx.Done():
+			}
+			return
+		}
+	}
+}
+
+// unblockReader makes a blocked Read on in return, if in supports read deadlines (pipes and ptys as *os.File
+// do). Run never closes BoardIn: whoever opened it closes it.
+func unblockReader(in io.Reader) bool {
+	type deadliner interface{ SetReadDeadline(time.Time) error }
+	if d, ok := in.(deadliner); ok {
+		return d.SetReadDeadline(time.Unix(1, 0)) == nil
+	}
+	return false
+}
+
+// boardWriter writes frames to the port from its own goroutine, so that a port whose write blocks (a hung USB
+// device) never stops the control loop: the loop keeps publishing the state record that says so. It holds at
+// most one pending frame and the newest wins (every motor frame sets all four wheels, so an older pending one
+// is obsolete; a stop frame replaces a pending motor frame, never the reverse order).
+type boardWriter struct {
+	w       io.Writer
+	ch      chan []byte
+	errc    chan error
+	quit    chan struct{}
+	done    chan struct{}
+	stopped sync.Once
+
+	busySince atomic.Int64 // unix nanoseconds when the current write began; 0 when idle
+	replaced  atomic.Uint64
+	written   atomic.Uint64
+	lastWrite atomic.Int64 // unix nanoseconds of the last completed write
+}
+
+func newBoardWriter(w io.Writer) *boardWriter {
+	bw := &boardWriter{w: w, ch: make(chan []byte, 1), errc: make(chan error, 1),
+		quit: make(chan struct{}), done: make(chan struct{})}
+	go bw.run()
+	return bw
+}
+
+func (bw *boardWriter) run() {
+	defer close(bw.done)
+	for {
+		select {
+		case <-bw.quit:
+			return
+		case f := <-bw.ch:
+			bw.busySince.Store(time.Now().UnixNano())
+			_, err := bw.w.Write(f)
+			bw.busySince.Store(0)
+			if err != nil {
+				bw.errc <- fmt.Errorf("write to the board: %w; the port is gone, the supervisor must reopen it", err)
+				return
+			}
+			bw.written.Add(1)
+			bw.lastWrite.Store(time.Now().UnixNano())
+		}
+	}
+}
+
+// send queues f, replacing a frame still pending. Called only by the control loop (single producer).
+func (bw *boardWriter) send(f []byte) {
+	select {
+	case bw.ch <- f:
+		return
+	default:
+	}
+	select {
+	case <-bw.ch:
+		bw.replaced.Add(1)
+	default:
+	}
+	bw.ch <- f // the slot is free: only this goroutine fills it
+}
+
+// busyFor returns how long the current write has been blocked (0 when idle).
+func (bw *boardWriter) busyFor(now time.Time) time.Duration {
+	s := bw.busySince.Load()
+	if s == 0 {
+		return 0
+	}
+	return time.Duration(now.UnixNano() - s)
+}
+
+// stop ends the writer goroutine, waiting up to wait for a write in progress. It reports whether the goroutine
+// ended (false: a write is stuck in the kernel; it ends when the port's owner closes the port).
+func (bw *boardWriter) stop(wait time.Duration) bool {
+	bw.stopped.Do(func() { close(bw.quit) })
+	select {
+	case <-bw.done:
+		return true
+	case <-time.After(wait):
+		return false
+	}
+}
+
+// writeStopNow writes the stop frame synchronously (start-up and shutdown paths).
+func writeStopNow(w io.Writer) error {
+	if _, err := w.Write(board.StopFrame()); err != nil {
+		if errors.Is(err, os.ErrClosed) {
+			return fmt.Errorf("write stop frame: port already closed: %w", err)
+		}
+		return fmt.Errorf("write stop frame: %w", err)
+	}
+	return nil
+}

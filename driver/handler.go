@@ -1,0 +1,253 @@
+package driver
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/motion"
+)
+
+// The runtime is the api.Handler of its transports: each call becomes a request to the control loop.
+var _ api.Handler = (*runtime)(nil)
+
+type reqKind uint8
+
+const (
+	reqCmd reqKind = iota
+	reqBadCmd
+	reqCmdStream
+	reqEStop
+	reqEnable
+	reqReset
+	reqScan
+	reqScanStream
+	reqState
+)
+
+type request struct {
+	kind   reqKind
+	peer   api.Peer
+	twist  motion.Twist
+	on     bool
+	reason string
+	at     time.Time
+	reply  chan response // nil: no answer wanted
+}
+
+type response struct {
+	reply api.Reply
+	cmd   api.CmdReply
+	state api.State
+	err   error
+}
+
+// CallTimeout bounds how long a transport waits for the control loop. The loop answers in microseconds; a
+// loop that does not answer for this long is stuck, and the caller gets 503 instead of hanging.
+const CallTimeout = time.Second
+
+var errLoopGone = errors.New("driver is shutting down")
+
+// call hands q to the loop and waits for its answer (when q.reply is set).
+func (r *runtime) call(q request) (response, error) {
+	t := time.NewTimer(CallTimeout)
+	defer t.Stop()
+	select {
+	case r.reqs <- q:
+	case <-r.done:
+		return response{}, errLoopGone
+	case <-t.C:
+		return response{}, fmt.Errorf("driver control loop not answering for %v; it is stuck, restart rosorin-base", CallTimeout)
+	}
+	if q.reply == nil {
+		return response{}, nil
+	}
+	select {
+	case res := <-q.reply:
+		return res, nil
+	case <-r.done:
+		return response{}, errLoopGone
+	case <-t.C:
+		return response{}, fmt.Errorf("driver control loop not answering for %v; it is stuck, restart rosorin-base", CallTimeout)
+	}
+}
+
+func withReply(q request) request { q.reply = make(chan response, 1); return q }
+
+// CmdVel implements api.Handler.
+func (r *runtime) CmdVel(p api.Peer, t api.Twist, stream bool) (api.CmdReply, error) {
+	res, err := r.call(withReply(request{kind: reqCmd, peer: p, at: r.clk.Now(), on: stream,
+		twist: motion.Twist{VX: t.VX, VY: t.VY, WZ: t.WZ}}))
+	if err != nil {
+		return api.CmdReply{Message: err.Error()}, err
+	}
+	return res.cmd, res.err
+}
+
+// BadCommand implements api.Handler.
+func (r *runtime) BadCommand(p api.Peer, why string) {
+	_, _ = r.call(request{kind: reqBadCmd, peer: p, reason: why, at: r.clk.Now()})
+}
+
+// CmdStream implements api.Handler.
+func (r *runtime) CmdStream(p api.Peer, open bool) {
+	_, _ = r.call(withReply(request{kind: reqCmdStream, peer: p, on: open, at: r.clk.Now()}))
+}
+
+// EStop implements api.Handler.
+func (r *runtime) EStop(p api.Peer, reason string) api.Reply {
+	res, err := r.call(withReply(request{kind: reqEStop, peer: p, reason: reason}))
+	if err != nil {
+		return api.Reply{Message: "e-stop NOT latched: " + err.Error() + "; use the gamepad or the power switch"}
+	}
+	return res.reply
+}
+
+// Enable implements api.Handler.
+func (r *runtime) Enable(p api.Peer, on bool) api.Reply {
+	res, err := r.call(withReply(request{kind: reqEnable, peer: p, on: on}))
+	if err != nil {
+		return api.Reply{Message: err.Error()}
+	}
+	return res.reply
+}
+
+// Reset implements api.Handler.
+func (r *runtime) Reset(p api.Peer) api.Reply {
+	res, err := r.call(withReply(request{kind: reqReset, peer: p}))
+	if err != nil {
+		return api.Reply{Message: err.Error()}
+	}
+	return res.reply
+}
+
+// Scan implements api.Handler: the arrival goes to the loop (the scan gate, Gate.Sensed), and the scan itself
+// is published from here, so a 400-bin message never costs the control loop its encoding.
+func (r *runtime) Scan(p api.Peer, s *api.Scan, stream bool) {
+	_, _ = r.call(request{kind: reqScan, peer: p, at: r.clk.Now(), on: stream})
+	r.publish(api.TopicScan, s)
+}
+
+// ScanStream implements api.Handler.
+func (r *runtime) ScanStream(p api.Peer, open bool) {
+	_, _ = r.call(withReply(request{kind: reqScanStream, peer: p, on: open}))
+}
+
+// State implements api.Handler.
+func (r *runtime) State() (api.State, error) {
+	res, err := r.call(withReply(request{kind: reqState}))
+	return res.state, err
+}
+
+// Config implements api.Handler.
+func (r *runtime) Config() any { return r.o.Config }
+
+// onRequest runs in the loop.
+func (r *runtime) onRequest(q request) {
+	var res response
+	now := r.clk.Now()
+	switch q.kind {
+	case reqCmd:
+		r.notePublisher(q.peer, q.at, !q.on, 0)
+		if err := r.gate.SetCmd(q.twist, q.at, motion.SourceSoftware); err != nil {
+			// Refused: the gate zeroed the command and the current velocity; the wheels stop now, not at the
+			// next tick.
+			r.writeStop(now)
+			r.logRejected(err)
+			res.err = err
+		} else {
+			res.cmd = api.CmdReply{Success: true, Message: "accepted"}
+		}
+		if b := r.gate.BlockReason(now); b != "" {
+			res.cmd.Blocked = b
+			if res.err == nil {
+				res.cmd.Message = "accepted; wheels held: " + b
+			}
+		}
+	case reqBadCmd:
+		r.badCmds++
+		r.lastBadCmd = fmt.Sprintf("%s: %s", q.peer, q.reason)
+		// Stop the wheels: a sender that produces garbage must not leave them on its last good command.
+		if r.gate.SetCmd(motion.Twist{}, q.at, motion.SourceSoftware) == nil {
+			r.writeStop(now)
+		}
+		if r.badCmds == 1 || r.badCmds%100 == 0 {
+			r.log.Warn("malformed velocity command; wheels stopped", "from", q.peer.String(), "why", q.reason, "count", r.badCmds)
+		}
+	case reqCmdStream:
+		d := 1
+		if !q.on {
+			d = -1
+		}
+		r.notePublisher(q.peer, time.Time{}, false, d)
+	case reqEStop:
+		reason := "estop request from " + q.peer.String()
+		if q.reason != "" {
+			reason += ": " + q.reason
+		}
+		was := r.gate.Status().EStop
+		r.trip(reason)
+		if was == "" {
+			res.reply = api.Reply{Success: true, Message: "e-stop latched: " + reason}
+		} else {
+			res.reply = api.Reply{Success: true, Message: "e-stop already latched (" + was + ")"}
+		}
+	case reqEnable:
+		res.reply = r.enable(q.on, q.peer, now)
+	case reqReset:
+		was := r.gate.Reset()
+		if was == "" {
+			was = "none"
+		}
+		res.reply = api.Reply{Success: true, Message: fmt.Sprintf("e-stop cleared (was: %s); motion still disabled", was)}
+		r.log.Info(res.reply.Message, "from", q.peer.String())
+	case reqScan:
+		r.gate.Sensed(q.at)
+		r.scanRate.add(q.at)
+	case reqScanStream:
+		if q.on {
+			r.scanStreams[q.peer.PID]++
+			r.log.Info("LiDAR reader connected", "reader", q.peer.String())
+		} else {
+			if r.scanStreams[q.peer.PID]--; r.scanStreams[q.peer.PID] <= 0 {
+				delete(r.scanStreams, q.peer.PID)
+			}
+			r.log.Info("LiDAR reader disconnected", "reader", q.peer.String())
+		}
+	case reqState:
+		res.state = r.state(now)
+	}
+	if q.reply != nil {
+		q.reply <- res
+	}
+}
+
+// enable is the seed's on_enable without the arm: enable(true) refused while latched; enable(false) writes the
+// stop frame at once.
+func (r *runtime) enable(on bool, p api.Peer, now time.Time) api.Reply {
+	err := r.gate.Enable(on)
+	var rep api.Reply
+	switch {
+	case !on:
+		r.writeStop(now)
+		r.charger.SetWheels(false, now) // plug detection ignores the motor-stop transient from here
+		rep = api.Reply{Success: true, Message: "disabled"}
+	case err == nil:
+		r.charger.SetWheels(true, now)
+		rep = api.Reply{Success: true, Message: "enabled"}
+	case errors.Is(err, motion.ErrLatched):
+		rep = api.Reply{Message: "refused: e-stop latched (" + r.gate.Status().EStop + ")"}
+	default:
+		rep = api.Reply{Message: "refused: " + err.Error()}
+	}
+	r.log.Info(fmt.Sprintf("enable(%v) -> %s", on, rep.Message), "from", p.String())
+	return rep
+}
+
+func (r *runtime) logRejected(err error) {
+	n := r.gate.Snapshot(r.clk.Now()).Rejected
+	if n == 1 || n%100 == 0 {
+		r.log.Warn("velocity command refused; wheels stopped", "err", err, "count", n)
+	}
+}

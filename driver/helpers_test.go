@@ -1,0 +1,144 @@
+package driver
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rosorin/rosorin/driver/api"
+)
+
+// The test binary doubles as a second process for the two-publisher rule: with ROSORIN_TEST_HELPER set it
+// acts as a client and exits.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("ROSORIN_TEST_HELPER"); mode != "" {
+		os.Exit(helperMain(mode, os.Getenv("ROSORIN_TEST_SOCKET")))
+	}
+	os.Exit(m.Run())
+}
+
+func helperMain(mode, sock string) int {
+	cl := api.NewClient(sock)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	switch mode {
+	case "oneshot":
+		if _, err := cl.CmdVel(ctx, api.Twist{VX: 0.1}); err != nil {
+			fmt.Fprintln(os.Stderr, "helper:", err)
+			return 1
+		}
+		return 0
+	case "stream":
+		s, err := cl.StreamCmdVel(ctx)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "helper:", err)
+			return 1
+		}
+		for ctx.Err() == nil {
+			if s.Send(api.Twist{VX: 0.1}) != nil {
+				return 0
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return 0
+	}
+	return 2
+}
+
+func helperCmd(t testing.TB, sock, mode string) *exec.Cmd {
+	c := exec.Command(os.Args[0], "-test.run=^$")
+	c.Env = append(os.Environ(), "ROSORIN_TEST_HELPER="+mode, "ROSORIN_TEST_SOCKET="+sock)
+	c.Stderr = os.Stderr
+	return c
+}
+
+// runHelper runs a helper process to completion.
+func runHelper(t testing.TB, sock, mode string) {
+	t.Helper()
+	if err := helperCmd(t, sock, mode).Run(); err != nil {
+		t.Fatalf("helper %s: %v", mode, err)
+	}
+}
+
+// startHelper starts a helper process; the caller kills it.
+func startHelper(t testing.TB, sock, mode string) *exec.Cmd {
+	t.Helper()
+	c := helperCmd(t, sock, mode)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	return c
+}
+
+func unixHTTP(sock string) *http.Client {
+	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+		}}}
+}
+
+// rawPost sends body as is (no client-side JSON encoding) and returns the status.
+func rawPost(sock, route, ctype, body string) (int, error) {
+	hc := unixHTTP(sock)
+	defer hc.CloseIdleConnections()
+	resp, err := hc.Post("http://rosorin"+route, ctype, strings.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// rawStream sends lines as one chunked body, as `curl -T -` does.
+func rawStream(sock, route string, lines []string) (int, error) {
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	w := bufio.NewWriter(c)
+	fmt.Fprintf(w, "POST %s HTTP/1.1\r\nHost: rosorin\r\nTransfer-Encoding: chunked\r\nContent-Type: application/x-ndjson\r\n\r\n", route)
+	for _, l := range lines {
+		fmt.Fprintf(w, "%x\r\n%s\n\r\n", len(l)+1, l)
+	}
+	fmt.Fprintf(w, "0\r\n\r\n")
+	if err := w.Flush(); err != nil {
+		return 0, err
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// makeStaleSocket leaves a socket file nobody listens on, as a crashed driver does.
+func makeStaleSocket(t testing.TB, path string) {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Close(fd)
+	if fi, err := os.Stat(path); err != nil || fi.Mode()&os.ModeSocket == 0 {
+		t.Fatalf("stale socket not made: %v", err)
+	}
+}
+
+func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
+}

@@ -1,0 +1,83 @@
+package driver
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rosorin/rosorin/driver/config"
+)
+
+// Options are the driver process's inputs (the contract with the supervisor, see doc.go).
+type Options struct {
+	// Config holds the ROS-style parameters (driver/config); Config.Limits() feeds the gate.
+	Config config.Config
+	// BoardIn carries the board's bytes: a pipe from the supervisor, or the port itself in tests. When it ends
+	// (EOF or error) the board is gone and Run returns an error after a stop frame.
+	BoardIn io.Reader
+	// BoardOut is the port: motor and stop frames are written here. Run never closes it.
+	BoardOut io.Writer
+	// SocketPath is the control socket (default transport); "" serves no socket (tests of the loop alone).
+	SocketPath string
+	// SupervisorPID is reported in the state record (0 = none, e.g. run without a supervisor).
+	SupervisorPID int
+	// StateDir holds plugged.json and the battery CSV logs (battery/YYYYMMDD.csv); default
+	// $XDG_STATE_HOME/rosorin or $HOME/.local/state/rosorin.
+	StateDir string
+	// Log receives the driver's log lines; nil = slog.Default().
+	Log *slog.Logger
+	// Clock gives monotonic time and the control ticker; nil = the real clock.
+	Clock Clock
+}
+
+// Clock is the driver's time source. The real one is time.Now (which carries the monotonic reading every
+// duration here is computed from) and time.NewTicker.
+type Clock interface {
+	Now() time.Time
+	NewTicker(d time.Duration) Ticker
+}
+
+// Ticker is a running ticker.
+type Ticker interface {
+	C() <-chan time.Time
+	Stop()
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                   { return time.Now() }
+func (realClock) NewTicker(d time.Duration) Ticker { return realTicker{time.NewTicker(d)} }
+
+type realTicker struct{ t *time.Ticker }
+
+func (t realTicker) C() <-chan time.Time { return t.t.C }
+func (t realTicker) Stop()               { t.t.Stop() }
+
+// RealClock returns the real monotonic clock.
+func RealClock() Clock { return realClock{} }
+
+// DefaultStateDir returns $XDG_STATE_HOME/rosorin or $HOME/.local/state/rosorin ("" if neither is known).
+func DefaultStateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "rosorin")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".local", "state", "rosorin")
+	}
+	return ""
+}
+
+func (o Options) withDefaults() Options {
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
+	if o.StateDir == "" {
+		o.StateDir = DefaultStateDir()
+	}
+	return o
+}

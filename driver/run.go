@@ -1,0 +1,280 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/protocol/board"
+)
+
+// Run is the driver process: it writes a stop frame first, serves the control socket, and runs the 50 Hz
+// control loop until ctx ends (then it writes the stop frame twice and returns nil) or the board goes away
+// (BoardIn ends or a BoardOut write fails: it writes a stop frame and returns the error, so the supervisor
+// can reopen the port). Motion is disabled at start, always.
+func Run(ctx context.Context, o Options) error {
+	if o.BoardIn == nil || o.BoardOut == nil {
+		return errors.New("driver: Options.BoardIn and BoardOut are required")
+	}
+	r, err := start(o)
+	if err != nil {
+		return err
+	}
+	return r.run(ctx)
+}
+
+// start writes the first stop frame, checks the configuration and opens the control socket.
+func start(o Options) (*runtime, error) {
+	o = o.withDefaults()
+	// Known state first, before anything that can fail: whatever the wheels did before this start, they stop.
+	if err := writeStopNow(o.BoardOut); err != nil {
+		return nil, fmt.Errorf("driver start: %w; the port is gone, the supervisor must reopen it", err)
+	}
+	p, err := paramsFrom(o.Config)
+	if err != nil {
+		return nil, fmt.Errorf("driver start: configuration: %w", err)
+	}
+	r := newRuntime(o, p)
+	if o.SocketPath != "" {
+		srv, err := api.Listen(o.SocketPath, r, o.Log)
+		if err != nil {
+			return nil, fmt.Errorf("driver start: %w", err)
+		}
+		r.tr = srv
+	}
+	return r, nil
+}
+
+// run starts the goroutines, runs the loop and tears everything down in order: stop frames first, then the
+// socket, then the helpers.
+func (r *runtime) run(ctx context.Context) error {
+	rctx, cancel := context.WithCancel(ctx)
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		readBoard(rctx, r.o.BoardIn, r.clk, r.batches, r.readerErr)
+	}()
+	r.out = newBoardWriter(r.o.BoardOut)
+	r.disk = newDiskWriter(r.log)
+	r.loadPlugged()
+	r.log.Info("driver running; motion DISABLED until enable",
+		"socket", r.o.SocketPath, "state_dir", r.o.StateDir, "pid", os.Getpid(),
+		"max_linear", r.p.limits.MaxLinear, "max_angular", r.p.limits.MaxAngular,
+		"cmd_timeout", r.p.limits.CmdTimeout, "scan_timeout", r.p.limits.ScanTimeout, "rate_hz", r.p.rateHz)
+
+	err := r.loop(rctx)
+
+	// Shutdown. The stop frames go out synchronously from here, not through the writer goroutine.
+	close(r.done)
+	writerEnded := r.out.stop(100 * time.Millisecond)
+	var stopErr error
+	for range 2 {
+		if e := writeStopNow(r.o.BoardOut); e != nil {
+			stopErr = e
+		}
+	}
+	if !writerEnded {
+		r.log.Error("a board write is stuck in the kernel (port hung); the stop frame may not reach the board: use the power switch")
+	}
+	if r.tr != nil {
+		r.tr.Close()
+	}
+	cancel()
+	if !unblockReader(r.o.BoardIn) {
+		r.log.Debug("board reader left to end when the port's owner closes it")
+	}
+	select {
+	case <-readerDone:
+	case <-time.After(200 * time.Millisecond):
+	}
+	r.disk.close()
+	if err == nil && stopErr != nil && ctx.Err() == nil {
+		err = stopErr
+	}
+	if err != nil {
+		r.log.Error("driver stopped", "err", err)
+		return err
+	}
+	if stopErr != nil {
+		r.log.Error("driver stopped; the final stop frames failed", "err", stopErr)
+		return fmt.Errorf("driver stop: %w", stopErr)
+	}
+	r.log.Info("driver stopped; stop frame written twice")
+	return nil
+}
+
+// loop is the one goroutine that owns the gate and all driver state.
+func (r *runtime) loop(ctx context.Context) error {
+	tk := r.clk.NewTicker(r.tick)
+	defer tk.Stop()
+	r.lastTick = r.clk.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-r.readerErr:
+			return err
+		case err := <-r.out.errc:
+			r.writeErrors++
+			return err
+		case b := <-r.batches:
+			r.onBoard(b)
+		case q := <-r.reqs:
+			r.onRequest(q)
+		case <-tk.C():
+			r.onTick(r.clk.Now())
+		}
+	}
+}
+
+// onTick is one control tick (chapter 11 control()): publisher rule, gamepad locks, gate step, scan gate log,
+// odometry, gyro stillness, wheel frame on change or every 0.2 s, state record at 10 Hz, board silence.
+func (r *runtime) onTick(now time.Time) {
+	dt := now.Sub(r.lastTick)
+	r.lastTick = now
+	r.jitter.add(dt, r.tick)
+
+	if n := r.publisherCount(now); n > 1 {
+		first := r.gate.Status().EStop == ""
+		r.gate.SetPublishers(n)
+		if first {
+			r.log.Warn("multiple cmd_vel publishers", "publishers", r.publisherList(now))
+		}
+		r.afterTrip(motion.ReasonMultiplePublishers, first)
+	} else {
+		r.gate.SetPublishers(n)
+	}
+
+	pr := r.pad.Tick(now, r.gate.Status())
+	r.applyPad(pr, now)
+
+	v := r.gate.Step(now, dt)
+	r.logScanGate(now)
+	od := r.odom.Update(now, v)
+	r.publish(api.TopicOdom, r.odomMsg(od))
+	r.bias.SetCommandedStill(v.IsZero(), now)
+	r.charger.SetWheels(r.gate.Status().Enabled, now)
+
+	rps := motion.WheelRPS(v, r.p.geom)
+	if rps != r.lastRPS || !r.haveWrite || now.Sub(r.lastWrite) >= r.refresh {
+		r.writeWheels(rps, now)
+	}
+
+	r.checkBoardSilence(now)
+	if now.Sub(r.lastState) >= r.statePeriod {
+		r.lastState = now
+		r.publish(api.TopicState, r.state(now))
+	}
+}
+
+// writeWheels encodes and queues a wheel frame. An encoder refusal (non-finite or over board.MaxRPS: a
+// configuration the gate's limits should make impossible) writes the stop frame instead and is counted.
+func (r *runtime) writeWheels(rps [4]float64, now time.Time) {
+	f, err := board.EncodeWheelRPS(rps)
+	if err != nil {
+		r.encodeErrors++
+		if r.encodeErrors == 1 || r.encodeErrors%100 == 0 {
+			r.log.Error("motor frame refused by the encoder; stop frame written instead", "rps", rps, "err", err,
+				"count", r.encodeErrors)
+		}
+		r.writeStop(now)
+		return
+	}
+	r.out.send(f)
+	r.motorFrames++
+	r.lastRPS, r.lastWrite, r.haveWrite = rps, now, true
+}
+
+// writeStop queues the stop frame at once (trips, disable, refused commands).
+func (r *runtime) writeStop(now time.Time) {
+	r.out.send(board.StopFrame())
+	r.stopFrames++
+	r.lastRPS, r.lastWrite, r.haveWrite = [4]float64{}, now, true
+}
+
+// trip latches the e-stop with reason and writes the stop frame at once, not at the next tick.
+func (r *runtime) trip(reason string) {
+	first := r.gate.Trip(reason)
+	r.afterTrip(reason, first)
+}
+
+// afterTrip does what every trip does after Gate.Trip: stop frame now, gamepad locked, one log line.
+func (r *runtime) afterTrip(reason string, first bool) {
+	now := r.clk.Now()
+	if first || r.lastRPS != ([4]float64{}) {
+		r.writeStop(now)
+	}
+	r.pad.Lock()
+	if first {
+		r.log.Warn("E-STOP latched: " + reason)
+	}
+}
+
+// logScanGate logs the scan gate's hold and release once each way (seed: two call sites on purpose).
+func (r *runtime) logScanGate(now time.Time) {
+	blocked := r.gate.BlockReason(now) == motion.BlockNoScan
+	if blocked == r.scanBlocked {
+		return
+	}
+	r.scanBlocked = blocked
+	if blocked {
+		age := "none since start"
+		if snap := r.gate.Snapshot(now); snap.ScanAge != nil {
+			age = fmt.Sprintf("%.2f", snap.ScanAge.Seconds())
+		}
+		r.log.Warn(fmt.Sprintf("wheels held: no LiDAR scan for %s s while commanded", age))
+	} else {
+		r.log.Info("LiDAR scan back: wheels released")
+	}
+}
+
+// checkBoardSilence logs loudly, once each way, when no board frame arrived for BoardSilentAfter.
+func (r *runtime) checkBoardSilence(now time.Time) {
+	silent, age := r.boardSilent(now)
+	if silent == r.silentLogged {
+		return
+	}
+	r.silentLogged = silent
+	if silent {
+		r.log.Error(silentWarning(age))
+	} else {
+		r.log.Info("board frames back", "after_s", round2(age.Seconds()))
+	}
+}
+
+// BoardSilentAfter: the board streams IMU at about 110 Hz, so 0.5 s without a frame is a dead link or hung
+// firmware, not a gap.
+const BoardSilentAfter = 500 * time.Millisecond
+
+func (r *runtime) boardSilent(now time.Time) (bool, time.Duration) {
+	ref := r.start
+	if r.hasFrame {
+		ref = r.lastFrameAt
+	}
+	age := now.Sub(ref)
+	return age > BoardSilentAfter, age
+}
+
+func silentWarning(age time.Duration) string {
+	return fmt.Sprintf("board silent for %.1f s: the driver CANNOT stop the wheels (USB gone or firmware hung); use the power switch",
+		age.Seconds())
+}
+
+func (r *runtime) publish(topic string, msg any) {
+	if r.tr != nil {
+		r.tr.Publish(topic, msg)
+	}
+}
+
+func round2(v float64) float64 { return float64(int64(v*100+sign(v)*0.5)) / 100 }
+
+func sign(v float64) float64 {
+	if v < 0 {
+		return -1
+	}
+	return 1
+}

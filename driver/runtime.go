@@ -1,0 +1,116 @@
+package driver
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/protocol/board"
+)
+
+// runtime is the driver's state. Every field below "owned by the loop" is touched only by the control loop
+// goroutine; other goroutines talk to it over reqs and batches.
+type runtime struct {
+	o   Options
+	p   params
+	log *slog.Logger
+	clk Clock
+	tr  api.Transport
+
+	reqs      chan request
+	batches   chan boardBatch
+	readerErr chan error
+	done      chan struct{} // closed when the loop has ended: pending callers give up
+
+	out  *boardWriter
+	disk *diskWriter
+
+	tick        time.Duration
+	refresh     time.Duration
+	statePeriod time.Duration
+
+	// owned by the loop
+	gate    *motion.Gate
+	odom    *motion.Odometry
+	calib   *motion.GyroCalibrator
+	bias    *motion.GyroBias
+	charger *motion.ChargerDetector
+	pad     *motion.Pad
+
+	start     time.Time
+	startWall time.Time
+	lastTick  time.Time
+	lastState time.Time
+	lastRPS   [4]float64
+	lastWrite time.Time
+	haveWrite bool
+
+	scanBlocked  bool
+	silentLogged bool
+
+	hasFrame    bool
+	lastFrameAt time.Time
+	parser      board.Stats
+	malformed   uint64
+	imuRate     rateMeter
+	scanRate    rateMeter
+	jitter      jitterStats
+	batteryMV   int
+	batLogAt    time.Time
+	lastPadAt   time.Time
+	hasPad      bool
+	padHist     [6]padRaw
+	padHistN    int
+
+	motorFrames, stopFrames, encodeErrors, writeErrors uint64
+	badCmds                                            uint64
+	lastBadCmd                                         string
+
+	pubs        map[int]*pubInfo
+	scanStreams map[int]int // reader pid -> open scan streams
+}
+
+type padRaw struct {
+	at time.Time
+	f  board.Gamepad
+}
+
+func newRuntime(o Options, p params) *runtime {
+	now := o.Clock.Now()
+	pad, err := motion.NewPad(p.pad)
+	if err != nil {
+		// paramsFrom validated it; a locked default pad keeps the driver safe if that ever changes.
+		o.Log.Error("gamepad config refused; using defaults", "err", err)
+		pad, _ = motion.NewPad(motion.DefaultPadConfig())
+	}
+	r := &runtime{
+		o: o, p: p, log: o.Log, clk: o.Clock,
+		reqs:      make(chan request, 64),
+		batches:   make(chan boardBatch, 64),
+		readerErr: make(chan error, 1),
+		done:      make(chan struct{}),
+
+		tick:        time.Duration(float64(time.Second) / p.rateHz),
+		statePeriod: 100 * time.Millisecond,
+
+		gate:    motion.NewGate(p.limits),
+		odom:    motion.NewOdometry(p.odom),
+		calib:   motion.NewGyroCalibrator(p.calib),
+		bias:    motion.NewGyroBias(p.bias, [3]float64{}),
+		charger: motion.NewChargerDetector(p.charger, nil),
+		pad:     pad,
+
+		start: now, startWall: time.Now(),
+		pubs:        map[int]*pubInfo{},
+		scanStreams: map[int]int{},
+	}
+	// A frame on every change and at least every 0.2 s (seed: now - last_write > 0.2). Half a tick of slack
+	// makes the refresh land on the 10th tick at 50 Hz instead of the 11th.
+	r.refresh = MotorRefresh - r.tick/2
+	return r
+}
+
+// MotorRefresh: the board keeps the last speed forever, so the same frame is repeated at least this often; a
+// board that missed one frame (a corrupted byte) gets it again within 0.2 s.
+const MotorRefresh = 200 * time.Millisecond
