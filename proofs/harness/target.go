@@ -90,15 +90,20 @@ type Pids struct {
 
 // State is the part of the driver's state record the proofs use, plus the record itself for the evidence.
 type State struct {
-	At         time.Time       // when the proof received it (the proof's clock)
-	Enabled    bool            // motion enabled
-	Estop      string          // latched e-stop reason, "" when none
-	Blocked    string          // why the wheels may not move now, "" when they may
-	Plugged    bool            // charger believed plugged in
-	ScanAge    float64         // seconds since the last LiDAR scan reached the driver; NaN if none yet
-	Publishers int             // velocity-command publishers connected
-	Pids       Pids            // process ids
-	Raw        json.RawMessage // the record as the driver sent it
+	At         time.Time // when the proof received it (the proof's clock)
+	Enabled    bool      // motion enabled
+	Estop      string    // latched e-stop reason, "" when none
+	Blocked    string    // why the wheels may not move now, "" when they may
+	Plugged    bool      // charger believed plugged in
+	ScanAge    float64   // seconds since the last LiDAR scan reached the driver; NaN if none yet
+	Publishers int       // velocity-command publishers connected
+	Pids       Pids      // process ids
+	// GyroBiasDPS is the driver's current gyro bias estimate (deg/s): what it subtracts from the board's
+	// raw gyro. Zero when unknown.
+	GyroBiasDPS [3]float64
+	// Calibrating is true while a (re)started driver measures its gyro bias: it publishes no IMU then.
+	Calibrating bool
+	Raw         json.RawMessage // the record as the driver sent it
 }
 
 // Short renders the fields a person needs, the seed's end-state line: {enabled: false, estop: none, ...}.

@@ -32,6 +32,10 @@ type Options struct {
 	StartEnabled bool
 	// NoDriverBack: a killed driver never comes back.
 	NoDriverBack bool
+	// StartEstop latches the e-stop at start with this reason.
+	StartEstop string
+	// NoDriver: no driver answers at all (the guard's case: nothing may be sent).
+	NoDriver bool
 }
 
 // Model constants: the sim's stand physics in miniature (sim/physics.go, sim/imu.go), enough for the
@@ -94,8 +98,8 @@ type Fake struct {
 func NewFake(clock harness.Clock, opt Options) *Fake {
 	now := clock.Now()
 	f := &Fake{clock: clock, opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, 0xfa4e)), t: now,
-		driverUp: true, serviceUp: true, readerUp: true, readerStart: now.Add(-10 * time.Second),
-		lastScan: now, nextPid: 1000, enabled: opt.StartEnabled}
+		driverUp: !opt.NoDriver, serviceUp: !opt.NoDriver, readerUp: true, readerStart: now.Add(-10 * time.Second),
+		lastScan: now, nextPid: 1000, enabled: opt.StartEnabled, estop: opt.StartEstop}
 	f.supervisorPid, f.driverPid, f.readerPid = f.pid(), f.pid(), f.pid()
 	return f
 }
@@ -143,8 +147,11 @@ func (f *Fake) step(ts time.Time) {
 	for _, r := range f.recs {
 		if r.board || (f.driverUp && r.pid == f.driverPid) {
 			src := harness.SourceDriver
-			if r.board {
-				src = harness.SourceRaw
+			switch {
+			case r.board && f.serviceUp:
+				src = harness.SourceRaw // the supervisor's pass-through
+			case r.board:
+				src = harness.SourceDirect // the port, free while the service is stopped
 			}
 			r.samples = append(r.samples, harness.IMUSample{At: ts, Gyro: g, Source: src, Where: "fake.raw"})
 		} else if r.err == nil {

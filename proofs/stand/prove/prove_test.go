@@ -1,0 +1,313 @@
+package prove
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/rosorin/rosorin/proofs/harness"
+	"github.com/rosorin/rosorin/proofs/harness/harnesstest"
+	"github.com/rosorin/rosorin/proofs/stand"
+)
+
+// Every test runs in a synctest bubble: the clock is virtual and moves only when every goroutine waits, so
+// a proof of 13 paths (minutes of spin-ups and holds) runs in a fraction of a second and no scheduling
+// hiccup of a loaded machine can open a gap in the commands that the fake's deadman would see.
+
+// syncBuf is an io.Writer safe for the proof's goroutines and the test.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func testOptions(clk harness.Clock, out *syncBuf) Options {
+	o := DefaultOptions()
+	o.Clock = clk
+	o.Spin = 1500 * time.Millisecond
+	o.Hold = 3 * time.Second
+	o.PathTimeout = 30 * time.Second
+	o.TeardownTimeout = 5 * time.Second
+	o.Out = out
+	o.Evidence = harness.NewEvidence(nil, clk)
+	return o
+}
+
+// run proves paths against a fake in a bubble. check runs inside the bubble, after Prove.
+func run(t *testing.T, fopt harnesstest.Options, paths string, tweak func(*Options), check func(*testing.T, *Report, *harnesstest.Fake, string, error)) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		clk := harness.RealClock{}
+		f := harnesstest.NewFake(clk, fopt)
+		out := &syncBuf{}
+		o := testOptions(clk, out)
+		if tweak != nil {
+			tweak(&o)
+		}
+		steps, err := ParsePaths(paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Prove(context.Background(), f, steps, o)
+		check(t, rep, f, out.String(), err)
+	})
+}
+
+func TestProveEveryPathPassesOnAHealthyRobot(t *testing.T) {
+	run(t, harnesstest.Options{Seed: 1}, "all", nil, func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.AllPassed() || rep.Planned != 14 || rep.Passed != 14 {
+			t.Fatalf("%s: want 14/14 and the wheels disabled\n%s", rep.ResultLine(), out)
+		}
+		for _, res := range rep.Results {
+			if res.Release {
+				if res.StopS < 2 || res.StopS > 8 {
+					t.Errorf("%s: released %.2f s after the kill; the fake respawns the reader after 2 s", res.Name, res.StopS)
+				}
+				continue
+			}
+			// The fake's wheel lag (tau 0.22 s) stops 0.35 m/s in about 0.4 s; the deadman adds its 0.3 s, the
+			// scan gate its 0.5 s; a stop at the trigger's first windows or near the 2 s limit is a sequencing bug.
+			lo, hi := 0.15, 1.0
+			switch res.Path {
+			case Deadman:
+				lo = 0.4
+			case ScanLoss:
+				lo, hi = 0.6, 1.6
+			}
+			if res.StopS < lo || res.StopS > hi {
+				t.Errorf("%s: still from %.2f s, want %.2f-%.2f\n%s", res.Name, res.StopS, lo, hi, res.Line)
+			}
+		}
+		if f.Enabled() {
+			t.Error("wheels enabled after the run")
+		}
+		for _, want := range []string{"[1/13] deadman fwd 0.2: spinning up ...", "kill: board IMU read via the supervisor's raw stream",
+			"service: board IMU read directly from fake.raw", "RESULT: 14/14 passed", "end state: {enabled: false",
+			"| SIGKILL of the driver", "LiDAR back: wheels released by themselves"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("output lacks %q\n%s", want, out)
+			}
+		}
+		// The JSON record carries every measurement with its limit, and PASS as a word.
+		b, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{`"outcome":"PASS"`, `"name":"spinning level before the trigger"`, `"limit":0.0035`,
+			`"rule":"\u003c="`, `"imu_source":"raw"`} {
+			if !bytes.Contains(b, []byte(want)) {
+				t.Errorf("JSON record lacks %s", want)
+			}
+		}
+	})
+}
+
+// The negative control: a board that ignores every stop after the trigger must FAIL every path, and the
+// teardown must still leave the wheels disabled and stopped.
+func TestProveFailsEveryPathWhenTheStopDoesNotStop(t *testing.T) {
+	run(t, harnesstest.Options{Seed: 2, IgnoreStop: true}, "all", nil, func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.AllPassed() || rep.Passed != 0 {
+			t.Fatalf("%s with a board that ignores stops; want 0 passed\n%s", rep.ResultLine(), out)
+		}
+		for _, res := range rep.Results {
+			if res.Outcome != stand.Fail {
+				t.Errorf("%s: %s, want FAIL", res.Name, res.Outcome)
+			}
+			if !res.Release && !strings.Contains(res.Reason, "NEVER settled") {
+				t.Errorf("%s: reason %q, want NEVER settled", res.Name, res.Reason)
+			}
+		}
+		if !strings.Contains(out, "fault: ignore-stop at each trigger") {
+			t.Error("the output does not say a fault was applied")
+		}
+		time.Sleep(2 * time.Second) // the wheels run down once the fault is cleared
+		if f.Enabled() || f.BoardTarget() != 0 || f.WheelRPS() > 0.01 {
+			t.Errorf("after the run: enabled %v, board target %.2f rps, wheels %.2f rps; want disabled and stopped",
+				f.Enabled(), f.BoardTarget(), f.WheelRPS())
+		}
+	})
+}
+
+func TestProveHungPathIsTimeoutNotFail(t *testing.T) {
+	run(t, harnesstest.Options{Seed: 3, Hang: []string{"estop"}}, "estop,disable", func(o *Options) {
+		o.PathTimeout = 10 * time.Second
+	}, func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		var timeouts, passes int
+		for _, res := range rep.Results {
+			switch {
+			case res.Path == Estop && res.Outcome == stand.Timeout:
+				timeouts++
+				if !strings.Contains(res.Reason, "triggering estop") {
+					t.Errorf("timeout reason %q does not say where it hung", res.Reason)
+				}
+			case res.Path == Disable && res.Outcome == stand.Pass:
+				passes++
+			default:
+				t.Errorf("%s: %s %s", res.Name, res.Outcome, res.Reason)
+			}
+		}
+		if timeouts != 3 || passes != 3 || rep.AllPassed() {
+			t.Fatalf("timeouts %d passes %d; want 3 and 3, not all passed\n%s", timeouts, passes, out)
+		}
+		if !strings.Contains(out, "TIMEOUT") || f.Enabled() {
+			t.Errorf("want TIMEOUT in the output and the wheels disabled (enabled %v)\n%s", f.Enabled(), out)
+		}
+	})
+}
+
+func TestProveCtrlCRunsTheTeardown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := harness.RealClock{}
+		f := harnesstest.NewFake(clk, harnesstest.Options{Seed: 4})
+		out := &syncBuf{}
+		o := testOptions(clk, out)
+		steps, _ := ParsePaths("estop,disable")
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { // Ctrl-C in the middle of the first path's spin-up
+			for f.WheelRPS() < 0.5 {
+				time.Sleep(5 * time.Millisecond)
+			}
+			cancel()
+		}()
+		rep, err := Prove(ctx, f, steps, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(rep.Aborted, "interrupted") || rep.AllPassed() {
+			t.Fatalf("aborted %q, %s", rep.Aborted, rep.ResultLine())
+		}
+		if !rep.TeardownOK || f.Enabled() {
+			t.Fatalf("teardown %q, enabled %v", rep.Teardown, f.Enabled())
+		}
+		time.Sleep(2 * time.Second) // the wheels run down
+		if f.WheelRPS() > 0.01 {
+			t.Errorf("wheels still at %.2f rps after the teardown", f.WheelRPS())
+		}
+		if !strings.Contains(out.String(), "not run") || !strings.Contains(out.String(), "interrupted") {
+			t.Errorf("the output should say it was interrupted and show the paths that did not run\n%s", out.String())
+		}
+	})
+}
+
+func TestProveGuardsSendNothing(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opt  harnesstest.Options
+		want string
+	}{
+		{"no driver", harnesstest.Options{NoDriver: true}, "ABORT: no driver state received"},
+		{"plugged", harnesstest.Options{Plugged: true}, "ABORT: plugged in"},
+		{"publisher", harnesstest.Options{OtherPublishers: 1}, "other velocity-command publisher"},
+		{"estop", harnesstest.Options{Hang: nil, StartEstop: "gamepad button 0x0100"}, "ABORT: e-stop latched (gamepad button 0x0100)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			run(t, c.opt, "estop", nil, func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+				if !errors.Is(err, ErrAborted) || !strings.Contains(rep.Aborted, c.want) || !strings.Contains(out, c.want) {
+					t.Fatalf("err %v, aborted %q; want %q", err, rep.Aborted, c.want)
+				}
+				for _, call := range f.Calls() {
+					if call != "state" {
+						t.Errorf("call %q after an abort; nothing may be sent", call)
+					}
+				}
+			})
+		})
+	}
+	run(t, harnesstest.Options{Plugged: true, Seed: 5}, "estop", func(o *Options) { o.AllowPlugged = true },
+		func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+			if err != nil || rep.Passed != 3 {
+				t.Fatalf("--allow-plugged: %v %s\n%s", err, rep.ResultLine(), out)
+			}
+		})
+}
+
+func TestProveDisablesWheelsLeftEnabled(t *testing.T) {
+	run(t, harnesstest.Options{Seed: 6, StartEnabled: true}, "disable", nil, func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+		if err != nil || !rep.AllPassed() || f.Enabled() {
+			t.Fatalf("%v %s enabled %v\n%s", err, rep.ResultLine(), f.Enabled(), out)
+		}
+		calls := f.Calls()
+		if len(calls) < 2 || calls[1] != "disable" {
+			t.Errorf("first calls %v: the wheels left enabled must be disabled before anything is sent", calls[:min(4, len(calls))])
+		}
+	})
+}
+
+func TestProveScanLossWithoutRespawnFails(t *testing.T) {
+	run(t, harnesstest.Options{Seed: 7, NoRespawn: true}, "scanloss", func(o *Options) { o.ReleaseWait = 2 * time.Second },
+		func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Results) != 2 || rep.Results[1].Outcome != stand.Fail || !strings.Contains(rep.Results[1].Reason, "scans never came back") {
+				t.Fatalf("want the release line to FAIL with scans never back\n%s", out)
+			}
+		})
+}
+
+func TestProveKillWithoutDriverBack(t *testing.T) {
+	run(t, harnesstest.Options{Seed: 8, NoDriverBack: true}, "kill,gamepad", func(o *Options) { o.DriverBack = 2 * time.Second },
+		func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The kill is judged from below the driver and passes; the gamepad path has no driver and fails.
+			if rep.Results[0].Outcome != stand.Pass || rep.Results[1].Outcome != stand.Fail || !strings.Contains(rep.Results[1].Reason, "no driver") {
+				t.Fatalf("results %v / %v\n%s", rep.Results[0].Line, rep.Results[1].Line, out)
+			}
+			if rep.TeardownOK || !strings.Contains(out, "TEARDOWN") {
+				t.Errorf("teardown says %q with no driver to disable\n%s", rep.Teardown, out)
+			}
+		})
+}
+
+func TestParsePaths(t *testing.T) {
+	steps, err := ParsePaths("kill, estop,deadman")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range steps {
+		got = append(got, s.Title())
+	}
+	want := "deadman fwd 0.2|estop fwd 0.2|deadman fwd 0.35|estop fwd 0.35|deadman rot 1.0|estop rot 1.0|kill fwd 0.35"
+	if strings.Join(got, "|") != want {
+		t.Errorf("got %s\nwant %s", strings.Join(got, "|"), want)
+	}
+	if _, err := ParsePaths("estop,contact"); err == nil || !strings.Contains(err.Error(), `"contact"`) {
+		t.Errorf("unknown path: %v", err)
+	}
+	if _, err := ParsePaths(" , "); err == nil {
+		t.Error("empty list accepted")
+	}
+	all, _ := ParsePaths("all")
+	if len(all) != 13 || planned(all) != 14 {
+		t.Errorf("all: %d steps, %d lines", len(all), planned(all))
+	}
+}

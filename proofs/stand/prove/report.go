@@ -1,0 +1,250 @@
+package prove
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/rosorin/rosorin/proofs/harness"
+	"github.com/rosorin/rosorin/proofs/stand"
+)
+
+// Measurement is one number a verdict rests on, beside its limit.
+type Measurement struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"` // NaN (null in JSON) when it could not be measured
+	Limit float64 `json:"limit"`
+	Unit  string  `json:"unit"`
+	// Rule is how Value must compare with Limit: ">", "<=", ">=" or "<".
+	Rule string `json:"rule"`
+	OK   bool   `json:"ok"`
+}
+
+func (m Measurement) MarshalJSON() ([]byte, error) {
+	type plain struct {
+		Name  string   `json:"name"`
+		Value *float64 `json:"value"`
+		Limit *float64 `json:"limit"`
+		Unit  string   `json:"unit"`
+		Rule  string   `json:"rule"`
+		OK    bool     `json:"ok"`
+	}
+	return json.Marshal(plain{m.Name, num(m.Value), num(m.Limit), m.Unit, m.Rule, m.OK})
+}
+
+func num(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+func measure(name string, value float64, rule string, limit float64, unit string) Measurement {
+	ok := false
+	switch rule {
+	case ">":
+		ok = value > limit
+	case ">=":
+		ok = value >= limit-1e-9
+	case "<=":
+		ok = value <= limit+1e-9
+	case "<":
+		ok = value < limit
+	}
+	return Measurement{Name: name, Value: value, Limit: limit, Unit: unit, Rule: rule, OK: ok}
+}
+
+// measurements lists what a stop verdict rests on: the spinning level against the threshold, "still from"
+// against the stop limit, the quiet time against the quiet limit, and the worst window after.
+func measurements(v stand.Verdict) []Measurement {
+	p := v.Params
+	if v.Kind == stand.KindRelease {
+		return []Measurement{measure("vibration after the scans returned", v.Spinning, ">", p.Threshold, "rad/s")}
+	}
+	return []Measurement{
+		measure("spinning level before the trigger", v.Spinning, ">", p.Threshold, "rad/s"),
+		measure("still from (after the trigger)", v.StillFrom, "<=", p.MaxStop, "s"),
+		measure("quiet time", v.QuietFor, ">=", p.NeedQuiet, "s"),
+		measure("worst window after still", v.WorstAfter, "<", p.Threshold, "rad/s"),
+	}
+}
+
+// Result is one result line: a path's stop verdict, or the scan-loss path's release check.
+type Result struct {
+	Path    Path   `json:"path"`
+	Motion  string `json:"motion"`
+	Name    string `json:"name"`
+	Release bool   `json:"release,omitempty"` // the scan-loss path's second line
+	// Speed is the drive command the wheels were spun with.
+	Speed harness.Twist `json:"speed"`
+	// TriggerS is the trigger's time in seconds since the start of the run; TriggerAt the same in UTC.
+	TriggerS  float64   `json:"trigger_s"`
+	TriggerAt time.Time `json:"trigger_at"`
+	// TriggerHow says how the trigger time was taken when it is not the moment the proof acted (gamepad).
+	TriggerHow string `json:"trigger_how,omitempty"`
+	// Outcome is PASS, FAIL or TIMEOUT; Reason says why when it is not PASS.
+	Outcome stand.Outcome `json:"outcome"`
+	Reason  string        `json:"reason,omitempty"`
+	// StopS is "still from", seconds after the trigger (NaN when never); for the release line, the time from
+	// the reader's kill to the wheels seen turning again.
+	StopS        float64       `json:"-"`
+	Measurements []Measurement `json:"measurements"`
+	// Samples is the number of IMU samples judged; IMUSource where they came from ("driver", "raw", "direct"
+	// or a mix, "driver+raw").
+	Samples   int    `json:"samples"`
+	IMUSource string `json:"imu_source"`
+	// SourceLine is the "kill: board IMU read ..." line of the paths that kill the driver.
+	SourceLine string `json:"source_line,omitempty"`
+	// Line is the printed result line.
+	Line    string        `json:"line"`
+	Verdict stand.Verdict `json:"verdict"`
+	// Notes are the path's other observations (scans back after, driver back after, ...).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// MarshalJSON writes StopS as stop_s with null for NaN.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type alias Result
+	return json.Marshal(struct {
+		alias
+		StopS *float64 `json:"stop_s"`
+	}{alias(r), num(r.StopS)})
+}
+
+// Report is a whole run: what the JSON record holds and what the summary prints.
+type Report struct {
+	Tool       string          `json:"tool"`
+	Version    string          `json:"version"`
+	Target     string          `json:"target"`
+	Fault      string          `json:"fault,omitempty"`
+	Start      time.Time       `json:"start"`
+	End        time.Time       `json:"end"`
+	Config     json.RawMessage `json:"driver_config,omitempty"`
+	Params     stand.Params    `json:"params"`
+	SpinS      float64         `json:"spin_s"`
+	HoldS      float64         `json:"hold_s"`
+	Paths      []string        `json:"paths"`
+	StartState json.RawMessage `json:"start_state,omitempty"`
+	EndState   json.RawMessage `json:"end_state,omitempty"`
+	// EndLine is the printed end state.
+	EndLine string   `json:"end_line"`
+	Results []Result `json:"results"`
+	// Planned is the number of result lines the run should have produced; Passed how many passed.
+	Planned int `json:"planned"`
+	Passed  int `json:"passed"`
+	// Aborted says why the run stopped before its end ("" when it ran to the end).
+	Aborted string `json:"aborted,omitempty"`
+	// Teardown says how the teardown went: "wheels disabled" or what failed.
+	Teardown   string `json:"teardown"`
+	TeardownOK bool   `json:"teardown_ok"`
+	Evidence   string `json:"evidence_log,omitempty"`
+}
+
+// AllPassed reports whether every planned result line passed and the teardown disabled the wheels.
+func (r *Report) AllPassed() bool {
+	return r.Aborted == "" && r.Planned > 0 && r.Passed == r.Planned && r.TeardownOK
+}
+
+// ResultLine is "RESULT: N/M passed".
+func (r *Report) ResultLine() string { return fmt.Sprintf("RESULT: %d/%d passed", r.Passed, r.Planned) }
+
+// planned counts the result lines of steps: the scan-loss path gives two.
+func planned(steps []Step) int {
+	n := 0
+	for _, s := range steps {
+		n++
+		if s.Path == ScanLoss {
+			n++
+		}
+	}
+	return n
+}
+
+// WriteTable prints the stop times, path x motion, like chapter 19's table: "0.55 s" for a pass, the outcome
+// word otherwise, "-" where the path does not run at that motion, "not run" where it was planned but not
+// reached.
+func (r *Report) WriteTable(w io.Writer) error {
+	rows := []struct {
+		label   string
+		path    Path
+		release bool
+	}{
+		{"deadman (silence)", Deadman, false},
+		{"estop request", Estop, false},
+		{"enable false", Disable, false},
+		{"LiDAR silent (scan gate)", ScanLoss, false},
+		{"LiDAR back (released)", ScanLoss, true},
+		{"SIGKILL of the driver", Kill, false},
+		{"service stop", Service, false},
+		{"gamepad button", Gamepad, false},
+	}
+	planned := map[string]bool{}
+	for _, p := range r.Paths {
+		planned[p] = true
+	}
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+	)
+	t.Header("stop path", Fwd02.Name, Fwd035.Name, Rot10.Name)
+	for _, row := range rows {
+		cells := []string{row.label}
+		any := false
+		for _, m := range Motions {
+			c := "-"
+			for _, res := range r.Results {
+				if res.Path == row.path && res.Motion == m.Name && res.Release == row.release {
+					c = cell(res)
+					any = true
+				}
+			}
+			if c == "-" && planned[string(row.path)] && runsAt(row.path, m) {
+				c = "not run"
+				any = true
+			}
+			cells = append(cells, c)
+		}
+		if any {
+			if err := t.Append(cells); err != nil {
+				return err
+			}
+		}
+	}
+	return t.Render()
+}
+
+func cell(res Result) string {
+	switch {
+	case res.Outcome == stand.Pass && res.Release:
+		return fmt.Sprintf("turning again %.1f s after the kill", res.StopS)
+	case res.Outcome == stand.Pass:
+		return fmt.Sprintf("%.2f s", res.StopS)
+	case res.Outcome == stand.Timeout:
+		return "TIMEOUT"
+	case strings.HasPrefix(res.Reason, "NEVER settled"):
+		return "FAIL (never still)"
+	}
+	return "FAIL"
+}
+
+// runsAt reports whether the path is run at motion m by ParsePaths.
+func runsAt(p Path, m Motion) bool {
+	switch p {
+	case Deadman, Estop, Disable:
+		return true
+	case ScanLoss, Kill, Service:
+		return m == Fwd035
+	case Gamepad:
+		return m == Fwd02
+	}
+	return false
+}

@@ -1,0 +1,284 @@
+package prove
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/rosorin/rosorin/proofs/harness"
+	"github.com/rosorin/rosorin/proofs/stand"
+)
+
+// ErrAborted is returned when a guard stopped the run before anything was sent.
+var ErrAborted = errors.New("proof aborted")
+
+// runner is one proof run. It is used by one goroutine (the proof's); the goroutines it starts (state
+// watcher, recordings, a trigger that blocks) hand their results back over channels or through the
+// harness types' own locks.
+type runner struct {
+	t     harness.Target
+	o     Options
+	clk   harness.Clock
+	ev    *harness.Evidence
+	out   io.Writer
+	t0    time.Time
+	watch *harness.StateWatcher
+	fault harness.Faulter
+	rep   *Report
+
+	scanTimeout time.Duration
+	serviceDown bool // the service was stopped by a path and not started again yet
+}
+
+func (r *runner) printf(format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	fmt.Fprintln(r.out, line)
+	r.ev.Logf("| %s", line)
+}
+
+// rel converts a time on the proof's clock into seconds since the start of the run: the judge's timeline.
+func (r *runner) rel(t time.Time) float64 { return t.Sub(r.t0).Seconds() }
+
+// Prove runs steps against t and returns the report; the error is non-nil only when the run was aborted by a
+// guard (nothing sent) or its options are invalid. Whatever happens after the guards (failures, timeouts,
+// ctx cancelled by Ctrl-C), the teardown disables the wheels before Prove returns, under its own timeout.
+// Prove prints the progress, the result lines, the table, RESULT and the end state to o.Out.
+func Prove(ctx context.Context, t harness.Target, steps []Step, o Options) (*Report, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	r := &runner{t: t, o: o, clk: o.Clock, ev: o.Evidence, out: o.Out, t0: o.Clock.Now(), scanTimeout: o.ScanTimeout}
+	r.rep = &Report{Tool: "stopproof prove", Target: t.Describe(), Start: r.t0.UTC(), Params: o.Params,
+		SpinS: o.Spin.Seconds(), HoldS: o.Hold.Seconds(), Planned: planned(steps), Evidence: o.Evidence.Path()}
+	for _, s := range steps {
+		if !contains(r.rep.Paths, string(s.Path)) {
+			r.rep.Paths = append(r.rep.Paths, string(s.Path))
+		}
+	}
+	if f, ok := t.(harness.Faulter); ok && f.FaultName() != "" {
+		r.fault = f
+		r.rep.Fault = f.FaultName()
+	}
+	r.ev.Logf("stopproof prove: target %s; steps %d; spin %v, hold %v; params %+v", t.Describe(), len(steps), o.Spin, o.Hold, o.Params)
+	r.printf("target: %s", t.Describe())
+	if r.fault != nil {
+		r.printf("fault: %s at each trigger, cleared after the judge (a negative control: every path must FAIL)", r.fault.FaultName())
+	}
+
+	st, err := r.firstState(ctx)
+	if err != nil {
+		return r.abort(fmt.Sprintf("ABORT: no driver state received within %v - nothing sent (%v)", o.StateTimeout, err))
+	}
+	r.rep.StartState = st.Raw
+	r.printf("driver state at start: %s", st.Short())
+	switch {
+	case st.Plugged && !o.AllowPlugged:
+		return r.abort("ABORT: plugged in - no driving: the driver believes the charger is connected; unplug it, or pass --allow-plugged on the stand")
+	case st.Publishers > 0:
+		return r.abort(fmt.Sprintf("ABORT: %d other velocity-command publisher(s) connected - nothing sent: stop them first (navigation, teleop, a forgotten drive loop); the proof's own publisher would trip the two-publisher e-stop",
+			st.Publishers))
+	case st.Estop != "":
+		return r.abort(fmt.Sprintf("ABORT: e-stop latched (%s) - nothing sent: find out why, then clear it (rosorin-base reset) and run again", st.Estop))
+	}
+	if cfg, err := t.Config(ctx); err == nil {
+		r.rep.Config = cfg
+		if v, ok := findNumber(cfg, "scan_timeout"); ok && v > 0 {
+			r.scanTimeout = time.Duration(v * float64(time.Second))
+		}
+		r.ev.Logf("driver config: %s", cfg)
+	} else {
+		r.ev.Logf("driver config: %v", err)
+	}
+
+	r.watch = harness.WatchState(ctx, t, r.clk, r.ev, o.StatePeriod)
+	defer r.watch.Close()
+	defer r.finish()
+
+	if st.Enabled {
+		r.printf("the wheels are enabled at start: disabling them before the first path")
+		if err := t.Enable(ctx, false); err != nil {
+			r.printf("disable at start failed: %v", err)
+		}
+	}
+	for i, s := range steps {
+		if ctx.Err() != nil {
+			r.rep.Aborted = "interrupted: " + ctx.Err().Error()
+			break
+		}
+		res := r.step(ctx, i, len(steps), s)
+		for _, x := range res {
+			if x.SourceLine != "" {
+				r.printf("%s", x.SourceLine)
+			}
+			r.printf("%s", x.Line)
+			for _, n := range x.Notes {
+				r.ev.Logf("note: %s", n)
+			}
+			if b, err := json.Marshal(x); err == nil {
+				r.ev.Logf("result: %s", b)
+			}
+		}
+		r.rep.Results = append(r.rep.Results, res...)
+		r.ev.Flush()
+	}
+	if ctx.Err() != nil && r.rep.Aborted == "" {
+		r.rep.Aborted = "interrupted: " + ctx.Err().Error()
+	}
+	return r.rep, nil
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *runner) abort(msg string) (*Report, error) {
+	r.printf("%s", msg)
+	r.rep.Aborted = msg
+	r.rep.Teardown = "nothing sent"
+	r.rep.TeardownOK = true
+	r.rep.End = r.clk.Now().UTC()
+	return r.rep, fmt.Errorf("%w: %s", ErrAborted, msg)
+}
+
+// firstState waits up to StateTimeout for a state record.
+func (r *runner) firstState(ctx context.Context) (harness.State, error) {
+	deadline := r.clk.Now().Add(r.o.StateTimeout)
+	var last error
+	for {
+		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		st, err := r.t.State(qctx)
+		cancel()
+		if err == nil {
+			r.ev.Logf("state: %s", st.Raw)
+			return st, nil
+		}
+		last = err
+		if !r.clk.Now().Before(deadline) || ctx.Err() != nil {
+			return harness.State{}, fmt.Errorf("%w: %v", harness.ErrNoState, last)
+		}
+		if r.clk.Sleep(ctx, 200*time.Millisecond) != nil {
+			return harness.State{}, ctx.Err()
+		}
+	}
+}
+
+// finish is the teardown: clear the fault, start the service if a path left it stopped, disable the wheels
+// (retrying until the teardown timeout, then the e-stop as the last resort), read the end state, and print
+// the table, RESULT and the end state. It runs on its own context: after Ctrl-C the run's context is done.
+func (r *runner) finish() {
+	ctx, cancel := context.WithTimeout(context.Background(), r.o.TeardownTimeout)
+	defer cancel()
+	r.ev.Logf("teardown: start")
+	if r.fault != nil {
+		if err := r.fault.Clear(ctx); err != nil {
+			r.ev.Logf("teardown: clearing the fault: %v", err)
+		}
+	}
+	if r.serviceDown {
+		r.ev.Logf("teardown: starting the service a path left stopped")
+		if err := r.t.StartService(ctx); err != nil {
+			r.printf("teardown: starting the service failed: %v", err)
+		} else {
+			r.serviceDown = false
+		}
+	}
+	var err error
+	for {
+		qctx, qcancel := context.WithTimeout(ctx, 3*time.Second)
+		err = r.t.Enable(qctx, false)
+		qcancel()
+		if err == nil || ctx.Err() != nil {
+			break
+		}
+		r.ev.Logf("teardown: disable: %v", err)
+		if r.clk.Sleep(ctx, 500*time.Millisecond) != nil {
+			break
+		}
+	}
+	if err == nil {
+		r.rep.Teardown, r.rep.TeardownOK = "wheels disabled", true
+	} else {
+		r.rep.Teardown = fmt.Sprintf("COULD NOT DISABLE THE WHEELS: %v", err)
+		ectx, ecancel := context.WithTimeout(context.Background(), 3*time.Second)
+		if eerr := r.t.Estop(ectx); eerr == nil {
+			r.rep.Teardown += "; the e-stop was latched instead"
+		} else {
+			r.rep.Teardown += fmt.Sprintf("; the e-stop failed too (%v): use the power switch", eerr)
+		}
+		ecancel()
+	}
+	r.ev.Logf("teardown: %s", r.rep.Teardown)
+	sctx, scancel := context.WithTimeout(context.Background(), 3*time.Second)
+	st, serr := r.t.State(sctx)
+	scancel()
+	r.rep.End = r.clk.Now().UTC()
+	r.rep.Passed = 0
+	for _, x := range r.rep.Results {
+		if x.Outcome == stand.Pass {
+			r.rep.Passed++
+		}
+	}
+	fmt.Fprintln(r.out)
+	var tb strings.Builder
+	if err := r.rep.WriteTable(&tb); err != nil {
+		r.printf("table: %v", err)
+	}
+	fmt.Fprint(r.out, tb.String())
+	r.ev.Logf("table:\n%s", tb.String())
+	if r.rep.Aborted != "" {
+		r.printf("%s", r.rep.Aborted)
+	}
+	r.printf("%s", r.rep.ResultLine())
+	if serr == nil {
+		r.rep.EndState, r.rep.EndLine = st.Raw, st.Short()
+	} else {
+		r.rep.EndLine = fmt.Sprintf("no driver state (%v)", serr)
+	}
+	if !r.rep.TeardownOK {
+		r.printf("TEARDOWN: %s", r.rep.Teardown)
+	}
+	r.printf("end state: %s", r.rep.EndLine)
+	r.ev.Flush()
+}
+
+// findNumber looks for key anywhere in a JSON document and returns its number.
+func findNumber(doc json.RawMessage, key string) (float64, bool) {
+	var v any
+	if json.Unmarshal(doc, &v) != nil {
+		return 0, false
+	}
+	var walk func(any) (float64, bool)
+	walk = func(v any) (float64, bool) {
+		switch x := v.(type) {
+		case map[string]any:
+			if n, ok := x[key].(float64); ok {
+				return n, true
+			}
+			for _, c := range x {
+				if n, ok := walk(c); ok {
+					return n, true
+				}
+			}
+		case []any:
+			for _, c := range x {
+				if n, ok := walk(c); ok {
+					return n, true
+				}
+			}
+		}
+		return 0, false
+	}
+	return walk(v)
+}
