@@ -51,65 +51,23 @@ func Prove(ctx context.Context, t harness.Target, steps []Step, o Options) (*Rep
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if o.Out == nil {
-		o.Out = io.Discard
-	}
-	r := &runner{t: t, o: o, clk: o.Clock, ev: o.Evidence, out: o.Out, t0: o.Clock.Now(), scanTimeout: o.ScanTimeout}
-	r.rep = &Report{Tool: "stopproof prove", Target: t.Describe(), Start: r.t0.UTC(), Params: o.Params,
-		SpinS: o.Spin.Seconds(), HoldS: o.Hold.Seconds(), Planned: planned(steps), Evidence: o.Evidence.Path()}
+	r := newRunner(t, o, "stopproof prove")
+	r.rep.SpinS, r.rep.HoldS, r.rep.Planned = o.Spin.Seconds(), o.Hold.Seconds(), planned(steps)
 	for _, s := range steps {
 		if !contains(r.rep.Paths, string(s.Path)) {
 			r.rep.Paths = append(r.rep.Paths, string(s.Path))
 		}
 	}
-	if f, ok := t.(harness.Faulter); ok && f.FaultName() != "" {
-		r.fault = f
-		r.rep.Fault = f.FaultName()
-	}
 	r.ev.Logf("stopproof prove: target %s; steps %d; spin %v, hold %v; params %+v", t.Describe(), len(steps), o.Spin, o.Hold, o.Params)
-	r.printf("target: %s", t.Describe())
-	if r.fault != nil {
-		r.printf("fault: %s at each trigger, cleared after the judge (a negative control: every path must FAIL)", r.fault.FaultName())
+	if _, err := r.open(ctx); err != nil {
+		return r.rep, err
 	}
-
-	st, err := r.firstState(ctx)
-	if err != nil {
-		return r.abort(fmt.Sprintf("ABORT: no driver state received within %v - nothing sent (%v)", o.StateTimeout, err))
-	}
-	r.rep.StartState = st.Raw
-	r.printf("driver state at start: %s", st.Short())
-	switch {
-	case st.Plugged && !o.AllowPlugged:
-		return r.abort("ABORT: plugged in - no driving: the driver believes the charger is connected; unplug it, or pass --allow-plugged on the stand")
-	case st.Publishers > 0:
-		return r.abort(fmt.Sprintf("ABORT: %d other velocity-command publisher(s) connected - nothing sent: stop them first (navigation, teleop, a forgotten drive loop); the proof's own publisher would trip the two-publisher e-stop",
-			st.Publishers))
-	case st.Estop != "":
-		return r.abort(fmt.Sprintf("ABORT: e-stop latched (%s) - nothing sent: find out why, then clear it (rosorin-base reset) and run again", st.Estop))
-	}
-	if cfg, err := t.Config(ctx); err == nil {
-		r.rep.Config = cfg
-		if v, ok := findNumber(cfg, "scan_timeout"); ok && v > 0 {
-			r.scanTimeout = time.Duration(v * float64(time.Second))
-		}
-		r.ev.Logf("driver config: %s", cfg)
-	} else {
-		r.ev.Logf("driver config: %v", err)
-	}
-
-	r.watch = harness.WatchState(ctx, t, r.clk, r.ev, o.StatePeriod)
-	defer r.watch.Close()
-	defer r.finish()
-
-	if st.Enabled {
-		r.printf("the wheels are enabled at start: disabling them before the first path")
-		if err := t.Enable(ctx, false); err != nil {
-			r.printf("disable at start failed: %v", err)
-		}
-	}
+	defer func() {
+		r.teardown()
+		r.summary()
+	}()
 	for i, s := range steps {
 		if ctx.Err() != nil {
-			r.rep.Aborted = "interrupted: " + ctx.Err().Error()
 			break
 		}
 		res := r.step(ctx, i, len(steps), s)
@@ -128,10 +86,66 @@ func Prove(ctx context.Context, t harness.Target, steps []Step, o Options) (*Rep
 		r.rep.Results = append(r.rep.Results, res...)
 		r.ev.Flush()
 	}
-	if ctx.Err() != nil && r.rep.Aborted == "" {
+	if ctx.Err() != nil {
 		r.rep.Aborted = "interrupted: " + ctx.Err().Error()
 	}
 	return r.rep, nil
+}
+
+func newRunner(t harness.Target, o Options, tool string) *runner {
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	r := &runner{t: t, o: o, clk: o.Clock, ev: o.Evidence, out: o.Out, t0: o.Clock.Now(), scanTimeout: o.ScanTimeout}
+	r.rep = &Report{Tool: tool, Target: t.Describe(), Start: r.t0.UTC(), Params: o.Params, Evidence: o.Evidence.Path()}
+	if f, ok := t.(harness.Faulter); ok && f.FaultName() != "" {
+		r.fault = f
+		r.rep.Fault = f.FaultName()
+	}
+	return r
+}
+
+// open runs the guards of the seed: a driver state within StateTimeout (else ABORT, nothing sent), the
+// charger unplugged (unless AllowPlugged), no other velocity-command publisher, no e-stop latched. Then it
+// reads the driver's configuration, starts the state watcher and disables wheels someone left enabled. An
+// error means the run was aborted with nothing sent; the report says why.
+func (r *runner) open(ctx context.Context) (harness.State, error) {
+	r.printf("target: %s", r.t.Describe())
+	if r.fault != nil {
+		r.printf("fault: %s at each trigger, cleared after the judge (a negative control: every path must FAIL)", r.fault.FaultName())
+	}
+	st, err := r.firstState(ctx)
+	if err != nil {
+		return st, r.abort(fmt.Sprintf("ABORT: no driver state received within %v - nothing sent (%v)", r.o.StateTimeout, err))
+	}
+	r.rep.StartState = st.Raw
+	r.printf("driver state at start: %s", st.Short())
+	switch {
+	case st.Plugged && !r.o.AllowPlugged:
+		return st, r.abort("ABORT: plugged in - no driving: the driver believes the charger is connected; unplug it, or pass --allow-plugged on the stand")
+	case st.Publishers > 0:
+		return st, r.abort(fmt.Sprintf("ABORT: %d other velocity-command publisher(s) connected - nothing sent: stop them first (navigation, teleop, a forgotten drive loop); the proof's own publisher would trip the two-publisher e-stop",
+			st.Publishers))
+	case st.Estop != "":
+		return st, r.abort(fmt.Sprintf("ABORT: e-stop latched (%s) - nothing sent: find out why, then clear it (rosorin-base reset) and run again", st.Estop))
+	}
+	if cfg, err := r.t.Config(ctx); err == nil {
+		r.rep.Config = cfg
+		if v, ok := findNumber(cfg, "scan_timeout"); ok && v > 0 {
+			r.scanTimeout = time.Duration(v * float64(time.Second))
+		}
+		r.ev.Logf("driver config: %s", cfg)
+	} else {
+		r.ev.Logf("driver config: %v", err)
+	}
+	r.watch = harness.WatchState(ctx, r.t, r.clk, r.ev, r.o.StatePeriod)
+	if st.Enabled {
+		r.printf("the wheels are enabled at start: disabling them before anything else")
+		if err := r.t.Enable(ctx, false); err != nil {
+			r.printf("disable at start failed: %v", err)
+		}
+	}
+	return st, nil
 }
 
 func contains(xs []string, s string) bool {
@@ -143,13 +157,13 @@ func contains(xs []string, s string) bool {
 	return false
 }
 
-func (r *runner) abort(msg string) (*Report, error) {
+func (r *runner) abort(msg string) error {
 	r.printf("%s", msg)
 	r.rep.Aborted = msg
 	r.rep.Teardown = "nothing sent"
 	r.rep.TeardownOK = true
 	r.rep.End = r.clk.Now().UTC()
-	return r.rep, fmt.Errorf("%w: %s", ErrAborted, msg)
+	return fmt.Errorf("%w: %s", ErrAborted, msg)
 }
 
 // firstState waits up to StateTimeout for a state record.
@@ -174,12 +188,15 @@ func (r *runner) firstState(ctx context.Context) (harness.State, error) {
 	}
 }
 
-// finish is the teardown: clear the fault, start the service if a path left it stopped, disable the wheels
-// (retrying until the teardown timeout, then the e-stop as the last resort), read the end state, and print
-// the table, RESULT and the end state. It runs on its own context: after Ctrl-C the run's context is done.
-func (r *runner) finish() {
+// teardown clears the fault, starts the service if a path left it stopped, disables the wheels (retrying
+// until the teardown timeout, then the e-stop as the last resort) and reads the end state. It runs on its own
+// context: after Ctrl-C the run's context is done.
+func (r *runner) teardown() {
 	ctx, cancel := context.WithTimeout(context.Background(), r.o.TeardownTimeout)
 	defer cancel()
+	if r.watch != nil {
+		defer r.watch.Close()
+	}
 	r.ev.Logf("teardown: start")
 	if r.fault != nil {
 		if err := r.fault.Clear(ctx); err != nil {
@@ -223,7 +240,16 @@ func (r *runner) finish() {
 	sctx, scancel := context.WithTimeout(context.Background(), 3*time.Second)
 	st, serr := r.t.State(sctx)
 	scancel()
+	if serr == nil {
+		r.rep.EndState, r.rep.EndLine = st.Raw, st.Short()
+	} else {
+		r.rep.EndLine = fmt.Sprintf("no driver state (%v)", serr)
+	}
 	r.rep.End = r.clk.Now().UTC()
+}
+
+// summary prints the table of stop times, RESULT and the end state.
+func (r *runner) summary() {
 	r.rep.Passed = 0
 	for _, x := range r.rep.Results {
 		if x.Outcome == stand.Pass {
@@ -241,11 +267,11 @@ func (r *runner) finish() {
 		r.printf("%s", r.rep.Aborted)
 	}
 	r.printf("%s", r.rep.ResultLine())
-	if serr == nil {
-		r.rep.EndState, r.rep.EndLine = st.Raw, st.Short()
-	} else {
-		r.rep.EndLine = fmt.Sprintf("no driver state (%v)", serr)
-	}
+	r.endLines()
+}
+
+// endLines prints a failed teardown loudly, then the end state.
+func (r *runner) endLines() {
 	if !r.rep.TeardownOK {
 		r.printf("TEARDOWN: %s", r.rep.Teardown)
 	}
