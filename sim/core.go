@@ -88,8 +88,13 @@ func (c *core) run() {
 			return
 		case f := <-s.cmds:
 			f(c)
-		case mc := <-s.motor:
-			c.applyMotor(mc)
+		case m := <-s.motor:
+			// Bring the physics up to the frame's arrival first: a frame that waited while this goroutine
+			// was descheduled must not act on the time before it arrived.
+			if m.t.After(c.last) {
+				c.tick(m.t)
+			}
+			c.applyMotor(m.cmd)
 		case now := <-tick.C:
 			c.tick(now)
 		}

@@ -78,7 +78,7 @@ type Sim struct {
 	wg     sync.WaitGroup
 
 	cmds  chan func(*core)
-	motor chan board.MotorCommand
+	motor chan motorCmd
 	hang  gate
 
 	toBoardRate atomic.Uint64 // float64 bits
@@ -143,7 +143,7 @@ func Start(ctx context.Context, cfg Config) (*Sim, error) {
 	s.lidarLink = filepath.Join(cfg.Dir, LidarLinkName)
 	s.sockPath = filepath.Join(cfg.Dir, ControlName)
 	s.cmds = make(chan func(*core))
-	s.motor = make(chan board.MotorCommand, 256)
+	s.motor = make(chan motorCmd, 256)
 	s.hang.init()
 	s.ctx, s.cancel = context.WithCancel(ctx)
 
@@ -421,7 +421,7 @@ func (s *Sim) startBoardReader(p *port, gen uint64) {
 					mc = board.MotorCommand{Kind: 0xff}
 				}
 				select {
-				case s.motor <- mc:
+				case s.motor <- motorCmd{now, mc}:
 				case <-s.ctx.Done():
 				}
 			})
@@ -431,6 +431,12 @@ func (s *Sim) startBoardReader(p *port, gen uint64) {
 			s.mu.Unlock()
 		}
 	}()
+}
+
+// motorCmd is a decoded motor frame with the time the firmware read it.
+type motorCmd struct {
+	t   time.Time
+	cmd board.MotorCommand
 }
 
 // corrupt flips one random bit in each byte with probability rate; returns how many bytes it changed.
