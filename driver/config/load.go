@@ -26,6 +26,7 @@ const (
 	NoteNoSection
 )
 
+// String describes the kind in a few words.
 func (k NoteKind) String() string {
 	switch k {
 	case NoteArmKey:
@@ -51,6 +52,7 @@ type Note struct {
 	Msg string
 }
 
+// String formats the note as "file:line: key: kind (msg)".
 func (n Note) String() string {
 	s := fmt.Sprintf("%s:%d: %s: %s", n.File, n.Line, n.Key, n.Kind)
 	if n.Msg != "" {

@@ -42,6 +42,7 @@ const (
 	ChargerUnplugged
 )
 
+// String returns "none", "PLUGGED" or "UNPLUGGED" (the seed's log words).
 func (e ChargerEvent) String() string {
 	switch e {
 	case ChargerNone:

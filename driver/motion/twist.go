@@ -20,6 +20,7 @@ func (t Twist) IsZero() bool { return t.VX == 0 && t.VY == 0 && t.WZ == 0 }
 // IsFinite reports whether no component is NaN or ±Inf.
 func (t Twist) IsFinite() bool { return isFinite(t.VX) && isFinite(t.VY) && isFinite(t.WZ) }
 
+// String formats the twist for logs and errors: "(vx 0.2, vy 0, wz 0)".
 func (t Twist) String() string { return fmt.Sprintf("(vx %.4g, vy %.4g, wz %.4g)", t.VX, t.VY, t.WZ) }
 
 // Limits are the gate's speed limits, ramps and timeouts (chapter 11 parameter table).
@@ -103,6 +104,7 @@ const (
 	SourceGamepad
 )
 
+// String returns "software" or "gamepad".
 func (s Source) String() string {
 	switch s {
 	case SourceSoftware:
