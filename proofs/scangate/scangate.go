@@ -41,7 +41,7 @@ type Result struct {
 	ScanAgeBefore  *float64 `json:"scan_age_before"`
 	KilledPIDs     []int    `json:"killed_pids"`
 	WorstScanAge   *float64 `json:"worst_scan_age_s"`   // largest scan_age after the kill; nil if none
-	ScansBackAfter *float64 `json:"scans_back_after_s"` // seconds after the kill, to 0.01 s; nil if never
+	ScansBackAfter *float64 `json:"scans_back_after_s"` // seconds after the kill; nil if never
 	ReaderPIDsNow  []int    `json:"reader_pids_now"`
 	StateBlocked   *string  `json:"state_blocked"` // the last state's blocked reason; nil if none
 	Pass           bool     `json:"pass"`
@@ -95,7 +95,7 @@ func Judge(in Input) Result {
 	if stale >= 0 {
 		for _, o := range obs[stale+1:] {
 			if o.ScanAge != nil && o.T > minBack && *o.ScanAge < backAge {
-				t := math.Round(o.T*100) / 100
+				t := o.T // not rounded: 1.004 rounded to 1.00 would read as failing the > 1 s rule it passed
 				r.ScansBackAfter = &t
 				break
 			}
