@@ -93,10 +93,11 @@ type boardWriter struct {
 	done    chan struct{}
 	stopped sync.Once
 
-	busySince atomic.Int64 // unix nanoseconds when the current write began; 0 when idle
-	replaced  atomic.Uint64
-	written   atomic.Uint64
-	lastWrite atomic.Int64 // unix nanoseconds of the last completed write
+	busySince atomic.Int64  // unix nanoseconds when the current write began; 0 when idle
+	queued    atomic.Uint64 // frames handed over by send
+	replaced  atomic.Uint64 // of which dropped for a newer one
+	written   atomic.Uint64 // of which written
+	lastWrite atomic.Int64  // unix nanoseconds of the last completed write
 }
 
 func newBoardWriter(w io.Writer) *boardWriter {
@@ -128,6 +129,7 @@ func (bw *boardWriter) run() {
 
 // send queues f, replacing a frame still pending. Called only by the control loop (single producer).
 func (bw *boardWriter) send(f []byte) {
+	bw.queued.Add(1)
 	select {
 	case bw.ch <- f:
 		return
@@ -139,6 +141,11 @@ func (bw *boardWriter) send(f []byte) {
 	default:
 	}
 	bw.ch <- f // the slot is free: only this goroutine fills it
+}
+
+// idle reports whether no frame is pending or being written.
+func (bw *boardWriter) idle() bool {
+	return bw.written.Load()+bw.replaced.Load() == bw.queued.Load()
 }
 
 // busyFor returns how long the current write has been blocked (0 when idle).

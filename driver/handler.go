@@ -141,7 +141,7 @@ func (r *runtime) State() (api.State, error) {
 }
 
 // Config implements api.Handler.
-func (r *runtime) Config() any { return r.o.Config }
+func (r *runtime) Config() any { return r.cfgView }
 
 // onRequest runs in the loop.
 func (r *runtime) onRequest(q request) {

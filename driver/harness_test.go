@@ -278,6 +278,7 @@ type logSink struct {
 	mu    sync.Mutex
 	lines []string
 	tb    testing.TB
+	ended bool // the test is over: t.Log would panic
 }
 
 func (s *logSink) Enabled(context.Context, slog.Level) bool { return true }
@@ -286,13 +287,19 @@ func (s *logSink) Handle(_ context.Context, r slog.Record) error {
 	sb.WriteString(r.Level.String() + " " + r.Message)
 	r.Attrs(func(a slog.Attr) bool { sb.WriteString(" " + a.String()); return true })
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.lines = append(s.lines, sb.String())
-	s.mu.Unlock()
-	if testing.Verbose() {
+	if testing.Verbose() && !s.ended {
 		s.tb.Log(sb.String())
 	}
 	return nil
 }
+func (s *logSink) end() {
+	s.mu.Lock()
+	s.ended = true
+	s.mu.Unlock()
+}
+
 func (s *logSink) WithAttrs([]slog.Attr) slog.Handler { return s }
 func (s *logSink) WithGroup(string) slog.Handler      { return s }
 
@@ -338,6 +345,7 @@ func newStand(t testing.TB, opts ...standOpt) *stand {
 	b := newFakeBoard(t)
 	dir := shortTempDir(t)
 	s := &stand{t: t, b: b, dir: dir, sock: filepath.Join(dir, "base.sock"), logs: &logSink{tb: t}}
+	t.Cleanup(s.logs.end) // registered first: runs last, after the driver stopped
 	s.start(opts...)
 	return s
 }

@@ -3,6 +3,8 @@ package driver
 import (
 	"fmt"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/motion"
@@ -78,4 +80,18 @@ func finishParams(p params) (params, error) {
 		ControlRateHz: p.rateHz, PadModeBit: int(p.pad.ModeBit),
 	}
 	return p, nil
+}
+
+// configView is what GET /v1/config shows: the parameters under their ROS names (the yaml tags), as a flat
+// JSON object, so that `curl .../v1/config` reads like the parameter file.
+func configView(c config.Config) any {
+	b, err := yaml.Marshal(c)
+	if err != nil {
+		return map[string]string{"error": "configuration not encodable: " + err.Error()}
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(b, &m); err != nil {
+		return map[string]string{"error": "configuration not encodable: " + err.Error()}
+	}
+	return m
 }

@@ -18,6 +18,8 @@ type runtime struct {
 	clk Clock
 	tr  api.Transport
 
+	cfgView any // GET /v1/config, built once (read by transport goroutines, never written after start)
+
 	reqs      chan request
 	batches   chan boardBatch
 	readerErr chan error
@@ -101,7 +103,8 @@ func newRuntime(o Options, p params) *runtime {
 		charger: motion.NewChargerDetector(p.charger, nil),
 		pad:     pad,
 
-		start: now, startWall: time.Now(),
+		cfgView: configView(o.Config),
+		start:   now, startWall: time.Now(),
 		pubs:        map[int]*pubInfo{},
 		scanStreams: map[int]int{},
 	}

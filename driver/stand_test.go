@@ -548,6 +548,7 @@ func TestStandStaleSocketRemoved(t *testing.T) {
 	makeStaleSocket(t, path)
 	b := newFakeBoard(t)
 	s := &stand{t: t, b: b, dir: dir, sock: path, logs: &logSink{tb: t}}
+	t.Cleanup(s.logs.end)
 	s.start()
 	if _, err := s.cl.State(s.ctx()); err != nil {
 		t.Fatalf("driver on a stale socket path: %v", err)

@@ -1,0 +1,500 @@
+package driver
+
+// Tests of Run's contract and of the loop on an injected clock: deterministic, no sockets, race-safe.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/config"
+	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/protocol/board"
+)
+
+// frameSink records every write to the board as decoded motor frames, in order.
+type frameSink struct {
+	mu     sync.Mutex
+	frames [][4]float64
+	raw    [][]byte
+	failAt int // fail the write with this index (1-based); 0 = never
+	n      int
+	notify chan struct{}
+}
+
+func newFrameSink() *frameSink { return &frameSink{notify: make(chan struct{}, 1024)} }
+
+func (s *frameSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	s.n++
+	if s.failAt > 0 && s.n >= s.failAt {
+		s.mu.Unlock()
+		return 0, errors.New("input/output error")
+	}
+	var fr []board.Frame
+	var ps board.Parser
+	ps.Feed(p, func(f board.Frame) { fr = append(fr, board.Frame{Func: f.Func, Payload: bytes.Clone(f.Payload)}) })
+	for _, f := range fr {
+		c, err := board.DecodeMotor(f.Payload)
+		var rps [4]float64
+		if err == nil {
+			for i, sp := range c.Speeds {
+				rps[i] = float64(sp.RPS)
+			}
+		}
+		s.frames = append(s.frames, rps)
+		s.raw = append(s.raw, bytes.Clone(p))
+	}
+	s.mu.Unlock()
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+	return len(p), nil
+}
+
+func (s *frameSink) snapshot() ([][4]float64, [][]byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][4]float64(nil), s.frames...), append([][]byte(nil), s.raw...)
+}
+
+// waitCount waits until at least n frames were written.
+func (s *frameSink) waitCount(t *testing.T, n int) [][4]float64 {
+	t.Helper()
+	deadline := time.After(2 * time.Second)
+	for {
+		f, _ := s.snapshot()
+		if len(f) >= n {
+			return f
+		}
+		select {
+		case <-s.notify:
+		case <-deadline:
+			t.Fatalf("waited for %d frames, have %d", n, len(f))
+		}
+	}
+}
+
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func TestRunStopFrameFirstAndTwiceOnCancel(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	defer pr.Close()
+	sink := newFrameSink()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{Config: config.Default(), BoardIn: pr, BoardOut: sink, Log: quietLog(), StateDir: t.TempDir()})
+	}()
+	sink.waitCount(t, 1)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run on cancel: %v, want nil", err)
+	}
+	_, raw := sink.snapshot()
+	if !board.IsStopFrame(raw[0]) {
+		t.Fatalf("first write % x is not the stop frame", raw[0])
+	}
+	if len(raw) < 3 || !board.IsStopFrame(raw[len(raw)-1]) || !board.IsStopFrame(raw[len(raw)-2]) {
+		t.Fatalf("the last two writes are not stop frames (%d writes)", len(raw))
+	}
+}
+
+func TestRunReturnsWhenBoardInEnds(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	sink := newFrameSink()
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(context.Background(), Options{Config: config.Default(), BoardIn: pr, BoardOut: sink, Log: quietLog(), StateDir: t.TempDir()})
+	}()
+	sink.waitCount(t, 1)
+	pw.Write(board.EncodeIMU(board.IMU{Accel: [3]float32{0, 0, 1}}))
+	pw.Close() // the board is gone
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "board input ended") {
+			t.Fatalf("Run: %v, want 'board input ended'", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Run did not return after BoardIn ended")
+	}
+	if _, raw := sink.snapshot(); !board.IsStopFrame(raw[len(raw)-1]) {
+		t.Fatal("no stop frame after the board input ended")
+	}
+}
+
+func TestRunReturnsWhenBoardOutFails(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	defer pr.Close()
+	sink := newFrameSink()
+	sink.failAt = 3 // the start stop frame and one refresh go through
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(context.Background(), Options{Config: config.Default(), BoardIn: pr, BoardOut: sink, Log: quietLog(), StateDir: t.TempDir()})
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "write to the board") {
+			t.Fatalf("Run: %v, want a write error", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("Run did not return after BoardOut failed")
+	}
+	sink.mu.Lock()
+	n := sink.n
+	sink.mu.Unlock()
+	if n < 4 {
+		t.Fatalf("%d write attempts: no stop frame attempted after the failure", n)
+	}
+}
+
+func TestRunRefusesLimitsTheBoardCannotHonour(t *testing.T) {
+	c := config.Default()
+	c.MaxLinear, c.MaxAngular = 0.9, 3 // 2x0.9 + 3x0.174 m/s at the rim = 9.2 rps > 5
+	sink := newFrameSink()
+	err := Run(context.Background(), Options{Config: c, BoardIn: strings.NewReader(""), BoardOut: sink, Log: quietLog()})
+	if err == nil || !strings.Contains(err.Error(), "rps") {
+		t.Fatalf("Run with max_linear 0.9: %v, want a refusal naming the wheel speed", err)
+	}
+	if _, raw := sink.snapshot(); len(raw) != 1 || !board.IsStopFrame(raw[0]) {
+		t.Fatal("a refused start must still have written the stop frame first")
+	}
+	if err := Run(context.Background(), Options{Config: config.Config{}, BoardIn: strings.NewReader(""), BoardOut: newFrameSink(), Log: quietLog()}); err == nil {
+		t.Fatal("a zero Config was accepted")
+	}
+}
+
+// fakeClock drives the loop tick by tick.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+	ch  chan time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 10, 2, 17, 0, 0, 0, time.UTC), ch: make(chan time.Time)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+func (c *fakeClock) NewTicker(time.Duration) Ticker { return c }
+func (c *fakeClock) C() <-chan time.Time            { return c.ch }
+func (c *fakeClock) Stop()                          {}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// loopRig is a runtime on a fake clock, driven through its api.Handler methods.
+type loopRig struct {
+	t    *testing.T
+	clk  *fakeClock
+	r    *runtime
+	sink *frameSink
+	stop func()
+}
+
+func newLoopRig(t *testing.T) *loopRig {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := newFakeClock()
+	sink := newFrameSink()
+	r, err := start(Options{Config: config.Default(), BoardIn: pr, BoardOut: sink, Log: quietLog(), Clock: clk, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.run(ctx) }()
+	rig := &loopRig{t: t, clk: clk, r: r, sink: sink}
+	rig.stop = func() { cancel(); <-done; pw.Close(); pr.Close() }
+	t.Cleanup(rig.stop)
+	return rig
+}
+
+// tick advances the clock by one period and runs one tick; the state request after it returns once the
+// tick is done (one goroutine handles both, in order).
+func (g *loopRig) tick() api.State {
+	g.clk.advance(20 * time.Millisecond)
+	g.clk.ch <- g.clk.Now()
+	st, err := g.r.State()
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	g.settle()
+	return st
+}
+
+// settle waits until the writer goroutine has written everything the loop handed it (it collapses pending
+// frames, newest wins, so a test that counts frames waits after each step).
+func (g *loopRig) settle() {
+	g.r.State() // the loop has handled everything sent before
+	for end := time.Now().Add(2 * time.Second); !g.r.out.idle(); {
+		if time.Now().After(end) {
+			g.t.Fatal("board writer never idle")
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+func (g *loopRig) frames() [][4]float64 {
+	g.settle()
+	f, _ := g.sink.snapshot()
+	return f
+}
+
+func TestLoopDeadmanExactOnTheInjectedClock(t *testing.T) {
+	g := newLoopRig(t)
+	peer := api.Peer{PID: os.Getpid()}
+	g.r.Scan(peer, &api.Scan{}, true) // arrival only (the scan itself is published, nobody listens)
+	if r := g.r.Enable(peer, true); !r.Success {
+		t.Fatal(r.Message)
+	}
+	if _, err := g.r.CmdVel(peer, api.Twist{VX: 0.1}, false); err != nil {
+		t.Fatal(err)
+	}
+	// Keep the scans coming, ticks every 20 ms from the command at t=0.
+	var moved int
+	for i := 1; i <= 18; i++ {
+		g.r.Scan(peer, &api.Scan{}, true)
+		st := g.tick()
+		el := time.Duration(i) * 20 * time.Millisecond
+		switch {
+		case el <= 300*time.Millisecond:
+			if st.BodyVel[0] <= 0 {
+				t.Fatalf("tick at %v: body_vel %v blocked %v; the command is fresh until 0.3 s", el, st.BodyVel, st.Blocked)
+			}
+			moved++
+			// Ramp: 0.5 m/s² x 20 ms = 0.01 m/s per tick, up to the 0.1 command.
+			if want := min(0.1, 0.01*float64(i)); abs(st.BodyVel[0]-want) > 1e-9 {
+				t.Fatalf("tick %d: vx %v, want %v (ramp)", i, st.BodyVel[0], want)
+			}
+		default:
+			if st.BodyVel[0] != 0 || st.Blocked == nil || *st.Blocked != motion.BlockCmdTimeout {
+				t.Fatalf("tick at %v: body_vel %v blocked %v; want zero, cmd timeout (deadman: strictly older than 0.3 s)", el, st.BodyVel, st.Blocked)
+			}
+		}
+	}
+	if moved != 15 {
+		t.Fatalf("moved on %d ticks, want 15 (0.02..0.30 s)", moved)
+	}
+	f := g.frames()
+	if !(f[len(f)-1] == [4]float64{}) {
+		t.Fatalf("last frame %v, want the stop frame", f[len(f)-1])
+	}
+}
+
+func TestLoopRefreshEveryTwoHundredMs(t *testing.T) {
+	g := newLoopRig(t)
+	before := len(g.frames())
+	for range 50 { // 1 s of ticks, nothing changes: disabled, zero
+		g.tick()
+	}
+	got := len(g.frames()) - before
+	// The first tick writes (no frame since the start stop frame written outside the loop), then every 10th.
+	if got < 5 || got > 6 {
+		t.Fatalf("%d frames in 1 s of unchanged zero speed, want 5 (one per 0.2 s)", got)
+	}
+}
+
+func TestLoopTripWritesStopBeforeTheNextTick(t *testing.T) {
+	g := newLoopRig(t)
+	peer := api.Peer{PID: os.Getpid()}
+	g.r.Scan(peer, &api.Scan{}, true)
+	g.r.Enable(peer, true)
+	g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
+	for range 5 {
+		g.r.Scan(peer, &api.Scan{}, true)
+		g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
+		g.tick()
+	}
+	f := g.frames()
+	if f[len(f)-1][0] <= 0 {
+		t.Fatalf("not moving: %v", f[len(f)-1])
+	}
+	n := len(f)
+	rep := g.r.EStop(peer, "test")
+	if !rep.Success {
+		t.Fatal(rep.Message)
+	}
+	// No tick has run: the stop frame must already be there.
+	f = g.frames()
+	if len(f) != n+1 || f[n] != [4]float64{} {
+		t.Fatalf("after e-stop without a tick: %d new frames, last %v; want exactly the stop frame", len(f)-n, f[len(f)-1])
+	}
+	// Same for a refused command and for disable.
+	g.r.Reset(peer)
+	g.r.Enable(peer, true)
+	g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
+	for range 5 {
+		g.r.Scan(peer, &api.Scan{}, true)
+		g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
+		g.tick()
+	}
+	n = len(g.frames())
+	if _, err := g.r.CmdVel(peer, api.Twist{VX: 1e9}, false); !errors.Is(err, motion.ErrBadCommand) {
+		t.Fatalf("absurd command: %v", err)
+	}
+	if f = g.frames(); len(f) != n+1 || f[n] != [4]float64{} {
+		t.Fatalf("absurd command: want the stop frame at once, got %d new frames", len(f)-n)
+	}
+	st := g.tick()
+	if st.Link.RejectedCmds != 1 || !strings.Contains(st.LastRejected, "linear speed over") {
+		t.Fatalf("rejection not counted: %+v %q", st.Link, st.LastRejected)
+	}
+	g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
+	for range 5 {
+		g.r.Scan(peer, &api.Scan{}, true)
+		g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
+		g.tick()
+	}
+	n = len(g.frames())
+	g.r.Enable(peer, false)
+	if f = g.frames(); len(f) != n+1 || f[n] != [4]float64{} {
+		t.Fatalf("disable: want the stop frame at once, got %d new frames", len(f)-n)
+	}
+	// An unparseable command stops the wheels too.
+	g.r.Enable(peer, true)
+	for range 5 {
+		g.r.Scan(peer, &api.Scan{}, true)
+		g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
+		g.tick()
+	}
+	n = len(g.frames())
+	g.r.BadCommand(peer, "bad json")
+	if f = g.frames(); len(f) != n+1 || f[n] != [4]float64{} {
+		t.Fatalf("bad command: want the stop frame at once, got %d new frames", len(f)-n)
+	}
+}
+
+func TestLoopScanGateExactOnTheInjectedClock(t *testing.T) {
+	g := newLoopRig(t)
+	peer := api.Peer{PID: os.Getpid()}
+	g.r.Scan(peer, &api.Scan{}, true) // last scan at t=0
+	g.r.Enable(peer, true)
+	for i := 1; i <= 30; i++ {
+		g.r.CmdVel(peer, api.Twist{VX: 0.1}, false)
+		st := g.tick()
+		el := time.Duration(i) * 20 * time.Millisecond
+		held := st.Blocked != nil && *st.Blocked == motion.BlockNoScan
+		if el <= 500*time.Millisecond && held || el > 500*time.Millisecond && !held {
+			t.Fatalf("at %v after the last scan: blocked %v; want held exactly when older than 0.5 s", el, st.Blocked)
+		}
+	}
+	// Scans back: released at the next tick, not latched.
+	g.r.Scan(peer, &api.Scan{}, true)
+	g.r.CmdVel(peer, api.Twist{VX: 0.1}, false)
+	if st := g.tick(); st.Blocked != nil || st.BodyVel[0] <= 0 {
+		t.Fatalf("scans back: blocked %v vel %v", st.Blocked, st.BodyVel)
+	}
+}
+
+func TestPublisherGrouping(t *testing.T) {
+	o := Options{Config: config.Default(), Log: quietLog(), Clock: newFakeClock()}.withDefaults()
+	p, err := paramsFrom(o.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRuntime(o, p)
+	now := o.Clock.Now()
+	me := api.Peer{PID: os.Getpid(), PPID: os.Getppid()}
+	dead := func() int { // a pid that has exited (reaped)
+		c := exec.Command("true")
+		if err := c.Run(); err != nil {
+			t.Skip("no 'true' to make a dead pid")
+		}
+		return c.Process.Pid
+	}
+	// A loop of exited one-shot senders of one parent: one publisher.
+	for range 5 {
+		r.notePublisher(api.Peer{PID: dead(), PPID: os.Getpid()}, now, true, 0)
+	}
+	if n := r.publisherCount(now); n != 1 {
+		t.Fatalf("curl loop: %d publishers, want 1", n)
+	}
+	// Plus a running sender in a different process (this test, another parent): two.
+	r.notePublisher(me, now, true, 0)
+	if n := r.publisherCount(now); n != 2 {
+		t.Fatalf("loop + live sender: %d, want 2", n)
+	}
+	// The window passes: the exited ones are forgotten, this process's one-shot too.
+	later := now.Add(PublisherWindow + time.Millisecond)
+	if n := r.publisherCount(later); n != 0 {
+		t.Fatalf("after the window: %d, want 0", n)
+	}
+	// Open streams count while open, whatever the window; one pid with two streams is one publisher.
+	r.notePublisher(me, time.Time{}, false, 1)
+	r.notePublisher(me, time.Time{}, false, 1)
+	if n := r.publisherCount(later.Add(time.Hour)); n != 1 {
+		t.Fatalf("two streams of one pid: %d, want 1", n)
+	}
+	// A stream's commands do not keep a closed stream's pid counted.
+	r.notePublisher(me, later, false, 0)
+	r.notePublisher(me, time.Time{}, false, -2)
+	if n := r.publisherCount(later.Add(10 * time.Millisecond)); n != 0 {
+		t.Fatalf("closed stream: %d, want 0", n)
+	}
+}
+
+func TestRateMeterAndJitter(t *testing.T) {
+	var m rateMeter
+	t0 := time.Unix(1000, 0)
+	for i := range 330 { // 3 s at 110 Hz
+		m.add(t0.Add(time.Duration(i) * time.Second / 110))
+	}
+	end := t0.Add(3 * time.Second)
+	if hz := m.hz(end); hz < 108 || hz > 111 {
+		t.Fatalf("110 Hz measured as %v", hz)
+	}
+	if hz := m.hz(end.Add(2 * time.Second)); hz != 0 {
+		t.Fatalf("silence measured as %v Hz", hz)
+	}
+	var j jitterStats
+	for i := range 100 {
+		d := 20 * time.Millisecond
+		if i == 50 {
+			d = 45 * time.Millisecond
+		}
+		j.add(d, 20*time.Millisecond)
+	}
+	s := j.stats(50)
+	if s.TickP50Ms != 20 || s.TickMaxMs != 45 || s.Overruns != 1 {
+		t.Fatalf("jitter stats %+v", s)
+	}
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
