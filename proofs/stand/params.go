@@ -5,7 +5,8 @@ import (
 	"math"
 )
 
-// Sample is one IMU reading on the run's timeline.
+// Sample is one IMU reading on the run's timeline. Its JSON form is plain (encoding/json refuses NaN: the
+// judges skip non-finite samples, an evidence log should too).
 type Sample struct {
 	T     float64 `json:"t"`      // seconds on any monotonic timeline shared with the trigger and the end
 	GyroX float64 `json:"gyro_x"` // rad/s

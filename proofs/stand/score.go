@@ -85,7 +85,8 @@ func Windows(samples []Sample, p Params) []WindowScore {
 }
 
 // WindowsBetween scores the sliding windows that lie inside [from, to]: ends from+Window+k*Step <= to. It
-// returns nil for invalid parameters, a range shorter than one Window, or more than 2^20 windows.
+// returns nil for invalid parameters, a range shorter than one Window, or more than 2^20 windows. (Judge's own
+// windows, in Verdict.Windows, end at trigger+k*Step instead and may reach back before the trigger.)
 func WindowsBetween(samples []Sample, from, to float64, p Params) []WindowScore {
 	if p.Validate() != nil || !isFinite(from) || !isFinite(to) {
 		return nil
