@@ -528,7 +528,7 @@ func (f *Fake) Clear(ctx context.Context) error {
 // FaultName names the fault.
 func (f *Fake) FaultName() string {
 	if f.opt.IgnoreStop {
-		return "ignore-stop"
+		return "ignore-stop at each trigger, cleared after the judge"
 	}
 	return ""
 }

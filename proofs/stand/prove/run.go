@@ -112,7 +112,7 @@ func newRunner(t harness.Target, o Options, tool string) *runner {
 func (r *runner) open(ctx context.Context) (harness.State, error) {
 	r.printf("target: %s", r.t.Describe())
 	if r.fault != nil {
-		r.printf("fault: %s at each trigger, cleared after the judge (a negative control: every path must FAIL)", r.fault.FaultName())
+		r.printf("fault: %s (a negative control: every path must FAIL)", r.fault.FaultName())
 	}
 	st, err := r.firstState(ctx)
 	if err != nil {

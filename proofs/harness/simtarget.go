@@ -1,0 +1,357 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/sim"
+)
+
+// SimConfig configures a simulated stand robot with the real driver started against it.
+type SimConfig struct {
+	// BaseBin is the rosorin-base binary ("" = FindBaseBin's search, building it if need be).
+	BaseBin string
+	Seed    int64
+	// Fault is --sim-fault: NAME is applied at each path's trigger and cleared after the judge (the
+	// negative control ignore-motor breaks only the stop, not the spin-up); NAME@start from the start;
+	// NAME@DELAY is handed to the sim, which schedules it after its start.
+	Fault string
+	// NoLidarRespawn passes --no-lidar-respawn to rosorin-base run (the scan-gate check's negative control).
+	NoLidarRespawn bool
+	// BaseLog receives the supervisor's and the driver's output ("" = a file in the temporary folder,
+	// deleted with it).
+	BaseLog string
+	// StartTimeout bounds the wait for the driver's first state (20 s).
+	StartTimeout time.Duration
+	Clock        Clock
+	Evidence     *Evidence
+	// Out receives messages for a person (building rosorin-base ...).
+	Out io.Writer
+}
+
+// SimTarget is a simulated stand robot (package sim, in this process) behind pseudo-terminals in a temporary
+// folder, with `rosorin-base run` as a child process against it: the real supervisor, driver and LiDAR
+// reader. Its control API is a LiveTarget's; the service is the child process.
+type SimTarget struct {
+	*LiveTarget
+	cfg       SimConfig
+	dir       string
+	bin       string
+	sim       *sim.Sim
+	simCancel context.CancelFunc
+	log       *os.File
+	fault     *sim.Fault // applied at each trigger; nil when none (or applied at start)
+	faultNote string
+
+	mu     sync.Mutex // guards base and exited (StopService and Close may race with a Ctrl-C teardown)
+	base   *exec.Cmd
+	exited chan struct{}
+	closed bool
+}
+
+// configYAML is the driver configuration of the simulated robot: chapter 11's defaults, in the ROS
+// parameter-file shape the driver reads.
+const configYAML = `# stopproof --sim: the driver's defaults (chapter 11), written so the run does not depend on this host's files
+rosorin_board_driver:
+  ros__parameters:
+    cmd_timeout: 0.3
+    scan_timeout: 0.5
+`
+
+// StartSim makes the temporary folder, starts the simulated stand robot and rosorin-base against it, and
+// waits for the driver's first state. On error everything started is torn down.
+func StartSim(ctx context.Context, cfg SimConfig) (_ *SimTarget, err error) {
+	if cfg.Clock == nil {
+		cfg.Clock = RealClock{}
+	}
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = 20 * time.Second
+	}
+	st := &SimTarget{cfg: cfg}
+	var startFaults []string
+	switch f := strings.TrimSpace(cfg.Fault); {
+	case f == "":
+	case strings.HasSuffix(f, "@start"):
+		name := strings.TrimSuffix(f, "@start")
+		if _, err := sim.ParseFault(name); err != nil {
+			return nil, fmt.Errorf("--sim-fault: %w", err)
+		}
+		startFaults, st.faultNote = append(startFaults, name), name+" from the start"
+	case strings.Contains(f, "@"):
+		if _, err := sim.ParseFault(f); err != nil {
+			return nil, fmt.Errorf("--sim-fault: %w", err)
+		}
+		startFaults, st.faultNote = append(startFaults, f), f+" (scheduled by the sim)"
+	default:
+		pf, err := sim.ParseFault(f)
+		if err != nil {
+			return nil, fmt.Errorf("--sim-fault: %w", err)
+		}
+		st.fault, st.faultNote = &pf, f+" at each trigger, cleared after the judge"
+	}
+
+	if st.dir, err = os.MkdirTemp("", "stopproof-sim-"); err != nil {
+		return nil, fmt.Errorf("temporary folder for the simulated robot: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			st.Close()
+		}
+	}()
+	if st.bin, err = FindBaseBin(ctx, cfg.BaseBin, st.dir, cfg.Out); err != nil {
+		return nil, err
+	}
+	logPath := cfg.BaseLog
+	if logPath == "" {
+		logPath = filepath.Join(st.dir, "rosorin-base.log")
+	}
+	if st.log, err = os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		return nil, fmt.Errorf("rosorin-base log: %w", err)
+	}
+	// The sim lives until Close, not until the proof's context: the teardown after Ctrl-C still needs it.
+	sctx, cancel := context.WithCancel(context.Background())
+	st.simCancel = cancel
+	if st.sim, err = sim.Start(sctx, sim.Config{Dir: st.dir, World: "stand", Seed: cfg.Seed, Faults: startFaults}); err != nil {
+		return nil, fmt.Errorf("simulated robot: %w", err)
+	}
+	lc := DefaultLiveConfig()
+	lc.Socket, lc.Device, lc.Clock, lc.Evidence = filepath.Join(st.dir, "base.sock"), st.sim.BoardPath(), cfg.Clock, cfg.Evidence
+	lc.ServiceStop, lc.ServiceStart = "", ""
+	st.LiveTarget = NewLiveTarget(lc)
+	if err := os.WriteFile(filepath.Join(st.dir, "base.yaml"), []byte(configYAML), 0o644); err != nil {
+		return nil, err
+	}
+	cfg.Evidence.Logf("sim: folder %s, board %s, lidar %s, rosorin-base %s, seed %d", st.dir, st.sim.BoardPath(), st.sim.LidarPath(), st.bin, cfg.Seed)
+	if err := st.startBase(); err != nil {
+		return nil, err
+	}
+	if err := st.waitState(ctx); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// Dir is the temporary folder.
+func (s *SimTarget) Dir() string { return s.dir }
+
+// Sim is the simulated robot (for tests).
+func (s *SimTarget) Sim() *sim.Sim { return s.sim }
+
+// Describe names the simulated robot.
+func (s *SimTarget) Describe() string {
+	return fmt.Sprintf("simulated stand robot (seed %d) in %s, driven by %s run", s.cfg.Seed, s.dir, s.bin)
+}
+
+func (s *SimTarget) startBase() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("simulated robot closed")
+	}
+	args := []string{"run", "--device", s.sim.BoardPath(), "--lidar", s.sim.LidarPath(), "--socket", s.LiveTarget.cfg.Socket,
+		"--config", filepath.Join(s.dir, "base.yaml")}
+	if s.cfg.NoLidarRespawn {
+		args = append(args, "--no-lidar-respawn")
+	}
+	cmd := exec.Command(s.bin, args...)
+	cmd.Stdout, cmd.Stderr = s.log, s.log
+	// Its own process group: a Ctrl-C in the terminal reaches the proof, whose teardown disables the wheels
+	// through the driver, and not the driver first. Pdeathsig: if the proof dies, the service stops too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGINT}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", s.bin, err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		err := cmd.Wait()
+		s.cfg.Evidence.Logf("rosorin-base run (pid %d) exited: %v", cmd.Process.Pid, err)
+		close(exited)
+	}()
+	s.base, s.exited = cmd, exited
+	s.cfg.Evidence.Logf("rosorin-base run started, pid %d: %s", cmd.Process.Pid, strings.Join(args, " "))
+	return nil
+}
+
+func (s *SimTarget) waitState(ctx context.Context) error {
+	deadline := time.Now().Add(s.cfg.StartTimeout)
+	s.mu.Lock()
+	exited := s.exited
+	s.mu.Unlock()
+	var last error
+	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			return fmt.Errorf("rosorin-base run exited at start: %s", s.logTail())
+		default:
+		}
+		qctx, cancel := context.WithTimeout(ctx, time.Second)
+		_, err := s.LiveTarget.State(qctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		last = err
+		if err := s.cfg.Clock.Sleep(ctx, 100*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("no driver state within %v of starting rosorin-base (%v): %s", s.cfg.StartTimeout, last, s.logTail())
+}
+
+// logTail is the end of the driver's log, for an error a person can act on.
+func (s *SimTarget) logTail() string {
+	b, err := os.ReadFile(s.log.Name())
+	if err != nil {
+		return "(no log)"
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) > 1500 {
+		b = b[len(b)-1500:]
+	}
+	return "log " + s.log.Name() + ":\n" + string(b)
+}
+
+// stopBase sends SIGINT (systemd's KillSignal) and waits for the exit, SIGKILL after wait.
+func (s *SimTarget) stopBase(wait time.Duration) error {
+	s.mu.Lock()
+	cmd, exited := s.base, s.exited
+	s.base = nil
+	s.mu.Unlock()
+	if cmd == nil {
+		return nil
+	}
+	select {
+	case <-exited:
+		return nil
+	default:
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-exited:
+		return nil
+	case <-time.After(wait):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+		return fmt.Errorf("rosorin-base run did not exit within %v of SIGINT: killed", wait)
+	}
+}
+
+// StopService is systemctl stop: SIGINT to the supervisor, wait for it to exit, then the unit's
+// ExecStopPost, `rosorin-base stop-motors --wait 5s`.
+func (s *SimTarget) StopService(ctx context.Context) error {
+	err := s.stopBase(10 * time.Second)
+	out, perr := exec.CommandContext(ctx, s.bin, "stop-motors", "--device", s.sim.BoardPath(), "--wait", "5s").CombinedOutput()
+	s.cfg.Evidence.Logf("ExecStopPost stop-motors: %v %s", perr, bytes.TrimSpace(out))
+	if err != nil {
+		return err
+	}
+	if perr != nil {
+		return fmt.Errorf("stop-motors: %v: %s", perr, bytes.TrimSpace(out))
+	}
+	return nil
+}
+
+// StartService starts rosorin-base run again.
+func (s *SimTarget) StartService(ctx context.Context) error {
+	s.mu.Lock()
+	running := s.base != nil
+	s.mu.Unlock()
+	if running {
+		return nil
+	}
+	return s.startBase()
+}
+
+// PressButton presses Cross on the simulated pad for one frame (a quick tap at the pad's 20 Hz), and takes
+// the trigger time from the driver's gamepad stream: the first frame carrying the bit. If none shows within
+// 3 s, the time of the sim call is used and the answer says so.
+func (s *SimTarget) PressButton(ctx context.Context, prompt func(string)) (time.Time, string, error) {
+	var pressed time.Time
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	at, how, err := waitButton(wctx, s.Client(), s.cfg.Clock, func(b uint16) bool { return b&board.BtnCross != 0 }, func() error {
+		pressed = s.cfg.Clock.Now()
+		return s.sim.HoldButton(board.BtnCross, 1)
+	})
+	if err == nil {
+		return at, how, nil
+	}
+	if pressed.IsZero() || ctx.Err() != nil {
+		return time.Time{}, "", err
+	}
+	return pressed, fmt.Sprintf("the sim's press call (no frame with 0x%04x in the driver's gamepad stream: %v)", board.BtnCross, err), nil
+}
+
+// AtTrigger applies the fault.
+func (s *SimTarget) AtTrigger(ctx context.Context) error {
+	if s.fault == nil {
+		return nil
+	}
+	return s.sim.Apply(s.fault.Text)
+}
+
+// Clear switches a switch fault off again (ignore-motor, hang, lidar-silent, pad, stall); one-shot faults
+// have nothing to clear.
+func (s *SimTarget) Clear(ctx context.Context) error {
+	if s.fault == nil || !s.fault.On {
+		return nil
+	}
+	switch s.fault.Kind {
+	case sim.FaultHang, sim.FaultIgnoreMotor, sim.FaultLidarSilent, sim.FaultPad, sim.FaultStall:
+		return s.sim.Apply(string(s.fault.Kind) + "=off")
+	}
+	return nil
+}
+
+// FaultName describes the fault and when it applies ("" when none).
+func (s *SimTarget) FaultName() string { return s.faultNote }
+
+// Close stops rosorin-base (SIGINT, as systemd would), the sim, and removes the temporary folder. Always
+// call it; it is idempotent.
+func (s *SimTarget) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	err := s.stopBase(10 * time.Second)
+	if s.LiveTarget != nil {
+		s.LiveTarget.Close()
+	}
+	if s.sim != nil {
+		if cerr := s.sim.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	if s.simCancel != nil {
+		s.simCancel()
+	}
+	if s.log != nil {
+		s.log.Close()
+	}
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+	}
+	return err
+}
+
+var (
+	_ Target  = (*SimTarget)(nil)
+	_ Faulter = (*SimTarget)(nil)
+)
