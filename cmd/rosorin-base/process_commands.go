@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,10 +14,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rosorin/rosorin/driver"
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/lidar"
 	"github.com/rosorin/rosorin/driver/supervisor"
-	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/protocol/coind6"
 )
 
@@ -29,7 +29,7 @@ func processCommands() []*cli.Command {
 }
 
 func configFlag() cli.Flag {
-	return &cli.StringSliceFlag{Name: "config", Usage: "ROS-style parameter file(s), later files override earlier ones (repeat the flag)"}
+	return &cli.StringSliceFlag{Name: "config", Usage: "ROS-style parameter file(s), later files override earlier ones (repeat the flag; default " + defaultConfig + " if it exists)"}
 }
 
 func stateDirFlag() cli.Flag {
@@ -51,8 +51,8 @@ func runCommand() *cli.Command {
 			"follows within milliseconds and the driver restarts, disabled. Board bytes are also served raw on SOCKET.raw,\n" +
 			"status in SOCKET.status. SIGINT/SIGTERM: children stopped, two stop frames, exit 0.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "device", Value: "/dev/ttyACM0", Usage: "board serial device"},
-			&cli.StringFlag{Name: "lidar", Value: "/dev/lidar", Usage: `LiDAR serial device ("" runs no reader: the scan gate then holds software commands)`},
+			&cli.StringFlag{Name: "device", Value: "/dev/ttyACM0", Usage: "board serial device (overrides the config's device)"},
+			&cli.StringFlag{Name: "lidar", Value: "/dev/lidar", Usage: `LiDAR serial device, overrides the config's lidar_device ("" runs no reader: the scan gate then holds software commands)`},
 			socketFlag(),
 			configFlag(),
 			stateDirFlag(),
@@ -63,12 +63,23 @@ func runCommand() *cli.Command {
 			log := procLogger("supervisor")
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
-			if err := checkConfig(c.StringSlice("config"), log); err != nil {
+			// The configuration is checked here, before the port: a wrong type is a clear error at start, not a
+			// driver child that exits and restarts forever.
+			configs := resolveConfigs(c, log)
+			cfg, err := loadConfig(configs, log)
+			if err != nil {
 				return cli.Exit("rosorin-base run: "+err.Error(), 1)
+			}
+			device, lidarDev := cfg.Device, cfg.LidarDevice
+			if c.IsSet("device") {
+				device = c.String("device")
+			}
+			if c.IsSet("lidar") {
+				lidarDev = c.String("lidar")
 			}
 			sock := c.String("socket")
 			common := []string{"--socket", sock}
-			for _, f := range c.StringSlice("config") {
+			for _, f := range configs {
 				common = append(common, "--config", f)
 			}
 			dargs := append([]string{"driver", "--supervisor-pid", strconv.Itoa(os.Getpid())}, common...)
@@ -76,14 +87,16 @@ func runCommand() *cli.Command {
 				dargs = append(dargs, "--state-dir", d)
 			}
 			var rargs []string
-			if l := c.String("lidar"); l != "" {
-				rargs = append([]string{"lidar-reader", "--lidar", l}, common...)
+			if lidarDev != "" {
+				rargs = append([]string{"lidar-reader", "--lidar", lidarDev}, common...)
 			} else {
 				log.Warn("no LiDAR reader (--lidar \"\"): the scan gate holds software commands; only gamepad driving moves the wheels")
 			}
-			err := supervisor.Run(ctx, supervisor.Config{
-				Device: c.String("device"), Socket: sock, DriverArgs: dargs, ReaderArgs: rargs,
-				RestartDelay: c.Duration("restart-delay"), NoReaderRespawn: c.Bool("no-lidar-respawn"), Log: log,
+			noRespawn := c.Bool("no-lidar-respawn") || !cfg.LidarRespawn
+			err = supervisor.Run(ctx, supervisor.Config{
+				Device: device, Socket: sock, DriverArgs: dargs, ReaderArgs: rargs,
+				RestartDelay: c.Duration("restart-delay"), ReaderRespawnDelay: cfg.LidarRespawnDelay(),
+				NoReaderRespawn: noRespawn, Log: log,
 			})
 			if err != nil {
 				return cli.Exit("rosorin-base run: "+err.Error(), 1)
@@ -175,15 +188,17 @@ func lidarReaderCommand() *cli.Command {
 			log := procLogger("lidar-reader")
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
-			scfg, frameID, err := lidarConfig(c.StringSlice("config"))
+			cfg, _, err := config.Load(c.StringSlice("config")...)
 			if err != nil {
 				return cli.Exit("rosorin-base lidar-reader: "+err.Error(), 1)
 			}
+			scfg := coind6.ScanConfig{Bins: coind6.DefaultBins, Clockwise: cfg.Clockwise, OffsetDeg: cfg.AngleOffsetDeg,
+				RangeMin: cfg.RangeMin, RangeMax: cfg.RangeMax}
 			cl := api.NewClient(c.String("socket"))
 			fw := lidar.NewForwarder(func(ctx context.Context) (lidar.ScanStream, error) {
 				return cl.StreamScans(ctx)
-			}, frameID, log)
-			r := lidar.New(lidar.Config{Device: c.String("lidar"), Scan: scfg, Log: log})
+			}, cfg.LidarFrameID, log)
+			r := lidar.New(lidar.Config{Device: c.String("lidar"), Scan: scfg, Silence: cfg.ReopenAfterSilence(), Log: log})
 			fwDone := make(chan struct{})
 			fctx, fcancel := context.WithCancel(context.Background())
 			go func() { defer close(fwDone); _ = fw.Run(fctx) }()
@@ -266,33 +281,49 @@ func orNone(s string) string {
 	return s
 }
 
-// TEMPORARY until driver/config lands: runDriver, checkConfig and lidarConfig move to driver.Run and
-// config.Load. The placeholder driver writes a stop frame and consumes the board's bytes until its input ends.
-func runDriver(ctx context.Context, p driverParams) error {
-	if _, err := p.out.Write(stopFrame()); err != nil {
-		return err
+// defaultConfig is read by `run` when --config is not given and the file exists; otherwise the built-in
+// defaults (chapter 11's parameter table) apply.
+const defaultConfig = "/etc/rosorin/base.yaml"
+
+// resolveConfigs returns the parameter files every process of the service loads: the --config list, or the
+// default file if it exists.
+func resolveConfigs(c *cli.Context, log *slog.Logger) []string {
+	if c.IsSet("config") {
+		return c.StringSlice("config")
 	}
-	p.log.Info("placeholder driver running (driver.Run not wired yet)")
-	errc := make(chan error, 1)
-	go func() {
-		_, err := io.Copy(io.Discard, p.in)
-		if err == nil {
-			err = errors.New("board input ended")
+	if _, err := os.Stat(defaultConfig); err == nil {
+		return []string{defaultConfig}
+	}
+	log.Info("no --config and no " + defaultConfig + ": using the built-in defaults (chapter 11's parameter table)")
+	return nil
+}
+
+// loadConfig loads the files and logs what was ignored (arm keys at info, anything else as a warning).
+func loadConfig(paths []string, log *slog.Logger) (config.Config, error) {
+	cfg, notes, err := config.Load(paths...)
+	if err != nil {
+		return cfg, err
+	}
+	for _, n := range notes {
+		if n.Warning() {
+			log.Warn("config: " + n.String())
+		} else {
+			log.Debug("config: " + n.String())
 		}
-		errc <- err
-	}()
-	select {
-	case <-ctx.Done():
-		return nil
-	case err := <-errc:
+	}
+	if ign := notes.Ignored(); len(ign) > 0 {
+		log.Info("config: arm parameters ignored (the arm is not this driver's business)", "count", len(ign))
+	}
+	return cfg, nil
+}
+
+func runDriver(ctx context.Context, p driverParams) error {
+	cfg, _, err := config.Load(p.configs...)
+	if err != nil {
 		return err
 	}
+	return driver.Run(ctx, driver.Options{
+		Config: cfg, BoardIn: p.in, BoardOut: p.out, SocketPath: p.socket,
+		SupervisorPID: p.supervisorPID, StateDir: p.stateDir, Log: p.log,
+	})
 }
-
-func checkConfig(paths []string, log *slog.Logger) error { return nil }
-
-func lidarConfig(paths []string) (coind6.ScanConfig, string, error) {
-	return coind6.DefaultScanConfig(), "laser", nil
-}
-
-func stopFrame() []byte { return board.StopFrame() }
