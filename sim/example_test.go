@@ -1,0 +1,22 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"os"
+)
+
+// Example starts a stand simulator and prints where its devices are. A driver opens BoardPath at
+// 1,000,000 baud and LidarPath at 230400 baud exactly as it would open /dev/ttyACM0 and /dev/lidar.
+func Example() {
+	dir, _ := os.MkdirTemp("", "rosorin-sim-example")
+	defer os.RemoveAll(dir)
+	s, err := Start(context.Background(), Config{Dir: dir, World: "stand", Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	fmt.Println(s.BoardPath() == dir+"/ttyACM0", s.LidarPath() == dir+"/lidar")
+	// Output: true true
+}
