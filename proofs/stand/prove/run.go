@@ -131,7 +131,7 @@ func (r *runner) open(ctx context.Context) (harness.State, error) {
 	}
 	if cfg, err := r.t.Config(ctx); err == nil {
 		r.rep.Config = cfg
-		if v, ok := findNumber(cfg, "scan_timeout"); ok && v > 0 {
+		if v, ok := harness.ConfigNumber(cfg, "scan_timeout"); ok && v > 0 {
 			r.scanTimeout = time.Duration(v * float64(time.Second))
 		}
 		r.ev.Logf("driver config: %s", cfg)
@@ -277,34 +277,4 @@ func (r *runner) endLines() {
 	}
 	r.printf("end state: %s", r.rep.EndLine)
 	r.ev.Flush()
-}
-
-// findNumber looks for key anywhere in a JSON document and returns its number.
-func findNumber(doc json.RawMessage, key string) (float64, bool) {
-	var v any
-	if json.Unmarshal(doc, &v) != nil {
-		return 0, false
-	}
-	var walk func(any) (float64, bool)
-	walk = func(v any) (float64, bool) {
-		switch x := v.(type) {
-		case map[string]any:
-			if n, ok := x[key].(float64); ok {
-				return n, true
-			}
-			for _, c := range x {
-				if n, ok := walk(c); ok {
-					return n, true
-				}
-			}
-		case []any:
-			for _, c := range x {
-				if n, ok := walk(c); ok {
-					return n, true
-				}
-			}
-		}
-		return 0, false
-	}
-	return walk(v)
 }
