@@ -71,7 +71,7 @@ func (l *LiveTarget) Describe() string {
 // FromAPI converts the driver's state record into the proof's State.
 func FromAPI(s api.State, at time.Time) State {
 	st := State{At: at, Enabled: s.Enabled, ScanAge: math.NaN(), Publishers: len(s.Publishers),
-		Pids: Pids{Supervisor: s.PIDs.Supervisor, Driver: s.PIDs.Driver, LidarReader: s.PIDs.LidarReader},
+		Pids:        Pids{Supervisor: s.PIDs.Supervisor, Driver: s.PIDs.Driver, LidarReader: s.PIDs.LidarReader},
 		GyroBiasDPS: s.GyroBiasDPS, Calibrating: s.GyroCalibrating}
 	if s.EStop != nil {
 		st.Estop = *s.EStop
@@ -260,7 +260,9 @@ func (l *LiveTarget) shell(ctx context.Context, what, cmdline string) error {
 }
 
 // StopService runs the stop command (systemd runs ExecStopPost's stop-motors before it returns).
-func (l *LiveTarget) StopService(ctx context.Context) error { return l.shell(ctx, "stop", l.cfg.ServiceStop) }
+func (l *LiveTarget) StopService(ctx context.Context) error {
+	return l.shell(ctx, "stop", l.cfg.ServiceStop)
+}
 
 // StartService runs the start command.
 func (l *LiveTarget) StartService(ctx context.Context) error {
