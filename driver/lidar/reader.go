@@ -127,13 +127,16 @@ func (r *Reader) Run(ctx context.Context, deliver func(coind6.Scan)) (err error)
 			c.Log.Info("LiDAR reopened", "device", c.Device)
 		}
 		failing = false
+		opened := time.Now()
 		why := r.readPort(ctx, f, deliver)
 		f.Close()
 		if ctx.Err() != nil {
 			break
 		}
 		c.Log.Warn("LiDAR lost; reopening", "device", c.Device, "why", why)
-		if !sleep(ctx, c.RetryEvery) {
+		// Reopen at once, as the seed did (a silent descriptor may just need a fresh open); a device that
+		// opens and fails at once is retried at RetryEvery, not in a tight loop.
+		if time.Since(opened) < c.RetryEvery && !sleep(ctx, c.RetryEvery) {
 			break
 		}
 	}
