@@ -1,0 +1,366 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/harness"
+	"github.com/rosorin/rosorin/proofs/scangate/live"
+	"github.com/rosorin/rosorin/proofs/stand/prove"
+)
+
+// Exit statuses: 0 every line passed, 1 a proof ran and something failed (or timed out), 2 nothing was
+// proven (a guard aborted, bad flags, the target could not be started).
+const (
+	exitFail  = 1
+	exitAbort = 2
+)
+
+const (
+	sectionTarget = "target"
+	sectionProof  = "proof"
+	sectionOutput = "output"
+)
+
+func targetFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "socket", Value: api.DefaultSocket, EnvVars: []string{api.SocketEnv}, Category: sectionTarget,
+			Usage: "the running driver's control socket (ignored with --sim)"},
+		&cli.StringFlag{Name: "device", Value: "/dev/ttyACM0", Category: sectionTarget,
+			Usage: "the board's port, read directly when the driver is gone and the supervisor's raw stream does not answer"},
+		&cli.StringFlag{Name: "service-stop", Value: "systemctl stop rosorin-base", Category: sectionTarget,
+			Usage: "shell command that stops the driver service (the service path)"},
+		&cli.StringFlag{Name: "service-start", Value: "systemctl start rosorin-base", Category: sectionTarget,
+			Usage: "shell command that starts it again"},
+		&cli.BoolFlag{Name: "sim", Category: sectionTarget,
+			Usage: "start a simulated stand robot and rosorin-base against it in a temporary folder; tear everything down at the end"},
+		&cli.StringFlag{Name: "sim-fault", Category: sectionTarget,
+			Usage: "hand a fault to the simulated robot: NAME at each path's trigger (cleared after the judge; ignore-motor is the broken stop every path must FAIL on), NAME@start from the start"},
+		&cli.Int64Flag{Name: "sim-seed", Value: 1, Category: sectionTarget, Usage: "the simulated robot's noise seed"},
+		&cli.StringFlag{Name: "base-bin", Category: sectionTarget,
+			Usage: "rosorin-base binary for --sim (default: next to stopproof, else $PATH, else built from this module)"},
+		&cli.StringFlag{Name: "evidence-dir", Value: filepath.Join("reports", "evidence"), Category: sectionOutput,
+			Usage: "folder of the evidence log (every state line, command, IMU count and verdict), created if missing"},
+		&cli.StringFlag{Name: "json", Category: sectionOutput, Usage: "write the machine-readable record to `FILE`"},
+		&cli.BoolFlag{Name: "allow-plugged", Category: sectionProof,
+			Usage: "drive even though the driver believes the charger is plugged in (only on the stand)"},
+	}
+}
+
+func proofFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.DurationFlag{Name: "spin", Value: 3 * time.Second, Category: sectionProof, Usage: "spin-up before each trigger"},
+		&cli.DurationFlag{Name: "hold", Value: 5 * time.Second, Category: sectionProof,
+			Usage: "keep publishing the drive command this long after the trigger (>= the judge's 2 s quiet time + the stop)"},
+		&cli.Float64Flag{Name: "threshold", Value: 0.0035, Category: sectionProof,
+			Usage: "vibration threshold in rad/s (from characterize; 0.0035 on the robot)"},
+		&cli.DurationFlag{Name: "timeout-per-path", Value: 60 * time.Second, Category: sectionProof,
+			Usage: "hard timeout of each path: past it the path is TIMEOUT, not FAIL"},
+	}
+}
+
+func newApp() *cli.App {
+	return &cli.App{
+		Name:    "stopproof",
+		Usage:   "prove from the board's IMU that every stop path stops the wheels (robot on a stand, wheels in the air)",
+		Version: version(),
+		Description: `With the wheels in the air, spinning wheels shake the body and the board's gyro sees it. stopproof spins
+the wheels, triggers one stop path, keeps publishing the drive command, and judges from the gyro when the
+wheels are still (vibration below the threshold within 2 s, and quiet for 2 s). Every run writes an evidence
+log; every run ends with the wheels disabled, after failures, timeouts and Ctrl-C too.
+
+Safety: robot on a stand with all four wheels in the air, charger unplugged, the power switch in reach.
+Stop navigation and anything else that publishes velocity commands first.
+
+Examples:
+   stopproof prove --sim deadman,estop,disable,scanloss,kill,service,gamepad
+   stopproof prove --sim --sim-fault ignore-motor estop,kill      (the negative control: must FAIL)
+   stopproof prove --spin 2s --hold 3s --json proof.json estop,kill
+   stopproof characterize
+   stopproof scangate --sim
+   stopproof scangate --sim --sim-no-lidar-respawn                (must FAIL)
+
+Exit status: 0 when every line passed, 1 when a proof ran and a line failed or timed out, 2 when nothing was
+proven (a guard aborted, bad flags, the simulated robot did not start).`,
+		Commands: []*cli.Command{proveCommand(), characterizeCommand(), scangateCommand()},
+	}
+}
+
+func proveCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "prove",
+		Usage:     "spin, stop, keep commanding and judge each stop path from the IMU",
+		ArgsUsage: "PATHS (comma-separated: deadman,estop,disable,scanloss,kill,service,gamepad, or all)",
+		Description: `Paths: deadman (silence), estop (the e-stop request) and disable (enable false), each at fwd 0.2, fwd 0.35
+and rot 1.0; scanloss (SIGKILL of the LiDAR reader at 0.35: the scan gate stops the wheels, and they turn
+again by themselves once the reader respawns); kill (SIGKILL of the driver at 0.35); service (the whole
+service stopped at 0.35, then started again); gamepad (a button press at 0.2: the sim presses it, on a robot
+you are asked to). While the driver is gone (kill, service) the board's IMU is read from below the driver:
+the supervisor's raw stream, or the port itself.
+
+Examples:
+   stopproof prove --sim deadman,estop,disable,scanloss,kill,service,gamepad
+   stopproof prove --sim --spin 2s --hold 3s estop,kill
+   stopproof prove --sim --sim-fault ignore-motor all
+   stopproof prove --socket /run/rosorin/base.sock --json proof.json all`,
+		Flags:  append(targetFlags(), proofFlags()...),
+		Action: runProve,
+	}
+}
+
+func characterizeCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "characterize",
+		Usage: "measure the vibration level of still and spinning wheels and suggest a threshold",
+		Description: `Phases: idle (disabled), enabled still, forward 0.1, 0.2 and 0.35 m/s, rotate 1.0 rad/s, with still
+phases between; one line per phase with its vibration level, then a suggested threshold.
+
+Examples:
+   stopproof characterize --sim
+   stopproof characterize --json levels.json`,
+		Flags:  append(targetFlags(), proofFlags()...),
+		Action: runCharacterize,
+	}
+}
+
+func scangateCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "scangate",
+		Usage: "live scan-gate check with the wheels disabled: kill the LiDAR reader, watch scan_age, expect a respawn",
+		Description: `PASS when the driver saw the scan go stale beyond scan_timeout, the scans came back without help and a new
+reader process runs. Prints the seed's JSON line, then PASS or FAIL.
+
+Examples:
+   stopproof scangate
+   stopproof scangate --sim
+   stopproof scangate --sim --sim-no-lidar-respawn     (the driver's respawn switched off: must FAIL)`,
+		Flags: append(targetFlags(),
+			&cli.BoolFlag{Name: "sim-no-lidar-respawn", Category: sectionTarget,
+				Usage: "start the simulated robot's driver with its LiDAR-reader respawn switched off (the negative control)"},
+			&cli.DurationFlag{Name: "watch", Value: 9 * time.Second, Category: sectionProof, Usage: "how long scan_age is watched after the kill"}),
+		Action: runScangate,
+	}
+}
+
+// version is the module's version and VCS revision when the build recorded them.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" {
+		v += " " + rev + dirty
+	}
+	return v
+}
+
+// session is what every subcommand sets up: the signal context, the evidence log and the target.
+type session struct {
+	ctx    context.Context
+	stop   context.CancelFunc
+	out    io.Writer
+	ev     *harness.Evidence
+	target harness.Target
+}
+
+func open(c *cli.Context, kind string, noRespawn bool) (*session, error) {
+	s := &session{out: c.App.Writer}
+	// Ctrl-C cancels the run; the proof's teardown still disables the wheels on its own context.
+	s.ctx, s.stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	clk := harness.RealClock{}
+	ev, err := harness.CreateEvidence(c.String("evidence-dir"), harness.EvidenceName(kind, clk.Now()), clk)
+	if err != nil {
+		s.stop()
+		return nil, cli.Exit(err.Error(), exitAbort)
+	}
+	s.ev = ev
+	ev.Logf("stopproof %s: %s", version(), strings.Join(os.Args, " "))
+	if c.String("sim-fault") != "" && !c.Bool("sim") {
+		s.close()
+		return nil, cli.Exit("--sim-fault needs --sim: faults are handed to the simulated robot", exitAbort)
+	}
+	if c.Bool("sim") {
+		fmt.Fprintln(s.out, "starting the simulated stand robot and rosorin-base ...")
+		st, err := harness.StartSim(s.ctx, harness.SimConfig{BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed"),
+			Fault: c.String("sim-fault"), NoLidarRespawn: noRespawn, BaseLog: strings.TrimSuffix(ev.Path(), ".log") + ".rosorin-base.log",
+			Clock: clk, Evidence: ev, Out: s.out})
+		if err != nil {
+			s.close()
+			return nil, cli.Exit("simulated robot: "+err.Error(), exitAbort)
+		}
+		s.target = st
+	} else {
+		lc := harness.DefaultLiveConfig()
+		lc.Socket, lc.Device, lc.ServiceStop, lc.ServiceStart = c.String("socket"), c.String("device"), c.String("service-stop"), c.String("service-start")
+		lc.Clock, lc.Evidence = clk, ev
+		s.target = harness.NewLiveTarget(lc)
+	}
+	return s, nil
+}
+
+// close tears the target down (the simulated robot and its processes) and closes the log.
+func (s *session) close() {
+	if s.target != nil {
+		if err := s.target.Close(); err != nil {
+			s.ev.Logf("target close: %v", err)
+		}
+	}
+	if s.ev != nil {
+		if p := s.ev.Path(); p != "" {
+			fmt.Fprintf(s.out, "evidence: %s\n", p)
+		}
+		s.ev.Close()
+	}
+	s.stop()
+}
+
+func writeJSON(path string, v any) error {
+	if path == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("--json: %w", err)
+	}
+	return nil
+}
+
+func proveOptions(c *cli.Context, s *session) (prove.Options, error) {
+	o := prove.DefaultOptions()
+	o.Spin, o.Hold, o.PathTimeout = c.Duration("spin"), c.Duration("hold"), c.Duration("timeout-per-path")
+	o.Params.Threshold = c.Float64("threshold")
+	o.AllowPlugged = c.Bool("allow-plugged")
+	o.Out = c.App.Writer
+	if s != nil {
+		o.Evidence = s.ev
+	}
+	if err := o.Validate(); err != nil {
+		return o, err
+	}
+	if min := o.Spin + o.Hold + 10*time.Second; o.PathTimeout < min {
+		return o, fmt.Errorf("--timeout-per-path %v is shorter than spin %v + hold %v + 10 s for the driver to answer", o.PathTimeout, o.Spin, o.Hold)
+	}
+	return o, nil
+}
+
+func runProve(c *cli.Context) error {
+	list := strings.Join(c.Args().Slice(), ",")
+	if strings.TrimSpace(list) == "" {
+		return cli.Exit("which stop paths? e.g. stopproof prove --sim deadman,estop,disable,scanloss,kill,service,gamepad", exitAbort)
+	}
+	steps, err := prove.ParsePaths(list)
+	if err != nil {
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	if _, err := proveOptions(c, nil); err != nil { // check the flags before starting anything
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	s, err := open(c, "stop_proof_stand", false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	o, _ := proveOptions(c, s)
+	rep, err := prove.Prove(s.ctx, s.target, steps, o)
+	if rep != nil {
+		rep.Version = version()
+		if jerr := writeJSON(c.String("json"), rep); jerr != nil {
+			fmt.Fprintln(c.App.ErrWriter, jerr)
+		}
+	}
+	switch {
+	case errors.Is(err, prove.ErrAborted):
+		return cli.Exit("", exitAbort)
+	case err != nil:
+		return cli.Exit(err.Error(), exitAbort)
+	case !rep.AllPassed():
+		return cli.Exit("", exitFail)
+	}
+	return nil
+}
+
+func runCharacterize(c *cli.Context) error {
+	o, err := proveOptions(c, nil)
+	if err != nil {
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	s, err := open(c, "stop_proof_characterize", false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	o.Evidence = s.ev
+	cr, err := prove.Characterize(s.ctx, s.target, prove.DefaultPhases(), o)
+	if cr != nil {
+		cr.Version = version()
+		if jerr := writeJSON(c.String("json"), cr); jerr != nil {
+			fmt.Fprintln(c.App.ErrWriter, jerr)
+		}
+	}
+	switch {
+	case errors.Is(err, prove.ErrAborted):
+		return cli.Exit("", exitAbort)
+	case err != nil:
+		return cli.Exit(err.Error(), exitAbort)
+	case !cr.OK():
+		return cli.Exit("", exitFail)
+	}
+	return nil
+}
+
+func runScangate(c *cli.Context) error {
+	s, err := open(c, "scan_gate_live", c.Bool("sim-no-lidar-respawn"))
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	o := live.DefaultOptions()
+	o.Watch, o.Out, o.Evidence = c.Duration("watch"), c.App.Writer, s.ev
+	rep, err := live.Run(s.ctx, s.target, o)
+	if rep != nil {
+		if jerr := writeJSON(c.String("json"), rep); jerr != nil {
+			fmt.Fprintln(c.App.ErrWriter, jerr)
+		}
+	}
+	switch {
+	case err != nil:
+		return cli.Exit("", exitAbort)
+	case !rep.Passed():
+		return cli.Exit("", exitFail)
+	}
+	return nil
+}
