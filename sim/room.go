@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -54,7 +55,7 @@ func LoadRoom(path string) (*Room, error) {
 // produce an empty room.
 func ParseRoom(b []byte) (*Room, error) {
 	var f roomFile
-	dec := yaml.NewDecoder(bytesReader(b))
+	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("parse YAML: %w", err)
