@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -124,22 +126,39 @@ func runReply(c *cli.Context, fn func(context.Context, *api.Client) (api.Reply, 
 }
 
 func drive(c *cli.Context) error {
-	if c.NArg() != 3 {
-		return fmt.Errorf("drive needs VX VY WZ (three numbers), got %d arguments; e.g. rosorin-base drive 0.1 0 0 --for 3s", c.NArg())
+	// urfave/cli stops reading flags at the first argument, so `drive 0.1 0 0 --for 3s` (the documented
+	// order) leaves the flags among the arguments: read them here with the same names and defaults.
+	args := c.Args().Slice()
+	dur, rate, coast := c.Duration("for"), c.Float64("rate"), c.Bool("coast")
+	if len(args) > 3 {
+		fs := flag.NewFlagSet("drive", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.DurationVar(&dur, "for", dur, "")
+		fs.Float64Var(&rate, "rate", rate, "")
+		fs.BoolVar(&coast, "coast", coast, "")
+		if err := fs.Parse(args[3:]); err != nil {
+			return fmt.Errorf("drive: %v (flags: --for DURATION, --rate HZ, --coast)", err)
+		}
+		if fs.NArg() > 0 {
+			return fmt.Errorf("drive: unexpected %q after VX VY WZ", fs.Args())
+		}
+		args = args[:3]
+	}
+	if len(args) != 3 {
+		return fmt.Errorf("drive needs VX VY WZ (three numbers), got %d; e.g. rosorin-base drive 0.1 0 0 --for 3s "+
+			"(a negative first value needs --: rosorin-base drive -- -0.1 0 0)", len(args))
 	}
 	var v [3]float64
 	for i := range v {
-		f, err := strconv.ParseFloat(c.Args().Get(i), 64)
+		f, err := strconv.ParseFloat(args[i], 64)
 		if err != nil {
-			return fmt.Errorf("drive: argument %d %q is not a number", i+1, c.Args().Get(i))
+			return fmt.Errorf("drive: argument %d %q is not a number", i+1, args[i])
 		}
 		v[i] = f
 	}
-	rate := c.Float64("rate")
 	if !(rate >= 1 && rate <= 100) {
 		return fmt.Errorf("drive: --rate %v out of 1..100 Hz", rate)
 	}
-	dur := c.Duration("for")
 	if dur <= 0 {
 		return fmt.Errorf("drive: --for %v must be > 0", dur)
 	}
@@ -175,12 +194,15 @@ loop:
 		case <-t.C:
 		}
 	}
-	if sendErr == nil && !c.Bool("coast") {
-		sendErr = s.Send(api.Twist{})
+	end_ := "then silence (the deadman stops the wheels)"
+	if sendErr == nil && !coast {
+		if sendErr = s.Send(api.Twist{}); sendErr == nil {
+			end_ = "then a zero command (stop now)"
+		}
 	}
 	res, err := s.Close()
-	fmt.Printf("sent %d commands in %v: accepted %d, rejected %d, dropped %d: %s\n",
-		sent, dur, res.Accepted, res.Rejected, res.Dropped, res.Message)
+	fmt.Printf("sent %d commands in %v, %s: driver accepted %d, rejected %d, dropped %d (%s)\n",
+		sent, dur, end_, res.Accepted, res.Rejected, res.Dropped, res.Message)
 	if err != nil {
 		return err
 	}

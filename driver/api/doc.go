@@ -14,6 +14,7 @@
 //	GET  /v1/gamepad?follow=1    gamepad (sensor_msgs/Joy), ~20 Hz while a pad is connected
 //	GET  /v1/config              the parameters in use
 //	POST /v1/cmd_vel             cmd_vel (geometry_msgs/Twist): one JSON twist, or a chunked JSON-lines stream
+//	                             (PUT is the same, for curl -T -)
 //	POST /v1/estop               estop (std_msgs/Bool true): latches the e-stop
 //	POST /v1/enable              ~/enable (std_srvs/SetBool) {"data":true|false} -> {"success":..,"message":..}
 //	POST /v1/reset               ~/reset_estop (std_srvs/Trigger): "e-stop cleared (was: X); motion still disabled"
@@ -24,6 +25,7 @@
 //	curl --unix-socket /run/rosorin/base.sock http://rosorin/v1/state
 //	curl --unix-socket /run/rosorin/base.sock -d '{"data":true}' http://rosorin/v1/enable
 //	curl --unix-socket /run/rosorin/base.sock -d '{"vx":0.1}' http://rosorin/v1/cmd_vel
+//	my_planner | curl --unix-socket /run/rosorin/base.sock -T - http://rosorin/v1/cmd_vel   (one publisher)
 //	curl -N --unix-socket /run/rosorin/base.sock 'http://rosorin/v1/imu?follow=1'
 //
 // Publishers (the two-publisher rule): every sender is identified by the kernel's SO_PEERCRED pid (and its

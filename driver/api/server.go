@@ -253,6 +253,9 @@ func (s *Server) routes() http.Handler {
 	}
 	mux.HandleFunc("GET /v1/config", s.getConfig)
 	mux.HandleFunc("POST /v1/cmd_vel", s.postCmdVel)
+	// PUT too: `curl -T -` uploads a stream with PUT.
+	mux.HandleFunc("PUT /v1/cmd_vel", s.postCmdVel)
+	mux.HandleFunc("PUT /v1/scan", s.postScan)
 	mux.HandleFunc("POST /v1/estop", s.postEStop)
 	mux.HandleFunc("POST /v1/enable", s.postEnable)
 	mux.HandleFunc("POST /v1/reset", s.postReset)
@@ -349,7 +352,7 @@ const indexText = `rosorin-base control API (HTTP/1.1 over this unix socket, JSO
   GET  /v1/state?follow=1         state records at 10 Hz (JSON lines)
   GET  /v1/{imu,scan,battery,odom,gamepad}[?follow=1]   latest message, or a JSON-lines stream
   GET  /v1/config                 the configuration in use
-  POST /v1/cmd_vel                {"vx":0.1,"vy":0,"wz":0}; a chunked body is a stream of such lines
+  POST /v1/cmd_vel                {"vx":0.1,"vy":0,"wz":0}; a chunked body (curl -T -) is a stream of such lines
   POST /v1/estop                  latch the e-stop (optional {"reason":"..."})
   POST /v1/enable                 {"data":true} or {"data":false}
   POST /v1/reset                  clear the e-stop latch (motion stays disabled)
