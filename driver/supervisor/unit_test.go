@@ -1,0 +1,74 @@
+package supervisor
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/rosorin/rosorin/protocol/board"
+)
+
+// TestHaltWriter: after Halt, only stop frames reach the board; the stop frame is the last thing written.
+func TestHaltWriter(t *testing.T) {
+	var out bytes.Buffer
+	h := NewHaltWriter(&out)
+	motor, _ := board.EncodeWheelRPS([4]float64{1, 1, -1, -1})
+	if _, err := h.Write(motor); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Halt(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Write(motor); !errors.Is(err, ErrHalted) {
+		t.Fatalf("motor frame after Halt: %v, want ErrHalted", err)
+	}
+	if _, err := h.Write(board.StopFrame()); err != nil {
+		t.Fatalf("stop frame after Halt: %v", err)
+	}
+	want := append(append(append([]byte{}, motor...), board.StopFrame()...), board.StopFrame()...)
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Fatalf("board got % x\nwant % x", out.Bytes(), want)
+	}
+	if !h.Halted() {
+		t.Error("Halted false")
+	}
+}
+
+// TestTeeNeverBlocks: a driver queue that nobody drains loses chunks (counted); a raw client that nobody
+// drains is disconnected (counted); a draining sink gets everything in order.
+func TestTeeNeverBlocks(t *testing.T) {
+	tt := newTee()
+	drv := tt.add(2, false)
+	raw := tt.add(2, true)
+	good := tt.add(100, true)
+	for i := 0; i < 5; i++ {
+		tt.write([]byte{byte(i)})
+	}
+	if got := tt.driverDrops.Load(); got != 3 {
+		t.Errorf("driver dropped %d bytes, want 3", got)
+	}
+	if got := tt.droppedRaw.Load(); got != 1 {
+		t.Errorf("%d raw clients dropped, want 1", got)
+	}
+	if _, ok := <-raw.ch; !ok {
+		t.Error("dropped raw client lost its queued data")
+	}
+	<-raw.ch
+	if _, ok := <-raw.ch; ok {
+		t.Error("dropped raw client's queue not closed")
+	}
+	for i := 0; i < 5; i++ {
+		if c := <-good.ch; c[0] != byte(i) {
+			t.Fatalf("chunk %d = %d", i, c[0])
+		}
+	}
+	if n := tt.rawSinks.Load(); n != 1 {
+		t.Errorf("%d raw sinks, want 1", n)
+	}
+	tt.remove(drv)
+	tt.remove(drv) // idempotent
+	tt.closeAll()
+	if _, ok := <-good.ch; ok {
+		t.Error("closeAll left a queue open")
+	}
+}
