@@ -145,8 +145,8 @@ func TestOfferNewestWins(t *testing.T) {
 // exits non-zero and is respawned), never as a live process with a dead reader.
 type panicPort struct{}
 
-func (panicPort) Read([]byte) (int, error)       { panic("surprise in the data") }
-func (panicPort) Close() error                   { return nil }
+func (panicPort) Read([]byte) (int, error)        { panic("surprise in the data") }
+func (panicPort) Close() error                    { return nil }
 func (panicPort) SetReadDeadline(time.Time) error { return nil }
 
 func TestReadLoopPanicIsAnError(t *testing.T) {
@@ -173,7 +173,7 @@ func (p *scriptPort) Read(b []byte) (int, error) {
 	}
 	return n, nil
 }
-func (p *scriptPort) Close() error                   { return nil }
+func (p *scriptPort) Close() error                    { return nil }
 func (p *scriptPort) SetReadDeadline(time.Time) error { return nil }
 
 // TestReaderHostileBytes: revolutions fed one byte at a time with garbage between packets still assemble;
