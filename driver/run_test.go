@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -236,7 +237,8 @@ func newLoopRig(t *testing.T) *loopRig {
 	done := make(chan error, 1)
 	go func() { done <- r.run(ctx) }()
 	rig := &loopRig{t: t, clk: clk, r: r, sink: sink}
-	rig.stop = func() { cancel(); <-done; pw.Close(); pr.Close() }
+	var once sync.Once
+	rig.stop = func() { once.Do(func() { cancel(); <-done; pw.Close(); pr.Close() }) }
 	t.Cleanup(rig.stop)
 	return rig
 }
@@ -497,4 +499,22 @@ func abs(v float64) float64 {
 		return -v
 	}
 	return v
+}
+
+func TestNoGoroutineLeft(t *testing.T) {
+	before := goruntime.NumGoroutine()
+	for range 3 {
+		g := newLoopRig(t)
+		g.tick()
+		g.stop()
+	}
+	// The loop, reader, writer and disk goroutines end with Run; give the scheduler a moment.
+	deadline := time.Now().Add(2 * time.Second)
+	for goruntime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := goruntime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Fatalf("%d goroutines before, %d after three start/stop cycles:\n%s", before, n, buf[:goruntime.Stack(buf, true)])
+	}
 }
