@@ -387,3 +387,32 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestDecoderTailAcrossChunkSizes feeds long mixed streams in random chunks from 0 to 3000 bytes (around the
+// 1024-byte tail Close keeps) and compares records and summary with one whole feed.
+func TestDecoderTailAcrossChunkSizes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for _, kind := range []Kind{Board, Lidar} {
+		for seed := range uint64(20) {
+			data := mixed(kind, 100+seed, 300)
+			data = append(data, 0xAA, 0x55, 0x00, 0xFF) // end inside a long false header
+			data = append(data, mixed(kind, 200+seed, 5)...)
+			feed := func(next func() int) ([]string, Summary) {
+				d := must(NewDecoder(kind))
+				var out []string
+				emit := func(r Record) { out = append(out, string(must(json.Marshal(r)))) }
+				for rest := data; len(rest) > 0; {
+					n := min(next(), len(rest))
+					d.Feed(rest[:n], emit)
+					rest = rest[n:]
+				}
+				return out, d.Close(emit)
+			}
+			want, ws := feed(func() int { return len(data) })
+			got, gs := feed(func() int { return rng.IntN(3001) })
+			if strings.Join(got, "\n") != strings.Join(want, "\n") || string(must(json.Marshal(gs))) != string(must(json.Marshal(ws))) {
+				t.Fatalf("%s seed %d: random chunks differ from one feed:\n%+v\n%+v", kind, seed, gs, ws)
+			}
+		}
+	}
+}
