@@ -693,3 +693,35 @@ func TestStandChargerPersistedAndBatteryLog(t *testing.T) {
 		t.Fatalf("plugged state lost across restart: %v", st.Plugged)
 	}
 }
+
+func TestStandPadModeHoldResetsAndEStopLocksDriving(t *testing.T) {
+	if testing.Short() {
+		t.Skip("4 s")
+	}
+	s := newStand(t)
+	s.enable(true)
+	s.unlockPad()
+	if st := s.state(); st.PadMode != string(motion.PadDrive) {
+		t.Fatalf("pad mode %q, want drive", st.PadMode)
+	}
+	s.b.pad(board.Gamepad{Buttons: board.BtnR1}) // any button: trip, and the pad drops to locked
+	time.Sleep(50 * time.Millisecond)
+	st := s.state()
+	if st.EStop == nil || *st.EStop != "gamepad button 0x8000" || st.PadMode != string(motion.PadLocked) {
+		t.Fatalf("after R1: estop %v pad %q; want latched and locked", st.EStop, st.PadMode)
+	}
+	// Hold MODE at the pad's 20 Hz: after 2 s the latch clears, motion stays disabled.
+	mode := uint16(1 << board.DefaultModeBit)
+	t0 := time.Now()
+	for time.Since(t0) < 2300*time.Millisecond {
+		s.b.pad(board.Gamepad{Buttons: mode})
+		time.Sleep(50 * time.Millisecond)
+	}
+	st = s.state()
+	if st.EStop != nil || st.Enabled || st.Blocked == nil || *st.Blocked != "disabled" {
+		t.Fatalf("after holding MODE 2.3 s: estop %v enabled %v blocked %v; want cleared and disabled", st.EStop, st.Enabled, st.Blocked)
+	}
+	if s.logs.count("e-stop cleared by gamepad MODE hold (was: gamepad button 0x8000); motion still disabled") != 1 {
+		t.Error("MODE hold reset not logged once")
+	}
+}
