@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -67,6 +68,8 @@ func TestStandForwardThenSilenceDeadman(t *testing.T) {
 	}
 	var lat, latArr []time.Duration
 	for i := range runs {
+		// A random phase between the publisher and the control ticks: the figures then cover the whole tick.
+		time.Sleep(time.Duration(rand.IntN(20000)) * time.Microsecond)
 		from := s.b.count()
 		p := s.publish(api.Twist{VX: 0.1})
 		f, _, ok := s.b.waitFrame(from, time.Second, moving)
