@@ -60,11 +60,14 @@ type SimTarget struct {
 	closed bool
 }
 
-// configYAML is the driver configuration of the simulated robot: chapter 11's defaults, in the ROS
-// parameter-file shape the driver reads.
-const configYAML = `# stopproof --sim: the driver's defaults (chapter 11), written so the run does not depend on this host's files
+// configYAML is the driver configuration of the simulated robot, in the ROS parameter-file shape the driver
+// reads: chapter 11's defaults with the robot's speed limit.
+const configYAML = `# stopproof --sim: the robot's running limits, written so the run does not depend on this host's files.
+# max_linear 0.35: config/arm_limits.yaml since 2026-10-01 (the code default is still rule 5's 0.2).
 rosorin_board_driver:
   ros__parameters:
+    max_linear: 0.35
+    max_angular: 1.0
     cmd_timeout: 0.3
     scan_timeout: 0.5
 `
@@ -163,7 +166,9 @@ func (s *SimTarget) startBase() error {
 		return errors.New("simulated robot closed")
 	}
 	args := []string{"run", "--device", s.sim.BoardPath(), "--lidar", s.sim.LidarPath(), "--socket", s.LiveTarget.cfg.Socket,
-		"--config", filepath.Join(s.dir, "base.yaml")}
+		"--config", filepath.Join(s.dir, "base.yaml"),
+		// The driver persists the charger state: keep the simulated robot's apart from this host's.
+		"--state-dir", filepath.Join(s.dir, "state")}
 	if s.cfg.NoLidarRespawn {
 		args = append(args, "--no-lidar-respawn")
 	}

@@ -66,6 +66,7 @@ func Prove(ctx context.Context, t harness.Target, steps []Step, o Options) (*Rep
 		r.teardown()
 		r.summary()
 	}()
+	r.checkLimits(steps)
 	for i, s := range steps {
 		if ctx.Err() != nil {
 			break
@@ -90,6 +91,23 @@ func Prove(ctx context.Context, t harness.Target, steps []Step, o Options) (*Rep
 		r.rep.Aborted = "interrupted: " + ctx.Err().Error()
 	}
 	return r.rep, nil
+}
+
+// checkLimits warns when the driver's speed limits clip a motion: "fwd 0.35" proven at 0.2 m/s would be a
+// proof of something else (the code default max_linear is 0.2; the robot runs 0.35 from its config).
+func (r *runner) checkLimits(steps []Step) {
+	lin, okL := harness.ConfigNumber(r.rep.Config, "max_linear")
+	ang, okA := harness.ConfigNumber(r.rep.Config, "max_angular")
+	seen := map[string]bool{}
+	for _, s := range steps {
+		tw := s.Motion.Twist
+		clipped := (okL && (tw.VX > lin+1e-9 || tw.VY > lin+1e-9)) || (okA && tw.WZ > ang+1e-9)
+		if clipped && !seen[s.Motion.Name] {
+			seen[s.Motion.Name] = true
+			r.printf("WARNING: the driver limits speeds to max_linear %.2f m/s, max_angular %.2f rad/s: %q runs slower than its name says",
+				lin, ang, s.Motion.Name)
+		}
+	}
 }
 
 func newRunner(t harness.Target, o Options, tool string) *runner {

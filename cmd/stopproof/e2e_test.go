@@ -1,0 +1,183 @@
+//go:build !race
+
+// The end-to-end tests run the real binaries: stopproof against a simulated stand robot (package sim, inside
+// stopproof) with the real rosorin-base supervisor, driver and LiDAR reader as child processes. They are
+// real-time (seconds of spin-up and hold per path), so they stay out of -race builds on a 2-core machine.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "stopproof-e2e-")
+	if err != nil {
+		panic(err)
+	}
+	binDir = dir
+	for _, pkg := range []string{"github.com/rosorin/rosorin/cmd/stopproof", "github.com/rosorin/rosorin/cmd/rosorin-base"} {
+		out, err := exec.Command("go", "build", "-o", dir, pkg).CombinedOutput()
+		if err != nil {
+			os.RemoveAll(dir)
+			panic("go build " + pkg + ": " + err.Error() + "\n" + string(out))
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// stopproof runs the binary (rosorin-base is found next to it) and returns its output and exit status.
+func stopproof(t *testing.T, timeout time.Duration, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(binDir, "stopproof"), args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(timeout):
+		cmd.Process.Signal(os.Interrupt) // the proof's own teardown, then the sim's
+		select {
+		case err = <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			err = <-done
+		}
+		t.Errorf("stopproof %s: still running after %v\n%s", strings.Join(args, " "), timeout, out.String())
+	}
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("stopproof %s -> exit %d\n%s", strings.Join(args, " "), code, out.String())
+	return out.String(), code
+}
+
+func resultLines(out string) []string {
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasSuffix(l, "PASS") || strings.Contains(l, "  FAIL") || strings.Contains(l, " TIMEOUT") {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+func TestProveSimEstopKillPasses(t *testing.T) {
+	ev := t.TempDir()
+	js := filepath.Join(ev, "proof.json")
+	out, code := stopproof(t, 3*time.Minute, "prove", "--sim", "estop,kill", "--spin", "2s", "--hold", "3s",
+		"--evidence-dir", ev, "--json", js)
+	if code != 0 || !strings.Contains(out, "RESULT: 4/4 passed") {
+		t.Fatalf("exit %d, want 0 and RESULT: 4/4 passed", code)
+	}
+	for _, want := range []string{"kill: board IMU read via the supervisor's raw stream", "end state: {enabled: false, estop: none",
+		"| SIGKILL of the driver |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Version string          `json:"version"`
+		Config  json.RawMessage `json:"driver_config"`
+		Results []struct {
+			Name         string `json:"name"`
+			Outcome      string `json:"outcome"`
+			IMUSource    string `json:"imu_source"`
+			Measurements []struct {
+				Name  string   `json:"name"`
+				Value *float64 `json:"value"`
+				Limit *float64 `json:"limit"`
+			} `json:"measurements"`
+		} `json:"results"`
+		Start, End time.Time
+		TeardownOK bool `json:"teardown_ok"`
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatalf("--json record: %v", err)
+	}
+	if len(rec.Results) != 4 || rec.Version == "" || len(rec.Config) == 0 || !rec.TeardownOK || !rec.End.After(rec.Start) {
+		t.Fatalf("record: %s", b)
+	}
+	for _, r := range rec.Results {
+		if r.Outcome != "PASS" || len(r.Measurements) != 4 || r.Measurements[0].Value == nil || r.Measurements[0].Limit == nil {
+			t.Errorf("record result %+v", r)
+		}
+	}
+	if rec.Results[3].IMUSource != "raw" {
+		t.Errorf("kill judged from %q, want the supervisor's raw stream", rec.Results[3].IMUSource)
+	}
+	logs, _ := filepath.Glob(filepath.Join(ev, "stop_proof_stand_*.log"))
+	if len(logs) == 0 {
+		t.Fatal("no evidence log")
+	}
+	lb, _ := os.ReadFile(logs[0])
+	for _, want := range []string{"TRIGGER SIGKILL of the driver", "cmd +0.35", "state: {", "imu: "} {
+		if !bytes.Contains(lb, []byte(want)) {
+			t.Errorf("evidence log lacks %q", want)
+		}
+	}
+}
+
+// The negative control from the command line: the simulated board ignores motor frames from each trigger on
+// (the spin-up still works). Every line must FAIL and the exit status must say so.
+func TestProveSimIgnoreMotorFails(t *testing.T) {
+	out, code := stopproof(t, 3*time.Minute, "prove", "--sim", "--sim-fault", "ignore-motor", "estop,kill", "--spin", "2s",
+		"--hold", "3s", "--evidence-dir", t.TempDir())
+	if code != 1 || !strings.Contains(out, "RESULT: 0/4 passed") {
+		t.Fatalf("exit %d, want 1 and RESULT: 0/4 passed", code)
+	}
+	lines := resultLines(out)
+	if len(lines) != 4 {
+		t.Fatalf("result lines %q", lines)
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, "NEVER settled") || !strings.HasSuffix(l, "FAIL") {
+			t.Errorf("line %q: want NEVER settled ... FAIL", l)
+		}
+	}
+	if !strings.Contains(out, "end state: {enabled: false") {
+		t.Error("the teardown did not leave the wheels disabled")
+	}
+}
+
+func TestScangateSim(t *testing.T) {
+	out, code := stopproof(t, 2*time.Minute, "scangate", "--sim", "--evidence-dir", t.TempDir())
+	if code != 0 || !strings.HasSuffix(strings.TrimSpace(strings.Split(out, "evidence:")[0]), "PASS") {
+		t.Fatalf("exit %d, want 0 and PASS", code)
+	}
+	if !strings.Contains(out, `"worst_scan_age_s":`) || !strings.Contains(out, `"state_blocked":"disabled"`) {
+		t.Errorf("no seed JSON line")
+	}
+}
+
+// The scan-gate check's negative control: with the driver's reader respawn switched off it must FAIL.
+func TestScangateSimNoRespawnFails(t *testing.T) {
+	out, code := stopproof(t, 2*time.Minute, "scangate", "--sim", "--sim-no-lidar-respawn", "--evidence-dir", t.TempDir())
+	if code != 1 || !strings.Contains(out, "FAIL") || strings.Contains(out, "\nPASS") {
+		t.Fatalf("exit %d, want 1 and FAIL", code)
+	}
+}
