@@ -190,6 +190,13 @@ func (s *supervisor) loop(ctx context.Context) {
 			reopenTicker.Stop()
 		}
 	}()
+	// A child that could not be started (fork failed: out of memory, pids) is retried like a dead one.
+	if s.driver == nil {
+		driverRestart = time.After(s.cfg.RestartDelay)
+	}
+	if s.reader == nil && s.cfg.ReaderArgs != nil {
+		readerRestart = time.After(s.cfg.ReaderRespawnDelay)
+	}
 	s.writeStatus()
 	for !(s.stopping && s.driver == nil && s.reader == nil) {
 		select {

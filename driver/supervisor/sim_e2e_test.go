@@ -1,0 +1,317 @@
+//go:build !race
+
+package supervisor_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/supervisor"
+	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/sim"
+)
+
+// The full stack against the simulated robot: `rosorin-base run` with the real driver and LiDAR reader, the
+// sim's board and LiDAR behind ptys, timings taken from the sim's record of frame arrivals.
+
+func startSimStack(t *testing.T, args ...string) (*sim.Sim, *service, *api.Client) {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := sim.Start(context.Background(), sim.Config{Dir: dir, World: "stand", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	svc := startService(t, dir, s.BoardPath(), append([]string{"--lidar", s.LidarPath()}, args...)...)
+	return s, svc, api.NewClient(svc.socket)
+}
+
+// waitDriver waits until a driver other than notPID answers with scans flowing; it returns its state.
+func waitDriver(t *testing.T, cl *api.Client, notPID int, timeout time.Duration) api.State {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last api.State
+	var lastErr error
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		st, err := cl.State(ctx)
+		cancel()
+		if err == nil && st.PIDs.Driver != 0 && st.PIDs.Driver != notPID && st.ScanAgeS != nil && *st.ScanAgeS < 0.3 {
+			return st
+		}
+		last, lastErr = st, err
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no driver (other than pid %d) with scans within %v: last state %+v, err %v", notPID, timeout, last, lastErr)
+	return last
+}
+
+func frameBytes(r sim.Received) []byte {
+	b, _ := board.EncodeFrame(r.Func, r.Payload)
+	return b
+}
+
+func isStopRx(r sim.Received) bool { return board.IsStopFrame(frameBytes(r)) }
+
+func isMovingRx(r sim.Received) bool {
+	if r.Func != board.FuncMotor {
+		return false
+	}
+	m, err := board.DecodeMotor(r.Payload)
+	if err != nil {
+		return false
+	}
+	for _, sp := range m.Speeds {
+		if sp.RPS != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// drive enables motion and publishes vx at 20 Hz on one stream until stop() or the stream breaks.
+func drive(t *testing.T, cl *api.Client, vx float64) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	if r, err := cl.Enable(ctx, true); err != nil || !r.Success {
+		cancel()
+		t.Fatalf("enable: %+v %v", r, err)
+	}
+	st, err := cl.StreamCmdVel(ctx)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tk := time.NewTicker(50 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			if st.Send(api.Twist{VX: vx}) != nil {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tk.C:
+			}
+		}
+	}()
+	return func() { cancel(); wg.Wait(); _, _ = st.Close() }
+}
+
+// TestSimDriverKillWhileDriving: 20 times, the wheels are turning (a non-zero motor frame reached the board),
+// the driver gets SIGKILL, and the board's next stop frame is timed from the sim's record.
+func TestSimDriverKillWhileDriving(t *testing.T) {
+	s, svc, cl := startSimStack(t)
+	const kills = 20
+	var lat []time.Duration
+	pid := 0
+	for i := 0; i < kills; i++ {
+		st := waitDriver(t, cl, pid, 10*time.Second)
+		pid = st.PIDs.Driver
+		if st.Enabled {
+			t.Fatalf("kill %d: the restarted driver is enabled", i)
+		}
+		seq := s.RxSeq()
+		stop := drive(t, cl, 0.2)
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		_, seq, err := s.WaitFrameSince(ctx, seq, isMovingRx)
+		cancel()
+		if err != nil {
+			stop()
+			t.Fatalf("kill %d: no moving motor frame: %v", i, err)
+		}
+		time.Sleep(60 * time.Millisecond) // mid-stream: the board's last frames say "turn"
+		seq0 := s.RxSeq()
+		t0 := time.Now()
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		ctx, cancel = context.WithTimeout(context.Background(), time.Second)
+		r, _, err := s.WaitFrameSince(ctx, seq0, isStopRx)
+		cancel()
+		stop()
+		if err != nil {
+			t.Fatalf("kill %d: no stop frame within 1 s of SIGKILL", i)
+		}
+		lat = append(lat, r.T.Sub(t0))
+	}
+	t.Logf("sim, wheels turning: SIGKILL of the driver -> stop frame received by the board, %d kills: median %s, p99 %s, max %s",
+		kills, ms(percentile(lat, 50)), ms(percentile(lat, 99)), ms(percentile(lat, 100)))
+	if m := percentile(lat, 100); m > killBound {
+		t.Errorf("slowest stop after SIGKILL %s, bound %s", ms(m), ms(killBound))
+	}
+	time.Sleep(100 * time.Millisecond) // the sim applies received frames at its next physics tick
+	if tr := s.Truth(); tr.TargetRPS != [4]float64{} {
+		t.Errorf("wheel targets after the last kill: %v", tr.TargetRPS)
+		for _, r := range s.Received()[max(0, s.RxSeq()-20):] {
+			t.Logf("%s % x", r.T.Format("15:04:05.000000"), frameBytes(r))
+		}
+	}
+	_ = svc
+}
+
+func TestSimUSBDrop3s(t *testing.T) { testSimUSBDrop(t, 3*time.Second) }
+
+func TestSimUSBDrop8s(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the 8 s drop")
+	}
+	testSimUSBDrop(t, 8*time.Second)
+}
+
+// testSimUSBDrop: while the wheels turn, the board's USB drops for d. The wheels keep turning (nothing can
+// stop them), the supervisor says so; the first frame the returned board receives is a stop frame; the driver
+// comes back disabled.
+func testSimUSBDrop(t *testing.T, d time.Duration) {
+	s, svc, cl := startSimStack(t)
+	st := waitDriver(t, cl, 0, 10*time.Second)
+	stop := drive(t, cl, 0.2)
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	_, _, err := s.WaitFrameSince(ctx, s.RxSeq(), isMovingRx)
+	cancel()
+	if err != nil {
+		t.Fatal("wheels never commanded to turn")
+	}
+	time.Sleep(300 * time.Millisecond)
+	seq := s.RxSeq()
+	tDrop := time.Now()
+	if err := s.USBDrop(d); err != nil {
+		t.Fatal(err)
+	}
+	sup := svc.waitStatus(2*time.Second, "port gone", func(x supervisor.Status) bool { return x.Port == supervisor.PortGone })
+	if sup.Warning == "" {
+		t.Error("no warning while the port is gone")
+	}
+	time.Sleep(d / 2)
+	if tr := s.Truth(); tr.WheelRPS == [4]float64{} {
+		t.Errorf("wheels stopped during the drop: the sim has no watchdog, this cannot be (truth %+v)", tr)
+	}
+	// Nothing can arrive while the device is gone: the first frame after half the drop is the first one the
+	// returned board received (frames written just before the drop are recorded just after tDrop).
+	ctx, cancel = context.WithTimeout(context.Background(), d+5*time.Second)
+	r, _, err := s.WaitFrameSince(ctx, seq, func(r sim.Received) bool { return r.T.After(tDrop.Add(d / 2)) })
+	cancel()
+	if err != nil {
+		t.Fatalf("no frame after the drop: %v", err)
+	}
+	if !isStopRx(r) {
+		t.Fatalf("first frame after the return is % x, want the stop frame", frameBytes(r))
+	}
+	back := waitDriver(t, cl, st.PIDs.Driver, 10*time.Second)
+	if back.Enabled {
+		t.Error("driver back after the drop is enabled")
+	}
+	after := r.T.Sub(tDrop)
+	t.Logf("sim USB drop %v while turning: stop frame %.3f s after the drop began (%s after the nominal return); driver back (pid %d), disabled",
+		d, after.Seconds(), ms(after-d), back.PIDs.Driver)
+	if after-d > 500*time.Millisecond {
+		t.Errorf("stop frame %s after the nominal return, want within 0.5 s", ms(after-d))
+	}
+}
+
+// TestSimReaderKillAndUnplug: a reader SIGKILL and a LiDAR unplug: scans reach the driver again without help,
+// and the driver is never restarted by either.
+func TestSimReaderKillAndUnplug(t *testing.T) {
+	s, svc, cl := startSimStack(t)
+	st := waitDriver(t, cl, 0, 10*time.Second)
+	scanFresh := func(after time.Time, timeout time.Duration) (time.Duration, bool) {
+		deadline := time.Now().Add(timeout)
+		for time.Now().Before(deadline) {
+			x, err := cl.State(context.Background())
+			if err == nil && x.ScanAgeS != nil && time.Now().Add(-time.Duration(*x.ScanAgeS*float64(time.Second))).After(after) {
+				return time.Since(after), true
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		return 0, false
+	}
+	t0 := time.Now()
+	_ = syscall.Kill(st.PIDs.LidarReader, syscall.SIGKILL)
+	kd, ok := scanFresh(t0.Add(500*time.Millisecond), 6*time.Second)
+	if !ok {
+		t.Fatal("no scan within 6 s of a reader SIGKILL")
+	}
+	t1 := time.Now()
+	if err := s.LidarUnplug(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	ud, ok := scanFresh(t1.Add(2*time.Second), 6*time.Second)
+	if !ok {
+		t.Fatal("no scan within 6 s of the LiDAR's return")
+	}
+	x, _ := cl.State(context.Background())
+	if x.PIDs.Driver != st.PIDs.Driver {
+		t.Errorf("driver restarted (pid %d -> %d)", st.PIDs.Driver, x.PIDs.Driver)
+	}
+	sup, _ := svc.status()
+	t.Logf("reader SIGKILL: scans at the driver again %.2f s later (respawn delay 2 s); LiDAR unplug 2 s: scans again %.2f s after the return; reader starts %d",
+		kd.Seconds(), ud.Seconds()+0, sup.ReaderStarts)
+}
+
+// TestSimResources: CPU and resident memory of the three processes with the sim at full rates (IMU 110 Hz,
+// LiDAR 10 Hz, scans into the driver, a state follower at 10 Hz), wheels commanded.
+func TestSimResources(t *testing.T) {
+	_, svc, cl := startSimStack(t)
+	st := waitDriver(t, cl, 0, 10*time.Second)
+	stop := drive(t, cl, 0.1)
+	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = cl.Follow(ctx, api.TopicState, func([]byte) error { return nil }) }()
+	time.Sleep(time.Second)
+	pids := map[string]int{"supervisor": svc.cmd.Process.Pid, "driver": st.PIDs.Driver, "reader": st.PIDs.LidarReader}
+	before := map[string]uint64{}
+	for k, p := range pids {
+		before[k] = cpuTicks(p)
+	}
+	const window = 10 * time.Second
+	time.Sleep(window)
+	var parts []string
+	for _, k := range []string{"supervisor", "driver", "reader"} {
+		p := pids[k]
+		cpu := float64(cpuTicks(p)-before[k]) / 100 / window.Seconds() * 100 // USER_HZ = 100
+		rss := rssKB(p)
+		parts = append(parts, fmt.Sprintf("%s %.1f %% CPU, %.1f MB RSS", k, cpu, float64(rss)/1024))
+		if cpu > 50 || rss > 100*1024 {
+			t.Errorf("%s: %.1f %% CPU, %d kB RSS", k, cpu, rss)
+		}
+	}
+	t.Logf("sim at full rates, %v: %s", window, strings.Join(parts, "; "))
+}
+
+func cpuTicks(pid int) uint64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	u, _ := strconv.ParseUint(f[11], 10, 64)
+	k, _ := strconv.ParseUint(f[12], 10, 64)
+	return u + k
+}
+
+func rssKB(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			n, _ := strconv.Atoi(strings.Fields(v)[0])
+			return n
+		}
+	}
+	return 0
+}
