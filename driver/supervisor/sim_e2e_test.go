@@ -225,12 +225,13 @@ func testSimUSBDrop(t *testing.T, d time.Duration) {
 func TestSimReaderKillAndUnplug(t *testing.T) {
 	s, svc, cl := startSimStack(t)
 	st := waitDriver(t, cl, 0, 10*time.Second)
-	scanFresh := func(after time.Time, timeout time.Duration) (time.Duration, bool) {
+	// scanFresh waits for a scan that arrived at the driver after `after`; it returns when, relative to ref.
+	scanFresh := func(ref, after time.Time, timeout time.Duration) (time.Duration, bool) {
 		deadline := time.Now().Add(timeout)
 		for time.Now().Before(deadline) {
 			x, err := cl.State(context.Background())
 			if err == nil && x.ScanAgeS != nil && time.Now().Add(-time.Duration(*x.ScanAgeS*float64(time.Second))).After(after) {
-				return time.Since(after), true
+				return time.Since(ref), true
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
@@ -238,7 +239,7 @@ func TestSimReaderKillAndUnplug(t *testing.T) {
 	}
 	t0 := time.Now()
 	_ = syscall.Kill(st.PIDs.LidarReader, syscall.SIGKILL)
-	kd, ok := scanFresh(t0.Add(500*time.Millisecond), 6*time.Second)
+	kd, ok := scanFresh(t0, t0.Add(500*time.Millisecond), 6*time.Second)
 	if !ok {
 		t.Fatal("no scan within 6 s of a reader SIGKILL")
 	}
@@ -246,7 +247,7 @@ func TestSimReaderKillAndUnplug(t *testing.T) {
 	if err := s.LidarUnplug(2 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	ud, ok := scanFresh(t1.Add(2*time.Second), 6*time.Second)
+	ud, ok := scanFresh(t1.Add(2*time.Second), t1.Add(2*time.Second), 6*time.Second)
 	if !ok {
 		t.Fatal("no scan within 6 s of the LiDAR's return")
 	}
@@ -256,7 +257,10 @@ func TestSimReaderKillAndUnplug(t *testing.T) {
 	}
 	sup, _ := svc.status()
 	t.Logf("reader SIGKILL: scans at the driver again %.2f s later (respawn delay 2 s); LiDAR unplug 2 s: scans again %.2f s after the return; reader starts %d",
-		kd.Seconds(), ud.Seconds()+0, sup.ReaderStarts)
+		kd.Seconds(), ud.Seconds(), sup.ReaderStarts)
+	if kd > 4*time.Second || kd < 2*time.Second {
+		t.Errorf("scans back %.2f s after a reader SIGKILL, want about 2 s respawn + one revolution", kd.Seconds())
+	}
 }
 
 // TestSimResources: CPU and resident memory of the three processes with the sim at full rates (IMU 110 Hz,
