@@ -136,7 +136,7 @@ func driverCommand() *cli.Command {
 				select {
 				case s := <-sigs:
 					herr := hw.Halt()
-					why := "shutdown"
+					why := "stop requested"
 					if os.Getppid() != ppid {
 						why = "supervisor died (parent-death signal)"
 					}

@@ -256,7 +256,7 @@ func (s *supervisor) loop(ctx context.Context) {
 			kill = nil
 			for _, c := range []*child{s.driver, s.reader} {
 				if c != nil {
-					s.log.Error("child did not exit after SIGINT; killing it", "child", c.name, "pid", c.p.pid,
+					s.log.Error("child did not exit after SIGINT; killing it", "child", c.name, "child_pid", c.p.pid,
 						"waited", s.cfg.StopTimeout)
 					_ = c.p.signal(syscall.SIGKILL)
 				}
@@ -342,7 +342,7 @@ func (s *supervisor) startDriver() bool {
 	s.wg.Add(2)
 	go s.pipeWriter(c.sink, w)
 	go s.waitChild(c, true)
-	s.log.Info("driver started (motion disabled until enable)", "pid", pid, "start", s.driverStarts)
+	s.log.Info("driver started (motion disabled until enable)", "child_pid", pid, "start", s.driverStarts)
 	return true
 }
 
@@ -376,7 +376,7 @@ func (s *supervisor) startReader() bool {
 	s.readerStarts++
 	s.wg.Add(1)
 	go s.waitChild(c, false)
-	s.log.Info("LiDAR reader started", "pid", pid, "start", s.readerStarts)
+	s.log.Info("LiDAR reader started", "child_pid", pid, "start", s.readerStarts)
 	return true
 }
 
@@ -408,11 +408,11 @@ func (s *supervisor) driverExited(ev exitEvent) {
 	ran := ev.reaped.Sub(c.started).Round(time.Millisecond)
 	switch {
 	case ev.stopErr != nil:
-		s.log.Error("driver exited; NO STOP FRAME", "pid", c.p.pid, "how", how, "ran", ran, "err", ev.stopErr)
+		s.log.Error("driver exited; NO STOP FRAME", "child_pid", c.p.pid, "how", how, "ran", ran, "err", ev.stopErr)
 	case s.stopping:
-		s.log.Info("driver exited; stop frame written", "pid", c.p.pid, "how", how)
+		s.log.Info("driver exited; stop frame written", "child_pid", c.p.pid, "how", how)
 	default:
-		s.log.Warn("driver exited; stop frame written", "pid", c.p.pid, "how", how, "ran", ran,
+		s.log.Warn("driver exited; stop frame written", "child_pid", c.p.pid, "how", how, "ran", ran,
 			"stop_after_reap", ev.stopDur)
 	}
 }
@@ -425,12 +425,12 @@ func (s *supervisor) readerExited(ev exitEvent) {
 	s.readerExit = how
 	switch {
 	case s.stopping:
-		s.log.Info("LiDAR reader exited", "pid", c.p.pid, "how", how)
+		s.log.Info("LiDAR reader exited", "child_pid", c.p.pid, "how", how)
 	case s.cfg.NoReaderRespawn:
 		s.log.Error("LiDAR reader exited; not respawning (--no-lidar-respawn): the scan gate holds software commands",
-			"pid", c.p.pid, "how", how)
+			"child_pid", c.p.pid, "how", how)
 	default:
-		s.log.Warn("LiDAR reader exited; respawning", "pid", c.p.pid, "how", how, "in", s.cfg.ReaderRespawnDelay)
+		s.log.Warn("LiDAR reader exited; respawning", "child_pid", c.p.pid, "how", how, "in", s.cfg.ReaderRespawnDelay)
 	}
 }
 
