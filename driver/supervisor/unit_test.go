@@ -3,7 +3,9 @@ package supervisor
 import (
 	"bytes"
 	"errors"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rosorin/rosorin/protocol/board"
 )
@@ -70,5 +72,31 @@ func TestTeeNeverBlocks(t *testing.T) {
 	tt.closeAll()
 	if _, ok := <-good.ch; ok {
 		t.Error("closeAll left a queue open")
+	}
+}
+
+// TestRestartDelay: kills restart at the short delay; a driver that keeps exiting by itself right after its
+// start backs off (doubling up to 5 s); one that ran a while resets the back-off.
+func TestRestartDelay(t *testing.T) {
+	s := &supervisor{cfg: Config{RestartDelay: 500 * time.Millisecond}, crashDelay: 500 * time.Millisecond}
+	start := time.Unix(100, 0)
+	ev := func(ws syscall.WaitStatus, ran time.Duration) exitEvent {
+		return exitEvent{c: &child{started: start}, ws: ws, reaped: start.Add(ran)}
+	}
+	const exited1 = syscall.WaitStatus(1 << 8) // exit status 1
+	const killed = syscall.WaitStatus(syscall.SIGKILL)
+	var got []time.Duration
+	for _, e := range []exitEvent{
+		ev(killed, 100*time.Millisecond), ev(exited1, time.Second), ev(exited1, time.Second), ev(exited1, time.Second),
+		ev(exited1, time.Second), ev(exited1, time.Second), ev(exited1, time.Second), ev(exited1, 10*time.Second),
+		ev(exited1, time.Second),
+	} {
+		got = append(got, s.restartDelay(e))
+	}
+	want := []time.Duration{500, 500, 1000, 2000, 4000, 5000, 5000, 500, 500}
+	for i := range want {
+		if got[i] != want[i]*time.Millisecond {
+			t.Fatalf("restart delays %v, want %v ms", got, want)
+		}
 	}
 }
