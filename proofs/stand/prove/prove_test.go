@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -310,4 +311,30 @@ func TestParsePaths(t *testing.T) {
 	if len(all) != 13 || planned(all) != 14 {
 		t.Errorf("all: %d steps, %d lines", len(all), planned(all))
 	}
+}
+
+// A driver killed by something else in the middle of an e-stop path: the stream ends, the line FAILs (no
+// data is never evidence of stillness), and the output says the driver was replaced.
+func TestProveNamesADriverThatDiedMidPath(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := harness.RealClock{}
+		f := harnesstest.NewFake(clk, harnesstest.Options{Seed: 9})
+		out := &syncBuf{}
+		steps, _ := ParsePaths("estop")
+		go func() {
+			for !slices.Contains(f.Calls(), "estop") {
+				time.Sleep(10 * time.Millisecond)
+			}
+			time.Sleep(time.Second)
+			f.KillDriver(context.Background())
+		}()
+		rep, err := Prove(context.Background(), f, steps[:1], testOptions(clk, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rep.Results[0]
+		if r.Outcome != stand.Fail || !strings.Contains(r.Reason, "the IMU data stops") || !strings.Contains(out.String(), "was replaced by pid") {
+			t.Fatalf("%s\n%s", r.Line, out)
+		}
+	})
 }

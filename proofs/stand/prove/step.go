@@ -143,6 +143,7 @@ func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
 		}
 	}
 	p.phase = "judging"
+	p.catchUp(ctx)
 	return p.judge(), nil
 }
 
@@ -449,9 +450,49 @@ func sourceNames(ss []harness.IMUSample) string {
 	return strings.Join(names, "+")
 }
 
+// catchUp waits (up to a second) until the recordings hold samples up to the end of the hold: the IMU
+// stream runs a little behind the driver's stamps, and samples still in flight would read as a hole at the
+// end, which the judge rightly refuses to count as quiet.
+func (p *pathRun) catchUp(ctx context.Context) {
+	recs := []harness.Recording{p.drv}
+	if p.s.Path.killsDriver() {
+		recs = []harness.Recording{p.below}
+	}
+	deadline := p.r.clk.Now().Add(time.Second)
+	for _, rec := range recs {
+		for rec != nil && rec.Err() == nil && p.r.clk.Now().Before(deadline) {
+			ss := rec.Samples()
+			if n := len(ss); n > 0 && !ss[n-1].At.Before(p.holdEnd.Add(-20*time.Millisecond)) {
+				break
+			}
+			if p.r.clk.Sleep(ctx, 20*time.Millisecond) != nil {
+				return
+			}
+		}
+	}
+}
+
+// driverChanges notes a driver that died or restarted during a path that was not meant to kill it: its
+// IMU stream ends there, and the line would otherwise only say that the data stopped.
+func (p *pathRun) driverChanges() {
+	if p.s.Path.killsDriver() || p.trig.IsZero() {
+		return
+	}
+	for _, st := range p.r.watch.Since(p.before.At) {
+		if st.Pids.Driver != 0 && st.Pids.Driver != p.startPid {
+			p.notes = append(p.notes, fmt.Sprintf("the driver was replaced during the path: pid %d, then pid %d (%.2f s after the trigger); its IMU stream ended with it",
+				p.startPid, st.Pids.Driver, st.At.Sub(p.trig).Seconds()))
+			p.r.printf("note: driver pid %d was replaced by pid %d during this path (%.2f s after the trigger): something killed or restarted it",
+				p.startPid, st.Pids.Driver, st.At.Sub(p.trig).Seconds())
+			return
+		}
+	}
+}
+
 // judge turns the recording into the path's results.
 func (p *pathRun) judge() []Result {
 	r := p.r
+	p.driverChanges()
 	samples, src, line := p.judgeInput()
 	params := r.o.Params
 	end := p.holdEnd
