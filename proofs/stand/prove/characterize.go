@@ -18,6 +18,9 @@ type CharPhase struct {
 	Commands bool // the drive command is published (zero for the still phases while enabled)
 	Twist    harness.Twist
 	Dur      time.Duration
+	// ProofMotion marks the motions the proof spins at (fwd 0.2, fwd 0.35, rot 1.0): only they and the still
+	// phases place the suggested threshold.
+	ProofMotion bool
 }
 
 // Spinning reports whether the phase turns the wheels.
@@ -31,11 +34,12 @@ func DefaultPhases() []CharPhase {
 		{Name: "enabled, still", Enabled: true, Commands: true, Dur: 3 * time.Second},
 	}
 	for i, m := range []struct {
-		name string
-		tw   harness.Twist
-	}{{"forward 0.1", harness.Twist{VX: 0.1}}, {"forward 0.2", harness.Twist{VX: 0.2}}, {"forward 0.35", harness.Twist{VX: 0.35}},
-		{"rotate 1.0", harness.Twist{WZ: 1.0}}} {
-		ph = append(ph, CharPhase{Name: m.name, Enabled: true, Commands: true, Twist: m.tw, Dur: 4 * time.Second},
+		name  string
+		tw    harness.Twist
+		proof bool
+	}{{"forward 0.1", harness.Twist{VX: 0.1}, false}, {"forward 0.2", Fwd02.Twist, true}, {"forward 0.35", Fwd035.Twist, true},
+		{"rotate 1.0", Rot10.Twist, true}} {
+		ph = append(ph, CharPhase{Name: m.name, Enabled: true, Commands: true, Twist: m.tw, Dur: 4 * time.Second, ProofMotion: m.proof},
 			CharPhase{Name: fmt.Sprintf("still %d", i+1), Enabled: true, Commands: true, Dur: 3 * time.Second})
 	}
 	return ph
@@ -163,8 +167,16 @@ func Characterize(ctx context.Context, t harness.Target, phases []CharPhase, o O
 		r.printf("%s", l.Line())
 	}
 	if len(cr.Levels) > 0 {
-		cr.Suggested, cr.Why = stand.SuggestThreshold(cr.Levels)
-		r.printf("suggested threshold: %s", cr.Why)
+		// The threshold must separate still from the motions the proof spins at; a slower phase (forward 0.1)
+		// is shown for reference but would drag the threshold toward the still level.
+		var judged []stand.PhaseLevel
+		for i, l := range cr.Levels {
+			if !l.Spinning || phases[i].ProofMotion {
+				judged = append(judged, l)
+			}
+		}
+		cr.Suggested, cr.Why = stand.SuggestThreshold(judged)
+		r.printf("suggested threshold (still phases against the proof's motions): %s", cr.Why)
 		if !math.IsNaN(cr.Suggested) {
 			r.printf("threshold in use: %.4f rad/s (pass --threshold to change it)", o.Params.Threshold)
 		}

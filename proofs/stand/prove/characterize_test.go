@@ -39,13 +39,15 @@ func TestCharacterizeMeasuresEachPhaseAndSuggestsAThreshold(t *testing.T) {
 		if !(byName["forward 0.1"] < byName["forward 0.2"] && byName["forward 0.2"] < byName["forward 0.35"]) {
 			t.Errorf("levels not increasing with speed: %v", byName)
 		}
-		if cr.Suggested < 0.0025 || cr.Suggested > 0.005 || math.IsNaN(cr.Suggested) {
+		// Between still (p95 ~0.0025) and the proof's weakest motion (rotation ~0.005), as the seed's 0.0035;
+		// forward 0.1 is shown but must not drag the threshold down to the still level.
+		if cr.Suggested < 0.003 || cr.Suggested > 0.0045 || math.IsNaN(cr.Suggested) || strings.Contains(cr.Why, "forward 0.1") {
 			t.Errorf("suggested %.4f: %s", cr.Suggested, cr.Why)
 		}
 		if f.Enabled() {
 			t.Error("wheels enabled after characterize")
 		}
-		if !strings.Contains(out.String(), "suggested threshold:") || !strings.Contains(out.String(), "forward 0.35") {
+		if !strings.Contains(out.String(), "suggested threshold (still phases against the proof's motions): 0.00") || !strings.Contains(out.String(), "forward 0.35") {
 			t.Errorf("output:\n%s", out)
 		}
 		if _, err := json.Marshal(cr); err != nil {

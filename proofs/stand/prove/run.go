@@ -255,9 +255,19 @@ func (r *runner) teardown() {
 		ecancel()
 	}
 	r.ev.Logf("teardown: %s", r.rep.Teardown)
-	sctx, scancel := context.WithTimeout(context.Background(), 3*time.Second)
-	st, serr := r.t.State(sctx)
-	scancel()
+	// The end state: the driver counts a publisher for a moment after its stream closes, so give our own
+	// publisher up to 2 s to drop out of the record before reading it.
+	var st harness.State
+	var serr error
+	for end := r.clk.Now().Add(2 * time.Second); ; {
+		sctx, scancel := context.WithTimeout(context.Background(), 3*time.Second)
+		st, serr = r.t.State(sctx)
+		scancel()
+		if serr != nil || st.Publishers == 0 || !r.clk.Now().Before(end) {
+			break
+		}
+		r.clk.Sleep(ctx, 100*time.Millisecond)
+	}
 	if serr == nil {
 		r.rep.EndState, r.rep.EndLine = st.Raw, st.Short()
 	} else {
