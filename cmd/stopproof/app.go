@@ -214,9 +214,10 @@ func open(c *cli.Context, kind string, noRespawn bool) (*session, error) {
 	}
 	if c.Bool("sim") {
 		fmt.Fprintln(s.out, "starting the simulated stand robot and rosorin-base ...")
+		// The driver's own log goes beside the evidence log: a failing run needs both.
+		baseLog := strings.TrimSuffix(ev.Path(), ".log") + ".rosorin-base.log"
 		st, err := harness.StartSim(s.ctx, harness.SimConfig{BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed"),
-			Fault: c.String("sim-fault"), NoLidarRespawn: noRespawn, BaseLog: strings.TrimSuffix(ev.Path(), ".log") + ".rosorin-base.log",
-			Clock: clk, Evidence: ev, Out: s.out})
+			Fault: c.String("sim-fault"), NoLidarRespawn: noRespawn, BaseLog: baseLog, Clock: clk, Evidence: ev, Out: s.out})
 		if err != nil {
 			s.close()
 			return nil, cli.Exit("simulated robot: "+err.Error(), exitAbort)

@@ -49,6 +49,15 @@ func NewEvidence(w io.Writer, clock Clock) *Evidence {
 	return &Evidence{w: bufio.NewWriter(w), clock: clock, start: clock.Now()}
 }
 
+// Start is the time the log counts its seconds from; the proofs use it as the start of their timeline, so
+// the seconds in the log and in the result lines are the same seconds.
+func (e *Evidence) Start() (time.Time, bool) {
+	if e == nil {
+		return time.Time{}, false
+	}
+	return e.start, true
+}
+
 // Path is the file's path ("" when not a file).
 func (e *Evidence) Path() string {
 	if e == nil {

@@ -272,8 +272,8 @@ func (l *LiveTarget) StartService(ctx context.Context) error {
 // PressButton asks the operator to press a gamepad button other than MODE and takes the trigger time from
 // the driver's gamepad stream: the first frame with such a button (the driver trips on that very frame).
 func (l *LiveTarget) PressButton(ctx context.Context, prompt func(string)) (time.Time, string, error) {
-	mode := uint16(1) << 4
-	if st, err := l.c.State(ctx); err == nil && st.Config.PadModeBit >= 0 && st.Config.PadModeBit < 16 {
+	mode := uint16(1) << 4 // board.DefaultModeBit, unless the driver's configuration says otherwise
+	if st, err := l.c.State(ctx); err == nil && st.Config.ControlRateHz > 0 && st.Config.PadModeBit >= 0 && st.Config.PadModeBit < 16 {
 		mode = uint16(1) << st.Config.PadModeBit
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.cfg.ButtonWait)

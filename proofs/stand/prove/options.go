@@ -18,8 +18,11 @@ type Options struct {
 	Hold time.Duration
 	// Params are the judge's limits (threshold 0.0035 rad/s, 0.2 s windows, stop within 2 s, 2 s quiet).
 	Params stand.Params
-	// ScanLossQuiet is the quiet time the scan-loss stop needs: the wheels are meant to turn again once the
-	// reader respawns (about 2 s after the kill), so the seed's run showed 1.4 s of quiet, not 2.
+	// ScanLossQuiet is the quiet time the scan-loss stop needs. The stop is judged only while the driver still
+	// reported the scan stale, and the wheels are meant to turn again once the reader respawns (2 s after the
+	// kill): the gate holds after 0.5 s, the wheels are still about 0.95 s after the kill, which leaves about
+	// 1-1.4 s of quiet (the seed's line: "over 1.4 s"). 0.5 s is ten judge steps of quiet; 1 s left a margin of
+	// only 0.1-0.2 s on the simulator (quiet 1.1-1.2 s measured in two full runs).
 	ScanLossQuiet time.Duration
 	// ScanTimeout is the driver's scan_timeout, used when its configuration does not say (0.5 s).
 	ScanTimeout time.Duration
@@ -56,7 +59,7 @@ func DefaultOptions() Options {
 		Spin:            3 * time.Second,
 		Hold:            5 * time.Second,
 		Params:          stand.DefaultParams(),
-		ScanLossQuiet:   time.Second,
+		ScanLossQuiet:   500 * time.Millisecond,
 		ScanTimeout:     500 * time.Millisecond,
 		ReleaseWait:     8 * time.Second,
 		PathTimeout:     60 * time.Second,

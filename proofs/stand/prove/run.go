@@ -114,7 +114,11 @@ func newRunner(t harness.Target, o Options, tool string) *runner {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	r := &runner{t: t, o: o, clk: o.Clock, ev: o.Evidence, out: o.Out, t0: o.Clock.Now(), scanTimeout: o.ScanTimeout}
+	t0 := o.Clock.Now()
+	if s, ok := o.Evidence.Start(); ok {
+		t0 = s // one timeline for the evidence log and the judge
+	}
+	r := &runner{t: t, o: o, clk: o.Clock, ev: o.Evidence, out: o.Out, t0: t0, scanTimeout: o.ScanTimeout}
 	r.rep = &Report{Tool: tool, Target: t.Describe(), Start: r.t0.UTC(), Params: o.Params, Evidence: o.Evidence.Path()}
 	if f, ok := t.(harness.Faulter); ok && f.FaultName() != "" {
 		r.fault = f
