@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -72,6 +73,32 @@ func stopproof(t *testing.T, timeout time.Duration, args ...string) (string, int
 	return out.String(), code
 }
 
+// simDir is the simulated robot's temporary folder named in the target line.
+func simDir(t *testing.T, out string) string {
+	t.Helper()
+	i := strings.Index(out, " in /")
+	if i < 0 {
+		t.Fatalf("no target line in the output")
+	}
+	rest := out[i+4:]
+	return rest[:strings.IndexAny(rest, ", \n")]
+}
+
+// assertTornDown checks that the folder is gone and no process still runs from it.
+func assertTornDown(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s still exists (%v)", dir, err)
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err == nil && bytes.Contains(b, []byte(dir)) {
+			t.Errorf("a process still runs from %s: %s %q", dir, p, bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
+		}
+	}
+}
+
 func resultLines(out string) []string {
 	var lines []string
 	for _, l := range strings.Split(out, "\n") {
@@ -90,6 +117,7 @@ func TestProveSimEstopKillPasses(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "RESULT: 4/4 passed") {
 		t.Fatalf("exit %d, want 0 and RESULT: 4/4 passed", code)
 	}
+	assertTornDown(t, simDir(t, out))
 	for _, want := range []string{"kill: board IMU read via the supervisor's raw stream", "end state: {enabled: false, estop: none",
 		"| SIGKILL of the driver |"} {
 		if !strings.Contains(out, want) {
@@ -142,6 +170,62 @@ func TestProveSimEstopKillPasses(t *testing.T) {
 	}
 }
 
+// Ctrl-C in the middle of a path: the teardown disables the wheels, the simulated robot and its processes
+// are gone, and the exit status is not 0.
+func TestProveSimCtrlC(t *testing.T) {
+	cmd := exec.Command(filepath.Join(binDir, "stopproof"), "prove", "--sim", "estop", "--evidence-dir", t.TempDir())
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(out.String(), "spinning up") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("still running a minute after Ctrl-C\n%s", out.String())
+	}
+	s := out.String()
+	t.Log(s)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() == 0 {
+		t.Errorf("exit %v, want a failing status", err)
+	}
+	for _, want := range []string{"interrupted", "end state: {enabled: false", "RESULT: 0/3 passed", "not run"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	assertTornDown(t, simDir(t, s))
+}
+
+// syncBuffer is a bytes.Buffer the test reads while the child writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 // The negative control from the command line: the simulated board ignores motor frames from each trigger on
 // (the spin-up still works). Every line must FAIL and the exit status must say so.
 func TestProveSimIgnoreMotorFails(t *testing.T) {
@@ -162,6 +246,7 @@ func TestProveSimIgnoreMotorFails(t *testing.T) {
 	if !strings.Contains(out, "end state: {enabled: false") {
 		t.Error("the teardown did not leave the wheels disabled")
 	}
+	assertTornDown(t, simDir(t, out))
 }
 
 func TestScangateSim(t *testing.T) {
