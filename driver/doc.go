@@ -14,6 +14,7 @@
 //		StateDir      string        // plugged.json and battery/YYYYMMDD.csv; default $HOME/.local/state/rosorin
 //		Log           *slog.Logger
 //		Clock         Clock         // nil = real monotonic clock
+//		Heartbeat     io.Writer     // control-loop liveness for the supervisor's watchdog; nil = none
 //	}
 //	func Run(ctx context.Context, o Options) error
 //
@@ -24,10 +25,15 @@
 // new driver, which comes up disabled. The LiDAR reader process delivers scans over the same socket
 // (api.Client.StreamScans); its pid comes from SO_PEERCRED.
 //
+// Heartbeat (heartbeat.go): the control loop writes HeartbeatTick when it starts and after every tick, from
+// the loop goroutine itself, so a loop that is stuck anywhere falls silent; after the final stop frames Run
+// writes HeartbeatStopping. The supervisor's watchdog (driver/supervisor watchdog.go) kills a driver that is
+// silent for 150 ms and stops the wheels. The writer must not block; its errors are counted and logged once.
+//
 // # Goroutines and ownership
 //
 //   - The control loop (Run's goroutine) owns the gate, odometry, gyro calibration and bias, charger detector,
-//     gamepad logic and every counter. Nothing else touches them.
+//     gamepad logic and every counter, and writes the heartbeat. Nothing else touches them.
 //   - The board reader parses BoardIn with board.Parser and sends each read's decoded values to the loop.
 //   - The board writer writes frames to BoardOut, one pending frame at a time, newest wins. The loop hands it
 //     frames and never blocks on the port: a hung USB write leaves the loop running and the state record

@@ -30,6 +30,11 @@ type Options struct {
 	Log *slog.Logger
 	// Clock gives monotonic time and the control ticker; nil = the real clock.
 	Clock Clock
+	// Heartbeat, if set, receives one HeartbeatTick byte from the control loop when it starts and after every
+	// tick, and one HeartbeatStopping byte after the final stop frames (heartbeat.go). The supervisor's
+	// watchdog reads it to tell a hung driver from a live one. Write must never block (a non-blocking pipe:
+	// supervisor.ChildHeartbeat); its errors are counted and otherwise ignored. nil = no heartbeat.
+	Heartbeat io.Writer
 }
 
 // Clock is the driver's time source. The real one is time.Now (which carries the monotonic reading every

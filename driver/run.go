@@ -77,6 +77,9 @@ func (r *runtime) run(ctx context.Context) error {
 			stopErr = e
 		}
 	}
+	// Only now, with the final stop frames written (or failed), may the supervisor stop expecting ticks: the
+	// teardown below can take longer than its watchdog timeout without the wheels being at risk.
+	r.beat(beatStopping)
 	if !writerEnded {
 		r.log.Error("a board write is stuck in the kernel (port hung); the stop frame may not reach the board: use the power switch")
 	}
@@ -112,6 +115,7 @@ func (r *runtime) loop(ctx context.Context) error {
 	tk := r.clk.NewTicker(r.tick)
 	defer tk.Stop()
 	r.lastTick = r.clk.Now()
+	r.beat(beatTick)
 	for {
 		select {
 		case <-ctx.Done():
@@ -127,6 +131,9 @@ func (r *runtime) loop(ctx context.Context) error {
 			r.onRequest(q)
 		case <-tk.C():
 			r.onTick(r.clk.Now())
+			// After the tick, from this goroutine: a loop stuck anywhere (in a tick, a request, a board batch)
+			// stops beating, and the supervisor's watchdog stops the wheels.
+			r.beat(beatTick)
 		}
 	}
 }

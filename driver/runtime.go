@@ -66,6 +66,7 @@ type runtime struct {
 	padHistN    int
 
 	motorFrames, stopFrames, encodeErrors, writeErrors uint64
+	beats, beatErrors                                  uint64
 	badCmds                                            uint64
 	lastBadCmd                                         string
 

@@ -1,0 +1,204 @@
+package driver
+
+// The control loop's heartbeat (heartbeat.go): one byte per tick from the loop goroutine itself, silence when
+// the loop is stuck, HeartbeatStopping after the final stop frames. Injected clock, race-safe.
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rosorin/rosorin/driver/config"
+	"github.com/rosorin/rosorin/protocol/board"
+)
+
+// wireLog records the board writes and the heartbeat bytes in one order.
+type wireLog struct {
+	mu     sync.Mutex
+	events []string // "stop", "motor", or the heartbeat byte as a string
+	fail   bool     // heartbeat writes fail
+}
+
+func (l *wireLog) board() *wireBoard { return &wireBoard{l} }
+
+type wireBoard struct{ l *wireLog }
+
+func (b *wireBoard) Write(p []byte) (int, error) {
+	ev := "motor"
+	if board.IsStopFrame(p) {
+		ev = "stop"
+	}
+	b.l.mu.Lock()
+	b.l.events = append(b.l.events, ev)
+	b.l.mu.Unlock()
+	return len(p), nil
+}
+
+func (l *wireLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fail {
+		return 0, errors.New("heartbeat pipe full")
+	}
+	for _, c := range p {
+		l.events = append(l.events, string(c))
+	}
+	return len(p), nil
+}
+
+func (l *wireLog) snapshot() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.events...)
+}
+
+func (l *wireLog) beats() int {
+	n := 0
+	for _, e := range l.snapshot() {
+		if e == string(HeartbeatTick) {
+			n++
+		}
+	}
+	return n
+}
+
+// stickyClock is a fakeClock whose Now can be made to block: a control loop stuck inside a tick.
+type stickyClock struct {
+	*fakeClock
+	mu    sync.Mutex
+	stuck chan struct{} // non-nil: Now blocks until it is closed
+}
+
+func (c *stickyClock) Now() time.Time {
+	c.mu.Lock()
+	ch := c.stuck
+	c.mu.Unlock()
+	if ch != nil {
+		<-ch
+	}
+	return c.fakeClock.Now()
+}
+
+func (c *stickyClock) stick() {
+	c.mu.Lock()
+	c.stuck = make(chan struct{})
+	c.mu.Unlock()
+}
+
+func (c *stickyClock) release() {
+	c.mu.Lock()
+	close(c.stuck)
+	c.stuck = nil
+	c.mu.Unlock()
+}
+
+type beatRig struct {
+	t    *testing.T
+	clk  *stickyClock
+	r    *runtime
+	log  *wireLog
+	stop func()
+}
+
+func newBeatRig(t *testing.T, fail bool) *beatRig {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &stickyClock{fakeClock: newFakeClock()}
+	wl := &wireLog{fail: fail}
+	r, err := start(Options{Config: config.Default(), BoardIn: pr, BoardOut: wl.board(), Heartbeat: wl,
+		Log: quietLog(), Clock: clk, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.run(ctx) }()
+	g := &beatRig{t: t, clk: clk, r: r, log: wl}
+	var once sync.Once
+	g.stop = func() { once.Do(func() { cancel(); <-done; pw.Close(); pr.Close() }) }
+	t.Cleanup(g.stop)
+	// The loop's first beat comes before its first select: wait for it (or, when beats fail, for the state).
+	if _, err := r.State(); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func (g *beatRig) tick() {
+	g.clk.advance(20 * time.Millisecond)
+	g.clk.ch <- g.clk.fakeClock.Now()
+}
+
+func TestHeartbeatOnePerTickFromTheLoop(t *testing.T) {
+	g := newBeatRig(t, false)
+	if n := g.log.beats(); n != 1 {
+		t.Fatalf("%d beats before the first tick, want 1 (the loop's start)", n)
+	}
+	for range 10 {
+		g.tick()
+	}
+	g.r.State() // the loop has finished the last tick (one goroutine, in order)
+	if n := g.log.beats(); n != 11 {
+		t.Fatalf("%d beats after 10 ticks, want 11", n)
+	}
+	// Real time passing without ticks gives no beats: they come from ticks, not from a timer of their own.
+	time.Sleep(60 * time.Millisecond)
+	if n := g.log.beats(); n != 11 {
+		t.Fatalf("%d beats after 60 ms without ticks, want 11", n)
+	}
+
+	// A loop stuck inside a tick (here: in its clock) beats no more, although every other goroutine runs.
+	g.clk.stick()
+	g.tick() // handed to the loop, which blocks in onTick
+	time.Sleep(100 * time.Millisecond)
+	if n := g.log.beats(); n != 11 {
+		t.Fatalf("%d beats while the loop is stuck, want 11 (the negative control: a beat from elsewhere)", n)
+	}
+	g.clk.release()
+	g.r.State()
+	if n := g.log.beats(); n != 12 {
+		t.Fatalf("%d beats after the stuck tick ended, want 12", n)
+	}
+
+	// Stopping: the final stop frames, then HeartbeatStopping, and nothing after it.
+	g.stop()
+	ev := g.log.snapshot()
+	last := len(ev) - 1
+	if ev[last] != string(HeartbeatStopping) {
+		t.Fatalf("last event %q, want the stopping byte; tail %v", ev[last], ev[max(0, last-5):])
+	}
+	if ev[last-1] != "stop" || ev[last-2] != "stop" {
+		t.Fatalf("the stopping byte does not follow the two final stop frames: tail %v", ev[max(0, last-5):])
+	}
+}
+
+func TestHeartbeatFailuresDoNotStopTheLoop(t *testing.T) {
+	g := newBeatRig(t, true)
+	for range 20 {
+		g.tick()
+	}
+	g.r.State()
+	for end := time.Now().Add(2 * time.Second); !g.r.out.idle() && time.Now().Before(end); {
+		time.Sleep(100 * time.Microsecond) // the board writer is asynchronous
+	}
+	ev := g.log.snapshot()
+	boardWrites := 0
+	for _, e := range ev {
+		if e == "stop" || e == "motor" {
+			boardWrites++
+		}
+	}
+	// The start-up stop frame, then the refresh every 0.2 s: two in 20 ticks (0.4 s).
+	if boardWrites < 3 {
+		t.Fatalf("%d board writes in 20 ticks with a failing heartbeat, want >= 3: %v", boardWrites, ev)
+	}
+	g.stop()
+	if g.r.beatErrors < 21 || g.r.beats != 0 {
+		t.Fatalf("beats %d, beat errors %d; want 0 and >= 21", g.r.beats, g.r.beatErrors)
+	}
+}
