@@ -8,7 +8,6 @@ require (
 	github.com/urfave/cli/v2 v2.27.7
 	go.bug.st/serial v1.8.0
 	golang.org/x/sys v0.50.0
-	gonum.org/v1/gonum v0.17.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 
