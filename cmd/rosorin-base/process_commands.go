@@ -48,7 +48,9 @@ func runCommand() *cli.Command {
 		Usage: "the driver service: hold the board port, run the driver and the LiDAR reader, stop the wheels whenever the driver dies",
 		Description: "The supervisor opens the board exclusively (TIOCEXCL plus flock), writes a stop frame, and runs the driver and\n" +
 			"the LiDAR reader as child processes of this same binary. When the driver exits for any reason, a stop frame\n" +
-			"follows within milliseconds and the driver restarts, disabled. Board bytes are also served raw on SOCKET.raw,\n" +
+			"follows within milliseconds and the driver restarts, disabled. A driver that is alive but hung (its control\n" +
+			"loop sends no heartbeat for --driver-watchdog) is killed: stop frame at once, again after the reap, restart\n" +
+			"disabled. Board bytes are also served raw on SOCKET.raw,\n" +
 			"status in SOCKET.status. SIGINT/SIGTERM: children stopped, two stop frames, exit 0.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "device", Value: "/dev/ttyACM0", Usage: "board serial device (overrides the config's device)"},
@@ -58,9 +60,15 @@ func runCommand() *cli.Command {
 			stateDirFlag(),
 			&cli.BoolFlag{Name: "no-lidar-respawn", Usage: "leave a dead LiDAR reader dead (negative control for the scan-gate proof)"},
 			&cli.DurationFlag{Name: "restart-delay", Value: 500 * time.Millisecond, Usage: "pause before a dead driver restarts"},
+			&cli.DurationFlag{Name: "driver-watchdog", Value: supervisor.DefaultWatchdogTimeout,
+				Usage: "a driver whose control loop sends no heartbeat for this long is hung: stop frame, SIGKILL, restart disabled (0 = off: a hung driver leaves the wheels turning)"},
 		},
 		Action: func(c *cli.Context) error {
 			log := procLogger("supervisor")
+			wdog := c.Duration("driver-watchdog")
+			if wdog < 0 {
+				return cli.Exit("rosorin-base run: --driver-watchdog must be 0 (off) or positive", 1)
+			}
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
 			// The configuration is checked here, before the port: a wrong type is a clear error at start, not a
@@ -93,10 +101,16 @@ func runCommand() *cli.Command {
 				log.Warn("no LiDAR reader (--lidar \"\"): the scan gate holds software commands; only gamepad driving moves the wheels")
 			}
 			noRespawn := c.Bool("no-lidar-respawn") || !cfg.LidarRespawn
+			if wdog == 0 {
+				log.Warn("driver watchdog OFF (--driver-watchdog 0): a hung driver leaves the wheels at their last speed")
+			} else if wdog < 60*time.Millisecond {
+				// Three ticks at 50 Hz: below that a GC pause or a busy CPU would kill healthy drivers.
+				log.Warn("driver watchdog below 3 control ticks: expect healthy drivers to be killed", "driver_watchdog", wdog)
+			}
 			err = supervisor.Run(ctx, supervisor.Config{
 				Device: device, Socket: sock, DriverArgs: dargs, ReaderArgs: rargs,
 				RestartDelay: c.Duration("restart-delay"), ReaderRespawnDelay: cfg.LidarRespawnDelay(),
-				NoReaderRespawn: noRespawn, Log: log,
+				NoReaderRespawn: noRespawn, WatchdogTimeout: wdog, NoWatchdog: wdog == 0, Log: log,
 			})
 			if err != nil {
 				return cli.Exit("rosorin-base run: "+err.Error(), 1)
@@ -121,6 +135,14 @@ func driverCommand() *cli.Command {
 			in, out, err := supervisor.ChildBoard()
 			if err != nil {
 				return cli.Exit("rosorin-base driver: "+err.Error(), 2)
+			}
+			// The control loop's heartbeat for the supervisor's watchdog. A nil *HeartbeatWriter must stay a
+			// nil io.Writer (no heartbeat), not a non-nil interface holding nil.
+			var heartbeat io.Writer
+			if hb, err := supervisor.ChildHeartbeat(); err != nil {
+				return cli.Exit("rosorin-base driver: "+err.Error(), 2)
+			} else if hb != nil {
+				heartbeat = hb
 			}
 			// Every later non-stop write is refused once halted: the stop frame written on a signal is the last
 			// thing the board hears, even if the control loop had one more motor frame in flight.
@@ -150,7 +172,7 @@ func driverCommand() *cli.Command {
 				}
 			}()
 			runErr := runDriver(ctx, driverParams{
-				in: in, out: hw, socket: c.String("socket"), configs: c.StringSlice("config"),
+				in: in, out: hw, heartbeat: heartbeat, socket: c.String("socket"), configs: c.StringSlice("config"),
 				stateDir: c.String("state-dir"), supervisorPID: c.Int("supervisor-pid"), log: log,
 			})
 			if herr := hw.Halt(); herr != nil {
@@ -167,6 +189,7 @@ func driverCommand() *cli.Command {
 type driverParams struct {
 	in            io.Reader
 	out           io.Writer
+	heartbeat     io.Writer // nil: none
 	socket        string
 	configs       []string
 	stateDir      string
@@ -263,6 +286,12 @@ func supervisorStatusCommand() *cli.Command {
 			fmt.Printf("supervisor pid %d, board %s %s since %s; driver pid %d (%d starts, last exit: %s); lidar reader pid %d (%d starts); %d stop frames (last: %s); status %.1f s old\n",
 				st.PID, st.Device, st.Port, st.PortSince.Format(time.RFC3339), st.DriverPID, st.DriverStarts,
 				orNone(st.DriverLastExit), st.ReaderPID, st.ReaderStarts, st.StopFrames, orNone(st.LastStop), age)
+			hbAge := "none yet"
+			if !st.LastHeartbeatAt.IsZero() {
+				hbAge = fmt.Sprintf("%.0f ms before the status", st.Updated.Sub(st.LastHeartbeatAt).Seconds()*1000)
+			}
+			fmt.Printf("driver watchdog %s: %d trips (last: %s); driver heartbeats %d, last %s, longest gap %.1f ms\n",
+				st.Watchdog, st.WatchdogTrips, orNone(st.LastWatchdog), st.DriverHeartbeats, hbAge, st.DriverHeartbeatMaxGapMS)
 			if st.Warning != "" {
 				fmt.Println("WARNING:", st.Warning)
 			}
@@ -323,7 +352,7 @@ func runDriver(ctx context.Context, p driverParams) error {
 		return err
 	}
 	return driver.Run(ctx, driver.Options{
-		Config: cfg, BoardIn: p.in, BoardOut: p.out, SocketPath: p.socket,
+		Config: cfg, BoardIn: p.in, BoardOut: p.out, Heartbeat: p.heartbeat, SocketPath: p.socket,
 		SupervisorPID: p.supervisorPID, StateDir: p.stateDir, Log: p.log,
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -70,4 +71,52 @@ func (h *HaltWriter) Halted() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.halted
+}
+
+// HeartbeatWriter is the driver child's end of its heartbeat pipe (HeartbeatFD). Write never blocks: it is one
+// raw write(2) on a non-blocking pipe, not Go's poller (which would park the calling goroutine, the control
+// loop, on a full pipe). A full pipe means the supervisor is not reading (stopped or gone): the write fails and
+// the driver counts it.
+type HeartbeatWriter struct{ fd int }
+
+var _ io.Writer = (*HeartbeatWriter)(nil)
+
+// ChildHeartbeat returns the heartbeat pipe the supervisor passed to this driver child, or nil (and no error)
+// when it passed none (HeartbeatEnv unset: an older supervisor, or the watchdog is someone else's business). It
+// removes HeartbeatEnv from the environment, so nothing this process starts believes it owns the pipe.
+func ChildHeartbeat() (*HeartbeatWriter, error) {
+	v, ok := os.LookupEnv(HeartbeatEnv)
+	if !ok {
+		return nil, nil
+	}
+	_ = os.Unsetenv(HeartbeatEnv)
+	fd, err := strconv.Atoi(v)
+	if err != nil || fd < 3 {
+		return nil, fmt.Errorf("%s=%q is not a descriptor number; the supervisor and the driver are different builds?", HeartbeatEnv, v)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
+		return nil, fmt.Errorf("%s=%d but fd %d is not a pipe: the driver child is started by `rosorin-base run`", HeartbeatEnv, fd, fd)
+	}
+	unix.CloseOnExec(fd)
+	if err := unix.SetNonblock(fd, true); err != nil {
+		return nil, fmt.Errorf("heartbeat pipe: %w", err)
+	}
+	return &HeartbeatWriter{fd: fd}, nil
+}
+
+// Write writes p to the heartbeat pipe without blocking.
+func (h *HeartbeatWriter) Write(p []byte) (int, error) {
+	for {
+		n, err := unix.Write(h.fd, p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return 0, errors.New("heartbeat pipe full: the supervisor is not reading it (stopped?)")
+		case err != nil:
+			return 0, fmt.Errorf("heartbeat pipe: %w", err)
+		}
+		return n, nil
+	}
 }

@@ -1,9 +1,11 @@
 package supervisor
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -68,11 +70,19 @@ func (s *spawner) close() {
 	<-s.done
 }
 
-// proc is a started child: its pid and a pidfd, so that signals never reach a recycled pid.
+// proc is a started child: its pid and a pidfd, so that signals never reach a recycled pid. The mutex exists
+// for the watchdog, which signals from its own goroutine while the loop may be releasing the pidfd of a child
+// that has just been reaped.
 type proc struct {
-	pid   int
-	pidfd int // -1 if pidfd_open is unavailable (kernel < 5.3)
+	pid int
+
+	mu       sync.Mutex
+	pidfd    int  // -1 if pidfd_open is unavailable (kernel < 5.3) or after release
+	released bool // reaped: signals are refused (without a pidfd the pid may belong to someone else now)
 }
+
+// errReaped is returned by signal after release: the child is gone and its pid may be recycled.
+var errReaped = errors.New("child already reaped")
 
 func newProc(pid int) *proc {
 	fd, err := unix.PidfdOpen(pid, 0)
@@ -83,9 +93,15 @@ func newProc(pid int) *proc {
 }
 
 func (p *proc) signal(sig syscall.Signal) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.released {
+		return errReaped
+	}
 	if p.pidfd >= 0 {
 		return unix.PidfdSendSignal(p.pidfd, sig, nil, 0)
 	}
+	// Without a pidfd the pid is still ours until wait has reaped it, and then signal is refused.
 	return syscall.Kill(p.pid, sig)
 }
 
@@ -97,11 +113,18 @@ func (p *proc) wait() (syscall.WaitStatus, error) {
 		if err == syscall.EINTR {
 			continue
 		}
+		p.mu.Lock()
+		p.released = true
+		p.mu.Unlock()
 		return ws, err
 	}
 }
 
+// release closes the pidfd of a reaped child; every later signal is refused.
 func (p *proc) release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.released = true
 	if p.pidfd >= 0 {
 		unix.Close(p.pidfd)
 		p.pidfd = -1
@@ -147,6 +170,18 @@ func boardPipe() (childEnd int, w *os.File, err error) {
 		return -1, nil, fmt.Errorf("board pipe: %w", err)
 	}
 	return p[0], os.NewFile(uintptr(p[1]), "board-pipe"), nil
+}
+
+// heartbeatPipe makes the driver child's heartbeat pipe: the write end (raw fd) goes to the child, which must
+// never block on it (O_NONBLOCK, set here on the shared open file description, and ChildHeartbeat writes with
+// raw write(2), not through Go's poller, so a full pipe is EAGAIN and not a parked control loop); the read end
+// stays here under Go's poller, so the watchdog can read it with a deadline.
+func heartbeatPipe() (childEnd int, r *os.File, err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
+		return -1, nil, fmt.Errorf("heartbeat pipe: %w", err)
+	}
+	return p[1], os.NewFile(uintptr(p[0]), "driver-heartbeat"), nil
 }
 
 // SetProcName sets this process's name as ps and top show it (PR_SET_NAME, at most 15 bytes). The children are

@@ -36,6 +36,21 @@ type Status struct {
 	ReaderStarts   int    `json:"reader_starts"`
 	ReaderLastExit string `json:"reader_last_exit,omitempty"`
 
+	// Watchdog is the driver watchdog's timeout ("150ms") or "off"; WatchdogTrips counts the drivers it killed,
+	// LastWatchdog says why it killed the last one.
+	Watchdog      string `json:"watchdog"`
+	WatchdogTrips uint64 `json:"watchdog_trips"`
+	LastWatchdog  string `json:"last_watchdog,omitempty"`
+	// WatchdogLateWakes counts the times a silent driver got more time because the supervisor itself woke
+	// late (the machine stalled; watchdog.go).
+	WatchdogLateWakes uint64 `json:"watchdog_late_wakes"`
+	// DriverHeartbeats counts the current driver's control-loop heartbeats (50 per second while it runs);
+	// LastHeartbeatAt is when the last one was read; DriverHeartbeatMaxGapMS is the longest interval between
+	// two of them (ideal 20 ms): the margin left to the watchdog's timeout on this machine.
+	DriverHeartbeats        uint64    `json:"driver_heartbeats"`
+	LastHeartbeatAt         time.Time `json:"last_heartbeat_at,omitzero"`
+	DriverHeartbeatMaxGapMS float64   `json:"driver_heartbeat_max_gap_ms"`
+
 	StopFrames uint64    `json:"stop_frames"` // written by the supervisor itself (the driver's are not counted)
 	LastStop   string    `json:"last_stop,omitempty"`
 	LastStopAt time.Time `json:"last_stop_at,omitzero"`

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -52,8 +53,17 @@ type Config struct {
 	// ReopenEvery is the retry period for a vanished board (0.1 s); GoneLogEvery repeats the error (10 s).
 	ReopenEvery, GoneLogEvery time.Duration
 	// StopTimeout bounds the wait for the children on shutdown before SIGKILL (3 s; systemd's
-	// TimeoutStopSec=10 is the outer bound).
+	// TimeoutStopSec=10 is the outer bound). It is also the watchdog's allowance for a driver's teardown after
+	// its final stop frames.
 	StopTimeout time.Duration
+	// WatchdogTimeout: a driver whose control loop sends no heartbeat for this long is hung: SIGKILL, stop
+	// frame at once and again after the reap, restart disabled (150 ms = 7.5 ticks, watchdog.go).
+	WatchdogTimeout time.Duration
+	// WatchdogStartGrace is the allowance before a new driver's first heartbeat (5 s).
+	WatchdogStartGrace time.Duration
+	// NoWatchdog turns the watchdog off: a hung driver keeps the wheels at their last speed (the negative
+	// control). Heartbeats are still read and reported in the status.
+	NoWatchdog bool
 	// Log receives the supervisor's log; nil discards it.
 	Log *slog.Logger
 }
@@ -72,6 +82,8 @@ func (c *Config) defaults() {
 	def(&c.ReopenEvery, 100*time.Millisecond)
 	def(&c.GoneLogEvery, 10*time.Second)
 	def(&c.StopTimeout, 3*time.Second)
+	def(&c.WatchdogTimeout, DefaultWatchdogTimeout)
+	def(&c.WatchdogStartGrace, DefaultWatchdogStartGrace)
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
@@ -88,6 +100,21 @@ type child struct {
 	p       *proc
 	started time.Time
 	sink    *sink // driver: its share of the board's bytes
+
+	// driver: written by its heartbeat watcher, read by the loop
+	hung     atomic.Pointer[string] // why the watchdog killed it; nil = it did not
+	beats    atomic.Uint64
+	lastBeat atomic.Int64 // unix nanoseconds of the last heartbeat read; 0 = none yet
+	maxGap   atomic.Int64 // the longest interval between two heartbeats read (ns): the margin to the timeout
+}
+
+// exitHow says how c ended, and that the watchdog killed it if it did.
+func (c *child) exitHow(ws syscall.WaitStatus) string {
+	how := describeExit(ws)
+	if why := c.hung.Load(); why != nil {
+		how += " (watchdog: " + *why + ")"
+	}
+	return how
 }
 
 type exitEvent struct {
@@ -121,6 +148,10 @@ type supervisor struct {
 	driverLastExit, readerExit string
 	crashDelay                 time.Duration
 	stopping                   bool
+
+	watchdogTrips atomic.Uint64
+	watchdogLate  atomic.Uint64
+	lastWatchdog  atomic.Pointer[string]
 }
 
 // Run is `rosorin-base run`: it opens the board exclusively, writes a stop frame, starts the driver and the
@@ -272,10 +303,12 @@ func (s *supervisor) loop(ctx context.Context) {
 	}
 }
 
-// restartDelay is RestartDelay, doubled (up to maxCrashDelay) while the driver keeps exiting by itself within
-// 2 s of its start: a crash loop (bad config, broken binary) must not spin. Kills restart at the short delay.
+// restartDelay is RestartDelay, doubled (up to maxCrashDelay) while the driver keeps exiting by itself or
+// hanging (killed by the watchdog) within 2 s of its start: a crash loop (bad config, broken binary, a deadlock
+// at start) must not spin. Other kills restart at the short delay.
 func (s *supervisor) restartDelay(ev exitEvent) time.Duration {
-	if ev.ws.Exited() && ev.reaped.Sub(ev.c.started) < 2*time.Second {
+	byItself := ev.ws.Exited() || ev.c.hung.Load() != nil
+	if byItself && ev.reaped.Sub(ev.c.started) < 2*time.Second {
 		d := s.crashDelay
 		s.crashDelay = min(2*s.crashDelay, maxCrashDelay)
 		return d
@@ -310,7 +343,8 @@ func (s *supervisor) startPump() {
 
 func (s *supervisor) env() []string { return os.Environ() }
 
-// startDriver starts the driver child with the board on fds 3 (pipe from the pump) and 4 (the port).
+// startDriver starts the driver child with the board on fds 3 (pipe from the pump) and 4 (the port), and its
+// heartbeat pipe on fd 5 (HeartbeatFD, named in its environment by HeartbeatEnv).
 func (s *supervisor) startDriver() bool {
 	if s.port == nil || s.driver != nil || s.stopping {
 		return true
@@ -320,28 +354,42 @@ func (s *supervisor) startDriver() bool {
 		s.log.Error("cannot start the driver", "err", err)
 		return false
 	}
+	hbEnd, hb, err := heartbeatPipe()
+	if err != nil {
+		unix.Close(childEnd)
+		w.Close()
+		s.log.Error("cannot start the driver", "err", err)
+		return false
+	}
 	portFD, err := dupCloexec(s.port)
 	if err != nil {
 		unix.Close(childEnd)
 		w.Close()
+		unix.Close(hbEnd)
+		hb.Close()
 		s.log.Error("cannot start the driver: dup board port", "err", err)
 		return false
 	}
 	argv := append([]string{s.cfg.Exe}, s.cfg.DriverArgs...)
-	pid, err := s.sp.start(argv, s.env(), []uintptr{0, 1, 2, uintptr(childEnd), uintptr(portFD)})
+	env := append(s.env(), HeartbeatEnv+"="+strconv.Itoa(HeartbeatFD))
+	pid, err := s.sp.start(argv, env, []uintptr{0, 1, 2, uintptr(childEnd), uintptr(portFD), uintptr(hbEnd)})
 	unix.Close(childEnd)
 	unix.Close(portFD)
+	// The supervisor keeps no write end: when the driver dies, the watcher reads EOF.
+	unix.Close(hbEnd)
 	if err != nil {
 		w.Close()
+		hb.Close()
 		s.log.Error("cannot start the driver", "err", err)
 		return false
 	}
 	c := &child{name: "driver", p: newProc(pid), started: time.Now(), sink: s.tee.add(driverQueue, false)}
 	s.driver = c
 	s.driverStarts++
-	s.wg.Add(2)
+	s.wg.Add(3)
 	go s.pipeWriter(c.sink, w)
 	go s.waitChild(c, true)
+	go s.watchDriver(c, hb)
 	s.log.Info("driver started (motion disabled until enable)", "child_pid", pid, "start", s.driverStarts)
 	return true
 }
@@ -380,15 +428,36 @@ func (s *supervisor) startReader() bool {
 	return true
 }
 
+// watchDriver runs the driver's heartbeat watcher (watchdog.go) until the driver is gone.
+func (s *supervisor) watchDriver(c *child, hb *os.File) {
+	defer s.wg.Done()
+	wd := newWatchdog(c.started, s.cfg.WatchdogTimeout, s.cfg.WatchdogStartGrace, s.cfg.StopTimeout)
+	watchHeartbeat(hb, wd, !s.cfg.NoWatchdog, watchHooks{
+		seen: func(at time.Time, n int) {
+			c.beats.Add(uint64(n))
+			if prev := c.lastBeat.Swap(at.UnixNano()); prev != 0 && at.UnixNano()-prev > c.maxGap.Load() {
+				c.maxGap.Store(at.UnixNano() - prev) // only this goroutine writes it
+			}
+		},
+		late: func(late, silent time.Duration) {
+			s.watchdogLate.Add(1)
+			s.log.Warn(fmt.Sprintf("driver silent for %d ms, but the supervisor itself woke %d ms late (the machine stalled): giving the driver %d ms more",
+				silent.Milliseconds(), late.Milliseconds(), recheckAfter.Milliseconds()), "child_pid", c.p.pid)
+		},
+		hung: func(why string) { s.driverHung(c, why) },
+	})
+}
+
 // waitChild reaps c. For the driver it writes the stop frame itself, right after wait4 returns: that is the
-// crash-stop path, and it must not wait for the loop.
+// crash-stop path, and it must not wait for the loop. After a watchdog kill this is the stop frame that comes
+// after anything the hung driver may still have written (watchdog.go).
 func (s *supervisor) waitChild(c *child, isDriver bool) {
 	defer s.wg.Done()
 	ws, err := c.p.wait()
 	ev := exitEvent{c: c, ws: ws, err: err, reaped: time.Now()}
 	if isDriver {
 		ev.stopped = true
-		ev.stopErr = s.stop.write("driver " + describeExit(ws))
+		ev.stopErr = s.stop.write("driver " + c.exitHow(ws))
 		ev.stopDur = time.Since(ev.reaped)
 	}
 	s.exits <- ev
@@ -399,7 +468,7 @@ func (s *supervisor) driverExited(ev exitEvent) {
 	s.driver = nil
 	c.p.release()
 	s.tee.remove(c.sink)
-	how := describeExit(ev.ws)
+	how := c.exitHow(ev.ws)
 	if ev.err != nil {
 		how = "wait4: " + ev.err.Error()
 	}
@@ -491,6 +560,20 @@ func (s *supervisor) writeStatus() {
 	}
 	if s.driver != nil {
 		st.DriverPID = s.driver.p.pid
+		st.DriverHeartbeats = s.driver.beats.Load()
+		st.DriverHeartbeatMaxGapMS = float64(s.driver.maxGap.Load()/1000) / 1000
+		if ns := s.driver.lastBeat.Load(); ns != 0 {
+			st.LastHeartbeatAt = time.Unix(0, ns)
+		}
+	}
+	st.Watchdog = "off"
+	if !s.cfg.NoWatchdog {
+		st.Watchdog = s.cfg.WatchdogTimeout.String()
+	}
+	st.WatchdogTrips = s.watchdogTrips.Load()
+	st.WatchdogLateWakes = s.watchdogLate.Load()
+	if w := s.lastWatchdog.Load(); w != nil {
+		st.LastWatchdog = *w
 	}
 	if s.reader != nil {
 		st.ReaderPID = s.reader.p.pid
