@@ -161,3 +161,55 @@ func TestRecorderCloseIsIdempotentAndEndsTheStream(t *testing.T) {
 		t.Errorf("Err %v", r2.Err())
 	}
 }
+
+// Frames that sat in the tty's input queue before the proof opened the port (the seconds after the driver
+// died, nobody reading) must not be read: every sample is stamped on receipt, so they would land at the
+// moment of the open as a burst of old vibration. driver/port flushes the input on open.
+func TestBoardIMUDropsFramesQueuedBeforeTheOpen(t *testing.T) {
+	master, slave, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer master.Close()
+	defer slave.Close()
+	// Raw, so the line discipline queues the bytes as they are instead of holding a line or echoing.
+	tio, err := unix.IoctlGetTermios(int(slave.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tio.Iflag, tio.Oflag, tio.Lflag = 0, 0, 0
+	tio.Cflag = unix.CS8 | unix.CREAD | unix.CLOCAL | unix.B1000000
+	tio.Cc[unix.VMIN], tio.Cc[unix.VTIME] = 1, 0
+	if err := unix.IoctlSetTermios(int(slave.Fd()), unix.TCSETS, tio); err != nil {
+		t.Fatal(err)
+	}
+	const stale = 99.0 // deg/s: the old frames' gyro x
+	var old []byte
+	for range 20 {
+		old = append(old, board.EncodeIMU(board.IMU{Gyro: [3]float32{stale, 0, 0}})...)
+	}
+	if _, err := master.Write(old); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the pty moves the bytes to the slave's queue asynchronously
+
+	r := StartRecorder(context.Background(), BoardIMU{Device: slave.Name(), Clock: RealClock{}}.Stream)
+	defer r.Close()
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+				master.Write(board.EncodeIMU(board.IMU{Gyro: [3]float32{1, 0, 0}}))
+			}
+		}
+	}()
+	defer close(stop)
+	for _, s := range waitSamples(t, r, 10) {
+		if math.Abs(s.Gyro[0]-stale*math.Pi/180) < 1e-6 {
+			t.Fatalf("read a frame queued before the open: %+v", s)
+		}
+	}
+}

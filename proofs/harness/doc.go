@@ -20,9 +20,10 @@
 //
 // While the driver is gone (kill, service) nobody publishes the IMU. BoardIMU reads the board's own IMU
 // frames: from the supervisor's raw socket (SOCKET.raw, every byte the board sends, served as long as the
-// supervisor lives, so a driver kill does not interrupt it), else from the port itself, opened read-only with
-// no lock and no TIOCEXCL, in raw mode before the first read (a cooked tty would echo bytes back to the
-// board), and only while no process holds the port's advisory lock (read from /proc/locks, which takes no
+// supervisor lives, so a driver kill does not interrupt it), else from the port itself, opened through
+// driver/port read-only with no lock and no TIOCEXCL, in raw mode before the first read (a cooked tty would
+// echo bytes back to the board) and with the input queued before the open flushed (it would be stamped on
+// receipt, at the wrong time), and only while no process holds the port's advisory lock (read from /proc/locks, which takes no
 // lock itself). It lets the port go within 0.1 s of someone locking it: two readers of one tty split its
 // bytes. The seed's raw_watch read the port directly; the result line says which source was used.
 //

@@ -2,15 +2,6 @@
 
 package harness
 
-import (
-	"errors"
-	"os"
-)
-
-var errPortHeld = errors.New("port held by another process")
-
-func openPortReadOnly(device string) (*os.File, error) {
-	return nil, errors.New("reading the board's port directly is implemented for Linux only")
-}
-
+// portLocked needs /proc/locks; elsewhere nothing is known to hold the port (and driver/port cannot open
+// one: it supports Linux only).
 func portLocked(string) (bool, string) { return false, "" }
