@@ -29,8 +29,9 @@
 //
 // # Errata
 //
-//   - The driver's IMU samples carry the driver's stamp (the board frame's arrival) when it is within a second
-//     of this machine's clock, else the arrival here; raw and direct samples carry their arrival here.
+//   - Every IMU sample (and the gamepad trigger) is timed on its receipt by the proof's clock, the clock the
+//     triggers are taken on. The driver's stamps are wall-clock times and shift with a wall-clock step; they
+//     are kept only to measure the delivery lag (Lag), which each run reports.
 //   - Root bypasses TIOCEXCL, so the direct reader relies on the supervisor's flock (driver/port) to see that
 //     the port is owned; a program that holds the port without a lock is invisible to it.
 package harness

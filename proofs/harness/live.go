@@ -104,22 +104,21 @@ func (l *LiveTarget) State(ctx context.Context) (State, error) {
 // Config reads GET /v1/config.
 func (l *LiveTarget) Config(ctx context.Context) (json.RawMessage, error) { return l.c.Config(ctx) }
 
-// stampOrNow takes the driver's stamp (the board frame's arrival, before any queue) when it is on this
-// machine's clock, else the arrival here.
-func stampOrNow(stamp, now time.Time) time.Time {
-	if !stamp.IsZero() {
-		if d := now.Sub(stamp); d > -time.Second && d < time.Second {
-			return stamp
-		}
-	}
-	return now
-}
+// Every sample and every gamepad frame is timed on receipt by the proof's clock, never by the driver's
+// stamp. The triggers are taken on the proof's clock, whose readings carry Go's monotonic clock; the
+// driver's stamps are wall-clock times (its start's wall time plus its own monotonic clock, and JSON keeps no
+// monotonic reading), so a wall-clock step since the driver started shifts them, and every stop time with
+// them. Estimating the offset once and refusing a skew would catch a step only at that moment; receipt
+// times cannot step at all. What they cost is the delivery latency (the driver writes each message to the
+// socket as it has it, and flushes it): measured on every run from the same samples (Lag: receipt minus
+// stamp, sub-millisecond on the simulated stand), and reported, so a backlog or a stepped clock is seen.
+// The raw stream and the port are timed on receipt too (below.go); they carry no stamp to compare.
 
 // RecordIMU follows the driver's IMU stream (rad/s, bias-corrected).
 func (l *LiveTarget) RecordIMU(ctx context.Context) (Recording, error) {
 	return StartRecorder(ctx, func(ctx context.Context, emit func(IMUSample)) error {
 		return l.c.FollowIMU(ctx, func(m api.IMU) error {
-			emit(IMUSample{At: stampOrNow(m.Stamp, l.cfg.Clock.Now()), Gyro: m.AngularVelocity, Source: SourceDriver})
+			emit(IMUSample{At: l.cfg.Clock.Now(), Stamp: m.Stamp, Gyro: m.AngularVelocity, Source: SourceDriver})
 			return nil
 		})
 	}), nil
@@ -285,7 +284,7 @@ func (l *LiveTarget) PressButton(ctx context.Context, prompt func(string)) (time
 }
 
 // waitButton subscribes to the gamepad stream, calls press once the subscription is up, and returns the
-// stamp of the first frame whose buttons satisfy match.
+// receipt time (on clock) of the first frame whose buttons satisfy match.
 func waitButton(ctx context.Context, c *api.Client, clock Clock, match func(uint16) bool, press func() error) (time.Time, string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -303,7 +302,7 @@ func waitButton(ctx context.Context, c *api.Client, clock Clock, match func(uint
 			}
 			if match(g.RawButtons) {
 				select {
-				case found <- hit{stampOrNow(g.Stamp, clock.Now()), g.RawButtons}:
+				case found <- hit{clock.Now(), g.RawButtons}:
 				default:
 				}
 				return errors.New("found")
@@ -321,11 +320,11 @@ func waitButton(ctx context.Context, c *api.Client, clock Clock, match func(uint
 	}
 	select {
 	case h := <-found:
-		return h.at, fmt.Sprintf("the first gamepad frame with buttons 0x%04x (driver's stamp)", h.buttons), nil
+		return h.at, fmt.Sprintf("the first gamepad frame with buttons 0x%04x (received)", h.buttons), nil
 	case err := <-done:
 		select {
 		case h := <-found:
-			return h.at, fmt.Sprintf("the first gamepad frame with buttons 0x%04x (driver's stamp)", h.buttons), nil
+			return h.at, fmt.Sprintf("the first gamepad frame with buttons 0x%04x (received)", h.buttons), nil
 		default:
 		}
 		if ctx.Err() != nil {

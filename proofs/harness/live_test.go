@@ -2,9 +2,14 @@ package harness
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
+	"net"
+	"net/http"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,19 +41,6 @@ func TestFromAPI(t *testing.T) {
 	}
 }
 
-func TestStampOrNow(t *testing.T) {
-	now := time.Now()
-	if got := stampOrNow(now.Add(-20*time.Millisecond), now); !got.Equal(now.Add(-20 * time.Millisecond)) {
-		t.Error("a plausible stamp was not used")
-	}
-	if got := stampOrNow(now.Add(-5*time.Second), now); !got.Equal(now) {
-		t.Error("a stamp from another clock was used")
-	}
-	if got := stampOrNow(time.Time{}, now); !got.Equal(now) {
-		t.Error("a zero stamp was used")
-	}
-}
-
 func TestEvidenceLines(t *testing.T) {
 	var b bytes.Buffer
 	e := NewEvidence(&b, RealClock{})
@@ -77,5 +69,118 @@ func TestConfigNumber(t *testing.T) {
 	}
 	if _, ok := ConfigNumber([]byte(`not json`), "x"); ok {
 		t.Error("found a number in garbage")
+	}
+}
+
+// skewedDriver serves the driver's IMU and gamepad streams on a unix socket, every message stamped with this
+// machine's wall clock minus skew: a driver whose clock is off by a wall-clock step since it started (its
+// stamps are its start's wall time plus its monotonic clock).
+func skewedDriver(t *testing.T, skew time.Duration, buttons func() uint16) string {
+	t.Helper()
+	sock := filepath.Join(t.TempDir(), "base.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := func(msg func() any) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			enc := json.NewEncoder(w)
+			for r.Context().Err() == nil {
+				if enc.Encode(msg()) != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/v1/imu", stream(func() any {
+		return api.IMU{Stamp: time.Now().Add(-skew), AngularVelocity: [3]float64{0.01, 0.02, 0}}
+	}))
+	mux.Handle("/v1/gamepad", stream(func() any { return api.Gamepad{Stamp: time.Now().Add(-skew), RawButtons: buttons()} }))
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return sock
+}
+
+// The driver's samples are timed on receipt by the proof's own clock, never by the driver's stamps: the
+// triggers are on the proof's monotonic clock, and a driver stamp 0.8 s off (a wall-clock step) would shift
+// every stop time by 0.8 s without a word.
+func TestDriverIMUIsTimedOnReceipt(t *testing.T) {
+	const skew = 800 * time.Millisecond
+	l := NewLiveTarget(LiveConfig{Socket: skewedDriver(t, skew, func() uint16 { return 0 }), Clock: RealClock{}})
+	defer l.Close()
+	before := time.Now()
+	rec, err := l.RecordIMU(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(rec.Samples()) < 20 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	ss := rec.Samples()
+	if len(ss) < 20 {
+		t.Fatalf("%d samples (%v)", len(ss), rec.Err())
+	}
+	after := time.Now()
+	for _, s := range ss {
+		if s.At.Before(before) || s.At.After(after) {
+			t.Fatalf("sample at %v, outside its receipt between %v and %v: timed by the driver's stamp", s.At, before, after)
+		}
+	}
+}
+
+// The gamepad trigger is the receipt of the button's first frame, on the proof's clock, for the same reason.
+func TestGamepadTriggerIsTimedOnReceipt(t *testing.T) {
+	const skew = 800 * time.Millisecond
+	var down atomic.Bool // the button is down from the press on
+	l := NewLiveTarget(LiveConfig{Socket: skewedDriver(t, skew, func() uint16 {
+		if down.Load() {
+			return 0x0100
+		}
+		return 0
+	}), Clock: RealClock{}})
+	defer l.Close()
+	var pressed time.Time
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	at, how, err := waitButton(ctx, l.Client(), RealClock{}, func(b uint16) bool { return b != 0 }, func() error {
+		pressed = time.Now()
+		down.Store(true)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at.Before(pressed) || at.Sub(pressed) > time.Second {
+		t.Fatalf("trigger at %v, press at %v (%s): timed by the driver's stamp", at, pressed, how)
+	}
+}
+
+// The lag is measured from the same samples, so a stepped driver clock is reported, not used.
+func TestLagReportsADriverClockOffset(t *testing.T) {
+	now := time.Now()
+	var ss []IMUSample
+	for i := range 100 {
+		at := now.Add(time.Duration(i) * 9 * time.Millisecond)
+		ss = append(ss, IMUSample{At: at, Stamp: at.Round(0).Add(-800*time.Millisecond - time.Duration(i%3)*time.Millisecond), Source: SourceDriver})
+	}
+	ss = append(ss, IMUSample{At: now, Source: SourceRaw}) // no stamp: not measured
+	l := LagOf(ss)
+	if l.N != 100 || math.Abs(l.MedianMS-801) > 0.01 || math.Abs(l.MinMS-800) > 0.01 || math.Abs(l.MaxMS-802) > 0.01 {
+		t.Fatalf("%+v", l)
+	}
+	if !strings.Contains(l.Note(), "0.801 s off") {
+		t.Errorf("note %q", l.Note())
+	}
+	if n := (Lag{N: 5, MedianMS: 0.4, MaxMS: 3}).Note(); n != "" {
+		t.Errorf("a sub-millisecond lag noted: %q", n)
+	}
+	if l := LagOf(nil); l.N != 0 || l.String() != "no driver stamps" {
+		t.Errorf("%+v", l)
 	}
 }

@@ -148,7 +148,11 @@ func (s Source) String() string {
 
 // IMUSample is one gyro reading on the proof's clock.
 type IMUSample struct {
-	At     time.Time
+	// At is the sample's receipt by the proof, on the proof's clock (the judge's timeline).
+	At time.Time
+	// Stamp is the driver's own stamp (its wall clock) for SourceDriver, zero for the others. It is never
+	// used as the sample's time, only to measure the delivery lag (Lag).
+	Stamp  time.Time
 	Gyro   [3]float64 // rad/s
 	Source Source
 	// Where names the port or socket for SourceRaw and SourceDirect ("/dev/ttyACM0").

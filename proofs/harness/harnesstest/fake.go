@@ -36,6 +36,9 @@ type Options struct {
 	StartEstop string
 	// NoDriver: no driver answers at all (the guard's case: nothing may be sent).
 	NoDriver bool
+	// DriverClockOffset is how far the driver's stamps lag this machine's clock beyond the delivery itself
+	// (a wall-clock step since the driver started). Samples are still delivered at once.
+	DriverClockOffset time.Duration
 }
 
 // Model constants: the sim's stand physics in miniature (sim/physics.go, sim/imu.go), enough for the
@@ -54,6 +57,7 @@ const (
 	readerRespawn = 2 * time.Second        // supervisor respawns a killed reader
 	readerFirst   = 300 * time.Millisecond // a new reader's first scan
 	serviceStart  = time.Second
+	deliveryLag   = 300 * time.Microsecond // driver stamp to the proof's receipt, as measured on the sim
 )
 
 // Fake is a tiny driver-plus-board model behind the harness.Target interface: a gate (enabled, e-stop,
@@ -153,7 +157,11 @@ func (f *Fake) step(ts time.Time) {
 			case r.board:
 				src = harness.SourceDirect // the port, free while the service is stopped
 			}
-			r.samples = append(r.samples, harness.IMUSample{At: ts, Gyro: g, Source: src, Where: "fake.raw"})
+			x := harness.IMUSample{At: ts, Gyro: g, Source: src, Where: "fake.raw"}
+			if src == harness.SourceDriver {
+				x.Stamp = ts.Round(0).Add(-deliveryLag - f.opt.DriverClockOffset)
+			}
+			r.samples = append(r.samples, x)
 		} else if r.err == nil {
 			r.err = errors.New("IMU stream ended: driver gone")
 		}

@@ -36,8 +36,10 @@
 //
 // A progress line per path ("[3/13] disable fwd 0.2: spinning up ..."), the seed's result line
 // (stand.Verdict.Line) preceded for kill and service by the line naming the IMU's source ("kill: board IMU
-// read via the supervisor's raw stream from 0.00 to 5.00 s after the command"), then the table of stop times
-// (path x motion, as chapter 19 prints it), "RESULT: N/M passed" (the scan-loss path gives two lines, as in
+// read via the supervisor's raw stream from 0.00 to 5.00 s after the command"), then the IMU timing line
+// (every sample is timed on receipt by the proof's clock, the triggers' clock; the driver's stamps only
+// measure the delivery lag, and a stamp offset beyond 50 ms is noted), the table of stop times (path x
+// motion, as chapter 19 prints it), "RESULT: N/M passed" (the scan-loss path gives two lines, as in
 // the seed's 12/12) and the end state. The Report is the --json record: every measurement beside its limit.
 //
 // # Differences from the seed

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -335,6 +336,40 @@ func TestProveNamesADriverThatDiedMidPath(t *testing.T) {
 		r := rep.Results[0]
 		if r.Outcome != stand.Fail || !strings.Contains(r.Reason, "the IMU data stops") || !strings.Contains(out.String(), "was replaced by pid") {
 			t.Fatalf("%s\n%s", r.Line, out)
+		}
+	})
+}
+
+// A driver whose stamps are 0.8 s off (a wall-clock step since it started): the stop times do not move, since
+// samples are timed on receipt, and the run reports the lag and the offset.
+func TestProveReportsTheDriverClockOffset(t *testing.T) {
+	run(t, harnesstest.Options{Seed: 9, DriverClockOffset: 800 * time.Millisecond}, "estop", nil,
+		func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+			if err != nil || !rep.AllPassed() {
+				t.Fatalf("%v %s\n%s", err, rep.ResultLine(), out)
+			}
+			for _, res := range rep.Results {
+				if res.StopS < 0.15 || res.StopS > 1.0 {
+					t.Errorf("%s: still from %.2f s: the offset moved the stop time", res.Name, res.StopS)
+				}
+				if res.IMULag == nil || math.Abs(res.IMULag.MedianMS-800.3) > 0.01 {
+					t.Errorf("%s: lag %+v, want median 800.3 ms", res.Name, res.IMULag)
+				}
+			}
+			if rep.IMULag == nil || rep.IMULag.N == 0 || !strings.Contains(rep.IMUTiming, "on receipt") {
+				t.Errorf("record: timing %q, lag %+v", rep.IMUTiming, rep.IMULag)
+			}
+			for _, want := range []string{"IMU timing: every sample timed on receipt by the proof's clock; driver stamp to receipt: median 800.30 ms",
+				"note: the driver's stamps are 0.800 s off their receipt here"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q\n%s", want, out)
+				}
+			}
+		})
+	// Without an offset: the lag is the delivery's, and no note.
+	run(t, harnesstest.Options{Seed: 9}, "estop", nil, func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+		if rep.IMULag == nil || math.Abs(rep.IMULag.MedianMS-0.3) > 0.01 || strings.Contains(out, "stamps are") {
+			t.Errorf("lag %+v\n%s", rep.IMULag, out)
 		}
 	})
 }

@@ -100,6 +100,9 @@ type Result struct {
 	// or a mix, "driver+raw").
 	Samples   int    `json:"samples"`
 	IMUSource string `json:"imu_source"`
+	// IMULag is how far the receipt of the driver's IMU samples trailed their driver stamps during the path
+	// (samples are timed on receipt; nil when no sample carried a stamp).
+	IMULag *harness.Lag `json:"imu_lag,omitempty"`
 	// SourceLine is the "kill: board IMU read ..." line of the paths that kill the driver.
 	SourceLine string `json:"source_line,omitempty"`
 	// Line is the printed result line.
@@ -136,6 +139,10 @@ type Report struct {
 	// EndLine is the printed end state.
 	EndLine string   `json:"end_line"`
 	Results []Result `json:"results"`
+	// IMUTiming says how samples were timed (on receipt, by the proof's monotonic clock) and IMULag the
+	// run's driver-stamp-to-receipt lag over every path.
+	IMUTiming string       `json:"imu_timing"`
+	IMULag    *harness.Lag `json:"imu_lag,omitempty"`
 	// Planned is the number of result lines the run should have produced; Passed how many passed.
 	Planned int `json:"planned"`
 	Passed  int `json:"passed"`

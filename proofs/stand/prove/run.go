@@ -13,6 +13,9 @@ import (
 	"github.com/rosorin/rosorin/proofs/stand"
 )
 
+// imuTiming is the record's word on how samples are timed: the triggers and the samples on one clock.
+const imuTiming = "on receipt, by the proof's monotonic clock (the triggers' clock); driver stamps only measure the lag"
+
 // ErrAborted is returned when a guard stopped the run before anything was sent.
 var ErrAborted = errors.New("proof aborted")
 
@@ -31,7 +34,8 @@ type runner struct {
 	rep   *Report
 
 	scanTimeout time.Duration
-	serviceDown bool // the service was stopped by a path and not started again yet
+	serviceDown bool      // the service was stopped by a path and not started again yet
+	lagMS       []float64 // driver stamp to receipt, every driver IMU sample of every path (ms)
 }
 
 func (r *runner) printf(format string, args ...any) {
@@ -286,6 +290,14 @@ func (r *runner) summary() {
 	for _, x := range r.rep.Results {
 		if x.Outcome == stand.Pass {
 			r.rep.Passed++
+		}
+	}
+	r.rep.IMUTiming = imuTiming
+	if lag := harness.LagFromMS(r.lagMS); lag.N > 0 {
+		r.rep.IMULag = &lag
+		r.printf("IMU timing: every sample timed on receipt by the proof's clock; %s", lag)
+		if n := lag.Note(); n != "" {
+			r.printf("note: %s", n)
 		}
 	}
 	fmt.Fprintln(r.out)

@@ -450,9 +450,8 @@ func sourceNames(ss []harness.IMUSample) string {
 	return strings.Join(names, "+")
 }
 
-// catchUp waits (up to a second) until the recordings hold samples up to the end of the hold: the IMU
-// stream runs a little behind the driver's stamps, and samples still in flight would read as a hole at the
-// end, which the judge rightly refuses to count as quiet.
+// catchUp waits (up to a second) until the recordings hold samples up to the end of the hold: samples still
+// in flight would read as a hole at the end, which the judge rightly refuses to count as quiet.
 func (p *pathRun) catchUp(ctx context.Context) {
 	recs := []harness.Recording{p.drv}
 	if p.s.Path.killsDriver() {
@@ -509,10 +508,19 @@ func (p *pathRun) judge() []Result {
 		}
 	}
 	v := stand.Judge(samples, r.rel(p.trig), r.rel(end), params)
-	r.ev.Logf("imu: %d samples judged (%s), driver stream %d samples%s; commands sent %d, refused %d",
-		v.Samples, src, len(p.drv.Samples()), p.belowCount(), p.sends, p.sendErrs)
+	drv := p.drv.Samples()
+	lag := harness.LagOf(drv)
+	r.lagMS = append(r.lagMS, harness.LagsMS(drv)...)
+	if n := lag.Note(); n != "" {
+		p.notes = append(p.notes, n)
+	}
+	r.ev.Logf("imu: %d samples judged (%s), driver stream %d samples%s; timed on receipt, %s; commands sent %d, refused %d",
+		v.Samples, src, len(drv), p.belowCount(), lag, p.sends, p.sendErrs)
 	res := p.result(v, false)
 	res.IMUSource, res.SourceLine, res.Notes = src, line, p.notes
+	if lag.N > 0 {
+		res.IMULag = &lag
+	}
 	out := []Result{res}
 	if p.s.Path == ScanLoss {
 		rel := p.releaseResult()
