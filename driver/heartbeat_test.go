@@ -182,22 +182,16 @@ func TestHeartbeatFailuresDoNotStopTheLoop(t *testing.T) {
 	for range 20 {
 		g.tick()
 	}
-	g.r.State()
-	for end := time.Now().Add(2 * time.Second); !g.r.out.idle() && time.Now().Before(end); {
-		time.Sleep(100 * time.Microsecond) // the board writer is asynchronous
-	}
-	ev := g.log.snapshot()
-	boardWrites := 0
-	for _, e := range ev {
-		if e == "stop" || e == "motor" {
-			boardWrites++
-		}
-	}
-	// The start-up stop frame, then the refresh every 0.2 s: two in 20 ticks (0.4 s).
-	if boardWrites < 3 {
-		t.Fatalf("%d board writes in 20 ticks with a failing heartbeat, want >= 3: %v", boardWrites, ev)
+	if _, err := g.r.State(); err != nil {
+		t.Fatalf("loop not answering after failed heartbeats: %v", err)
 	}
 	g.stop()
+	// Counters owned by the loop, read after it ended. The wheel frame goes out at the first tick and again
+	// at the 0.2 s refresh (tick 11): the loop kept deciding. (The board writer may merge frames, so the
+	// board's own count is not the measure.)
+	if g.r.motorFrames < 2 {
+		t.Fatalf("%d wheel frames in 20 ticks with a failing heartbeat, want >= 2", g.r.motorFrames)
+	}
 	if g.r.beatErrors < 21 || g.r.beats != 0 {
 		t.Fatalf("beats %d, beat errors %d; want 0 and >= 21", g.r.beats, g.r.beatErrors)
 	}

@@ -290,8 +290,9 @@ func supervisorStatusCommand() *cli.Command {
 			if !st.LastHeartbeatAt.IsZero() {
 				hbAge = fmt.Sprintf("%.0f ms before the status", st.Updated.Sub(st.LastHeartbeatAt).Seconds()*1000)
 			}
-			fmt.Printf("driver watchdog %s: %d trips (last: %s); driver heartbeats %d, last %s, longest gap %.1f ms\n",
-				st.Watchdog, st.WatchdogTrips, orNone(st.LastWatchdog), st.DriverHeartbeats, hbAge, st.DriverHeartbeatMaxGapMS)
+			fmt.Printf("driver watchdog %s: %d trips (last: %s), %d late wakes; driver heartbeats %d, last %s, longest gap %.1f ms\n",
+				st.Watchdog, st.WatchdogTrips, orNone(st.LastWatchdog), st.WatchdogLateWakes, st.DriverHeartbeats, hbAge,
+				st.DriverHeartbeatMaxGapMS)
 			if st.Warning != "" {
 				fmt.Println("WARNING:", st.Warning)
 			}
