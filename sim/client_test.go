@@ -7,13 +7,13 @@ package sim
 import (
 	"context"
 	"errors"
-	"math"
 	"sync"
 	"testing"
 	"time"
 
 	"go.bug.st/serial"
 
+	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -133,15 +133,15 @@ func (c *boardClient) readErr() error {
 	return c.rdErr
 }
 
-// gyro returns the IMU gyro x/y samples (rad/s) with arrival times relative to t0, from t0 on.
-func (c *boardClient) gyro(t0 time.Time) []gyroSample {
-	var out []gyroSample
+// gyro returns the IMU samples for the stand judge (rad/s) with arrival times relative to t0, from t0 on.
+func (c *boardClient) gyro(t0 time.Time) []stand.Sample {
+	var out []stand.Sample
 	for _, f := range c.since(t0, board.FuncIMU) {
 		m, ok := f.val.(board.IMU)
 		if !ok {
 			continue
 		}
-		out = append(out, gyroSample{f.t.Sub(t0).Seconds(), float64(m.Gyro[0]) * math.Pi / 180, float64(m.Gyro[1]) * math.Pi / 180})
+		out = append(out, stand.SampleFromBoard(f.t.Sub(t0).Seconds(), m.Gyro))
 	}
 	return out
 }

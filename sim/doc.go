@@ -15,7 +15,7 @@
 // events. Buzzer and LED frames are accepted (recorded, no effect).
 //
 // Physics (physics.go, imu.go): every wheel follows its target with a first-order lag (WheelTau, fitted to
-// chapter 19's stop times with a replica of the stand judge: see TestStopToStillFit). On the stand the
+// chapter 19's stop times with the stand judge CI runs, proofs/stand: see TestStopToStillFit). On the stand the
 // body does not move but spinning wheels shake it: gyro x/y noise grows with the mean |rps| of the ACTUAL
 // wheel speeds (VibrationStd), so a board that ignores a stop keeps shaking. Gyro bias near
 // (-1.7, -1.6, 0.05) deg/s wandering ~0.01 deg/s over tens of seconds; the accelerometer reads 1 g through

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -68,9 +69,9 @@ func TestBoardEndToEnd(t *testing.T) {
 		t.Errorf("0.2 m/s mean vibration %.4f, want ~0.005-0.006", spin)
 	}
 	// No watchdog: every window from 1 s to 6.2 s after the only motor frame is loud.
-	for _, w := range windows(g) {
-		if w.start >= 1.0 && w.score < judgeThr {
-			t.Errorf("vibration dropped to %.4f at %.2f s with no stop sent: the board must keep the wheels turning", w.score, w.end)
+	for _, w := range stand.WindowsBetween(g, 1.0, 6.2, judgeParams) {
+		if w.NoData || w.Score < judgeParams.Threshold {
+			t.Errorf("vibration dropped to %.4f (%d samples) at %.2f s with no stop sent: the board must keep the wheels turning", w.Score, w.N, w.End)
 			break
 		}
 	}
@@ -83,10 +84,10 @@ func TestBoardEndToEnd(t *testing.T) {
 	c.write(board.StopFrame())
 	time.Sleep(2500 * time.Millisecond)
 	g = c.gyro(tStop.Add(-time.Second))
-	st, ok := settleTime(g, 1.0)
-	t.Logf("stop -> still %.3f s (judge replica), ok %v", st, ok)
-	if !ok || st > 0.6 {
-		t.Errorf("stop frame: still after %.2f s (settled %v), want within 0.6 s", st, ok)
+	v := judgeStop(g, 1.0)
+	t.Logf("stop -> still %.3f s (proofs/stand judge): %s", v.StillFrom, v.Line("stop frame, fwd 0.2"))
+	if math.IsNaN(v.StillFrom) || v.StillFrom > 0.6 {
+		t.Errorf("stop frame: still after %.2f s, want within 0.6 s", v.StillFrom)
 	}
 	if after := meanScore(g, 2.0, 3.5); after > 0.0027 {
 		t.Errorf("after the stop the score is %.4f, want the still band", after)
@@ -125,13 +126,13 @@ func TestStandRotationAndFast(t *testing.T) {
 		time.Sleep(1500 * time.Millisecond)
 		g := c.gyro(t0)
 		sc := meanScore(g, 1.0, 2.5)
-		st, ok := settleTime(g, 2.5)
-		t.Logf("%s: score %.4f, stop -> still %.3f s", tc.name, sc, st)
+		v := judgeStop(g, 2.5)
+		t.Logf("%s: score %.4f, stop -> still %.3f s", tc.name, sc, v.StillFrom)
 		if sc < tc.lo || sc > tc.hi {
 			t.Errorf("%s: score %.4f outside %.4f-%.4f", tc.name, sc, tc.lo, tc.hi)
 		}
-		if !ok || st > 0.7 {
-			t.Errorf("%s: still after %.2f s (ok %v), want within 0.7 s", tc.name, st, ok)
+		if math.IsNaN(v.StillFrom) || v.StillFrom > 0.7 {
+			t.Errorf("%s: still after %.2f s, want within 0.7 s: %s", tc.name, v.StillFrom, v.Line(tc.name))
 		}
 	}
 }

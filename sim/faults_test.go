@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -56,7 +57,7 @@ func TestFaultUSBDrop(t *testing.T) {
 	if n := len(c2.since(t0, board.FuncIMU)); n < 40 {
 		t.Errorf("%d IMU frames in 0.5 s on the new device", n)
 	}
-	if g := meanScore(c2.gyro(t0), 0, 0.5); g < judgeThr {
+	if g := meanScore(c2.gyro(t0), 0, 0.5); g < judgeParams.Threshold {
 		t.Errorf("vibration %.4f on the new device: the wheels should still be turning", g)
 	}
 	c2.write(board.StopFrame())
@@ -122,8 +123,8 @@ func TestFaultIgnoreMotor(t *testing.T) {
 		t.Fatalf("received %+v, want the stop frame", rx)
 	}
 	g := c.gyro(tStop.Add(-500 * time.Millisecond))
-	if st, ok := settleTime(g, 0.5); ok {
-		t.Errorf("judge replica says still %.2f s after an ignored stop", st)
+	if v := judgeStop(g, 0.5); !math.IsNaN(v.StillFrom) || v.Outcome == stand.Pass {
+		t.Errorf("the stand judge says still %.2f s after an ignored stop: %s", v.StillFrom, v.Line("ignore-motor"))
 	}
 	if sc := meanScore(g, 0.5, 2.0); sc < 0.0045 {
 		t.Errorf("vibration %.4f after an ignored stop, want still spinning (~0.0054)", sc)
@@ -301,7 +302,7 @@ func TestFaultStall(t *testing.T) {
 	if tr.Pose != DefaultRoom().Start || !tr.Stalled || tr.WheelRPS[0] < 0.7 {
 		t.Errorf("stalled: pose %v stalled %v wheels %v", tr.Pose, tr.Stalled, tr.WheelRPS)
 	}
-	if sc := meanScore(c.gyro(t0), 0, 0.5); sc < judgeThr {
+	if sc := meanScore(c.gyro(t0), 0, 0.5); sc < judgeParams.Threshold {
 		t.Errorf("stalled wheels still turn and shake: score %.4f", sc)
 	}
 	s.Stall(false)

@@ -3,84 +3,28 @@ package sim
 import (
 	"math"
 	"time"
+
+	"github.com/rosorin/rosorin/proofs/stand"
 )
 
-// A replica of the chapter 19 stand judge (scripts/stop_proof.py), used only to fit and check the model:
-// score = hypot(std gyro_x, std gyro_y) in rad/s over sliding 0.2 s windows, threshold 0.0035.
-const (
-	judgeThr = 0.0035
-	judgeWin = 0.2
-)
+// The sim is calibrated and checked with the stand judge CI itself runs (proofs/stand), not a copy of it:
+// a copy can drift from the real judge (window grid, "no data" rule, time labels) and then the sim would be
+// fitted to a judge nobody uses. These are thin adapters only.
 
-type gyroSample struct {
-	t    float64 // s
-	x, y float64 // rad/s
+// judgeParams are the seed's limits (threshold 0.0035 rad/s, 0.2 s windows every 0.05 s).
+var judgeParams = stand.DefaultParams()
+
+// sampleFromReading converts a pure-model IMU reading as the board's frame would carry it (float32 deg/s).
+func sampleFromReading(t time.Duration, r IMUReading) stand.Sample {
+	return stand.SampleFromBoard(t.Seconds(), [3]float32{float32(r.Gyro[0]), float32(r.Gyro[1]), float32(r.Gyro[2])})
 }
 
-type window struct{ start, end, score float64 }
-
-func windows(s []gyroSample) []window {
-	var out []window
-	j := 0
-	for i := range s {
-		for s[i].t-s[j].t > judgeWin {
-			j++
-		}
-		if s[i].t-s[0].t < judgeWin-0.02 {
-			continue
-		}
-		out = append(out, window{s[j].t, s[i].t, scoreOf(s[j : i+1])})
-	}
-	return out
-}
-
-func scoreOf(s []gyroSample) float64 {
-	return math.Hypot(stdOf(s, func(g gyroSample) float64 { return g.x }), stdOf(s, func(g gyroSample) float64 { return g.y }))
-}
-
-func stdOf(s []gyroSample, f func(gyroSample) float64) float64 {
-	if len(s) < 2 {
-		return 0
-	}
-	m := 0.0
-	for _, g := range s {
-		m += f(g)
-	}
-	m /= float64(len(s))
-	v := 0.0
-	for _, g := range s {
-		d := f(g) - m
-		v += d * d
-	}
-	return math.Sqrt(v / float64(len(s)))
-}
-
-// settleTime returns the time (relative to tStop) from which the vibration stays below the threshold,
-// labelling windows by their end time as the chapter's judge does ("the end of the first window after the
-// last loud window"); ok is false when it never settles. Only windows ending after tStop count.
-func settleTime(s []gyroSample, tStop float64) (float64, bool) {
-	w := windows(s)
-	lastLoud := -1
-	for i, x := range w {
-		if x.end > tStop && x.score >= judgeThr {
-			lastLoud = i
-		}
-	}
-	if lastLoud < 0 {
-		return 0, true
-	}
-	if lastLoud+1 >= len(w) {
-		return 0, false
-	}
-	return w[lastLoud+1].end - tStop, true
-}
-
-// meanScore is the mean window score over windows fully inside [a, b].
-func meanScore(s []gyroSample, a, b float64) float64 {
+// meanScore is the mean score of the judge's windows that lie inside [a, b] and hold data; NaN if none does.
+func meanScore(s []stand.Sample, a, b float64) float64 {
 	sum, n := 0.0, 0
-	for _, x := range windows(s) {
-		if x.start >= a && x.end <= b {
-			sum += x.score
+	for _, w := range stand.WindowsBetween(s, a, b, judgeParams) {
+		if !w.NoData {
+			sum += w.Score
 			n++
 		}
 	}
@@ -90,6 +34,16 @@ func meanScore(s []gyroSample, a, b float64) float64 {
 	return sum / float64(n)
 }
 
-func gyroFromReading(t time.Duration, r IMUReading) gyroSample {
-	return gyroSample{t.Seconds(), r.Gyro[0] * math.Pi / 180, r.Gyro[1] * math.Pi / 180}
+// judgeStop runs stand.Judge with the trigger at trigger and the end at the last sample (an end past the
+// data would add no-data windows, which the judge rightly never calls still). Verdict.StillFrom is NaN
+// when the vibration never settles.
+func judgeStop(s []stand.Sample, trigger float64) stand.Verdict {
+	end := trigger
+	for _, x := range s {
+		end = math.Max(end, x.T)
+	}
+	if end <= trigger {
+		end = trigger + judgeParams.Step // no data after the trigger: let the judge say so
+	}
+	return stand.Judge(s, trigger, end, judgeParams)
 }

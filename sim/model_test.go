@@ -4,16 +4,18 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/rosorin/rosorin/proofs/stand"
 )
 
 const imuDT = time.Second / 110
 
 // standRun simulates the stand with pure models: spin at v for spin, stop (target 0), run for after.
 // Returns the samples and the stop time.
-func standRun(seed int64, v [3]float64, spin, after time.Duration) ([]gyroSample, float64) {
+func standRun(seed int64, v [3]float64, spin, after time.Duration) ([]stand.Sample, float64) {
 	p := NewPhysics(Stand, nil)
 	m := NewIMUModel(seed)
-	var out []gyroSample
+	var out []stand.Sample
 	var t time.Duration
 	stop := spin
 	p.Target = WheelRPS(v)
@@ -23,7 +25,7 @@ func standRun(seed int64, v [3]float64, spin, after time.Duration) ([]gyroSample
 		}
 		p.Step(imuDT)
 		t += imuDT
-		out = append(out, gyroFromReading(t, m.Sample(imuDT, p)))
+		out = append(out, sampleFromReading(t, m.Sample(imuDT, p)))
 	}
 	return out, stop.Seconds()
 }
@@ -102,9 +104,10 @@ func TestStopToStillFit(t *testing.T) {
 		n := 20
 		for seed := int64(1); seed <= int64(n); seed++ {
 			s, stop := standRun(seed, c.v, 3*time.Second, 3*time.Second)
-			st, ok := settleTime(s, stop)
-			if !ok {
-				t.Fatalf("%s seed %d: never settled", c.name, seed)
+			v := judgeStop(s, stop)
+			st := v.StillFrom
+			if math.IsNaN(st) {
+				t.Fatalf("%s seed %d: never settled: %s", c.name, seed, v.Line(c.name))
 			}
 			sum += st
 			lo, hi = math.Min(lo, st), math.Max(hi, st)
@@ -119,12 +122,12 @@ func TestStopToStillFit(t *testing.T) {
 	p := NewPhysics(Stand, nil)
 	m := NewIMUModel(3)
 	p.Target = WheelRPS([3]float64{0.2, 0, 0})
-	var s []gyroSample
+	var s []stand.Sample
 	for t0 := time.Duration(0); t0 < 6*time.Second; t0 += imuDT {
 		p.Step(imuDT)
-		s = append(s, gyroFromReading(t0, m.Sample(imuDT, p)))
+		s = append(s, sampleFromReading(t0, m.Sample(imuDT, p)))
 	}
-	if st, ok := settleTime(s, 3); ok {
-		t.Errorf("wheels still turning but judged still %.2f s after the 'stop'", st)
+	if v := judgeStop(s, 3); !math.IsNaN(v.StillFrom) || v.Outcome == stand.Pass || !(v.Spinning > judgeParams.Threshold) {
+		t.Errorf("wheels still turning: want spinning and NEVER settled, got %s", v.Line("ignore-motor, fwd 0.2"))
 	}
 }
