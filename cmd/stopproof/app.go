@@ -52,7 +52,7 @@ func targetFlags() []cli.Flag {
 			Usage: "hand a fault to the simulated robot: NAME at each path's trigger (cleared after the judge; ignore-motor is the broken stop every path must FAIL on), NAME@start from the start"},
 		&cli.Int64Flag{Name: "sim-seed", Value: 1, Category: sectionTarget, Usage: "the simulated robot's noise seed"},
 		&cli.StringFlag{Name: "base-bin", Category: sectionTarget,
-			Usage: "rosorin-base binary for --sim (default: next to stopproof, else $PATH, else built from this module)"},
+			Usage: "rosorin-base binary for --sim (default: built from the source tree when run inside it, so the tree's driver is proven and never an installed copy; else next to stopproof, else $PATH); the binary used is printed and recorded"},
 		&cli.StringFlag{Name: "evidence-dir", Value: filepath.Join("reports", "evidence"), Category: sectionOutput,
 			Usage: "folder of the evidence log (every state line, command, IMU count and verdict), created if missing"},
 		&cli.StringFlag{Name: "json", Category: sectionOutput, Usage: "write the machine-readable record to `FILE`"},

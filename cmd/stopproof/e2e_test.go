@@ -38,10 +38,18 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// stopproof runs the binary (rosorin-base is found next to it) and returns its output and exit status.
+// stopproof runs the binary in the test's working directory, inside the source tree (so --sim builds
+// rosorin-base from the tree), and returns its output and exit status.
 func stopproof(t *testing.T, timeout time.Duration, args ...string) (string, int) {
 	t.Helper()
+	return stopproofIn(t, "", timeout, args...)
+}
+
+// stopproofIn runs the binary in dir ("" = the test's working directory).
+func stopproofIn(t *testing.T, dir string, timeout time.Duration, args ...string) (string, int) {
+	t.Helper()
 	cmd := exec.Command(filepath.Join(binDir, "stopproof"), args...)
+	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -119,7 +127,8 @@ func TestProveSimEstopKillPasses(t *testing.T) {
 	}
 	assertTornDown(t, simDir(t, out))
 	for _, want := range []string{"kill: board IMU read via the supervisor's raw stream", "end state: {enabled: false, estop: none",
-		"| SIGKILL of the driver |"} {
+		"| SIGKILL of the driver |", "building rosorin-base from the source tree ", "): built from the source tree ",
+		"IMU timing: every sample timed on receipt"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
@@ -129,8 +138,11 @@ func TestProveSimEstopKillPasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rec struct {
-		Version string          `json:"version"`
-		Config  json.RawMessage `json:"driver_config"`
+		Version   string          `json:"version"`
+		Config    json.RawMessage `json:"driver_config"`
+		DriverBin struct {
+			Path, How, Version string
+		} `json:"driver_bin"`
 		Results []struct {
 			Name         string `json:"name"`
 			Outcome      string `json:"outcome"`
@@ -154,6 +166,11 @@ func TestProveSimEstopKillPasses(t *testing.T) {
 		if r.Outcome != "PASS" || len(r.Measurements) != 4 || r.Measurements[0].Value == nil || r.Measurements[0].Limit == nil {
 			t.Errorf("record result %+v", r)
 		}
+	}
+	// In the source tree the proof proves the tree's driver, built for this run, never the copy beside it.
+	if !strings.HasPrefix(rec.DriverBin.How, "built from the source tree ") || rec.DriverBin.Path == filepath.Join(binDir, "rosorin-base") ||
+		!strings.Contains(rec.DriverBin.Version, "go1.") {
+		t.Errorf("driver binary %+v", rec.DriverBin)
 	}
 	if rec.Results[3].IMUSource != "raw" {
 		t.Errorf("kill judged from %q, want the supervisor's raw stream", rec.Results[3].IMUSource)
@@ -259,10 +276,14 @@ func TestScangateSim(t *testing.T) {
 	}
 }
 
-// The scan-gate check's negative control: with the driver's reader respawn switched off it must FAIL.
+// The scan-gate check's negative control: with the driver's reader respawn switched off it must FAIL. It
+// runs outside the source tree: there the rosorin-base next to stopproof is used, and named.
 func TestScangateSimNoRespawnFails(t *testing.T) {
-	out, code := stopproof(t, 2*time.Minute, "scangate", "--sim", "--sim-no-lidar-respawn", "--evidence-dir", t.TempDir())
+	out, code := stopproofIn(t, t.TempDir(), 2*time.Minute, "scangate", "--sim", "--sim-no-lidar-respawn", "--evidence-dir", t.TempDir())
 	if code != 1 || !strings.Contains(out, "FAIL") || strings.Contains(out, "\nPASS") {
 		t.Fatalf("exit %d, want 1 and FAIL", code)
+	}
+	if want := "rosorin-base " + filepath.Join(binDir, "rosorin-base") + " ("; !strings.Contains(out, want) || !strings.Contains(out, "): next to stopproof (no source tree here") {
+		t.Errorf("output does not name %s next to stopproof", filepath.Join(binDir, "rosorin-base"))
 	}
 }

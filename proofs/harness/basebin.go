@@ -1,7 +1,11 @@
 package harness
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"debug/buildinfo"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,45 +15,157 @@ import (
 	"strings"
 )
 
-// BasePackage is the import path of the driver's command, built when no binary is found.
+// BasePackage is the import path of the driver's command, built from the source tree when it is at hand.
 const BasePackage = "github.com/rosorin/rosorin/cmd/rosorin-base"
 
-// FindBaseBin locates the rosorin-base binary the simulated robot runs: the flag's path, else next to the
-// running executable, else on $PATH, else it builds one into dir with the go tool when this module's source
-// is at hand (a fresh clone running `go run ./cmd/stopproof ...`). It says on out when it builds.
-func FindBaseBin(ctx context.Context, flag, dir string, out io.Writer) (string, error) {
-	if flag != "" {
+// BaseBin is the rosorin-base binary a simulated robot runs, and how it was chosen: a proof is only worth
+// something if it names the code it proved.
+type BaseBin struct {
+	Path string `json:"path"`
+	// How says where it came from: "built from the source tree DIR", "--base-bin", "next to stopproof",
+	// "$PATH".
+	How string `json:"how"`
+	// Version is the module version, VCS revision (+dirty when the tree had changes) and Go version from the
+	// binary's build information, or why it could not be read.
+	Version string `json:"version"`
+	// SHA256 is the binary's digest (first 12 hex digits), "" if unreadable.
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// String is the line a person reads: "rosorin-base /tmp/x/rosorin-base (devel 755eb76a+dirty go1.26,
+// sha256 1a2b3c4d5e6f): built from the source tree /src/cmd/rosorin-base".
+func (b BaseBin) String() string {
+	sum := ""
+	if b.SHA256 != "" {
+		sum = ", sha256 " + b.SHA256
+	}
+	return fmt.Sprintf("rosorin-base %s (%s%s): %s", b.Path, b.Version, sum, b.How)
+}
+
+// FindBaseBin picks the rosorin-base binary the simulated robot runs, says which on out, and returns it
+// with its version.
+//
+//  1. flag (--base-bin), when given: the person named the binary to prove. When the source tree is also at
+//     hand the line says that the tree is not what is proven.
+//  2. The source tree, whenever the go tool is on $PATH and `go list` finds BasePackage from the working
+//     directory (a clone running `go run ./cmd/stopproof ...`): built into dir every time, so the proof
+//     proves the code in the tree and never an installed copy (deploy/README installs
+//     /usr/local/bin/rosorin-base, which once silently won over the tree). Go's build cache makes this about
+//     a second. A tree that does not build is an error, not a reason to prove something else.
+//  3. Next to the running executable (a release unpacked beside stopproof).
+//  4. $PATH.
+func FindBaseBin(ctx context.Context, flag, dir string, out io.Writer) (BaseBin, error) {
+	if out == nil {
+		out = io.Discard
+	}
+	srcDir, srcErr := sourceTree(ctx)
+	var b BaseBin
+	switch {
+	case flag != "":
 		if err := executable(flag); err != nil {
-			return "", fmt.Errorf("--base-bin %s: %w", flag, err)
+			return BaseBin{}, fmt.Errorf("--base-bin %s: %w", flag, err)
 		}
-		return flag, nil
-	}
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), "rosorin-base")
-		if executable(p) == nil {
-			return p, nil
+		b = BaseBin{Path: flag, How: "--base-bin"}
+		if srcErr == nil {
+			b.How += " (the source tree " + srcDir + " is NOT what this run proves)"
+		}
+	case srcErr == nil:
+		fmt.Fprintf(out, "building rosorin-base from the source tree %s ...\n", srcDir)
+		bin := filepath.Join(dir, "rosorin-base")
+		build := exec.CommandContext(ctx, "go", "build", "-o", bin, BasePackage)
+		if o, err := build.CombinedOutput(); err != nil {
+			return BaseBin{}, fmt.Errorf("go build %s: %v\n%s\nfix the tree, or pass --base-bin PATH to prove another binary", BasePackage, err, bytes.TrimSpace(o))
+		}
+		b = BaseBin{Path: bin, How: "built from the source tree " + srcDir + treeRevision(ctx, srcDir)}
+	default:
+		if exe, err := os.Executable(); err == nil {
+			if p := filepath.Join(filepath.Dir(exe), "rosorin-base"); executable(p) == nil {
+				b = BaseBin{Path: p, How: "next to stopproof (no source tree here: " + srcErr.Error() + ")"}
+				break
+			}
+		}
+		if b.Path == "" {
+			p, err := exec.LookPath("rosorin-base")
+			if err != nil {
+				return BaseBin{}, fmt.Errorf("rosorin-base not found: no source tree to build it from (%v), none next to stopproof, none on $PATH: run from the rosorin source tree, or pass --base-bin PATH", srcErr)
+			}
+			b = BaseBin{Path: p, How: "$PATH (no source tree here: " + srcErr.Error() + ")"}
 		}
 	}
-	if p, err := exec.LookPath("rosorin-base"); err == nil {
-		return p, nil
+	b.Version, b.SHA256 = binVersion(b.Path), binDigest(b.Path)
+	fmt.Fprintln(out, b)
+	return b, nil
+}
+
+// sourceTree returns the directory of BasePackage's source when the go tool can build it from here.
+func sourceTree(ctx context.Context) (string, error) {
+	if _, err := exec.LookPath("go"); err != nil {
+		return "", errors.New("no go tool on $PATH")
 	}
-	goTool, err := exec.LookPath("go")
+	// `go list` answers only inside the module (or a workspace holding it).
+	o, err := exec.CommandContext(ctx, "go", "list", "-f", "{{.Dir}}", BasePackage).CombinedOutput()
 	if err != nil {
-		return "", errors.New("rosorin-base not found (not next to stopproof, not on $PATH) and no go tool to build it: pass --base-bin PATH")
+		msg := strings.TrimSpace(string(o))
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		return "", fmt.Errorf("go list %s: %s", BasePackage, msg)
 	}
-	// Is the module's source here? `go list` answers only inside the module (or a workspace holding it).
-	list := exec.CommandContext(ctx, goTool, "list", BasePackage)
-	if b, err := list.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("rosorin-base not found (not next to stopproof, not on $PATH) and %s cannot be built here (%s): run from the rosorin source tree, or pass --base-bin PATH",
-			BasePackage, strings.TrimSpace(string(b)))
+	return strings.TrimSpace(string(o)), nil
+}
+
+// treeRevision is " at commit REV" (+"-dirty" with uncommitted changes) of the tree at dir, "" when git
+// cannot tell. The binary's own build information carries it only when VCS stamping is on, and CI and
+// this project's machines build with -buildvcs=false.
+func treeRevision(ctx context.Context, dir string) string {
+	o, err := exec.CommandContext(ctx, "git", "-C", dir, "describe", "--always", "--dirty", "--abbrev=12").Output()
+	if err != nil {
+		return ""
 	}
-	fmt.Fprintln(out, "building rosorin-base for the simulated robot ...")
-	bin := filepath.Join(dir, "rosorin-base")
-	build := exec.CommandContext(ctx, goTool, "build", "-o", bin, BasePackage)
-	if b, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s: %v\n%s", BasePackage, err, b)
+	return " at commit " + strings.TrimSpace(string(o))
+}
+
+// binVersion reads the module version, VCS revision and Go version the binary was built with.
+func binVersion(path string) string {
+	bi, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return "version unknown: " + err.Error()
 	}
-	return bin, nil
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" {
+		v += " " + rev + dirty
+	}
+	return v + " " + bi.GoVersion
+}
+
+func binDigest(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 func executable(p string) error {

@@ -11,7 +11,9 @@
 // frame of the driver's gamepad stream that carries it.
 //
 // SimTarget makes a temporary folder, starts package sim's stand robot in this process, and the real
-// `rosorin-base run` as a child process against its pseudo-terminals. A service stop is what systemd does:
+// `rosorin-base run` as a child process against its pseudo-terminals. Inside the source tree that binary is
+// always built from the tree into the folder (FindBaseBin), so a proof never proves an installed copy by
+// accident; the binary, its version and digest are printed, logged and recorded (DriverBinary). A service stop is what systemd does:
 // SIGINT to the supervisor, wait for it, then `rosorin-base stop-motors` (the unit's ExecStopPost). The
 // gamepad button is pressed on the simulated pad. --sim-fault faults are applied at each trigger and cleared
 // after the judge (Faulter), so the negative control ignore-motor breaks the stop and not the spin-up.

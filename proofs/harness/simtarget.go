@@ -20,7 +20,8 @@ import (
 
 // SimConfig configures a simulated stand robot with the real driver started against it.
 type SimConfig struct {
-	// BaseBin is the rosorin-base binary ("" = FindBaseBin's search, building it if need be).
+	// BaseBin is --base-bin: the rosorin-base binary to run ("" = FindBaseBin's choice: built from the source
+	// tree when it is at hand).
 	BaseBin string
 	Seed    int64
 	// Fault is --sim-fault: NAME is applied at each path's trigger and cleared after the judge (the
@@ -47,7 +48,7 @@ type SimTarget struct {
 	*LiveTarget
 	cfg       SimConfig
 	dir       string
-	bin       string
+	bin       BaseBin
 	sim       *sim.Sim
 	simCancel context.CancelFunc
 	log       *os.File
@@ -138,7 +139,7 @@ func StartSim(ctx context.Context, cfg SimConfig) (_ *SimTarget, err error) {
 	if err := os.WriteFile(filepath.Join(st.dir, "base.yaml"), []byte(configYAML), 0o644); err != nil {
 		return nil, err
 	}
-	cfg.Evidence.Logf("sim: folder %s, board %s, lidar %s, rosorin-base %s, seed %d", st.dir, st.sim.BoardPath(), st.sim.LidarPath(), st.bin, cfg.Seed)
+	cfg.Evidence.Logf("sim: folder %s, board %s, lidar %s, seed %d; %s", st.dir, st.sim.BoardPath(), st.sim.LidarPath(), cfg.Seed, st.bin)
 	if err := st.startBase(); err != nil {
 		return nil, err
 	}
@@ -156,8 +157,11 @@ func (s *SimTarget) Sim() *sim.Sim { return s.sim }
 
 // Describe names the simulated robot.
 func (s *SimTarget) Describe() string {
-	return fmt.Sprintf("simulated stand robot (seed %d) in %s, driven by %s run", s.cfg.Seed, s.dir, s.bin)
+	return fmt.Sprintf("simulated stand robot (seed %d) in %s, driven by %s run", s.cfg.Seed, s.dir, s.bin.Path)
 }
+
+// DriverBinary is the rosorin-base binary the simulated robot runs, its version and how it was chosen.
+func (s *SimTarget) DriverBinary() BaseBin { return s.bin }
 
 func (s *SimTarget) startBase() error {
 	s.mu.Lock()
@@ -172,13 +176,13 @@ func (s *SimTarget) startBase() error {
 	if s.cfg.NoLidarRespawn {
 		args = append(args, "--no-lidar-respawn")
 	}
-	cmd := exec.Command(s.bin, args...)
+	cmd := exec.Command(s.bin.Path, args...)
 	cmd.Stdout, cmd.Stderr = s.log, s.log
 	// Its own process group: a Ctrl-C in the terminal reaches the proof, whose teardown disables the wheels
 	// through the driver, and not the driver first. Pdeathsig: if the proof dies, the service stops too.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGINT}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", s.bin, err)
+		return fmt.Errorf("start %s: %w", s.bin.Path, err)
 	}
 	exited := make(chan struct{})
 	go func() {
@@ -259,7 +263,7 @@ func (s *SimTarget) stopBase(wait time.Duration) error {
 // ExecStopPost, `rosorin-base stop-motors --wait 5s`.
 func (s *SimTarget) StopService(ctx context.Context) error {
 	err := s.stopBase(10 * time.Second)
-	out, perr := exec.CommandContext(ctx, s.bin, "stop-motors", "--device", s.sim.BoardPath(), "--wait", "5s").CombinedOutput()
+	out, perr := exec.CommandContext(ctx, s.bin.Path, "stop-motors", "--device", s.sim.BoardPath(), "--wait", "5s").CombinedOutput()
 	s.cfg.Evidence.Logf("ExecStopPost stop-motors: %v %s", perr, bytes.TrimSpace(out))
 	if err != nil {
 		return err
@@ -357,6 +361,7 @@ func (s *SimTarget) Close() error {
 }
 
 var (
-	_ Target  = (*SimTarget)(nil)
-	_ Faulter = (*SimTarget)(nil)
+	_ Target       = (*SimTarget)(nil)
+	_ Faulter      = (*SimTarget)(nil)
+	_ DriverBinary = (*SimTarget)(nil)
 )

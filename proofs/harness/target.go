@@ -69,6 +69,12 @@ type Faulter interface {
 	FaultName() string
 }
 
+// DriverBinary is implemented by targets that started the driver themselves (the simulator) and so know
+// which binary runs: the proof's record names it.
+type DriverBinary interface {
+	DriverBinary() BaseBin
+}
+
 // Twist is a velocity command: vx, vy in m/s, wz in rad/s.
 type Twist struct {
 	VX, VY, WZ float64

@@ -45,11 +45,13 @@ func DefaultOptions() Options {
 
 // Report is the check's outcome.
 type Report struct {
-	Target  string          `json:"target"`
-	Start   time.Time       `json:"start"`
-	End     time.Time       `json:"end"`
-	Result  scangate.Result `json:"result"`
-	Aborted string          `json:"aborted,omitempty"`
+	Target string `json:"target"`
+	// DriverBin is the rosorin-base binary the simulated robot ran (nil for a running driver).
+	DriverBin *harness.BaseBin `json:"driver_bin,omitempty"`
+	Start     time.Time        `json:"start"`
+	End       time.Time        `json:"end"`
+	Result    scangate.Result  `json:"result"`
+	Aborted   string           `json:"aborted,omitempty"`
 	// StateErrors counts state reads that failed during the watch.
 	StateErrors int `json:"state_errors"`
 }
@@ -78,6 +80,10 @@ func Run(ctx context.Context, t harness.Target, o Options) (*Report, error) {
 	}
 	clk, ev := o.Clock, o.Evidence
 	rep := &Report{Target: t.Describe(), Start: clk.Now().UTC()}
+	if d, ok := t.(harness.DriverBinary); ok {
+		b := d.DriverBinary()
+		rep.DriverBin = &b
+	}
 	abort := func(msg string) (*Report, error) {
 		rep.Aborted = msg
 		rep.End = clk.Now().UTC()

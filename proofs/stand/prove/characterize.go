@@ -54,6 +54,7 @@ type CharReport struct {
 	Tool       string             `json:"tool"`
 	Version    string             `json:"version"`
 	Target     string             `json:"target"`
+	DriverBin  *harness.BaseBin   `json:"driver_bin,omitempty"`
 	Start      time.Time          `json:"start"`
 	End        time.Time          `json:"end"`
 	Config     json.RawMessage    `json:"-"`
@@ -82,7 +83,7 @@ func Characterize(ctx context.Context, t harness.Target, phases []CharPhase, o O
 	}
 	r := newRunner(t, o, "stopproof characterize")
 	cr := &CharReport{Tool: "stopproof characterize", Target: t.Describe(), Start: r.t0.UTC(), Threshold: o.Params.Threshold,
-		Suggested: math.NaN()}
+		Suggested: math.NaN(), DriverBin: r.rep.DriverBin}
 	if _, err := r.open(ctx); err != nil {
 		cr.Aborted, cr.Teardown, cr.TeardownOK = r.rep.Aborted, r.rep.Teardown, true
 		return cr, err

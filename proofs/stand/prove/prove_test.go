@@ -373,3 +373,27 @@ func TestProveReportsTheDriverClockOffset(t *testing.T) {
 		}
 	})
 }
+
+// binFake is a fake that started its driver itself, as the simulator does.
+type binFake struct{ *harnesstest.Fake }
+
+func (binFake) DriverBinary() harness.BaseBin {
+	return harness.BaseBin{Path: "/tmp/x/rosorin-base", How: "built from the source tree /src/cmd/rosorin-base", Version: "(devel) abc go1.26"}
+}
+
+// The record names the driver binary a simulated robot ran.
+func TestProveRecordsTheDriverBinary(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := harness.RealClock{}
+		f := binFake{harnesstest.NewFake(clk, harnesstest.Options{Seed: 10})}
+		steps, _ := ParsePaths("disable")
+		rep, err := Prove(context.Background(), f, steps[:1], testOptions(clk, &syncBuf{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(rep)
+		if !bytes.Contains(b, []byte(`"driver_bin":{"path":"/tmp/x/rosorin-base","how":"built from the source tree /src/cmd/rosorin-base"`)) {
+			t.Errorf("record %s", b)
+		}
+	})
+}

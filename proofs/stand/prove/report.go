@@ -123,19 +123,21 @@ func (r Result) MarshalJSON() ([]byte, error) {
 
 // Report is a whole run: what the JSON record holds and what the summary prints.
 type Report struct {
-	Tool       string          `json:"tool"`
-	Version    string          `json:"version"`
-	Target     string          `json:"target"`
-	Fault      string          `json:"fault,omitempty"`
-	Start      time.Time       `json:"start"`
-	End        time.Time       `json:"end"`
-	Config     json.RawMessage `json:"driver_config,omitempty"`
-	Params     stand.Params    `json:"params"`
-	SpinS      float64         `json:"spin_s"`
-	HoldS      float64         `json:"hold_s"`
-	Paths      []string        `json:"paths"`
-	StartState json.RawMessage `json:"start_state,omitempty"`
-	EndState   json.RawMessage `json:"end_state,omitempty"`
+	Tool    string `json:"tool"`
+	Version string `json:"version"`
+	Target  string `json:"target"`
+	// DriverBin is the rosorin-base binary the simulated robot ran: path, version, digest, how chosen.
+	DriverBin  *harness.BaseBin `json:"driver_bin,omitempty"`
+	Fault      string           `json:"fault,omitempty"`
+	Start      time.Time        `json:"start"`
+	End        time.Time        `json:"end"`
+	Config     json.RawMessage  `json:"driver_config,omitempty"`
+	Params     stand.Params     `json:"params"`
+	SpinS      float64          `json:"spin_s"`
+	HoldS      float64          `json:"hold_s"`
+	Paths      []string         `json:"paths"`
+	StartState json.RawMessage  `json:"start_state,omitempty"`
+	EndState   json.RawMessage  `json:"end_state,omitempty"`
 	// EndLine is the printed end state.
 	EndLine string   `json:"end_line"`
 	Results []Result `json:"results"`

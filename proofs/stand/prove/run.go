@@ -123,7 +123,8 @@ func newRunner(t harness.Target, o Options, tool string) *runner {
 		t0 = s // one timeline for the evidence log and the judge
 	}
 	r := &runner{t: t, o: o, clk: o.Clock, ev: o.Evidence, out: o.Out, t0: t0, scanTimeout: o.ScanTimeout}
-	r.rep = &Report{Tool: tool, Target: t.Describe(), Start: r.t0.UTC(), Params: o.Params, Evidence: o.Evidence.Path()}
+	r.rep = &Report{Tool: tool, Target: t.Describe(), Start: r.t0.UTC(), Params: o.Params, Evidence: o.Evidence.Path(),
+		DriverBin: driverBin(t)}
 	if f, ok := t.(harness.Faulter); ok && f.FaultName() != "" {
 		r.fault = f
 		r.rep.Fault = f.FaultName()
@@ -172,6 +173,15 @@ func (r *runner) open(ctx context.Context) (harness.State, error) {
 		}
 	}
 	return st, nil
+}
+
+// driverBin names the driver binary when the target started it (the simulator), nil otherwise.
+func driverBin(t harness.Target) *harness.BaseBin {
+	if d, ok := t.(harness.DriverBinary); ok {
+		b := d.DriverBinary()
+		return &b
+	}
+	return nil
 }
 
 func contains(xs []string, s string) bool {
