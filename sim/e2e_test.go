@@ -18,7 +18,6 @@ import (
 // the spinning band within 1 s; with no further frames the wheels keep turning for 5 s (no watchdog);
 // a stop frame brings it back to the still band within 0.6 s.
 func TestBoardEndToEnd(t *testing.T) {
-	t.Parallel()
 	s := startSim(t, Config{World: "stand", Seed: 11})
 	c := openBoard(t, s.BoardPath())
 
@@ -107,7 +106,6 @@ func TestBoardEndToEnd(t *testing.T) {
 // TestStandRotationAndFast checks the other characterised levels through the pty: 0.35 m/s and rotation
 // at 1.0 rad/s, and their stop times.
 func TestStandRotationAndFast(t *testing.T) {
-	t.Parallel()
 	s := startSim(t, Config{World: "stand", Seed: 12})
 	c := openBoard(t, s.BoardPath())
 	time.Sleep(100 * time.Millisecond)

@@ -23,7 +23,6 @@ import (
 // TestFaultUSBDrop: the device disappears (reads fail, the link is gone), the wheels keep turning, and a
 // new device appears at the same path.
 func TestFaultUSBDrop(t *testing.T) {
-	t.Parallel()
 	s := startSim(t, Config{World: "stand", Seed: 41})
 	c := openBoard(t, s.BoardPath())
 	old, _ := os.Readlink(s.BoardPath())
@@ -72,7 +71,6 @@ func TestFaultUSBDrop(t *testing.T) {
 // TestFaultHang: no bytes either way while hung, the wheels keep turning, a stop sent meanwhile waits in
 // the pty and takes effect when the firmware resumes.
 func TestFaultHang(t *testing.T) {
-	t.Parallel()
 	s := startSim(t, Config{World: "stand", Seed: 42})
 	c := openBoard(t, s.BoardPath())
 	c.write(wheelFrame(t, [3]float64{0.2, 0, 0}))
@@ -106,7 +104,6 @@ func TestFaultHang(t *testing.T) {
 // TestFaultIgnoreMotor is the negative control every stop judge needs: the stop frame arrives, the board
 // does not obey it, and the gyro keeps shaking.
 func TestFaultIgnoreMotor(t *testing.T) {
-	t.Parallel()
 	s := startSim(t, Config{World: "stand", Seed: 43})
 	c := openBoard(t, s.BoardPath())
 	c.write(wheelFrame(t, [3]float64{0.2, 0, 0}))
@@ -144,7 +141,6 @@ func mustEncode(t *testing.T, r Received) []byte {
 
 // TestFaultLidar: silent (port open, no bytes) and unplugged (device gone, back at the same path).
 func TestFaultLidar(t *testing.T) {
-	t.Parallel()
 	s := startSim(t, Config{World: "stand", Seed: 44})
 	c := openLidar(t, s.LidarPath())
 	time.Sleep(300 * time.Millisecond)
@@ -190,7 +186,6 @@ func TestFaultLidar(t *testing.T) {
 // TestFaultCorrupt: corruption in both directions is counted by the receiving parser, and frames still
 // get through.
 func TestFaultCorrupt(t *testing.T) {
-	t.Parallel()
 	s := startSim(t, Config{World: "stand", Seed: 45, Faults: []string{"corrupt=from-board:0.01"}})
 	c := openBoard(t, s.BoardPath())
 	time.Sleep(1500 * time.Millisecond)
@@ -226,7 +221,6 @@ func TestFaultCorrupt(t *testing.T) {
 // TestFaultPadButtonKey: held buttons appear in exactly N reports, a connected pad reports at 20 Hz, a key
 // event is one key frame.
 func TestFaultPadButtonKey(t *testing.T) {
-	t.Parallel()
 	s := startSim(t, Config{World: "stand", Seed: 46})
 	c := openBoard(t, s.BoardPath())
 	time.Sleep(300 * time.Millisecond)
@@ -266,7 +260,6 @@ func TestFaultPadButtonKey(t *testing.T) {
 
 // TestFaultBatteryStep: a +250 mV step shows between two consecutive reports.
 func TestFaultBatteryStep(t *testing.T) {
-	t.Parallel()
 	s := startSim(t, Config{World: "stand", Seed: 47})
 	c := openBoard(t, s.BoardPath())
 	time.Sleep(1200 * time.Millisecond)
@@ -291,7 +284,6 @@ func TestFaultBatteryStep(t *testing.T) {
 
 // TestFaultStall: the body is held, the wheels turn (the gyro shakes), the pose does not change.
 func TestFaultStall(t *testing.T) {
-	t.Parallel()
 	s := startSim(t, Config{World: "floor", Seed: 48, Faults: []string{"stall"}})
 	c := openBoard(t, s.BoardPath())
 	c.write(wheelFrame(t, [3]float64{0.2, 0, 0}))
@@ -316,7 +308,6 @@ func TestFaultStall(t *testing.T) {
 // TestControlSocketAndTruthFile: the control socket applies faults and answers truth; a second sim in the
 // same directory is refused; the truth file holds truth, rx and event lines; scheduled faults fire.
 func TestControlSocketAndTruthFile(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	truth := filepath.Join(dir, "truth.jsonl")
 	s := startSim(t, Config{Dir: dir, World: "floor", Seed: 49, TruthPath: truth, Faults: []string{"pad@300ms"}})
@@ -380,7 +371,6 @@ func TestControlSocketAndTruthFile(t *testing.T) {
 // TestNoStaleData: nothing is written while no client has the device open (as with cdc-acm), so the first
 // bytes a new client reads are fresh.
 func TestNoStaleData(t *testing.T) {
-	t.Parallel()
 	s := startSim(t, Config{World: "stand", Seed: 50})
 	time.Sleep(500 * time.Millisecond)
 	if st := s.Stats(); st.BoardTxNoClient < 40 || st.IMUFrames != 0 {
@@ -401,7 +391,6 @@ func TestNoStaleData(t *testing.T) {
 // TestFullPtyDrops: a client that opens the LiDAR and never reads fills the pty; the sim drops and counts
 // packets instead of blocking, and the board keeps streaming at full rate meanwhile.
 func TestFullPtyDrops(t *testing.T) {
-	t.Parallel()
 	s := startSim(t, Config{World: "stand", Seed: 51})
 	f, err := os.OpenFile(s.LidarPath(), os.O_RDONLY|syscall.O_NOCTTY, 0)
 	if err != nil {

@@ -43,7 +43,6 @@ func driveFor(t *testing.T, s *Sim, c *boardClient, v [3]float64, d time.Duratio
 // TestFloorKinematics: 1 s forward at 0.2 m/s moves ~0.2 m minus the spin-up lag by the stop (and the
 // run-down gives the lag back); a strafe moves 0.765 of the commanded distance; a turn 0.93.
 func TestFloorKinematics(t *testing.T) {
-	t.Parallel()
 	s := startSim(t, Config{World: "floor", Seed: 31})
 	c := openBoard(t, s.BoardPath())
 
@@ -91,7 +90,6 @@ func TestFloorKinematics(t *testing.T) {
 // TestFloorWallStall: driving into a wall stops the body at the footprint radius while the wheels keep
 // turning (Truth.Stalled); backing away works.
 func TestFloorWallStall(t *testing.T) {
-	t.Parallel()
 	room, err := ParseRoom([]byte("start: [0, 0, 0]\nwalls:\n  - [[0.45, -1], [0.45, 1]]\n"))
 	if err != nil {
 		t.Fatal(err)

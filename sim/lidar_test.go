@@ -127,7 +127,6 @@ func (c *lidarClient) readErr() error {
 // TestLidarStream: 400-bin scans at 10 +- 0.3 Hz, ~13.7 KB/s, ~61 % valid; on the floor at a known pose
 // the ranges match the room geometry within the noise.
 func TestLidarStream(t *testing.T) {
-	t.Parallel()
 	s := startSim(t, Config{World: "floor", Seed: 21})
 	c := openLidar(t, s.LidarPath())
 	time.Sleep(300 * time.Millisecond)
