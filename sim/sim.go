@@ -63,6 +63,7 @@ type Stats struct {
 	LidarNoClient, LidarFull, LidarSkipped             uint64 // packets dropped: nobody listening / pty full / silent or unplugged
 	BoardReconnects, LidarReconnects                   int
 	CorruptedBytes                                     uint64 // bytes corrupted on purpose, both directions
+	CorruptedToBoard                                   uint64 // of those, bytes the board received corrupted
 	TruthDropped                                       uint64
 }
 
@@ -233,6 +234,7 @@ func (s *Sim) Stats() Stats {
 	st.BoardRx = addStats(s.rxStats, s.rxCur)
 	st.BoardRxHungBytes = s.rxHung
 	st.CorruptedBytes += s.rxCorrupt
+	st.CorruptedToBoard = s.rxCorrupt
 	st.TruthDropped = s.truthDrops.Load()
 	return st
 }
