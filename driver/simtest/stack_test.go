@@ -1,0 +1,844 @@
+//go:build !race
+
+package simtest_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/config"
+	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/sim"
+)
+
+// robotConfig is the parameter file every stack runs: the robot's max_linear (0.35 m/s, chapter 19's stand
+// runs), everything else chapter 11's defaults (cmd_timeout 0.3 s, scan_timeout 0.5 s, 50 Hz).
+const robotConfig = "rosorin_board_driver:\n  ros__parameters:\n    max_linear: 0.35\n"
+
+// tick is one control period at the default 50 Hz; slack is what a loaded 2-core machine may add on top of
+// a rule's own time before an assertion fails (the measured figures are logged, not the bounds).
+const (
+	tick  = 20 * time.Millisecond
+	slack = 40 * time.Millisecond
+)
+
+// stack is one simulated robot plus one `rosorin-base run` (supervisor, driver child, LiDAR reader child).
+type stack struct {
+	dir, sock, cfgPath, truthPath string
+
+	sim  *sim.Sim
+	cmd  *exec.Cmd
+	log  *lockedBuffer
+	done chan struct{}
+	err  error
+	cl   *api.Client
+
+	limits   motion.Limits
+	bound    float64 // the largest |wire rps| the limits allow (any direction)
+	fwdBound float64 // the largest |wire rps| of a pure forward/backward command
+
+	emu     sync.Mutex
+	events  []simEvent
+	evOff   int64
+	evTail  []byte
+	windows []window // to-board corruption windows (guarded by emu)
+}
+
+// window is a stretch of time during which bytes to the board were corrupted on purpose.
+type window struct{ from, to time.Time }
+
+type simEvent struct {
+	T    time.Time
+	Text string
+}
+
+// startStack starts a sim and `rosorin-base run` against it and waits until the driver answers with LiDAR
+// scans flowing.
+func startStack() (*stack, error) {
+	dir, err := os.MkdirTemp("", "rsimt") // short: unix socket paths are limited to 108 bytes
+	if err != nil {
+		return nil, err
+	}
+	s := &stack{dir: dir, sock: filepath.Join(dir, "base.sock"), cfgPath: filepath.Join(dir, "base.yaml"),
+		truthPath: filepath.Join(dir, "truth.jsonl"), log: &lockedBuffer{}, done: make(chan struct{})}
+	fail := func(err error) (*stack, error) {
+		s.close()
+		return nil, err
+	}
+	if err := os.WriteFile(s.cfgPath, []byte(robotConfig), 0o644); err != nil {
+		return fail(err)
+	}
+	cfg, _, err := config.Load(s.cfgPath)
+	if err != nil {
+		return fail(err)
+	}
+	s.limits = cfg.Limits()
+	g := motion.DefaultGeometry()
+	s.bound = s.limits.MaxWheelRPS(g)*(1+1e-6) + 1e-6
+	s.fwdBound = s.limits.MaxLinear/(math.Pi*g.WheelDiameter)*(1+1e-6) + 1e-6
+	s.sim, err = sim.Start(context.Background(), sim.Config{Dir: dir, World: "stand", Seed: 1, TruthPath: s.truthPath})
+	if err != nil {
+		return fail(err)
+	}
+	s.cmd = exec.Command(binPath, "run", "--device", s.sim.BoardPath(), "--lidar", s.sim.LidarPath(),
+		"--socket", s.sock, "--config", s.cfgPath, "--state-dir", filepath.Join(dir, "state"))
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	s.cmd.WaitDelay = 2 * time.Second // a child that kept the log pipe must not hang the test
+	if err := s.cmd.Start(); err != nil {
+		close(s.done)
+		return fail(err)
+	}
+	go func() { s.err = s.cmd.Wait(); close(s.done) }()
+	s.cl = api.NewClient(s.sock)
+	if _, err := s.ready(0, 15*time.Second); err != nil {
+		return fail(err)
+	}
+	return s, nil
+}
+
+// exited reports whether the supervisor process has ended.
+func (s *stack) exited() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// interrupt sends SIGINT to the supervisor and waits up to timeout for its exit.
+func (s *stack) interrupt(timeout time.Duration) (code int, ok bool) {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return -1, false
+	}
+	if !s.exited() {
+		_ = s.cmd.Process.Signal(os.Interrupt)
+	}
+	select {
+	case <-s.done:
+		return s.cmd.ProcessState.ExitCode(), true
+	case <-time.After(timeout):
+		return -1, false
+	}
+}
+
+// close stops everything it started (SIGINT, then SIGKILL) and removes the directory. Idempotent.
+func (s *stack) close() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		if _, ok := s.interrupt(5 * time.Second); !ok {
+			_ = s.cmd.Process.Kill()
+			<-s.done
+		}
+	}
+	if s.cl != nil {
+		s.cl.CloseIdle()
+	}
+	if s.sim != nil {
+		s.sim.Close()
+	}
+	os.RemoveAll(s.dir)
+}
+
+// ready waits until a driver other than notPID answers with a fresh scan and a live board link.
+func (s *stack) ready(notPID int, timeout time.Duration) (api.State, error) {
+	deadline := time.Now().Add(timeout)
+	var last api.State
+	var lastErr error
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		st, err := s.cl.State(ctx)
+		cancel()
+		if err == nil && st.PIDs.Driver != 0 && st.PIDs.Driver != notPID && st.ScanAgeS != nil &&
+			*st.ScanAgeS < 0.3 && !st.BoardSilent {
+			return st, nil
+		}
+		if err != nil {
+			s.cl.CloseIdle() // a restarted driver: drop connections to the old one
+		}
+		last, lastErr = st, err
+		if s.exited() {
+			return last, fmt.Errorf("rosorin-base run exited (%v); log:\n%s", s.err, s.log.String())
+		}
+		if time.Now().After(deadline) {
+			return last, fmt.Errorf("no driver (other than pid %d) with fresh scans within %v: last state enabled=%v scan_age=%v driver=%d silent=%v, err %v",
+				notPID, timeout, last.Enabled, fmtAge(last.ScanAgeS), last.PIDs.Driver, last.BoardSilent, lastErr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func fmtAge(p *float64) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%.3f s", *p)
+}
+
+var (
+	sharedMu sync.Mutex
+	shared   *stack
+)
+
+// sharedStack returns the stack shared by the tests, started on first use (or again if a test left it dead),
+// put back into a known state: faults off, e-stop clear, motion disabled, scans fresh. Every frame the board
+// receives during the calling test is checked when it ends (checkFramesSince with the general bound).
+func sharedStack(t *testing.T) *stack {
+	t.Helper()
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	if shared != nil && shared.exited() {
+		t.Logf("shared stack had exited (%v); starting a new one", shared.err)
+		shared.close()
+		shared = nil
+	}
+	if shared == nil {
+		s, err := startStack()
+		if err != nil {
+			t.Fatalf("start sim + rosorin-base run: %v", err)
+		}
+		shared = s
+	}
+	s := shared
+	s.prepare(t)
+	return s
+}
+
+func closeShared() {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	if shared != nil {
+		shared.close()
+		shared = nil
+	}
+}
+
+// prepare puts the stack into the known state and registers the frame check and the log dump.
+func (s *stack) prepare(t *testing.T) {
+	t.Helper()
+	for _, err := range []error{s.sim.LidarSilent(false), s.sim.Corrupt(0, 0), s.sim.IgnoreMotor(false), s.sim.PadConnected(false)} {
+		if err != nil {
+			t.Fatalf("sim: %v", err)
+		}
+	}
+	s.cl.CloseIdle()
+	if _, err := s.ready(0, 15*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := s.cl.Reset(ctx); err != nil {
+		t.Fatalf("reset: %v", err)
+	}
+	if r, err := s.cl.Enable(ctx, false); err != nil || !r.Success {
+		t.Fatalf("disable: %+v %v", r, err)
+	}
+	// A command stays valid for cmd_timeout whatever happens to its sender (the seed's set_cmd): the previous
+	// test's last one must be stale, or the next enable would act on it.
+	stale := s.limits.CmdTimeout.Seconds() + 0.05
+	s.waitState(t, 2*time.Second, "no fresh velocity command", func(st api.State) bool {
+		return st.CmdAgeS == nil || *st.CmdAgeS > stale
+	})
+	if tr, ok := s.waitTruth(3*time.Second, wheelsStopped); !ok {
+		t.Fatalf("wheels still turning at the start of the test: targets %v wheels %v", tr.TargetRPS, tr.WheelRPS)
+	}
+	seq := s.sim.RxSeq()
+	logOff := s.log.Len()
+	t.Cleanup(func() {
+		s.checkFramesSince(t, seq, s.bound, nil)
+		if t.Failed() {
+			t.Logf("rosorin-base log during the test:\n%s", tail(s.log.From(logOff), 80))
+		}
+	})
+}
+
+// state, enable, estop and reset are the client calls with a deadline; a transport error fails the test.
+func (s *stack) state(t *testing.T) api.State {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := s.cl.State(ctx)
+	if err != nil {
+		t.Fatalf("state: %v", err)
+	}
+	return st
+}
+
+func (s *stack) enable(t *testing.T, on bool) api.Reply {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	r, err := s.cl.Enable(ctx, on)
+	if err != nil {
+		t.Fatalf("enable(%v): %v", on, err)
+	}
+	return r
+}
+
+func (s *stack) mustEnable(t *testing.T) {
+	t.Helper()
+	if r := s.enable(t, true); !r.Success || r.Message != "enabled" {
+		t.Fatalf("enable: %+v", r)
+	}
+}
+
+func (s *stack) estop(t *testing.T, reason string) api.Reply {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	r, err := s.cl.EStop(ctx, reason)
+	if err != nil {
+		t.Fatalf("estop: %v", err)
+	}
+	return r
+}
+
+func (s *stack) reset(t *testing.T) api.Reply {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	r, err := s.cl.Reset(ctx)
+	if err != nil {
+		t.Fatalf("reset: %v", err)
+	}
+	return r
+}
+
+// waitRx waits up to timeout for the first received frame with sequence >= seq that satisfies pred.
+func (s *stack) waitRx(seq int, timeout time.Duration, pred func(sim.Received) bool) (sim.Received, int, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	r, next, err := s.sim.WaitFrameSince(ctx, seq, pred)
+	return r, next, err == nil
+}
+
+// waitTruth polls the sim's truth until ok holds; it returns the last truth seen.
+func (s *stack) waitTruth(timeout time.Duration, ok func(sim.Truth) bool) (sim.Truth, bool) {
+	deadline := time.Now().Add(timeout)
+	for {
+		tr := s.sim.Truth()
+		if ok(tr) {
+			return tr, true
+		}
+		if time.Now().After(deadline) {
+			return tr, false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waitState polls the driver's state until ok holds.
+func (s *stack) waitState(t *testing.T, timeout time.Duration, what string, ok func(api.State) bool) api.State {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		st, err := s.cl.State(ctx)
+		cancel()
+		if err == nil && ok(st) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timeout (%v) waiting for %s: last state enabled=%v estop=%v blocked=%v pad=%s scan_age=%s, err %v",
+				timeout, what, st.Enabled, strp(st.EStop), strp(st.Blocked), st.PadMode, fmtAge(st.ScanAgeS), err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func strp(p *string) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.Quote(*p)
+}
+
+// wheelsStopped is the truth judge "the wheels stopped": every target zero and every wheel below 0.01 rps.
+func wheelsStopped(tr sim.Truth) bool {
+	if tr.TargetRPS != [4]float64{} {
+		return false
+	}
+	for _, w := range tr.WheelRPS {
+		if math.Abs(w) >= 0.01 {
+			return false
+		}
+	}
+	return true
+}
+
+// turning: every wheel above 0.1 rps (the sim's wheels lag their targets by WheelTau 0.22 s).
+func turning(tr sim.Truth) bool {
+	for _, w := range tr.WheelRPS {
+		if math.Abs(w) < 0.1 {
+			return false
+		}
+	}
+	return true
+}
+
+// corruptToBoard sets the sim's corruption rates and records the to-board window for checkFramesSince.
+func (s *stack) corruptToBoard(t *testing.T, toBoard, fromBoard float64) {
+	t.Helper()
+	now := time.Now()
+	s.emu.Lock()
+	if toBoard > 0 {
+		s.windows = append(s.windows, window{from: now})
+	} else if n := len(s.windows); n > 0 && s.windows[n-1].to.IsZero() {
+		s.windows[n-1].to = now
+	}
+	s.emu.Unlock()
+	if err := s.sim.Corrupt(toBoard, fromBoard); err != nil {
+		t.Fatal(err)
+	}
+	if toBoard == 0 { // bytes read before the switch are stamped a moment later
+		s.emu.Lock()
+		if n := len(s.windows); n > 0 {
+			s.windows[n-1].to = time.Now().Add(50 * time.Millisecond)
+		}
+		s.emu.Unlock()
+	}
+}
+
+func (s *stack) inWindow(at time.Time) bool {
+	s.emu.Lock()
+	defer s.emu.Unlock()
+	for _, w := range s.windows {
+		if !at.Before(w.from) && (w.to.IsZero() || !at.After(w.to)) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkFramesSince decodes every frame received from seq on and fails the test on any that is not a finite
+// four-motor speed frame within bound. Inside a to-board corruption window, a frame that does not have the
+// forward shape the driver sends there is counted as damaged in transit (doc.go, errata), not failed.
+func (s *stack) checkFramesSince(t *testing.T, seq int, bound float64, excuse func(sim.Received) bool) frameReport {
+	t.Helper()
+	frames, _ := s.sim.ReceivedSince(seq)
+	if excuse == nil {
+		excuse = func(r sim.Received) bool { return s.inWindow(r.T) && !forwardShape(r) }
+	}
+	rep, bad := checkFrames(frames, bound, excuse)
+	for i, b := range bad {
+		if i == 10 {
+			t.Errorf("... %d more bad frames", len(bad)-10)
+			break
+		}
+		t.Errorf("board received a bad frame: %s", b)
+	}
+	if rep.transit > 0 {
+		t.Logf("%d frame(s) damaged in transit by the to-board corruption passed CRC-8: %v", rep.transit, rep.transitHex)
+	}
+	return rep
+}
+
+// frameReport summarises checked frames.
+type frameReport struct {
+	n, stops, moving, transit int
+	maxAbs                    float64
+	transitHex                []string
+}
+
+// checkFrames is the pure frame judge: every frame must decode as a four-motor set-speed frame (ids 0..3)
+// with finite speeds and |rps| <= bound, unless excuse says it was damaged in transit.
+func checkFrames(frames []sim.Received, bound float64, excuse func(sim.Received) bool) (frameReport, []string) {
+	var rep frameReport
+	var bad []string
+	for _, r := range frames {
+		rep.n++
+		rps, err := decodeSpeeds(r)
+		if err == nil {
+			for i, v := range rps {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					err = fmt.Errorf("motor %d speed %v is not finite", i+1, v)
+					break
+				}
+				if math.Abs(v) > bound {
+					err = fmt.Errorf("motor %d speed %.4f rps over the limit %.4f rps", i+1, v, bound)
+					break
+				}
+			}
+		}
+		if err != nil {
+			if excuse != nil && excuse(r) {
+				rep.transit++
+				rep.transitHex = append(rep.transitHex, fmt.Sprintf("% x", frameBytes(r)))
+				continue
+			}
+			bad = append(bad, fmt.Sprintf("seq %d at %s: % x: %v", r.Seq, r.T.Format("15:04:05.000"), frameBytes(r), err))
+			continue
+		}
+		if rps == [4]float64{} {
+			rep.stops++
+		} else {
+			rep.moving++
+		}
+		for _, v := range rps {
+			rep.maxAbs = math.Max(rep.maxAbs, math.Abs(v))
+		}
+	}
+	return rep, bad
+}
+
+// decodeSpeeds decodes a frame as the driver must send it: a motor set-many frame for ids 0..3.
+func decodeSpeeds(r sim.Received) ([4]float64, error) {
+	var rps [4]float64
+	if r.Func != board.FuncMotor {
+		return rps, fmt.Errorf("function %d: the driver sends only motor frames", r.Func)
+	}
+	mc, err := board.DecodeMotor(r.Payload)
+	if err != nil {
+		return rps, err
+	}
+	if mc.Kind != board.MotorSetMany || len(mc.Speeds) != 4 {
+		return rps, fmt.Errorf("motor command kind %d with %d speeds, want set-many with 4", mc.Kind, len(mc.Speeds))
+	}
+	for i, sp := range mc.Speeds {
+		if sp.ID != uint8(i) {
+			return rps, fmt.Errorf("speed %d for motor id %d, want id %d", i, sp.ID, i)
+		}
+		rps[i] = float64(sp.RPS)
+	}
+	return rps, nil
+}
+
+// forwardShape: [a, a, -a, -a] bit for bit (or all zero), the only shape a forward/backward command gives.
+// Damage in transit flips single bits in one or two bytes and cannot keep this shape.
+func forwardShape(r sim.Received) bool {
+	if r.Func != board.FuncMotor {
+		return false
+	}
+	mc, err := board.DecodeMotor(r.Payload)
+	if err != nil || mc.Kind != board.MotorSetMany || len(mc.Speeds) != 4 {
+		return false
+	}
+	var b [4]uint32
+	for i, sp := range mc.Speeds {
+		if sp.ID != uint8(i) {
+			return false
+		}
+		b[i] = math.Float32bits(sp.RPS)
+	}
+	const sign = 1 << 31
+	if b == [4]uint32{} {
+		return true
+	}
+	return b[0] == b[1] && b[2] == b[3] && b[2] == b[0]^sign
+}
+
+func frameBytes(r sim.Received) []byte {
+	b, _ := board.EncodeFrame(r.Func, r.Payload)
+	return b
+}
+
+func isStop(r sim.Received) bool { return board.IsStopFrame(frameBytes(r)) }
+
+func isMoving(r sim.Received) bool {
+	rps, err := decodeSpeeds(r)
+	return err == nil && rps != [4]float64{}
+}
+
+// movingAfter returns a predicate for a moving frame received after t0.
+func movingAfter(t0 time.Time) func(sim.Received) bool {
+	return func(r sim.Received) bool { return r.T.After(t0) && isMoving(r) }
+}
+
+func stopAfter(t0 time.Time) func(sim.Received) bool {
+	return func(r sim.Received) bool { return r.T.After(t0) && isStop(r) }
+}
+
+// waitEvent waits for a sim event (truth file, "event" lines) containing text, stamped after `after`.
+func (s *stack) waitEvent(text string, after time.Time, timeout time.Duration) (time.Time, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		if err := s.readEvents(); err != nil {
+			return time.Time{}, err
+		}
+		s.emu.Lock()
+		for _, e := range s.events {
+			if e.T.After(after) && strings.Contains(e.Text, text) {
+				s.emu.Unlock()
+				return e.T, nil
+			}
+		}
+		s.emu.Unlock()
+		if time.Now().After(deadline) {
+			return time.Time{}, fmt.Errorf("no sim event %q after %s within %v", text, after.Format("15:04:05.000"), timeout)
+		}
+		time.Sleep(50 * time.Millisecond) // the sim flushes its truth file every 0.5 s
+	}
+}
+
+// readEvents reads the truth file from where it stopped and keeps the event lines.
+func (s *stack) readEvents() error {
+	s.emu.Lock()
+	defer s.emu.Unlock()
+	f, err := os.Open(s.truthPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.Seek(s.evOff, io.SeekStart); err != nil {
+		return err
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return err
+	}
+	s.evOff += int64(len(b))
+	buf := append(s.evTail, b...)
+	for {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := buf[:i]
+		buf = buf[i+1:]
+		if !bytes.Contains(line, []byte(`"kind":"event"`)) {
+			continue
+		}
+		var ev struct {
+			Event string     `json:"event"`
+			ET    *time.Time `json:"et"`
+		}
+		if json.Unmarshal(line, &ev) == nil && ev.ET != nil {
+			s.events = append(s.events, simEvent{T: *ev.ET, Text: ev.Event})
+		}
+	}
+	s.evTail = append([]byte(nil), buf...)
+	return nil
+}
+
+// publisher sends one twist at 20 Hz over one cmd_vel stream (one publisher) until silenced or halted.
+type publisher struct {
+	st     *api.CmdVelStream
+	mu     sync.Mutex // held during each send, so silence() returns after any send in flight
+	tw     api.Twist
+	paused bool
+	last   time.Time
+	sent   int
+	err    error
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	res    api.StreamResult
+	resErr error
+}
+
+func (s *stack) publish(t *testing.T, tw api.Twist) *publisher {
+	t.Helper()
+	st, err := s.cl.StreamCmdVel(context.Background())
+	if err != nil {
+		t.Fatalf("cmd_vel stream: %v", err)
+	}
+	p := &publisher{st: st, tw: tw, stop: make(chan struct{}), done: make(chan struct{})}
+	go p.run()
+	t.Cleanup(func() { p.halt() })
+	return p
+}
+
+func (p *publisher) run() {
+	defer close(p.done)
+	tk := time.NewTicker(50 * time.Millisecond)
+	defer tk.Stop()
+	for {
+		p.mu.Lock()
+		if !p.paused {
+			if err := p.st.Send(p.tw); err != nil {
+				p.err = err
+				p.mu.Unlock()
+				return
+			}
+			p.last = time.Now()
+			p.sent++
+		}
+		p.mu.Unlock()
+		select {
+		case <-p.stop:
+			return
+		case <-tk.C:
+		}
+	}
+}
+
+func (p *publisher) set(tw api.Twist) {
+	p.mu.Lock()
+	p.tw, p.paused = tw, false
+	p.mu.Unlock()
+}
+
+// silence stops sending (the stream stays open) and returns when the last command was sent.
+func (p *publisher) silence() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.paused = true
+	return p.last
+}
+
+// count is the number of commands sent so far; failed the send error that ended the publisher, if any.
+func (p *publisher) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sent
+}
+
+func (p *publisher) failed() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// halt stops the publisher and closes its stream; it returns the driver's counts. Idempotent.
+func (p *publisher) halt() (api.StreamResult, error) {
+	p.once.Do(func() {
+		close(p.stop)
+		<-p.done
+		p.res, p.resErr = p.st.Close()
+	})
+	return p.res, p.resErr
+}
+
+// quantiles returns the median, p99 (nearest rank) and max.
+func quantiles(d []time.Duration) (p50, p99, mx time.Duration) {
+	if len(d) == 0 {
+		return
+	}
+	v := slices.Clone(d)
+	slices.Sort(v)
+	rank := func(p float64) time.Duration {
+		k := int(math.Ceil(p/100*float64(len(v)))) - 1
+		return v[max(0, min(len(v)-1, k))]
+	}
+	return rank(50), rank(99), v[len(v)-1]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
+
+func figures(d []time.Duration) string {
+	p50, p99, mx := quantiles(d)
+	return fmt.Sprintf("n %d: median %s, p99 %s, max %s", len(d), ms(p50), ms(p99), ms(mx))
+}
+
+// procInfo reads /proc/PID/stat: parent pid, state letter and start time (clock ticks since boot), which
+// tells a process from a later one that reuses its pid.
+type procInfo struct {
+	ppid  int
+	state string
+	start uint64
+}
+
+func readProc(pid int) (procInfo, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return procInfo{}, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return procInfo{}, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return procInfo{}, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	start, _ := strconv.ParseUint(f[19], 10, 64)
+	return procInfo{ppid: ppid, state: f[0], start: start}, true
+}
+
+// childrenOf lists the live processes whose parent is pid.
+func childrenOf(pid int) map[int]procInfo {
+	out := map[int]procInfo{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if pi, ok := readProc(p); ok && pi.ppid == pid && pi.state != "Z" {
+			out[p] = pi
+		}
+	}
+	return out
+}
+
+// stillRunning reports whether the process that had pid and start time pi is still there (not a zombie).
+func stillRunning(pid int, pi procInfo) bool {
+	now, ok := readProc(pid)
+	return ok && now.start == pi.start && now.state != "Z"
+}
+
+// lockedBuffer collects the service's log lines from several goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (l *lockedBuffer) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Len()
+}
+
+func (l *lockedBuffer) From(off int) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if off > l.b.Len() {
+		return ""
+	}
+	return string(l.b.Bytes()[off:])
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	sc := bufio.NewScanner(strings.NewReader(s))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("... (%d lines before)", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// signal helpers: syscall.Kill with the error spelled out.
+func kill(t *testing.T, pid int, sig syscall.Signal) {
+	t.Helper()
+	if pid <= 0 {
+		t.Fatalf("no pid to send %v to", sig)
+	}
+	if err := syscall.Kill(pid, sig); err != nil {
+		t.Fatalf("kill -%d %d: %v", sig, pid, err)
+	}
+}

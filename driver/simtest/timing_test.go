@@ -1,0 +1,208 @@
+//go:build !race
+
+// Stop timings from the sim's record of frame arrivals: the e-stop request, the deadman, SIGINT of the
+// service. Figures are logged (go test -v); the bounds are generous safety nets for a loaded 2-core machine.
+
+package simtest_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/sim"
+)
+
+// TestTimingEStopRequestToStopFrame: 20 cycles of drive, e-stop request, reset. The driver writes the stop
+// frame at the trip, not at the next tick.
+func TestTimingEStopRequestToStopFrame(t *testing.T) {
+	s := sharedStack(t)
+	p := s.publish(t, api.Twist{VX: 0.2})
+	const cycles = 20
+	var lat []time.Duration
+	for i := range cycles {
+		s.reset(t)
+		s.mustEnable(t)
+		// The wheels are commanded to turn: a non-zero frame arrived and the sim applied it.
+		if _, ok := s.waitTruth(2*time.Second, func(tr sim.Truth) bool { return tr.TargetRPS[0] > 0 }); !ok {
+			t.Fatalf("cycle %d: wheels never commanded; state blocked %s", i, strp(s.state(t).Blocked))
+		}
+		seq := s.sim.RxSeq()
+		t0 := time.Now()
+		if rep := s.estop(t, fmt.Sprintf("timing cycle %d", i)); !rep.Success {
+			t.Fatalf("cycle %d: estop %+v", i, rep)
+		}
+		r, _, ok := s.waitRx(seq, time.Second, stopAfter(t0))
+		if !ok {
+			t.Fatalf("cycle %d: no stop frame within 1 s of the e-stop request", i)
+		}
+		lat = append(lat, r.T.Sub(t0))
+	}
+	p.halt()
+	_, p99, _ := quantiles(lat)
+	t.Logf("e-stop request -> stop frame at the board, %s", figures(lat))
+	if p99 > 100*time.Millisecond {
+		t.Errorf("e-stop p99 %s, bound 100 ms", ms(p99))
+	}
+	if tr, ok := s.waitTruth(3*time.Second, wheelsStopped); !ok {
+		t.Errorf("wheels after the last e-stop: %v", tr.WheelRPS)
+	}
+}
+
+// TestTimingDeadman: forward, then silence (the stream stays open): the stop frame comes 0.3 s (cmd_timeout)
+// after the last command plus at most one 20 ms tick. A random phase between the commands and the control
+// ticks makes the runs cover the whole tick.
+func TestTimingDeadman(t *testing.T) {
+	s := sharedStack(t)
+	s.mustEnable(t)
+	p := s.publish(t, api.Twist{})
+	p.silence()
+	const runs = 12
+	var fromSend, fromArrival []time.Duration
+	for i := range runs {
+		time.Sleep(time.Duration(rand.IntN(20000)) * time.Microsecond) // the random phase (a stimulus)
+		seq := s.sim.RxSeq()
+		p.set(api.Twist{VX: 0.1})
+		if _, _, ok := s.waitRx(seq, 2*time.Second, isMoving); !ok {
+			t.Fatalf("run %d: wheels never commanded; blocked %s", i, strp(s.state(t).Blocked))
+		}
+		last := p.silence()
+		r, _, ok := s.waitRx(seq, 2*time.Second, stopAfter(last))
+		if !ok {
+			t.Fatalf("run %d: no stop frame within 2 s of the last command", i)
+		}
+		d := r.T.Sub(last)
+		fromSend = append(fromSend, d)
+		// The driver's own view of when the last command arrived: the state's stamp minus cmd_age.
+		if st := s.state(t); st.CmdAgeS != nil {
+			arr := st.Stamp.Add(-time.Duration(*st.CmdAgeS * float64(time.Second)))
+			fromArrival = append(fromArrival, r.T.Sub(arr))
+		}
+		if d <= 290*time.Millisecond || d >= 300*time.Millisecond+60*time.Millisecond {
+			t.Errorf("run %d: stop frame %s after the last command, want 0.3 s plus at most one tick (bounds 290-360 ms)", i, ms(d))
+		}
+	}
+	p.halt()
+	t.Logf("deadman: last command sent -> stop frame at the board, %s", figures(fromSend))
+	t.Logf("deadman: last command at the driver (state stamp - cmd_age) -> stop frame, %s", figures(fromArrival))
+}
+
+// TestTimingSIGINT: SIGINT to `rosorin-base run` while the wheels turn, three times on fresh stacks: stop
+// frames reach the board, the supervisor exits 0, and none of its processes is left.
+func TestTimingSIGINT(t *testing.T) {
+	const runs = 3
+	var first, exit []time.Duration
+	for i := range runs {
+		f, e := sigintOnce(t, i)
+		if t.Failed() {
+			return
+		}
+		first, exit = append(first, f), append(exit, e)
+	}
+	t.Logf("SIGINT of the supervisor -> first stop frame at the board, %s", figures(first))
+	t.Logf("SIGINT of the supervisor -> exit 0, %s", figures(exit))
+}
+
+func sigintOnce(t *testing.T, run int) (firstStop, exited time.Duration) {
+	t.Helper()
+	s, err := startStack()
+	if err != nil {
+		t.Fatalf("run %d: start: %v", run, err)
+	}
+	defer s.close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if r, err := s.cl.Enable(ctx, true); err != nil || !r.Success {
+		t.Fatalf("run %d: enable: %+v %v", run, r, err)
+	}
+	p := s.publish(t, api.Twist{VX: 0.2})
+	defer p.halt()
+	if tr, ok := s.waitTruth(3*time.Second, turning); !ok {
+		t.Fatalf("run %d: wheels not turning: %v", run, tr.WheelRPS)
+	}
+	st, err := s.cl.State(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sup := s.cmd.Process.Pid
+	kids := childrenOf(sup)
+	for _, pid := range []int{st.PIDs.Driver, st.PIDs.LidarReader} {
+		if _, ok := kids[pid]; !ok {
+			t.Fatalf("run %d: pid %d (from the state record) is not a child of the supervisor %d: children %v", run, pid, sup, kids)
+		}
+	}
+	all := map[int]procInfo{}
+	for pid, pi := range kids { // and their children, if any
+		all[pid] = pi
+		for g, gi := range childrenOf(pid) {
+			all[g] = gi
+		}
+	}
+	seq := s.sim.RxSeq()
+	t0 := time.Now()
+	code, ok := s.interrupt(5 * time.Second) // SIGINT, then wait for the exit
+	tExit := time.Now()
+	if !ok {
+		t.Fatalf("run %d: rosorin-base run still running 5 s after SIGINT", run)
+	}
+	if code != 0 {
+		t.Errorf("run %d: exit status %d after SIGINT, want 0; log:\n%s", run, code, tail(s.log.String(), 40))
+	}
+	r, _, ok := s.waitRx(seq, time.Second, stopAfter(t0))
+	if !ok {
+		t.Fatalf("run %d: no stop frame after SIGINT", run)
+	}
+	frames, _ := s.sim.ReceivedSince(r.Seq)
+	var stops []string
+	for _, f := range frames {
+		if !isStop(f) {
+			t.Errorf("run %d: frame % x after the first stop frame of the shutdown", run, frameBytes(f))
+		}
+		stops = append(stops, ms(f.T.Sub(t0)))
+	}
+	if len(frames) < 2 {
+		t.Errorf("run %d: %d stop frames after SIGINT, want at least the supervisor's two", run, len(frames))
+	}
+	if tr, ok := s.waitTruth(time.Second, func(tr sim.Truth) bool { return tr.TargetRPS == [4]float64{} }); !ok {
+		t.Errorf("run %d: wheel targets %v after the shutdown", run, tr.TargetRPS)
+	}
+	// No process left: every child (and grandchild) the supervisor had is gone, and nothing runs with this
+	// stack's directory on its command line.
+	for pid, pi := range all {
+		if stillRunning(pid, pi) {
+			t.Errorf("run %d: process %d (child of the supervisor) still running after its exit", run, pid)
+		}
+	}
+	if left := procsMentioning(s.dir); len(left) > 0 {
+		t.Errorf("run %d: processes left: %v", run, left)
+	}
+	p.halt()
+	t.Logf("run %d: SIGINT -> stop frames at %s; exit 0 after %s; %d processes (driver %d, reader %d) gone",
+		run, strings.Join(stops, ", "), ms(tExit.Sub(t0)), len(all), st.PIDs.Driver, st.PIDs.LidarReader)
+	return r.T.Sub(t0), tExit.Sub(t0)
+}
+
+// procsMentioning lists live processes whose command line contains s.
+func procsMentioning(s string) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !strings.Contains(string(b), s) {
+			continue
+		}
+		var pid int
+		if _, err := fmt.Sscan(e.Name(), &pid); err != nil {
+			continue
+		}
+		if pi, ok := readProc(pid); ok && pi.state != "Z" {
+			out = append(out, fmt.Sprintf("%d %s", pid, strings.ReplaceAll(string(b), "\x00", " ")))
+		}
+	}
+	return out
+}
