@@ -91,6 +91,7 @@ type verdictJSON struct {
 	StillFrom  jfloat        `json:"still_from_s"`
 	WorstAfter jfloat        `json:"worst_after"`
 	QuietFor   jfloat        `json:"quiet_for_s"`
+	QuietRule  string        `json:"quiet_rule,omitempty"`
 	Trigger    jfloat        `json:"trigger"`
 	End        jfloat        `json:"end"`
 	Samples    int           `json:"samples"`
@@ -104,7 +105,7 @@ type verdictJSON struct {
 // MarshalJSON writes every field in snake_case, unmeasured numbers as null.
 func (v Verdict) MarshalJSON() ([]byte, error) {
 	return json.Marshal(verdictJSON{v.Kind, v.Outcome, v.Reason, jfloat(v.Spinning), jfloat(v.StillFrom),
-		jfloat(v.WorstAfter), jfloat(v.QuietFor), jfloat(v.Trigger), jfloat(v.End), v.Samples, v.Dropped,
+		jfloat(v.WorstAfter), jfloat(v.QuietFor), v.QuietRule, jfloat(v.Trigger), jfloat(v.End), v.Samples, v.Dropped,
 		jfloat(v.Gap), jfloat(v.GapFrom), v.Params, v.Windows})
 }
 
@@ -115,7 +116,7 @@ func (v *Verdict) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*v = Verdict{j.Kind, j.Outcome, j.Reason, float64(j.Spinning), float64(j.StillFrom), float64(j.WorstAfter),
-		float64(j.QuietFor), float64(j.Trigger), float64(j.End), j.Samples, j.Dropped, float64(j.Gap),
+		float64(j.QuietFor), j.QuietRule, float64(j.Trigger), float64(j.End), j.Samples, j.Dropped, float64(j.Gap),
 		float64(j.GapFrom), j.Params, j.Windows}
 	return nil
 }

@@ -147,3 +147,20 @@ func TestVerdictJSON(t *testing.T) {
 		}
 	}
 }
+
+// A quiet limit other than the 2 s rule is said in the line, beside the quiet time, and kept in the record.
+func TestLineSaysAShorterQuietRule(t *testing.T) {
+	v := newVerdict(KindStop, 0, 2.2, DefaultParams())
+	v.Params.NeedQuiet = 0.5
+	v.Outcome, v.Spinning, v.StillFrom, v.WorstAfter, v.QuietFor = Pass, 0.0080, 0.95, 0.0031, 1.2
+	v.QuietRule = "need 0.5 s quiet, not 2 s: scans back 2.27 s after the kill"
+	const want = "LiDAR silent (scan gate), fwd 0.35 spinning 0.0080 -> still from 0.95 s on; worst after 0.0031 over 1.2 s (need 0.5 s quiet, not 2 s: scans back 2.27 s after the kill)  PASS"
+	if got := v.Line("LiDAR silent (scan gate), fwd 0.35"); got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+	b, _ := json.Marshal(v)
+	var back Verdict
+	if err := json.Unmarshal(b, &back); err != nil || back.QuietRule != v.QuietRule || !strings.Contains(string(b), `"quiet_rule":"need 0.5 s quiet`) {
+		t.Fatalf("%s -> %+v (%v)", b, back.QuietRule, err)
+	}
+}

@@ -111,6 +111,10 @@ type Verdict struct {
 	WorstAfter float64
 	// QuietFor: seconds from StillFrom to the end of the last window; 0 if never settled.
 	QuietFor float64
+	// QuietRule says why the quiet limit (Params.NeedQuiet) is not the default 2 s rule, for a person: the
+	// result line prints it beside the quiet time, so a shorter limit is never mistaken for the 2 s rule.
+	// Set by the caller that chose the limit; "" for the default.
+	QuietRule string
 	// Trigger and End delimit the judged interval (for KindRelease: from and to).
 	Trigger, End float64
 	// Samples: usable samples in the judged range (KindStop: SpinWindow before the trigger to End).
@@ -171,6 +175,9 @@ func (v Verdict) Line(name string) string {
 		switch {
 		case isFinite(v.StillFrom):
 			fmt.Fprintf(&b, "still from %.2f s on; worst after %s over %.1f s", v.StillFrom, f4(v.WorstAfter), v.QuietFor)
+			if v.QuietRule != "" {
+				fmt.Fprintf(&b, " (%s)", v.QuietRule)
+			}
 		case strings.HasPrefix(v.Reason, "NEVER settled"):
 			b.WriteString(v.Reason)
 			said = true

@@ -397,3 +397,39 @@ func TestProveRecordsTheDriverBinary(t *testing.T) {
 		}
 	})
 }
+
+// The scan-loss stop is judged with a shorter quiet time than the 2 s rule (the scans return, and with them
+// the wheels, about 2 s after the kill): the line and the record say so, with the scans' return measured in
+// this run, so nobody mistakes it for the 2 s rule.
+func TestProveScanLossSaysItsQuietRule(t *testing.T) {
+	run(t, harnesstest.Options{Seed: 11}, "scanloss", nil, func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+		if err != nil || !rep.AllPassed() {
+			t.Fatalf("%v %s\n%s", err, rep.ResultLine(), out)
+		}
+		stop := rep.Results[0]
+		if !strings.Contains(stop.Line, "(need 0.5 s quiet, not 2 s: scans back 2.") || !strings.HasSuffix(stop.Line, "s after the kill)  PASS") {
+			t.Errorf("line %q does not say its quiet rule", stop.Line)
+		}
+		var quiet Measurement
+		for _, m := range stop.Measurements {
+			if m.Name == "quiet time" {
+				quiet = m
+			}
+		}
+		if quiet.Limit != 0.5 || !strings.HasPrefix(quiet.Why, "need 0.5 s quiet, not 2 s") {
+			t.Errorf("quiet measurement %+v", quiet)
+		}
+		b, _ := json.Marshal(stop)
+		if !bytes.Contains(b, []byte(`"quiet_rule":"need 0.5 s quiet, not 2 s: scans back 2.`)) {
+			t.Errorf("record %s", b)
+		}
+		// The other paths keep the 2 s rule and say nothing more.
+	})
+	run(t, harnesstest.Options{Seed: 11}, "estop", nil, func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+		for _, res := range rep.Results {
+			if strings.Contains(res.Line, "need") || res.Verdict.QuietRule != "" || res.Verdict.Params.NeedQuiet != 2 {
+				t.Errorf("%q", res.Line)
+			}
+		}
+	})
+}

@@ -25,6 +25,8 @@ type Measurement struct {
 	// Rule is how Value must compare with Limit: ">", "<=", ">=" or "<".
 	Rule string `json:"rule"`
 	OK   bool   `json:"ok"`
+	// Why explains a limit that is not the judge's default (the scan-loss path's quiet time).
+	Why string `json:"why,omitempty"`
 }
 
 func (m Measurement) MarshalJSON() ([]byte, error) {
@@ -35,8 +37,9 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 		Unit  string   `json:"unit"`
 		Rule  string   `json:"rule"`
 		OK    bool     `json:"ok"`
+		Why   string   `json:"why,omitempty"`
 	}
-	return json.Marshal(plain{m.Name, num(m.Value), num(m.Limit), m.Unit, m.Rule, m.OK})
+	return json.Marshal(plain{m.Name, num(m.Value), num(m.Limit), m.Unit, m.Rule, m.OK, m.Why})
 }
 
 func num(x float64) *float64 {
@@ -68,10 +71,12 @@ func measurements(v stand.Verdict) []Measurement {
 	if v.Kind == stand.KindRelease {
 		return []Measurement{measure("vibration after the scans returned", v.Spinning, ">", p.Threshold, "rad/s")}
 	}
+	quiet := measure("quiet time", v.QuietFor, ">=", p.NeedQuiet, "s")
+	quiet.Why = v.QuietRule
 	return []Measurement{
 		measure("spinning level before the trigger", v.Spinning, ">", p.Threshold, "rad/s"),
 		measure("still from (after the trigger)", v.StillFrom, "<=", p.MaxStop, "s"),
-		measure("quiet time", v.QuietFor, ">=", p.NeedQuiet, "s"),
+		quiet,
 		measure("worst window after still", v.WorstAfter, "<", p.Threshold, "rad/s"),
 	}
 }

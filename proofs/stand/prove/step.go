@@ -508,6 +508,9 @@ func (p *pathRun) judge() []Result {
 		}
 	}
 	v := stand.Judge(samples, r.rel(p.trig), r.rel(end), params)
+	if p.s.Path == ScanLoss {
+		v.QuietRule = p.scanLossRule(params.NeedQuiet)
+	}
 	drv := p.drv.Samples()
 	lag := harness.LagOf(drv)
 	r.lagMS = append(r.lagMS, harness.LagsMS(drv)...)
@@ -534,6 +537,16 @@ func (p *pathRun) judge() []Result {
 		out = append(out, rel)
 	}
 	return out
+}
+
+// scanLossRule is the scan-loss stop's quiet rule as the line and the record state it: the limit, that it is
+// not the 2 s rule, and why, with this run's own measure of when the scans came back.
+func (p *pathRun) scanLossRule(need float64) string {
+	back := "scans return ~2 s after the kill"
+	if !p.backAt.IsZero() {
+		back = fmt.Sprintf("scans back %.2f s after the kill", p.backAt.Sub(p.trig).Seconds())
+	}
+	return fmt.Sprintf("need %.1f s quiet, not 2 s: %s", need, back)
 }
 
 func relOrNever(t, from time.Time) string {
