@@ -1,4 +1,4 @@
-//go:build !race
+//go:build !race && linux
 
 // The end-to-end tests run the real binaries: stopproof against a simulated stand robot (package sim, inside
 // stopproof) with the real rosorin-base supervisor, driver and LiDAR reader as child processes. They are
@@ -14,29 +14,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
-
-var binDir string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "stopproof-e2e-")
-	if err != nil {
-		panic(err)
-	}
-	binDir = dir
-	for _, pkg := range []string{"github.com/rosorin/rosorin/cmd/stopproof", "github.com/rosorin/rosorin/cmd/rosorin-base"} {
-		out, err := exec.Command("go", "build", "-o", dir, pkg).CombinedOutput()
-		if err != nil {
-			os.RemoveAll(dir)
-			panic("go build " + pkg + ": " + err.Error() + "\n" + string(out))
-		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
 
 // stopproof runs the binary in the test's working directory, inside the source tree (so --sim builds
 // rosorin-base from the tree), and returns its output and exit status.
@@ -45,11 +26,23 @@ func stopproof(t *testing.T, timeout time.Duration, args ...string) (string, int
 	return stopproofIn(t, "", timeout, args...)
 }
 
+// command prepares stopproof to run in dir ("" = the test's working directory). Its temporary folders (the
+// simulated robot's) go into the test's own, which the testing package removes whatever the child left
+// behind; and if this test binary dies, the child gets SIGINT, runs its teardown and takes its simulated
+// robot down with it.
+func command(t *testing.T, dir string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bins(t), "stopproof"), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGINT}
+	return cmd
+}
+
 // stopproofIn runs the binary in dir ("" = the test's working directory).
 func stopproofIn(t *testing.T, dir string, timeout time.Duration, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(binDir, "stopproof"), args...)
-	cmd.Dir = dir
+	cmd := command(t, dir, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -190,7 +183,7 @@ func TestProveSimEstopKillPasses(t *testing.T) {
 // Ctrl-C in the middle of a path: the teardown disables the wheels, the simulated robot and its processes
 // are gone, and the exit status is not 0.
 func TestProveSimCtrlC(t *testing.T) {
-	cmd := exec.Command(filepath.Join(binDir, "stopproof"), "prove", "--sim", "estop", "--evidence-dir", t.TempDir())
+	cmd := command(t, "", "prove", "--sim", "estop", "--evidence-dir", t.TempDir())
 	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
