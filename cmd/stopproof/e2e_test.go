@@ -7,6 +7,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -17,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rosorin/rosorin/driver/api"
 )
 
 // stopproof runs the binary in the test's working directory, inside the source tree (so --sim builds
@@ -189,11 +192,25 @@ func TestProveSimCtrlC(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(out.String(), "spinning up") && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	time.Sleep(time.Second)
+	interrupted := false
+	defer func() { // a failed wait below must not leave the proof running
+		if !interrupted {
+			cmd.Process.Signal(os.Interrupt)
+		}
+	}()
+	// The first path's progress line (the simulated robot and rosorin-base built and started; generous: the
+	// build may be cold), then the driver itself turning the wheels: Ctrl-C lands mid-path, with wheels the
+	// teardown has to stop.
+	waitFor(t, 3*time.Minute, "the progress line \"spinning up\"", func() bool { return strings.Contains(out.String(), "spinning up") })
+	c := api.NewClient(filepath.Join(simDir(t, out.String()), "base.sock"))
+	defer c.CloseIdle()
+	waitFor(t, 30*time.Second, "the driver enabled and turning the wheels", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		st, err := c.State(ctx)
+		return err == nil && st.Enabled && st.WheelRPS != [4]float64{}
+	})
+	interrupted = true
 	cmd.Process.Signal(os.Interrupt)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -216,6 +233,17 @@ func TestProveSimCtrlC(t *testing.T) {
 		}
 	}
 	assertTornDown(t, simDir(t, s))
+}
+
+// waitFor polls cond until it holds, or fails the test after timeout naming what it waited for.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within %v", what, timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // syncBuffer is a bytes.Buffer the test reads while the child writes.
