@@ -21,10 +21,10 @@ func (k WorldKind) String() string {
 }
 
 // WheelTau is the first-order time constant of every wheel, spin-up and run-down alike. Fitted so the
-// stand judge's vibration score (hypot of gyro x/y std over 0.2 s windows, threshold 0.0035 rad/s)
-// reads "still" 0.25-0.45 s after a stop frame at 0.2-0.35 m/s, as chapter 19 measured (estop
-// 0.40 / 0.50 s including the driver's own latency; deadman 0.55 s = 0.3 s wait + 0.25 s).
-// See TestStopToStillFit for the measured fit.
+// stand judge (proofs/stand, threshold 0.0035 rad/s on 0.2 s windows) reads "still" as chapter 19's
+// e-stop column does (0.40 / 0.50 / 0.25 s at 0.2 m/s, 0.35 m/s, 1.0 rad/s): 0.30 / 0.43 / 0.265 s with
+// the stop frame at the trigger (TestLagFitEstopColumn pins +-0.15 s). Not fitted to the deadman column,
+// whose figures are shorter than its own 0.3 s wait allows: see the Fit section of doc.go.
 const WheelTau = 0.22
 
 // Physics is the pure mechanical state: wheel speeds, body velocity and pose. No clock: Step takes dt.
