@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/rosorin/rosorin/protocol/board"
 )
 
 const padPeriod = 50 * time.Millisecond // the pad reports at about 20 Hz
@@ -334,19 +336,42 @@ func TestKeyTrip(t *testing.T) {
 		key    int
 		want   string
 	}{
-		{1, KeyPressed, 1, "key1"},
-		{1, KeyClick, 1, "key1"},
-		{1, KeyLongPress, 1, "key1"},
-		{1, KeyReleaseFromSP, 1, ""},
-		{1, KeyDouble, 1, ""},
-		{2, KeyPressed, 1, ""},
-		{2, KeyClick, 2, "key2"},
-		{1, KeyPressed, 0, ""}, // estop_key 0: key trips off
-		{1, KeyPressed | KeyReleaseFromSP, 1, "key1"},
+		{1, board.KeyPressed, 1, "key1"},
+		{1, board.KeyClick, 1, "key1"},
+		{1, board.KeyLongPress, 1, "key1"},
+		{1, board.KeyReleaseFromSP, 1, ""},
+		{1, board.KeyDouble, 1, ""},
+		{2, board.KeyPressed, 1, ""},
+		{2, board.KeyClick, 2, "key2"},
+		{1, board.KeyPressed, 0, ""}, // estop_key 0: key trips off
+		{1, board.KeyPressed | board.KeyReleaseFromSP, 1, "key1"},
 	}
 	for _, c := range cases {
 		if got := KeyTrip(c.id, c.ev, c.key); got != c.want {
 			t.Fatalf("KeyTrip(%d, 0x%02x, %d) = %q, want %q", c.id, c.ev, c.key, got, c.want)
 		}
+	}
+}
+
+// TestKeyTripEveryEventFromTheCodec: every event byte, through the board codec's own frame, trips exactly when
+// it carries PRESSED, LONGPRESS or CLICK (the bits are protocol/board's, defined once).
+func TestKeyTripEveryEventFromTheCodec(t *testing.T) {
+	trips := 0
+	for ev := 0; ev < 256; ev++ {
+		f := board.EncodeKey(board.Key{ID: 1, Event: uint8(ev)})
+		k, err := board.DecodeKey(f[4 : len(f)-1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ""
+		if k.Event&(board.KeyPressed|board.KeyLongPress|board.KeyClick) != 0 {
+			want, trips = "key1", trips+1
+		}
+		if got := KeyTrip(k.ID, k.Event, 1); got != want {
+			t.Fatalf("event 0x%02x: %q, want %q", ev, got, want)
+		}
+	}
+	if trips != 256-32 { // 5 of 8 bits do not trip: 2^5 events without any trip bit
+		t.Fatalf("%d tripping events, want 224", trips)
 	}
 }
