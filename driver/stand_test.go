@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -569,11 +570,20 @@ func TestStandStaleSocketRemoved(t *testing.T) {
 func TestStandTickJitterAndStreams(t *testing.T) {
 	s := newStand(t)
 	s.feedScans()
-	var states, imus int
+	var states int
+	// The IMU follower runs in its own goroutine: its count is atomic, and read only after that goroutine has
+	// ended (a plain int read here raced with the callback, hidden by this file's !race tag).
+	var imuCount atomic.Int64
 	ctx, cancel := contextWithTimeout(2 * time.Second)
 	defer cancel()
-	go s.cl.Follow(ctx, api.TopicIMU, func([]byte) error { imus++; return nil })
+	imuDone := make(chan struct{})
+	go func() {
+		defer close(imuDone)
+		_ = s.cl.Follow(ctx, api.TopicIMU, func([]byte) error { imuCount.Add(1); return nil })
+	}()
 	s.cl.FollowState(ctx, func(api.State) error { states++; return nil })
+	<-imuDone
+	imus := imuCount.Load()
 	st := s.state()
 	t.Logf("control loop: tick p50 %.3f ms, p99 %.3f ms, max %.3f ms, overruns %d (ideal %v); state stream %d in 2 s",
 		st.Loop.TickP50Ms, st.Loop.TickP99Ms, st.Loop.TickMaxMs, st.Loop.Overruns, s.r.tick, states)
