@@ -110,10 +110,19 @@ func newBoardWriter(w io.Writer) *boardWriter {
 func (bw *boardWriter) run() {
 	defer close(bw.done)
 	for {
+		// quit first, before every write: when both are ready a select picks at random, and a motor frame
+		// written after stop() gave up waiting would follow the shutdown's final stop frames on the port.
+		if bw.quitting() {
+			return
+		}
 		select {
 		case <-bw.quit:
 			return
 		case f := <-bw.ch:
+			if bw.quitting() {
+				bw.replaced.Add(1) // dropped, never written: idle() still balances
+				return
+			}
 			bw.busySince.Store(time.Now().UnixNano())
 			_, err := bw.w.Write(f)
 			bw.busySince.Store(0)
@@ -124,6 +133,15 @@ func (bw *boardWriter) run() {
 			bw.written.Add(1)
 			bw.lastWrite.Store(time.Now().UnixNano())
 		}
+	}
+}
+
+func (bw *boardWriter) quitting() bool {
+	select {
+	case <-bw.quit:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -158,9 +176,17 @@ func (bw *boardWriter) busyFor(now time.Time) time.Duration {
 }
 
 // stop ends the writer goroutine, waiting up to wait for a write in progress. It reports whether the goroutine
-// ended (false: a write is stuck in the kernel; it ends when the port's owner closes the port).
+// ended (false: a write is stuck in the kernel; it ends when the port's owner closes the port). A frame still
+// pending is dropped, never written: the caller writes the final stop frames itself, and nothing of the
+// writer's may follow them, even when the stuck write returns later. Called once the loop (the only sender)
+// has ended.
 func (bw *boardWriter) stop(wait time.Duration) bool {
 	bw.stopped.Do(func() { close(bw.quit) })
+	select {
+	case <-bw.ch:
+		bw.replaced.Add(1)
+	default:
+	}
 	select {
 	case <-bw.done:
 		return true
