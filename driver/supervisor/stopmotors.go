@@ -19,7 +19,9 @@ type StopMotorsConfig struct {
 	Wait time.Duration
 	// Retry is the open retry period (0.2 s), WarnAfter when the first warning is printed (1 s).
 	Retry, WarnAfter time.Duration
-	// Frames is the number of stop frames written (3).
+	// Frames is the number of stop frames written (3, the seed's count). More than one because whoever wrote
+	// before (a driver that died mid-write) may have left a cut frame whose length byte swallows the first stop
+	// frame in a parser that does not resynchronise (stopper.crash in stopper.go explains it).
 	Frames int
 	// Warn receives the one-time warning line (stderr); may be nil.
 	Warn io.Writer

@@ -16,12 +16,16 @@ type stopper struct {
 	mu     sync.Mutex
 	f      *os.File // nil while the port is gone
 	frame  []byte
+	double []byte // the stop frame twice, back to back: the crash path's write (see crash)
 	count  uint64
 	last   string
 	lastAt time.Time
 }
 
-func newStopper() *stopper { return &stopper{frame: board.StopFrame()} }
+func newStopper() *stopper {
+	f := board.StopFrame()
+	return &stopper{frame: f, double: append(append([]byte(nil), f...), f...)}
+}
 
 func (s *stopper) set(f *os.File) {
 	s.mu.Lock()
@@ -35,17 +39,33 @@ const stopWriteTimeout = 200 * time.Millisecond
 
 // write writes one stop frame and returns when it is in the tty's output queue. It fails when the port is
 // gone: nothing can stop the wheels then, and the caller says so loudly.
-func (s *stopper) write(reason string) error {
+func (s *stopper) write(reason string) error { return s.put(reason, s.frame, 1) }
+
+// crash writes the stop frame twice, back to back in one write(2): the stop after a driver that died, hung
+// or may have been cut off by anyone (the crash path, the watchdog, the supervisor's own start).
+//
+// Why twice: a process killed in the middle of a write can leave part of a motor frame on the wire (a tty
+// write that waited for room in the output queue returns short when a fatal signal arrives). The reference
+// asks a receiver to resynchronise after a bad checksum by dropping one byte; a firmware parser that instead
+// trusts the cut frame's length byte takes up to 26 bytes of what follows as that frame's payload, which is
+// the whole first stop frame (27 bytes, as long as a motor frame), and then finds the second one intact
+// (TestCrashStopSurvivesACutFrame tries every cut that kept the length byte). Not covered: a cut inside the
+// 4-byte header, where a stop frame's own AA becomes the length (170) or the function byte; such a parser
+// would swallow both copies, and only the next frames (the restarted driver's stop frame, its refreshes
+// every 0.2 s) reach it. stop-motors writes three for the same reason.
+func (s *stopper) crash(reason string) error { return s.put(reason, s.double, 2) }
+
+func (s *stopper) put(reason string, b []byte, frames uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.f == nil {
 		return fmt.Errorf("board port gone: cannot write the stop frame (%s); the wheels keep their last speed until the device returns", reason)
 	}
 	_ = s.f.SetWriteDeadline(time.Now().Add(stopWriteTimeout))
-	if _, err := s.f.Write(s.frame); err != nil {
+	if _, err := s.f.Write(b); err != nil {
 		return fmt.Errorf("stop frame (%s): %w", reason, err)
 	}
-	s.count++
+	s.count += frames
 	s.last, s.lastAt = reason, time.Now()
 	return nil
 }

@@ -180,7 +180,7 @@ func Run(ctx context.Context, cfg Config) error {
 		crashDelay: cfg.RestartDelay}
 	s.setPort(f)
 	// Known state first: whatever the wheels were doing before this start, they stop now.
-	if err := s.stop.write("supervisor start"); err != nil {
+	if err := s.stop.crash("supervisor start"); err != nil {
 		f.Close()
 		return fmt.Errorf("board port %s: %w", cfg.Device, err)
 	}
@@ -457,7 +457,7 @@ func (s *supervisor) waitChild(c *child, isDriver bool) {
 	ev := exitEvent{c: c, ws: ws, err: err, reaped: time.Now()}
 	if isDriver {
 		ev.stopped = true
-		ev.stopErr = s.stop.write("driver " + c.exitHow(ws))
+		ev.stopErr = s.stop.crash("driver " + c.exitHow(ws))
 		ev.stopDur = time.Since(ev.reaped)
 	}
 	s.exits <- ev
@@ -538,7 +538,7 @@ func (s *supervisor) tryReopen() bool {
 	}
 	gone := time.Since(s.portSince)
 	s.setPort(f)
-	if err := s.stop.write("board port returned"); err != nil {
+	if err := s.stop.crash("board port returned"); err != nil {
 		s.log.Error("board port back but the stop frame failed", "device", s.cfg.Device, "err", err)
 	} else {
 		s.log.Warn("board port back; stop frame written", "device", s.cfg.Device, "gone_for", gone.Round(time.Millisecond))

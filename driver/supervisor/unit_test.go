@@ -3,6 +3,8 @@ package supervisor
 import (
 	"bytes"
 	"errors"
+	"io"
+	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -98,5 +100,86 @@ func TestRestartDelay(t *testing.T) {
 		if got[i] != want[i]*time.Millisecond {
 			t.Fatalf("restart delays %v, want %v ms", got, want)
 		}
+	}
+}
+
+// naiveFrames is a board parser that does not resynchronise: after a header it trusts the length byte, and a
+// frame with a bad checksum is dropped whole, with everything its length covered (a firmware weaker than the
+// reference's rule, which drops one byte and searches again). It returns the frames whose checksum held.
+func naiveFrames(b []byte) [][]byte {
+	var out [][]byte
+	for i := 0; i+1 < len(b); {
+		if b[i] != 0xAA || b[i+1] != 0x55 {
+			i++
+			continue
+		}
+		if i+4 > len(b) {
+			break
+		}
+		n := int(b[i+3])
+		end := i + 4 + n + 1
+		if end > len(b) {
+			break
+		}
+		if board.CRC8(b[i+2:end-1]) == b[end-1] {
+			out = append(out, b[i:end])
+		}
+		i = end
+	}
+	return out
+}
+
+// TestCrashStopSurvivesACutFrame: a driver killed in the middle of a motor frame's write leaves a cut frame on
+// the wire; the crash path's stop write must still leave a whole stop frame for a parser that trusts the cut
+// frame's length byte and swallows what follows as its payload. One stop frame is swallowed; the crash path
+// writes two back to back. Every cut that kept the length byte (4 to 26 of the 27 bytes) is tried.
+func TestCrashStopSurvivesACutFrame(t *testing.T) {
+	motor, err := board.EncodeWheelRPS([4]float64{1, 1, -1, -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	single := 0
+	for cut := 4; cut < len(motor); cut++ {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := newStopper()
+		st.set(w)
+		if _, err := w.Write(motor[:cut]); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.crash("driver killed by SIGKILL"); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		got, _ := io.ReadAll(r)
+		r.Close()
+		wire := got[cut:]
+		if len(wire) != 2*len(board.StopFrame()) || !board.IsStopFrame(wire[:len(wire)/2]) || !board.IsStopFrame(wire[len(wire)/2:]) {
+			t.Fatalf("crash stop write: % x, want two stop frames back to back", wire)
+		}
+		if n, _, _ := st.stats(); n != 2 {
+			t.Fatalf("stop frames counted %d, want 2", n)
+		}
+		stops := 0
+		for _, f := range naiveFrames(got) {
+			if board.IsStopFrame(f) {
+				stops++
+			}
+		}
+		if stops == 0 {
+			t.Fatalf("cut after %d bytes: no stop frame survived the naive parser (wire % x)", cut, got)
+		}
+		// The negative control: one stop frame after the same cut.
+		one := append(append([]byte(nil), motor[:cut]...), board.StopFrame()...)
+		for _, f := range naiveFrames(one) {
+			if board.IsStopFrame(f) {
+				single++
+			}
+		}
+	}
+	if single != 0 {
+		t.Fatalf("a single stop frame survived %d cuts: the naive parser does not model the failure", single)
 	}
 }

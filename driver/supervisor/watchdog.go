@@ -238,7 +238,7 @@ func (s *supervisor) driverHung(c *child, why string) {
 	s.watchdogTrips.Add(1)
 	s.lastWatchdog.Store(&why)
 	kerr := c.p.signal(syscall.SIGKILL)
-	serr := s.stop.write("driver hung (watchdog)")
+	serr := s.stop.crash("driver hung (watchdog)")
 	msg := why
 	if serr != nil {
 		msg += "; STOP FRAME FAILED (" + serr.Error() + ")"
