@@ -45,7 +45,14 @@
 // are 400), bodies over MaxBody are 413, one-shot floods over RequestRate are 429, a stream over its rate
 // has lines dropped and is closed with 429 after StreamFloodLimit drops. An unparseable velocity command
 // stops the wheels (Handler.BadCommand) and is counted; a parseable but absurd one is refused by the gate,
-// which stops the wheels too. E-stop and disable requests are never rate limited.
+// which stops the wheels too.
+//
+// E-stop and disable are never refused by a limit: POST /v1/estop and POST /v1/enable are outside the
+// concurrent-request cap (MaxActive) and the followers' cap (MaxFollowers); e-stop and enable false are not
+// rate limited (enable true is); their bodies may be up to MaxSafetyBody (64 KB), and an e-stop with a
+// broken or oversize body still latches. Follow streams have a cap of their own (MaxFollowers), so open
+// dashboards never crowd out commands; other requests (cmd_vel and scan streams, one-shot GETs and POSTs)
+// share MaxActive.
 //
 // Output streams never block the driver: each follower has a queue of SubscriberQueue messages; when it is
 // full, messages for that follower are dropped and counted (state: link.dropped_msgs), and a follower that

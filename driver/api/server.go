@@ -44,8 +44,15 @@ const (
 	StreamScanBurst = 20.0
 	// MaxBadScanLines: a scan stream with this many malformed lines is closed with 400.
 	MaxBadScanLines = 100
-	// MaxActive bounds concurrent requests (streams included); more get 503.
+	// MaxActive bounds concurrent requests other than follow streams, e-stops and enables (cmd_vel and scan
+	// streams included); more get 503.
 	MaxActive = 64
+	// MaxFollowers bounds open ?follow=1 output streams, apart from MaxActive: followers are the requests a
+	// client leaves open by the dozen (dashboards, loggers), and they must not use up what commands need.
+	MaxFollowers = 64
+	// MaxSafetyBody is the largest body read from an e-stop or enable request. The e-stop latches whatever its
+	// body; an enable body is parsed up to this size, so a padded {"data":false} still disables.
+	MaxSafetyBody = 64 << 10
 	// SubscriberQueue is the per-subscriber message queue of output streams: 2 s of IMU at 110 Hz.
 	SubscriberQueue = 256
 	// WriteTimeout: an output stream whose client has not taken a message for this long is closed.
@@ -72,9 +79,10 @@ type Server struct {
 	subs   map[string]map[*subscriber]struct{}
 	latest map[string]any
 
-	bucket bucket
-	active atomic.Int64
-	conns  atomic.Uint64
+	bucket    bucket
+	active    atomic.Int64
+	followers atomic.Int64
+	conns     atomic.Uint64
 
 	badRequests atomic.Uint64
 	throttled   atomic.Uint64
@@ -297,15 +305,35 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 				}
 			}
 		}()
-		if n := s.active.Add(1); n > MaxActive {
-			s.active.Add(-1)
-			writeReply(sw, http.StatusServiceUnavailable, Reply{Message: fmt.Sprintf(
-				"too many open requests (%d); close idle streams and retry", MaxActive)})
-			return
+		switch {
+		case isSafety(r):
+			// E-stop and enable are never refused by a limit: not the active cap, not the followers' cap, and
+			// (in their handlers) not the rate limit for e-stop and disable. A client that fills every cap must
+			// not be able to keep anyone from stopping the robot. enable(true) is rate limited in postEnable.
+		case r.Method == http.MethodGet && isFollow(r):
+			if n := s.followers.Add(1); n > MaxFollowers {
+				s.followers.Add(-1)
+				writeReply(sw, http.StatusServiceUnavailable, Reply{Message: fmt.Sprintf(
+					"too many open follow streams (%d); close idle followers and retry", MaxFollowers)})
+				return
+			}
+			defer s.followers.Add(-1)
+		default:
+			if n := s.active.Add(1); n > MaxActive {
+				s.active.Add(-1)
+				writeReply(sw, http.StatusServiceUnavailable, Reply{Message: fmt.Sprintf(
+					"too many open requests (%d); close idle streams and retry", MaxActive)})
+				return
+			}
+			defer s.active.Add(-1)
 		}
-		defer s.active.Add(-1)
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// isSafety: the requests that stop the robot (and enable, whose body says which way it goes only once read).
+func isSafety(r *http.Request) bool {
+	return r.Method == http.MethodPost && (r.URL.Path == "/v1/estop" || r.URL.Path == "/v1/enable")
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -333,12 +361,16 @@ func (s *Server) allow(w http.ResponseWriter) bool {
 
 // readBody reads a one-shot body of at most MaxBody bytes, answering 413 or 400 itself.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	return readBodyUpTo(w, r, MaxBody)
+}
+
+func readBodyUpTo(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
 			writeReply(w, http.StatusRequestEntityTooLarge, Reply{Message: fmt.Sprintf(
-				"body over %d bytes; send one small JSON object", MaxBody)})
+				"body over %d bytes; send one small JSON object", limit)})
 			return nil, false
 		}
 		writeReply(w, http.StatusBadRequest, Reply{Message: "read body: " + err.Error()})
@@ -536,8 +568,9 @@ type estopBody struct {
 
 func (s *Server) postEStop(w http.ResponseWriter, r *http.Request) {
 	p := PeerFrom(r)
-	// No rate limit and no body requirement: an e-stop is never refused. A broken body still latches it.
-	b, _ := io.ReadAll(io.LimitReader(r.Body, MaxBody))
+	// No rate limit and no body requirement: an e-stop is never refused. A broken or oversize body still
+	// latches it.
+	b, _ := io.ReadAll(io.LimitReader(r.Body, MaxSafetyBody))
 	var body estopBody
 	if len(strings.TrimSpace(string(b))) > 0 {
 		if err := strictUnmarshal(b, &body); err != nil {
@@ -553,7 +586,7 @@ func (s *Server) postEStop(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) postEnable(w http.ResponseWriter, r *http.Request) {
 	p := PeerFrom(r)
-	b, ok := readBody(w, r)
+	b, ok := readBodyUpTo(w, r, MaxSafetyBody)
 	if !ok {
 		return
 	}

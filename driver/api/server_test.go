@@ -253,7 +253,7 @@ func TestServerRoutesAndPeer(t *testing.T) {
 		{"GET", "/v1/cmd_vel", "", 405},
 		{"POST", "/v1/enable", `{}`, 400},
 		{"POST", "/v1/enable", `{"data":"yes"}`, 400},
-		{"POST", "/v1/enable", strings.Repeat(" ", MaxBody+1), 413},
+		{"POST", "/v1/enable", strings.Repeat(" ", MaxSafetyBody+1), 413},
 		{"POST", "/v1/estop", `garbage`, 200}, // an e-stop is never refused
 		{"POST", "/v1/estop", `{"data":false}`, 200},
 		{"POST", "/v1/scan", `{"ranges":[1]}`, 400}, // no stamp
@@ -530,5 +530,96 @@ func TestCurlStyleChunkedStream(t *testing.T) {
 	json.NewDecoder(resp.Body).Decode(&res)
 	if resp.StatusCode != 200 || res.Accepted != 2 || len(h.snap().cmds) != 2 {
 		t.Fatalf("chunked stream: %d %+v", resp.StatusCode, res)
+	}
+}
+
+// openRaw opens a connection and sends a request head (and nothing more): a follower or an unfinished stream.
+func openRaw(t *testing.T, path, head string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if _, err := io.WriteString(conn, head); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for end := time.Now().Add(5 * time.Second); !ok(); {
+		if time.Now().After(end) {
+			t.Fatalf("timeout waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// TestSafetyRequestsNeverRefused: e-stop and disable go through whatever the other clients hold: MaxFollowers
+// open follow streams, then MaxActive open cmd_vel streams on top, an exhausted rate limit, and a disable body
+// over MaxBody. Follow streams have a cap of their own, and other requests still meet MaxActive.
+func TestSafetyRequestsNeverRefused(t *testing.T) {
+	s, h, c := newTestServer(t)
+	for range MaxFollowers {
+		openRaw(t, s.Path(), "GET /v1/imu?follow=1 HTTP/1.1\r\nHost: rosorin\r\n\r\n")
+	}
+	waitFor(t, "followers", func() bool { return s.Stats().Subscribers == MaxFollowers })
+	if code, body := post(t, c, "/v1/estop", `{"reason":"test"}`); code != 200 {
+		t.Fatalf("estop with %d followers open: %d %s", MaxFollowers, code, body)
+	}
+	if code, body := post(t, c, "/v1/enable", `{"data":false}`); code != 200 {
+		t.Fatalf("disable with %d followers open: %d %s", MaxFollowers, code, body)
+	}
+	// One follower more is refused by the followers' own cap, and a one-shot request is not.
+	resp, err := c.hc.Get(url("/v1/imu?follow=1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("follower %d: %d, want 503", MaxFollowers+1, resp.StatusCode)
+	}
+	if code, _ := post(t, c, "/v1/cmd_vel", `{"vx":0.1}`); code != 200 {
+		t.Fatalf("one-shot command with the followers full: %d, want 200 (a cap of their own)", code)
+	}
+	for range MaxActive {
+		openRaw(t, s.Path(), "POST /v1/cmd_vel HTTP/1.1\r\nHost: rosorin\r\nTransfer-Encoding: chunked\r\n\r\n")
+	}
+	waitFor(t, "cmd streams", func() bool { return h.snap().cmdStreams == MaxActive })
+	if code, _ := post(t, c, "/v1/reset", ``); code != http.StatusServiceUnavailable {
+		t.Fatalf("reset with %d requests open: %d, want 503", MaxActive, code)
+	}
+	if code, body := post(t, c, "/v1/estop", ``); code != 200 {
+		t.Fatalf("estop with %d followers and %d streams open: %d %s", MaxFollowers, MaxActive, code, body)
+	}
+	if code, body := post(t, c, "/v1/enable", `{"data":false}`); code != 200 {
+		t.Fatalf("disable with %d followers and %d streams open: %d %s", MaxFollowers, MaxActive, code, body)
+	}
+	// Rate limit exhausted (the bucket is shared by one-shot requests).
+	for s.bucket.allow(time.Now()) {
+	}
+	if code, _ := post(t, c, "/v1/estop", ``); code != 200 {
+		t.Fatalf("estop with the rate limit exhausted: %d", code)
+	}
+	if code, _ := post(t, c, "/v1/enable", `{"data":false}`); code != 200 {
+		t.Fatalf("disable with the rate limit exhausted: %d", code)
+	}
+	// A disable with a padded body over MaxBody (a generous client library, a pretty printer) still disables.
+	if code, body := post(t, c, "/v1/enable", `{"data":false}`+strings.Repeat(" ", 2*MaxBody)); code != 200 {
+		t.Fatalf("disable with a %d-byte body: %d %s", 2*MaxBody, code, body)
+	}
+	if code, _ := post(t, c, "/v1/estop", `{"reason":"`+strings.Repeat("x", 2*MaxBody)+`"}`); code != 200 {
+		t.Fatalf("estop with a %d-byte body: %d", 2*MaxBody, code)
+	}
+	got := h.snap()
+	if len(got.estops) != 4 || len(got.enables) != 4 {
+		t.Fatalf("handler got %d e-stops and %d enables, want 4 each", len(got.estops), len(got.enables))
+	}
+	for _, on := range got.enables {
+		if on {
+			t.Fatal("an enable(true) reached the handler")
+		}
 	}
 }
