@@ -164,3 +164,15 @@ func TestLineSaysAShorterQuietRule(t *testing.T) {
 		t.Fatalf("%s -> %+v (%v)", b, back.QuietRule, err)
 	}
 }
+
+// A release line failed for another reason than the vibration (the scan-loss stop above it failed, so the
+// release is not judged) must not claim the vibration was "not above" the threshold when it was.
+func TestReleaseLineFailedForAnotherReason(t *testing.T) {
+	v := newVerdict(KindRelease, 0, 1, DefaultParams())
+	v.Spinning = 0.0082
+	v.Reason = "not judged: the wheels were never shown to stop (the line above failed)"
+	got := v.Line("LiDAR back: wheels released by themselves")
+	if strings.Contains(got, "not above") || !strings.Contains(got, "vibration 0.0082 (above 0.0035)  FAIL: not judged") {
+		t.Fatalf("%q", got)
+	}
+}

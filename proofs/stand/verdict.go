@@ -167,6 +167,8 @@ func (v Verdict) Line(name string) string {
 	if v.Kind == KindRelease {
 		if v.Outcome == Pass {
 			fmt.Fprintf(&b, "vibration %s (spinning > %s)", f4(v.Spinning), f4(v.Params.Threshold))
+		} else if v.Spinning > v.Params.Threshold { // failed for another reason, which follows
+			fmt.Fprintf(&b, "vibration %s (above %s)", f4(v.Spinning), f4(v.Params.Threshold))
 		} else {
 			fmt.Fprintf(&b, "vibration %s (not above %s)", f4(v.Spinning), f4(v.Params.Threshold))
 		}
