@@ -10,7 +10,7 @@
 //		BoardIn       io.Reader     // board bytes: a pipe from the supervisor, or the port itself in tests
 //		BoardOut      io.Writer     // the port: motor and stop frames are written here (never closed by Run)
 //		SocketPath    string        // control socket; "" = none
-//		SupervisorPID int           // reported in the state record
+//		SupervisorPID int           // state record; > 0: scans only from that supervisor's reader child
 //		StateDir      string        // plugged.json and battery/YYYYMMDD.csv; default $HOME/.local/state/rosorin
 //		Log           *slog.Logger
 //		Clock         Clock         // nil = real monotonic clock
@@ -23,7 +23,9 @@
 // returns nil. If BoardIn ends (EOF or a read error: the board is gone) or a BoardOut write fails, it writes a
 // stop frame (which may fail too) and returns the error, so the supervisor can reopen the port and start a
 // new driver, which comes up disabled. The LiDAR reader process delivers scans over the same socket
-// (api.Client.StreamScans); its pid comes from SO_PEERCRED.
+// (api.Client.StreamScans); its pid comes from SO_PEERCRED. Under a supervisor (SupervisorPID > 0) scans are
+// taken only from the supervisor's child named api.ReaderComm, others get 403 (scanauth.go): a client of the
+// socket cannot hold the scan gate open with made-up scans.
 //
 // Heartbeat (heartbeat.go): the control loop writes HeartbeatTick when it starts and after every tick, from
 // the loop goroutine itself, so a loop that is stuck anywhere falls silent; after the final stop frames Run

@@ -124,13 +124,22 @@ func (r *runtime) Reset(p api.Peer) api.Reply {
 
 // Scan implements api.Handler: the arrival goes to the loop (the scan gate, Gate.Sensed), and the scan itself
 // is published from here, so a 400-bin message never costs the control loop its encoding.
+//
+// A sender that may not feed the scan gate (scanauth.go) is dropped here too, for transports that do not ask
+// AuthorizeScan first (the socket server does, and answers 403).
 func (r *runtime) Scan(p api.Peer, s *api.Scan, stream bool) {
+	if scanSender(p, r.o.SupervisorPID) != nil {
+		return
+	}
 	_, _ = r.call(request{kind: reqScan, peer: p, at: r.clk.Now(), on: stream})
 	r.publish(api.TopicScan, s)
 }
 
 // ScanStream implements api.Handler.
 func (r *runtime) ScanStream(p api.Peer, open bool) {
+	if scanSender(p, r.o.SupervisorPID) != nil {
+		return // never the reader: its pid is not reported
+	}
 	_, _ = r.call(withReply(request{kind: reqScanStream, peer: p, on: open}))
 }
 

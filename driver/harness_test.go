@@ -351,8 +351,10 @@ func newStand(t testing.TB, opts ...standOpt) *stand {
 }
 
 func (s *stand) start(opts ...standOpt) {
+	// SupervisorPID 0: no supervisor, so the test process itself may feed scans (feedScans); the rule for a
+	// supervised driver is tested in scanauth_test.go.
 	o := Options{Config: config.Default(), BoardIn: s.b.tty, BoardOut: s.b.tty, SocketPath: s.sock,
-		SupervisorPID: 4242, StateDir: filepath.Join(s.dir, "state"), Log: slog.New(s.logs)}
+		StateDir: filepath.Join(s.dir, "state"), Log: slog.New(s.logs)}
 	for _, f := range opts {
 		f(&o)
 	}

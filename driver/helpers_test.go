@@ -3,6 +3,7 @@ package driver
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -36,6 +37,8 @@ func helperMain(mode, sock string) int {
 			return 1
 		}
 		return 0
+	case "scans":
+		return scanHelper(ctx, cl)
 	case "stream":
 		s, err := cl.StreamCmdVel(ctx)
 		if err != nil {
@@ -51,6 +54,57 @@ func helperMain(mode, sock string) int {
 		return 0
 	}
 	return 2
+}
+
+// scanHelper streams scans at 20 Hz under the process name in ROSORIN_TEST_COMM (if set) until the driver
+// closes the stream or ctx ends. Exit status: 3 refused with 403 (the reason on stderr), 0 ended by ctx,
+// 1 anything else.
+func scanHelper(ctx context.Context, cl *api.Client) int {
+	if name := os.Getenv("ROSORIN_TEST_COMM"); name != "" {
+		if err := setComm(name); err != nil {
+			fmt.Fprintln(os.Stderr, "helper:", err)
+			return 1
+		}
+	}
+	ss, err := cl.StreamScans(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "helper:", err)
+		return 1
+	}
+	for ctx.Err() == nil {
+		sc := api.Scan{Stamp: time.Now(), FrameID: "laser", ScanTime: 0.1, AngleIncrement: 0.1, RangeMin: 0.12,
+			RangeMax: 8, Ranges: api.Ranges{1.5, 1.5, 1.5}}
+		if ss.Send(sc) != nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_, err = ss.Close()
+	var he *api.HTTPError
+	if errors.As(err, &he) && he.Status == http.StatusForbidden {
+		fmt.Fprintln(os.Stderr, "helper: scans refused:", he.Message)
+		return 3
+	}
+	if ctx.Err() != nil {
+		return 0
+	}
+	fmt.Fprintln(os.Stderr, "helper: scan stream ended:", err)
+	return 1
+}
+
+// setComm names this process as ps shows it (the thread-group leader's comm, which SO_PEERCRED's pid finds).
+func setComm(name string) error {
+	if err := os.WriteFile("/proc/self/comm", []byte(name), 0); err != nil {
+		return fmt.Errorf("set process name: %w", err)
+	}
+	return nil
+}
+
+// helperEnv starts a helper with extra environment.
+func helperCmdEnv(t testing.TB, sock, mode string, env ...string) *exec.Cmd {
+	c := helperCmd(t, sock, mode)
+	c.Env = append(c.Env, env...)
+	return c
 }
 
 func helperCmd(t testing.TB, sock, mode string) *exec.Cmd {

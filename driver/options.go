@@ -21,7 +21,9 @@ type Options struct {
 	BoardOut io.Writer
 	// SocketPath is the control socket (default transport); "" serves no socket (tests of the loop alone).
 	SocketPath string
-	// SupervisorPID is reported in the state record (0 = none, e.g. run without a supervisor).
+	// SupervisorPID is reported in the state record (0 = none, e.g. run without a supervisor). When it is set,
+	// scans are accepted only from that process's child named api.ReaderComm, the LiDAR reader it started
+	// (scanauth.go); with 0 anyone on the socket may send them.
 	SupervisorPID int
 	// StateDir holds plugged.json and the battery CSV logs (battery/YYYYMMDD.csv); default
 	// $XDG_STATE_HOME/rosorin or $HOME/.local/state/rosorin.

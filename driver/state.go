@@ -72,6 +72,7 @@ func (r *runtime) state(now time.Time) api.State {
 		BadRequests:  ts.BadRequests,
 		Throttled:    ts.Throttled,
 		DroppedMsgs:  ts.Dropped,
+		RefusedScans: ts.RefusedScans,
 		MotorFrames:  r.motorFrames,
 		StopFrames:   r.stopFrames,
 		EncodeErrors: r.encodeErrors,

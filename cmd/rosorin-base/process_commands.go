@@ -207,7 +207,9 @@ func lidarReaderCommand() *cli.Command {
 			socketFlag(), configFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			supervisor.SetProcName("rosorin-lidar")
+			// The name is half of what lets the driver take our scans (api.ReaderComm; the other half is our
+			// parent, the supervisor): see driver/scanauth.go.
+			supervisor.SetProcName(api.ReaderComm)
 			log := procLogger("lidar-reader")
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()

@@ -20,6 +20,14 @@
 //	POST /v1/reset               ~/reset_estop (std_srvs/Trigger): "e-stop cleared (was: X); motion still disabled"
 //	POST /v1/scan                scan ingestion from the LiDAR reader process (chunked JSON lines)
 //
+// Who may send scans: the scan gate lets software commands move the wheels only while scans arrive, so a
+// Handler may restrict ingestion (ScanAuthorizer); a refused sender gets 403 with the reason, is counted
+// (state: link.refused_scans) and never reaches the gate or the state's pids.lidar_reader. The driver under
+// `rosorin-base run` (its SupervisorPID set) takes scans only from a peer whose SO_PEERCRED pid has the
+// supervisor as parent (/proc/PID/stat) and is named ReaderComm ("rosorin-lidar", /proc/PID/comm): the
+// reader child the supervisor started. Without a supervisor (SupervisorPID 0: tests, a driver started by
+// hand) any client of the socket may send scans, and the state names whoever streams them as the reader.
+//
 // Examples:
 //
 //	curl --unix-socket /run/rosorin/base.sock http://rosorin/v1/state

@@ -84,9 +84,10 @@ type Server struct {
 	followers atomic.Int64
 	conns     atomic.Uint64
 
-	badRequests atomic.Uint64
-	throttled   atomic.Uint64
-	dropped     atomic.Uint64
+	badRequests  atomic.Uint64
+	throttled    atomic.Uint64
+	dropped      atomic.Uint64
+	refusedScans atomic.Uint64
 }
 
 var _ Transport = (*Server)(nil)
@@ -199,7 +200,7 @@ func (s *Server) Stats() TransportStats {
 	}
 	s.mu.Unlock()
 	return TransportStats{BadRequests: s.badRequests.Load(), Throttled: s.throttled.Load(),
-		Dropped: s.dropped.Load(), Subscribers: n}
+		Dropped: s.dropped.Load(), Subscribers: n, RefusedScans: s.refusedScans.Load()}
 }
 
 // Publish hands msg to every subscriber of topic without blocking; a full queue drops this message for that
@@ -313,7 +314,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		case r.Method == http.MethodGet && isFollow(r):
 			if n := s.followers.Add(1); n > MaxFollowers {
 				s.followers.Add(-1)
-				writeReply(sw, http.StatusServiceUnavailable, Reply{Message: fmt.Sprintf(
+				refuse(sw, http.StatusServiceUnavailable, Reply{Message: fmt.Sprintf(
 					"too many open follow streams (%d); close idle followers and retry", MaxFollowers)})
 				return
 			}
@@ -321,7 +322,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		default:
 			if n := s.active.Add(1); n > MaxActive {
 				s.active.Add(-1)
-				writeReply(sw, http.StatusServiceUnavailable, Reply{Message: fmt.Sprintf(
+				refuse(sw, http.StatusServiceUnavailable, Reply{Message: fmt.Sprintf(
 					"too many open requests (%d); close idle streams and retry", MaxActive)})
 				return
 			}
@@ -348,6 +349,15 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 }
 
 func writeReply(w http.ResponseWriter, code int, r Reply) { writeJSON(w, code, r) }
+
+// refuse answers a request whose body is not read at all (a stream refused before its first line) and
+// closes the connection after the answer. Without "Connection: close" net/http first reads the unread body
+// (up to 256 KB) to keep the connection, and a stream that sends a few bytes a second would never hear it was
+// refused: it would go on sending into a server that ignores it.
+func refuse(w http.ResponseWriter, code int, r Reply) {
+	w.Header().Set("Connection", "close")
+	writeJSON(w, code, r)
+}
 
 // allow takes one token of the shared one-shot budget, answering 429 when there is none.
 func (s *Server) allow(w http.ResponseWriter) bool {
@@ -612,6 +622,13 @@ func (s *Server) postReset(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) postScan(w http.ResponseWriter, r *http.Request) {
 	p := PeerFrom(r)
+	if a, ok := s.h.(ScanAuthorizer); ok {
+		if err := a.AuthorizeScan(p); err != nil {
+			s.refusedScans.Add(1)
+			refuse(w, http.StatusForbidden, Reply{Message: err.Error()})
+			return
+		}
+	}
 	if !isStream(r) {
 		if !s.allow(w) {
 			return

@@ -623,3 +623,79 @@ func TestSafetyRequestsNeverRefused(t *testing.T) {
 		}
 	}
 }
+
+// gatedHandler is a fakeHandler that also decides who may send scans (the ScanAuthorizer ability).
+type gatedHandler struct {
+	fakeHandler
+	allow func(Peer) error
+	asked int
+}
+
+func (h *gatedHandler) AuthorizeScan(p Peer) error {
+	h.mu.Lock()
+	h.asked++
+	h.mu.Unlock()
+	return h.allow(p)
+}
+
+// TestServerScanSenderRefused: a handler with AuthorizeScan refusing the peer: a scan stream and a one-shot
+// scan get 403 with the handler's reason; nothing reaches Scan or ScanStream (no arrival for the scan gate, no
+// reader pid); the refusals are counted. Allowed again, the same client's stream is accepted.
+func TestServerScanSenderRefused(t *testing.T) {
+	h := &gatedHandler{allow: func(p Peer) error { return errors.New("not the LiDAR reader") }}
+	path := filepath.Join(shortDir(t), "base.sock")
+	s, err := Listen(path, h, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	c := NewClient(path)
+	t.Cleanup(c.CloseIdle)
+	sc := Scan{Stamp: time.Now(), Ranges: Ranges{1, 2}, AngleIncrement: 0.1}
+	ss, err := c.StreamScans(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A reader sends a few KB a second: it must hear the refusal while it is still sending, not only when it
+	// ends its stream.
+	sends := 0
+	for ; sends < 100 && ss.Send(sc) == nil; sends++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if sends == 100 {
+		t.Fatal("the refused scan stream still took scans after 1 s")
+	}
+	_, err = ss.Close()
+	var he *HTTPError
+	if !errors.As(err, &he) || he.Status != http.StatusForbidden || !strings.Contains(he.Message, "not the LiDAR reader") {
+		t.Fatalf("refused scan stream: %v, want 403 with the handler's reason", err)
+	}
+	b, _ := json.Marshal(sc)
+	if code, body := post(t, c, "/v1/scan", string(b)); code != http.StatusForbidden {
+		t.Fatalf("refused one-shot scan: %d %s", code, body)
+	}
+	if hs := h.snap(); hs.scans != 0 || hs.scanStreams != 0 {
+		t.Fatalf("refused sender reached the handler: %d scans, %d streams", hs.scans, hs.scanStreams)
+	}
+	if st := s.Stats(); st.RefusedScans != 2 || st.BadRequests != 2 {
+		t.Fatalf("stats %+v: want 2 refused scan requests, counted as bad requests", st)
+	}
+	h.mu.Lock()
+	h.allow = func(Peer) error { return nil }
+	h.mu.Unlock()
+	ss, err = c.StreamScans(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := ss.Send(sc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res, err := ss.Close(); err != nil || res.Accepted != 3 {
+		t.Fatalf("allowed stream: %+v %v", res, err)
+	}
+	if hs := h.snap(); hs.scans != 3 {
+		t.Fatalf("allowed stream: handler saw %d scans", hs.scans)
+	}
+}

@@ -56,6 +56,22 @@ type Handler interface {
 	Config() any
 }
 
+// ScanAuthorizer is an optional ability of a Handler, found by type assertion: it decides who may feed the
+// scan gate. A transport asks it once per scan request or stream, before anything reaches Scan or
+// ScanStream, and refuses the sender when it returns an error (the unix-socket Server answers 403 with the
+// error's text and counts it). A Handler without it takes scans from anyone.
+//
+// Why: the scan gate lets software commands move the wheels only while LiDAR scans arrive. A client that
+// could stream made-up scans would drive a robot whose LiDAR is dead.
+type ScanAuthorizer interface {
+	AuthorizeScan(p Peer) error
+}
+
+// ReaderComm is the process name (PR_SET_NAME, /proc/PID/comm) of the LiDAR reader child that
+// `rosorin-base run` starts; a driver under a supervisor takes scans only from its supervisor's child of
+// this name.
+const ReaderComm = "rosorin-lidar"
+
 // Transport carries the driver's output streams to clients. Publish never blocks and never fails: a
 // subscriber that cannot keep up loses messages, which are counted. msg must not be changed after Publish
 // (transports may encode it later, from another goroutine).
@@ -76,4 +92,7 @@ type TransportStats struct {
 	Throttled   uint64 // of which 429 (rate limit)
 	Dropped     uint64 // stream messages not delivered to slow subscribers
 	Subscribers int    // open output streams now
+	// RefusedScans counts scan requests (streams and one-shots) refused with 403 because the sender may not
+	// feed the scan gate (ScanAuthorizer); they are in BadRequests too.
+	RefusedScans uint64
 }

@@ -316,6 +316,9 @@ type LinkHealth struct {
 	Throttled   uint64 `json:"throttled"`
 	// DroppedMsgs counts stream messages a slow client did not take (never blocking the control loop).
 	DroppedMsgs uint64 `json:"dropped_msgs"`
+	// RefusedScans counts scan requests refused (403) because the sender is not the supervisor's LiDAR
+	// reader (driver under a supervisor only; see ScanAuthorizer).
+	RefusedScans uint64 `json:"refused_scans"`
 	// MotorFrames, StopFrames count frames written; EncodeErrors counts motor frames the encoder refused (a
 	// stop frame went out instead); WriteErrors counts failed writes.
 	MotorFrames  uint64 `json:"motor_frames"`

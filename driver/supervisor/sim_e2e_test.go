@@ -4,6 +4,7 @@ package supervisor_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -318,4 +319,75 @@ func rssKB(pid int) int {
 		}
 	}
 	return 0
+}
+
+// TestSimFakeScansRefused: the LiDAR reader is dead (SIGKILL, --no-lidar-respawn), and a client of the socket
+// streams made-up scans to drive anyway: the driver refuses them (403, counted), reports no reader, and
+// software commands do not move the wheels (held: no scan).
+func TestSimFakeScansRefused(t *testing.T) {
+	s, _, cl := startSimStack(t, "--no-lidar-respawn")
+	st := waitDriver(t, cl, 0, 10*time.Second)
+	if st.PIDs.LidarReader == 0 {
+		t.Fatal("no reader pid in the state record")
+	}
+	_ = syscall.Kill(st.PIDs.LidarReader, syscall.SIGKILL)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// The reader's last real scans must be older than scan_timeout first: only the fake ones could then hold
+	// the scan gate open.
+	for {
+		x, err := cl.State(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.ScanAgeS != nil && *x.ScanAgeS > 0.6 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ss, err := cl.StreamScans(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := 0
+	for ; sent < 100; sent++ {
+		sc := api.Scan{Stamp: time.Now(), FrameID: "laser", ScanTime: 0.1, AngleIncrement: 0.1, RangeMin: 0.12,
+			RangeMax: 8, Ranges: api.Ranges{2, 2, 2}}
+		if ss.Send(sc) != nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_, err = ss.Close()
+	var he *api.HTTPError
+	if !errors.As(err, &he) || he.Status != 403 {
+		t.Fatalf("fake scans from pid %d: %v after %d sends, want 403", os.Getpid(), err, sent)
+	}
+	seq := s.RxSeq()
+	if r, err := cl.Enable(ctx, true); err != nil || !r.Success {
+		t.Fatalf("enable: %+v %v", r, err)
+	}
+	cs, err := cl.StreamCmdVel(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		_ = cs.Send(api.Twist{VX: 0.2})
+		time.Sleep(50 * time.Millisecond)
+	}
+	x, err := cl.State(ctx)
+	_, _ = cs.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rx, _ := s.ReceivedSince(seq)
+	for _, r := range rx {
+		if isMovingRx(r) {
+			t.Fatalf("a moving motor frame % x with the reader dead and fake scans sent", frameBytes(r))
+		}
+	}
+	if x.PIDs.LidarReader != 0 || x.Blocked == nil || *x.Blocked != "no scan" || x.Link.RefusedScans != 1 {
+		t.Fatalf("state: reader %d, blocked %v, refused %d; want 0, 'no scan', 1", x.PIDs.LidarReader, x.Blocked, x.Link.RefusedScans)
+	}
+	t.Logf("fake scans from pid %d refused: %s; wheels held (%s) over %d frames", os.Getpid(), he.Message, *x.Blocked, len(rx))
 }

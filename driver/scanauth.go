@@ -1,0 +1,57 @@
+package driver
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/rosorin/rosorin/driver/api"
+)
+
+// Who may feed the scan gate.
+//
+// The scan gate lets software commands move the wheels only while LiDAR scans arrive. Scans come in over the
+// control socket, which every member of the service's group may use; if any of them could stream scans, one
+// of them could drive a robot whose LiDAR is dead (and, as the state record named whoever streamed as the
+// reader, the live scan-loss proofs would SIGKILL that process instead of the reader). So a driver that runs
+// under the supervisor takes scans only from the supervisor's LiDAR reader child: the kernel's SO_PEERCRED
+// pid of the connection, its parent from /proc/PID/stat (the supervisor's pid), and its name from
+// /proc/PID/comm (api.ReaderComm, which `rosorin-base lidar-reader` sets). The name alone is anyone's to take;
+// the parent is not: only the supervisor can have children of its own. Without a supervisor (SupervisorPID
+// 0: tests, a driver run by hand) anyone may send scans.
+
+var _ api.ScanAuthorizer = (*runtime)(nil)
+
+// scanSender returns nil when p may send scans to a driver whose supervisor is supervisorPID (0: none), or
+// the reason it may not.
+func scanSender(p api.Peer, supervisorPID int) error {
+	if supervisorPID <= 0 {
+		return nil
+	}
+	switch {
+	case p.PID <= 0:
+		return fmt.Errorf("scans refused from %s: its credentials are unknown; only the LiDAR reader of rosorin-base run (pid %d) may feed the scan gate",
+			p, supervisorPID)
+	case p.PPID != supervisorPID:
+		return fmt.Errorf("scans refused from %s: its parent is pid %d, not the supervisor (pid %d); only the LiDAR reader that rosorin-base run starts may feed the scan gate",
+			p, p.PPID, supervisorPID)
+	case p.Comm != api.ReaderComm:
+		return fmt.Errorf("scans refused from %s: a child of the supervisor but not its LiDAR reader (%q); only the reader may feed the scan gate",
+			p, api.ReaderComm)
+	}
+	return nil
+}
+
+// scanRefusals counts refusals for the log's rate (the state record's count is the transport's).
+var scanRefusals atomic.Uint64
+
+// AuthorizeScan implements api.ScanAuthorizer (called from transport goroutines; reads only immutable
+// options).
+func (r *runtime) AuthorizeScan(p api.Peer) error {
+	err := scanSender(p, r.o.SupervisorPID)
+	if err != nil {
+		if n := scanRefusals.Add(1); n == 1 || n%100 == 0 {
+			r.log.Warn(err.Error(), "count", n)
+		}
+	}
+	return err
+}
