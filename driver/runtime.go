@@ -2,6 +2,7 @@ package driver
 
 import (
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
@@ -72,6 +73,10 @@ type runtime struct {
 
 	pubs        map[int]*pubInfo
 	scanStreams map[int]int // reader pid -> open scan streams
+
+	// scanRefusals counts refused scan senders for the log's rate (transport goroutines; the state record's
+	// count is the transport's).
+	scanRefusals atomic.Uint64
 }
 
 type padRaw struct {

@@ -2,7 +2,6 @@ package driver
 
 import (
 	"fmt"
-	"sync/atomic"
 
 	"github.com/rosorin/rosorin/driver/api"
 )
@@ -41,15 +40,12 @@ func scanSender(p api.Peer, supervisorPID int) error {
 	return nil
 }
 
-// scanRefusals counts refusals for the log's rate (the state record's count is the transport's).
-var scanRefusals atomic.Uint64
-
 // AuthorizeScan implements api.ScanAuthorizer (called from transport goroutines; reads only immutable
 // options).
 func (r *runtime) AuthorizeScan(p api.Peer) error {
 	err := scanSender(p, r.o.SupervisorPID)
 	if err != nil {
-		if n := scanRefusals.Add(1); n == 1 || n%100 == 0 {
+		if n := r.scanRefusals.Add(1); n == 1 || n%100 == 0 {
 			r.log.Warn(err.Error(), "count", n)
 		}
 	}
