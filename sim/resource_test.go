@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -23,7 +24,9 @@ import (
 )
 
 // TestMain doubles as a bare simulator process for TestCPU: with ROSORIN_SIM_CHILD_DIR set it runs a
-// floor sim in that directory until SIGTERM.
+// floor sim in that directory until SIGTERM. Otherwise it runs the tests and then checks, for the whole
+// package, that no goroutine and no file descriptor outlived them (Tailscale's tstest.ResourceCheck):
+// every test closes its sims and clients, so what remains is a leak.
 func TestMain(m *testing.M) {
 	if dir := os.Getenv("ROSORIN_SIM_CHILD_DIR"); dir != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
@@ -38,7 +41,72 @@ func TestMain(m *testing.M) {
 		s.Close()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	g0, f0, err := resourceBaseline()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if code == 0 {
+		if msg := resourcesLeft(g0, f0, 3*time.Second); msg != "" {
+			fmt.Fprintln(os.Stderr, msg)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// resourceBaseline starts and closes one sim first, so that what the runtime and the libraries create
+// once on first use (the poller's epoll fd and wake-up eventfd) is in the baseline, then counts.
+func resourceBaseline() (goroutines, fds int, err error) {
+	dir, err := os.MkdirTemp("", "rosorin-sim-baseline")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer os.RemoveAll(dir)
+	s, err := Start(context.Background(), Config{Dir: dir, World: "stand", Seed: 1})
+	if err != nil {
+		return 0, 0, fmt.Errorf("baseline sim: %w", err)
+	}
+	if err := s.Close(); err != nil {
+		return 0, 0, fmt.Errorf("baseline sim: %w", err)
+	}
+	fds, err = countFDs()
+	return runtime.NumGoroutine(), fds, err
+}
+
+// resourcesLeft waits up to d for the goroutine and fd counts to come back to the baseline and describes
+// what is left if they do not ("" when clean).
+func resourcesLeft(g0, f0 int, d time.Duration) string {
+	ok := waitUntil(d, func() bool {
+		f, err := countFDs()
+		return err == nil && f <= f0 && runtime.NumGoroutine() <= g0
+	})
+	g1 := runtime.NumGoroutine()
+	f1, _ := countFDs()
+	if ok {
+		fmt.Printf("resource check: goroutines %d -> %d, open fds %d -> %d\n", g0, g1, f0, f1)
+		return ""
+	}
+	var fds []string
+	ents, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range ents {
+		l, _ := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
+		fds = append(fds, e.Name()+"->"+l)
+	}
+	buf := make([]byte, 1<<18)
+	return fmt.Sprintf("resource check FAILED: goroutines %d before the tests, %d after; open fds %d before, %d after\nfds: %s\n%s",
+		g0, g1, f0, f1, strings.Join(fds, " "), buf[:runtime.Stack(buf, true)])
+}
+
+// countFDs counts this process's open file descriptors (the /proc/self/fd listing's own fd included,
+// every time).
+func countFDs() (int, error) {
+	e, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return 0, fmt.Errorf("count open fds: %w", err)
+	}
+	return len(e), nil
 }
 
 // TestCPU measures the simulator alone (a child process, read from /proc like ps) at the default rates
@@ -93,33 +161,142 @@ func procCPU(t *testing.T, pid int) time.Duration {
 	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
-// TestNoLeaks: after Close every goroutine the sim started has exited (USB drop and re-plug included),
-// Close is idempotent and faults after it say ErrClosed. Not parallel: nothing else runs meanwhile.
+// TestNoLeaks: after Close every goroutine the sim started has exited and every file descriptor it opened
+// (pty masters and slaves, inotify watches, the control socket, the truth file) is closed, whatever state
+// it was in: clients attached, USB drop and re-plug done, a drop still pending, the firmware hung, an idle
+// control connection, the parent context already cancelled, and Start failing half-way. Close is
+// idempotent and faults after it say ErrClosed. Not parallel: nothing else runs meanwhile (no test in this
+// package is).
 func TestNoLeaks(t *testing.T) {
-	before := runtime.NumGoroutine()
-	s, err := Start(context.Background(), Config{Dir: t.TempDir(), World: "floor", Seed: 61})
+	dir := t.TempDir()
+	// Warm-up: the runtime creates its poller (epoll fd, wake-up eventfd) and the serial library its
+	// goroutines on first use; count after one full cycle so only the sim's own resources are compared.
+	leakCycleFull(t, filepath.Join(dir, "warm"))
+	g0, f0 := runtime.NumGoroutine(), openFDs(t)
+
+	leakCycleFull(t, filepath.Join(dir, "full"))
+	leakCycleFaultsPending(t, filepath.Join(dir, "pending"))
+	leakCycleStartFails(t, filepath.Join(dir, "fails"))
+
+	settled := waitUntil(3*time.Second, func() bool { return runtime.NumGoroutine() <= g0 && openFDs(t) <= f0 })
+	g1, f1 := runtime.NumGoroutine(), openFDs(t)
+	t.Logf("after 3 sims started and closed (+ 4 failed starts): goroutines %d -> %d, open fds %d -> %d", g0, g1, f0, f1)
+	if !settled {
+		buf := make([]byte, 1<<16)
+		fds, _ := os.ReadDir("/proc/self/fd")
+		var targets []string
+		for _, e := range fds {
+			l, _ := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
+			targets = append(targets, e.Name()+"->"+l)
+		}
+		t.Errorf("leak: goroutines %d before, %d after; fds %d before, %d after\nfds: %v\n%s",
+			g0, g1, f0, f1, targets, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// leakCycleFull runs a floor sim with a truth file and both devices read, drops and re-plugs both, leaves
+// an idle control connection and the firmware hung, then closes it twice.
+func leakCycleFull(t *testing.T, dir string) {
+	s, err := Start(context.Background(), Config{Dir: dir, World: "floor", Seed: 61, TruthPath: filepath.Join(dir, "truth.jsonl")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := openBoard(t, s.BoardPath())
 	l := openLidar(t, s.LidarPath())
+	ctl, err := net.Dial("unix", s.ControlPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.Close()
 	time.Sleep(200 * time.Millisecond)
 	s.USBDrop(100 * time.Millisecond)
 	s.LidarUnplug(100 * time.Millisecond)
 	time.Sleep(400 * time.Millisecond)
 	b.close()
 	l.close()
-	if err := s.Close(); err != nil {
+	b = openBoard(t, s.BoardPath()) // the re-plugged device, held open across Close
+	if err := s.Hang(true); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Close(); err != nil { // idempotent
-		t.Fatal(err)
-	}
+	time.Sleep(100 * time.Millisecond)
+	closeWithin(t, s, 5*time.Second)
+	closeWithin(t, s, time.Second) // idempotent
 	if err := s.Hang(true); err != ErrClosed {
 		t.Errorf("fault after Close: %v, want ErrClosed", err)
 	}
-	if !waitUntil(2*time.Second, func() bool { return runtime.NumGoroutine() <= before }) {
-		buf := make([]byte, 1<<16)
-		t.Errorf("goroutines: %d before, %d after Close\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+	b.close()
+	// The sim's end of the control connection is closed: the client reads EOF.
+	ctl.SetReadDeadline(time.Now().Add(time.Second))
+	if n, err := ctl.Read(make([]byte, 1)); err == nil {
+		t.Errorf("idle control connection still open after Close (read %d bytes)", n)
 	}
+}
+
+// leakCycleFaultsPending closes a sim whose board is in the middle of a USB drop (no device) and whose
+// LiDAR is unplugged, after its parent context was already cancelled.
+func leakCycleFaultsPending(t *testing.T, dir string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := Start(ctx, Config{Dir: dir, World: "stand", Seed: 62, Faults: []string{"usb-drop=30s@100ms", "lidar-unplug=30s"}})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if !waitUntil(2*time.Second, func() bool { _, err := os.Lstat(s.BoardPath()); return os.IsNotExist(err) }) {
+		t.Error("scheduled USB drop did not happen")
+	}
+	cancel()
+	time.Sleep(50 * time.Millisecond)
+	closeWithin(t, s, 5*time.Second)
+	for _, p := range []string{s.BoardPath(), s.LidarPath(), s.ControlPath()} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s left behind after Close: %v", p, err)
+		}
+	}
+}
+
+// leakCycleStartFails makes Start fail at each step that has already opened something.
+func leakCycleStartFails(t *testing.T, dir string) {
+	s, err := Start(context.Background(), Config{Dir: dir, World: "stand", Seed: 63})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	bad := []Config{
+		{Dir: dir, World: "stand"}, // control socket held by s
+		{Dir: filepath.Join(dir, "b"), World: "stand", TruthPath: filepath.Join(dir, "missing", "truth.jsonl")},
+		{Dir: filepath.Join(dir, "c"), World: "moon"},
+		{Dir: filepath.Join(dir, "d"), World: "stand", Faults: []string{"explode"}},
+	}
+	for _, cfg := range bad {
+		if s2, err := Start(context.Background(), cfg); err == nil {
+			s2.Close()
+			t.Errorf("Start(%+v) succeeded, want an error", cfg)
+		}
+	}
+}
+
+// closeWithin calls s.Close and fails the test, with every goroutine's stack, if it does not return in d:
+// a Close that waits forever (a goroutine that never sees the stop) is a leak too, and must not hang the
+// test binary until go test's 10 min timeout.
+func closeWithin(t *testing.T, s *Sim, d time.Duration) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- s.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	case <-time.After(d):
+		buf := make([]byte, 1<<16)
+		t.Fatalf("Close did not return within %v\n%s", d, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+func openFDs(t *testing.T) int {
+	n, err := countFDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
