@@ -15,6 +15,7 @@
 //		Log           *slog.Logger
 //		Clock         Clock         // nil = real monotonic clock
 //		Heartbeat     io.Writer     // control-loop liveness for the supervisor's watchdog; nil = none
+//		StartLatched  string        // "" = start disabled; else start with the e-stop latched, this reason
 //	}
 //	func Run(ctx context.Context, o Options) error
 //
@@ -22,14 +23,23 @@
 // driver answers on it), and runs the control loop. On ctx cancellation it writes the stop frame twice and
 // returns nil. If BoardIn ends (EOF or a read error: the board is gone) or a BoardOut write fails, it writes a
 // stop frame (which may fail too) and returns the error, so the supervisor can reopen the port and start a
-// new driver, which comes up disabled. The LiDAR reader process delivers scans over the same socket
+// new driver, which comes up disabled.
+//
+// Latched restart: the e-stop latch lives in this process, and a restart must not clear it. The supervisor
+// starts every driver after the first one of the service with Options.StartLatched set (environment
+// ROSORIN_START_LATCHED on the hidden driver command) unless the previous driver exited cleanly and unlatched:
+// "driver restarted after killed by SIGKILL" (or after its crash, "exit status N", or the watchdog's kill,
+// with the watchdog's reason), "board port reopened after USB drop", or the previous driver's own latch
+// reason, which it reports in its final heartbeat (FinalWord). Such a driver refuses enable until a reset,
+// exactly like a latched e-stop; the reset leaves it disabled. The first start of a service is disabled, not
+// latched. The LiDAR reader process delivers scans over the same socket
 // (api.Client.StreamScans); its pid comes from SO_PEERCRED. Under a supervisor (SupervisorPID > 0) scans are
 // taken only from the supervisor's child named api.ReaderComm, others get 403 (scanauth.go): a client of the
 // socket cannot hold the scan gate open with made-up scans.
 //
 // Heartbeat (heartbeat.go): the control loop writes HeartbeatTick when it starts and after every tick, from
 // the loop goroutine itself, so a loop that is stuck anywhere falls silent; after the final stop frames Run
-// writes HeartbeatStopping. The supervisor's watchdog (driver/supervisor watchdog.go) kills a driver that is
+// writes its final word (HeartbeatStopping and the e-stop latch, FinalWord). The supervisor's watchdog (driver/supervisor watchdog.go) kills a driver that is
 // silent for 150 ms and stops the wheels. The writer must not block; its errors are counted and logged once.
 //
 // # Goroutines and ownership

@@ -7,10 +7,12 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/protocol/board"
 )
@@ -43,9 +45,7 @@ func (l *wireLog) Write(p []byte) (int, error) {
 	if l.fail {
 		return 0, errors.New("heartbeat pipe full")
 	}
-	for _, c := range p {
-		l.events = append(l.events, string(c))
-	}
+	l.events = append(l.events, string(p)) // one write, one event: a tick byte, or the final word
 	return len(p), nil
 }
 
@@ -165,12 +165,12 @@ func TestHeartbeatOnePerTickFromTheLoop(t *testing.T) {
 		t.Fatalf("%d beats after the stuck tick ended, want 12", n)
 	}
 
-	// Stopping: the final stop frames, then HeartbeatStopping, and nothing after it.
+	// Stopping: the final stop frames, then the final word (HeartbeatStopping, not latched), and nothing after.
 	g.stop()
 	ev := g.log.snapshot()
 	last := len(ev) - 1
-	if ev[last] != string(HeartbeatStopping) {
-		t.Fatalf("last event %q, want the stopping byte; tail %v", ev[last], ev[max(0, last-5):])
+	if ev[last] != string(HeartbeatStopping)+"U\n" {
+		t.Fatalf("last event %q, want the final word %q; tail %q", ev[last], string(HeartbeatStopping)+"U\n", ev[max(0, last-5):])
 	}
 	if ev[last-1] != "stop" || ev[last-2] != "stop" {
 		t.Fatalf("the stopping byte does not follow the two final stop frames: tail %v", ev[max(0, last-5):])
@@ -194,5 +194,23 @@ func TestHeartbeatFailuresDoNotStopTheLoop(t *testing.T) {
 	}
 	if g.r.beatErrors < 21 || g.r.beats != 0 {
 		t.Fatalf("beats %d, beat errors %d; want 0 and >= 21", g.r.beats, g.r.beatErrors)
+	}
+}
+
+// TestFinalWordCarriesTheLatch: a driver that ends latched says so after its final stop frames, in the same
+// write as the stopping byte, with control characters of the reason made harmless and its length bounded.
+func TestFinalWordCarriesTheLatch(t *testing.T) {
+	g := newBeatRig(t, false)
+	g.r.EStop(api.Peer{PID: 42, Comm: "curl"}, "operator\nline two\x00")
+	g.r.State()
+	g.stop()
+	ev := g.log.snapshot()
+	want := string(HeartbeatStopping) + "Lestop request from pid 42 (curl): operator line two \n"
+	if last := ev[len(ev)-1]; last != want {
+		t.Fatalf("final word %q, want %q", last, want)
+	}
+	long := FinalWord(strings.Repeat("x", 1000))
+	if len(long) != 2+MaxFinalReason+1 || long[len(long)-1] != '\n' {
+		t.Fatalf("final word of a 1000-byte reason: %d bytes", len(long))
 	}
 }

@@ -33,10 +33,17 @@ type Options struct {
 	// Clock gives monotonic time and the control ticker; nil = the real clock.
 	Clock Clock
 	// Heartbeat, if set, receives one HeartbeatTick byte from the control loop when it starts and after every
-	// tick, and one HeartbeatStopping byte after the final stop frames (heartbeat.go). The supervisor's
-	// watchdog reads it to tell a hung driver from a live one. Write must never block (a non-blocking pipe:
-	// supervisor.ChildHeartbeat); its errors are counted and otherwise ignored. nil = no heartbeat.
+	// tick, and FinalWord (HeartbeatStopping and the e-stop latch) after the final stop frames (heartbeat.go).
+	// The supervisor's watchdog reads it to tell a hung driver from a live one. Write must never block (a
+	// non-blocking pipe: supervisor.ChildHeartbeat); its errors are counted and otherwise ignored. nil = no
+	// heartbeat.
 	Heartbeat io.Writer
+	// StartLatched, if not "", starts the driver with the e-stop latched with this reason (motion disabled
+	// and enable refused until a reset), instead of merely disabled. The supervisor sets it for every driver
+	// it restarts after one that did not exit cleanly (killed, crashed, hung, the board port lost) or that
+	// exited latched: a restart must not clear an e-stop, nor let enable work without a reset after a crash.
+	// The first start of a service is not latched.
+	StartLatched string
 }
 
 // Clock is the driver's time source. The real one is time.Now (which carries the monotonic reading every

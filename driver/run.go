@@ -61,6 +61,10 @@ func (r *runtime) run(ctx context.Context) error {
 	r.out = newBoardWriter(r.o.BoardOut)
 	r.disk = newDiskWriter(r.log)
 	r.loadPlugged()
+	if e := r.gate.Status().EStop; e != "" {
+		r.log.Warn("E-STOP latched at start: "+e+"; motion stays off until reset (rosorin-base reset), then enable",
+			"pid", os.Getpid())
+	}
 	r.log.Info("driver running; motion DISABLED until enable",
 		"socket", r.o.SocketPath, "state_dir", r.o.StateDir, "pid", os.Getpid(),
 		"max_linear", r.p.limits.MaxLinear, "max_angular", r.p.limits.MaxAngular,
@@ -78,8 +82,9 @@ func (r *runtime) run(ctx context.Context) error {
 		}
 	}
 	// Only now, with the final stop frames written (or failed), may the supervisor stop expecting ticks: the
-	// teardown below can take longer than its watchdog timeout without the wheels being at risk.
-	r.beat(beatStopping)
+	// teardown below can take longer than its watchdog timeout without the wheels being at risk. The same
+	// write tells it whether the e-stop is latched, so the next driver keeps the latch (FinalWord).
+	r.beat(FinalWord(r.gate.Status().EStop))
 	if !writerEnded {
 		r.log.Error("a board write is stuck in the kernel (port hung); the stop frame may not reach the board: use the power switch")
 	}

@@ -222,14 +222,18 @@ type loopRig struct {
 	stop func()
 }
 
-func newLoopRig(t *testing.T) *loopRig {
+func newLoopRig(t *testing.T, opts ...func(*Options)) *loopRig {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	clk := newFakeClock()
 	sink := newFrameSink()
-	r, err := start(Options{Config: config.Default(), BoardIn: pr, BoardOut: sink, Log: quietLog(), Clock: clk, StateDir: t.TempDir()})
+	o := Options{Config: config.Default(), BoardIn: pr, BoardOut: sink, Log: quietLog(), Clock: clk, StateDir: t.TempDir()}
+	for _, f := range opts {
+		f(&o)
+	}
+	r, err := start(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -516,5 +520,49 @@ func TestNoGoroutineLeft(t *testing.T) {
 	if n := goruntime.NumGoroutine(); n > before {
 		buf := make([]byte, 1<<16)
 		t.Fatalf("%d goroutines before, %d after three start/stop cycles:\n%s", before, n, buf[:goruntime.Stack(buf, true)])
+	}
+}
+
+// TestStartLatched: a driver started with Options.StartLatched (the supervisor's restart after a crash) is
+// latched with that reason: enable is refused until a reset, the reset leaves it disabled, then enable works.
+// The first start (no StartLatched) is disabled but not latched.
+func TestStartLatched(t *testing.T) {
+	peer := api.Peer{PID: os.Getpid()}
+	first := newLoopRig(t)
+	if st := first.tick(); st.EStop != nil || st.Enabled {
+		t.Fatalf("first start: estop %v enabled %v; want disabled, not latched", st.EStop, st.Enabled)
+	}
+	if r := first.r.Enable(peer, true); !r.Success {
+		t.Fatalf("first start: enable %+v", r)
+	}
+	first.stop()
+
+	const why = "driver restarted after killed by SIGKILL"
+	g := newLoopRig(t, func(o *Options) { o.StartLatched = why })
+	st := g.tick()
+	if st.EStop == nil || *st.EStop != why || st.Enabled || st.Blocked == nil || *st.Blocked != motion.BlockEStopPrefix+why {
+		t.Fatalf("latched start: estop %v enabled %v blocked %v", st.EStop, st.Enabled, st.Blocked)
+	}
+	if r := g.r.Enable(peer, true); r.Success || r.Message != "refused: e-stop latched ("+why+")" {
+		t.Fatalf("enable while latched at start: %+v", r)
+	}
+	g.r.Scan(peer, &api.Scan{}, true)
+	g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
+	for range 5 {
+		g.tick()
+	}
+	for _, f := range g.frames() {
+		if f != ([4]float64{}) {
+			t.Fatalf("a latched driver wrote wheel speeds %v", f)
+		}
+	}
+	if r := g.r.Reset(peer); r.Message != "e-stop cleared (was: "+why+"); motion still disabled" {
+		t.Fatalf("reset: %+v", r)
+	}
+	if st := g.tick(); st.EStop != nil || st.Enabled {
+		t.Fatalf("after reset: estop %v enabled %v; want disabled, not latched", st.EStop, st.Enabled)
+	}
+	if r := g.r.Enable(peer, true); !r.Success {
+		t.Fatalf("enable after reset: %+v", r)
 	}
 }

@@ -117,6 +117,12 @@ func newRuntime(o Options, p params) *runtime {
 	// A frame on every change and at least every 0.2 s (seed: now - last_write > 0.2). Half a tick of slack
 	// makes the refresh land on the 10th tick at 50 Hz instead of the 11th.
 	r.refresh = MotorRefresh - r.tick/2
+	if o.StartLatched != "" {
+		// A restart after a crash, a kill, a hang or a USB drop, or of a driver that was latched: the latch
+		// survives the process (Options.StartLatched).
+		r.gate.Trip(o.StartLatched)
+		r.pad.Lock()
+	}
 	return r
 }
 

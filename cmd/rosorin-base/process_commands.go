@@ -48,10 +48,11 @@ func runCommand() *cli.Command {
 		Usage: "the driver service: hold the board port, run the driver and the LiDAR reader, stop the wheels whenever the driver dies",
 		Description: "The supervisor opens the board exclusively (TIOCEXCL plus flock), writes a stop frame, and runs the driver and\n" +
 			"the LiDAR reader as child processes of this same binary. When the driver exits for any reason, a stop frame\n" +
-			"follows within milliseconds and the driver restarts, disabled. A driver that is alive but hung (its control\n" +
-			"loop sends no heartbeat for --driver-watchdog) is killed: stop frame at once, again after the reap, restart\n" +
-			"disabled. Board bytes are also served raw on SOCKET.raw,\n" +
-			"status in SOCKET.status. SIGINT/SIGTERM: children stopped, two stop frames, exit 0.",
+			"follows within milliseconds and the driver restarts with its e-stop latched (rosorin-base reset, then enable;\n" +
+			"only the first driver of the service, or the successor of one that exited cleanly and unlatched, starts merely\n" +
+			"disabled). A driver that is alive but hung (its control loop sends no heartbeat for --driver-watchdog) is\n" +
+			"killed: stop frame at once, again after the reap, restart latched. Board bytes are also served raw on\n" +
+			"SOCKET.raw, status in SOCKET.status. SIGINT/SIGTERM: children stopped, two stop frames, exit 0.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "device", Value: "/dev/ttyACM0", Usage: "board serial device (overrides the config's device)"},
 			&cli.StringFlag{Name: "lidar", Value: "/dev/lidar", Usage: `LiDAR serial device, overrides the config's lidar_device ("" runs no reader: the scan gate then holds software commands)`},
@@ -61,7 +62,7 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-lidar-respawn", Usage: "leave a dead LiDAR reader dead (negative control for the scan-gate proof)"},
 			&cli.DurationFlag{Name: "restart-delay", Value: 500 * time.Millisecond, Usage: "pause before a dead driver restarts"},
 			&cli.DurationFlag{Name: "driver-watchdog", Value: supervisor.DefaultWatchdogTimeout,
-				Usage: "a driver whose control loop sends no heartbeat for this long is hung: stop frame, SIGKILL, restart disabled (0 = off: a hung driver leaves the wheels turning)"},
+				Usage: "a driver whose control loop sends no heartbeat for this long is hung: stop frame, SIGKILL, restart latched (0 = off: a hung driver leaves the wheels turning)"},
 		},
 		Action: func(c *cli.Context) error {
 			log := procLogger("supervisor")
@@ -174,6 +175,8 @@ func driverCommand() *cli.Command {
 			runErr := runDriver(ctx, driverParams{
 				in: in, out: hw, heartbeat: heartbeat, socket: c.String("socket"), configs: c.StringSlice("config"),
 				stateDir: c.String("state-dir"), supervisorPID: c.Int("supervisor-pid"), log: log,
+				// A restart after a crash, kill, hang or USB drop (or of a latched driver) starts latched.
+				startLatched: supervisor.ChildStartLatched(),
 			})
 			if herr := hw.Halt(); herr != nil {
 				log.Error("final stop frame failed", "err", herr)
@@ -194,6 +197,7 @@ type driverParams struct {
 	configs       []string
 	stateDir      string
 	supervisorPID int
+	startLatched  string // "": disabled only
 	log           *slog.Logger
 }
 
@@ -292,6 +296,9 @@ func supervisorStatusCommand() *cli.Command {
 			if !st.LastHeartbeatAt.IsZero() {
 				hbAge = fmt.Sprintf("%.0f ms before the status", st.Updated.Sub(st.LastHeartbeatAt).Seconds()*1000)
 			}
+			if st.DriverStartLatched != "" {
+				fmt.Printf("driver started with the e-stop latched: %s (rosorin-base reset clears it)\n", st.DriverStartLatched)
+			}
 			fmt.Printf("driver watchdog %s: %d trips (last: %s), %d late wakes; driver heartbeats %d, last %s, longest gap %.1f ms\n",
 				st.Watchdog, st.WatchdogTrips, orNone(st.LastWatchdog), st.WatchdogLateWakes, st.DriverHeartbeats, hbAge,
 				st.DriverHeartbeatMaxGapMS)
@@ -356,6 +363,6 @@ func runDriver(ctx context.Context, p driverParams) error {
 	}
 	return driver.Run(ctx, driver.Options{
 		Config: cfg, BoardIn: p.in, BoardOut: p.out, Heartbeat: p.heartbeat, SocketPath: p.socket,
-		SupervisorPID: p.supervisorPID, StateDir: p.stateDir, Log: p.log,
+		SupervisorPID: p.supervisorPID, StateDir: p.stateDir, Log: p.log, StartLatched: p.startLatched,
 	})
 }

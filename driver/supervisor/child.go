@@ -27,6 +27,26 @@ func ChildBoard() (in, out *os.File, err error) {
 	return os.NewFile(BoardInFD, "board-in"), os.NewFile(BoardOutFD, "board-out"), nil
 }
 
+// StartLatchedEnv names the environment variable by which the supervisor starts a driver child with its
+// e-stop latched (driver.Options.StartLatched): set, with the reason, for every driver it restarts after one
+// that did not exit cleanly or exited latched (restartLatch in supervisor.go).
+const StartLatchedEnv = "ROSORIN_START_LATCHED"
+
+// ChildStartLatched returns the e-stop reason this driver child must start latched with ("" for none) and
+// removes StartLatchedEnv from the environment, so nothing this process starts inherits it.
+func ChildStartLatched() string {
+	v, ok := os.LookupEnv(StartLatchedEnv)
+	if !ok {
+		return ""
+	}
+	_ = os.Unsetenv(StartLatchedEnv)
+	if v == "" {
+		// Set but empty: the supervisor meant "latched" (it never sets an empty reason); keep it latched.
+		return "driver restarted (reason lost)"
+	}
+	return v
+}
+
 // ErrHalted is returned by HaltWriter.Write after Halt: nothing but stop frames reaches the board any more.
 var ErrHalted = errors.New("board output halted: only stop frames pass")
 

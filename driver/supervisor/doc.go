@@ -13,7 +13,7 @@
 //	rosorin-base run (supervisor)     open O_RDWR|O_NOCTTY, flock + TIOCEXCL, raw 8N1 1 Mbaud, stop frame
 //	 ├─ pump goroutine                 the port's only reader: bytes -> driver pipe (fd 3) and SOCKET.raw
 //	 ├─ driver child (fd 3 in, fd 4 = the port, for writing, fd 5 = heartbeat pipe; PR_SET_PDEATHSIG = SIGTERM)
-//	 │     waiter goroutine: wait4 returns -> stop frame written at once, then restart (disabled) 0.5 s later
+//	 │     waiter goroutine: wait4 returns -> stop frame (twice) at once, then restart (latched) 0.5 s later
 //	 │     watcher goroutine: no control-loop heartbeat for 150 ms -> SIGKILL, stop frame at once, and again
 //	 │       when the waiter reaps it (watchdog.go)
 //	 └─ lidar-reader child (opens /dev/lidar itself; respawned 2 s after any exit)
@@ -24,7 +24,7 @@
 // process left in about 10 ms. SIGSTOP of the driver (alive but hung) while the wheels turn, to the stop frame
 // at the sim: median 138-140 ms, max 143-154 ms in four sets of 10 (one during a full compile of the module);
 // that is the default 150 ms timeout counted from the last heartbeat, which came 0-20 ms before the SIGSTOP
-// (the supervisor's measured silence: 150-151 ms). The replacement driver starts disabled. No false trip in
+// (the supervisor's measured silence: 150-151 ms). The replacement driver starts latched. No false trip in
 // 20 s against the sim with half a core of extra load (and once a full compile) and 20 freezes of 80 ms:
 // longest heartbeat gap 22-26 ms under load alone, about 100 ms with the freezes.
 //
@@ -35,7 +35,13 @@
 //   - A driver whose control loop goes silent (no heartbeat on fd 5 for WatchdogTimeout, 150 ms; 5 s before
 //     its first one; StopTimeout after it said it is stopping) is hung: SIGKILL, a stop frame at once, a second
 //     after the reap (so no frame of the dead driver can follow the last stop frame: watchdog.go explains the
-//     order), logged at ERROR, restarted disabled like any dead driver. --driver-watchdog 0 turns it off.
+//     order), logged at ERROR, restarted latched like any dead driver. --driver-watchdog 0 turns it off.
+//   - A restarted driver starts with its e-stop latched (StartLatchedEnv; restartLatch in supervisor.go), so
+//     that enable needs a reset after a crash, a kill, a hang or a USB drop, and an e-stop latched before the
+//     restart survives it: the reason is the previous driver's own latch (its final heartbeat word), else
+//     "board port reopened after USB drop", else "driver restarted after <how it ended>". Not latched: the
+//     first driver of the service, and the successor of a driver that exited cleanly (status 0 after its
+//     final word) and unlatched. Status.DriverStartLatched shows it.
 //   - The children are forked from one goroutine locked to its OS thread for the supervisor's lifetime:
 //     PR_SET_PDEATHSIG fires when the forking *thread* exits (golang/go#27505), and it must mean "the
 //     supervisor is gone". Signals go through pidfds (no recycled-pid accidents).

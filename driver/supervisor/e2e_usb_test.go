@@ -75,6 +75,9 @@ func testUSBDrop(t *testing.T, gone time.Duration) {
 			t.Errorf("non-stop frame after the return: % x", f.frame)
 		}
 	}
+	if st.DriverStartLatched != "board port reopened after USB drop" {
+		t.Errorf("driver after the return started latched %q, want %q", st.DriverStartLatched, "board port reopened after USB drop")
+	}
 	if delay > 300*time.Millisecond {
 		t.Errorf("stop frame %s after the device returned, want within 300 ms (reopen every 0.1 s)", ms(delay))
 	}

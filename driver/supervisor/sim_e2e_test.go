@@ -124,6 +124,9 @@ func TestSimDriverKillWhileDriving(t *testing.T) {
 		if st.Enabled {
 			t.Fatalf("kill %d: the restarted driver is enabled", i)
 		}
+		if i > 0 { // a restart after a SIGKILL starts latched: reset before driving again
+			expectLatched(t, cl, st, "driver restarted after killed by SIGKILL", false)
+		}
 		seq := s.RxSeq()
 		stop := drive(t, cl, 0.2)
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
@@ -212,6 +215,9 @@ func testSimUSBDrop(t *testing.T, d time.Duration) {
 	back := waitDriver(t, cl, st.PIDs.Driver, 10*time.Second)
 	if back.Enabled {
 		t.Error("driver back after the drop is enabled")
+	}
+	if back.EStop == nil || *back.EStop != "board port reopened after USB drop" {
+		t.Errorf("driver back after the drop: e-stop %v, want latched %q", back.EStop, "board port reopened after USB drop")
 	}
 	after := r.T.Sub(tDrop)
 	t.Logf("sim USB drop %v while turning: stop frame %.3f s after the drop began (%s after the nominal return); driver back (pid %d), disabled",

@@ -32,9 +32,12 @@ type Status struct {
 	DriverPID      int    `json:"driver_pid"` // 0 while no driver child runs
 	DriverStarts   int    `json:"driver_starts"`
 	DriverLastExit string `json:"driver_last_exit,omitempty"`
-	ReaderPID      int    `json:"reader_pid"` // 0 while no LiDAR reader runs
-	ReaderStarts   int    `json:"reader_starts"`
-	ReaderLastExit string `json:"reader_last_exit,omitempty"`
+	// DriverStartLatched is the e-stop reason the current driver was started latched with ("": not latched;
+	// the first driver of a service never is). See restartLatch in supervisor.go.
+	DriverStartLatched string `json:"driver_start_latched,omitempty"`
+	ReaderPID          int    `json:"reader_pid"` // 0 while no LiDAR reader runs
+	ReaderStarts       int    `json:"reader_starts"`
+	ReaderLastExit     string `json:"reader_last_exit,omitempty"`
 
 	// Watchdog is the driver watchdog's timeout ("150ms") or "off"; WatchdogTrips counts the drivers it killed,
 	// LastWatchdog says why it killed the last one.

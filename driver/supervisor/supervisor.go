@@ -57,7 +57,7 @@ type Config struct {
 	// its final stop frames.
 	StopTimeout time.Duration
 	// WatchdogTimeout: a driver whose control loop sends no heartbeat for this long is hung: SIGKILL, stop
-	// frame at once and again after the reap, restart disabled (150 ms = 7.5 ticks, watchdog.go).
+	// frame at once and again after the reap, restart latched (150 ms = 7.5 ticks, watchdog.go).
 	WatchdogTimeout time.Duration
 	// WatchdogStartGrace is the allowance before a new driver's first heartbeat (5 s).
 	WatchdogStartGrace time.Duration
@@ -106,6 +106,44 @@ type child struct {
 	beats    atomic.Uint64
 	lastBeat atomic.Int64 // unix nanoseconds of the last heartbeat read; 0 = none yet
 	maxGap   atomic.Int64 // the longest interval between two heartbeats read (ns): the margin to the timeout
+
+	// driver: its final word (driver.FinalWord), set by the watcher before it closes watchDone
+	final     []byte
+	watchDone chan struct{}
+}
+
+// driverEnd is what the supervisor knows about how the last driver ended, for restartLatch.
+type driverEnd struct {
+	how   string // describeExit, with the watchdog's note ("killed by SIGKILL", "exit status 1", ...)
+	clean bool   // exit status 0 after its final word, not killed by the watchdog
+	latch string // the e-stop reason its final word reported ("": not latched, or unknown)
+}
+
+// Reasons a restarted driver starts latched with (restartLatch).
+const (
+	latchAfterUSBDrop = "board port reopened after USB drop"
+	latchAfterPrefix  = "driver restarted after "
+)
+
+// restartLatch returns the e-stop reason the next driver starts latched with, "" for none (disabled only).
+//
+// Why: the latch lives in the driver process. A driver that dies (crash, kill, watchdog) or is stopped
+// because the board vanished is replaced by a new process with a fresh gate; if that gate started unlatched,
+// enable would work again without anyone having looked at what happened, and an e-stop latched before the
+// death would be gone. So: a driver that reported a latched e-stop in its final word passes that reason on
+// (first reason kept, as in the gate); after a USB drop the reason says so; after any other exit that was not
+// clean (exit status 0 after its final word), "driver restarted after <how it ended>". A clean exit of an
+// unlatched driver (someone sent it SIGTERM) restarts unlatched, and so does the first start of the service.
+func restartLatch(prev driverEnd, portDropped bool) string {
+	switch {
+	case prev.latch != "":
+		return prev.latch
+	case portDropped:
+		return latchAfterUSBDrop
+	case !prev.clean:
+		return latchAfterPrefix + prev.how
+	}
+	return ""
 }
 
 // exitHow says how c ended, and that the watchdog killed it if it did.
@@ -149,6 +187,12 @@ type supervisor struct {
 	crashDelay                 time.Duration
 	stopping                   bool
 
+	// For restartLatch: how the last driver ended, whether the board port vanished since the current or last
+	// driver started, and the latch the current driver was started with.
+	lastEnd      driverEnd
+	portDropped  bool
+	startLatched string
+
 	watchdogTrips atomic.Uint64
 	watchdogLate  atomic.Uint64
 	lastWatchdog  atomic.Pointer[string]
@@ -159,7 +203,8 @@ type supervisor struct {
 // for them (bounded), writes the stop frame twice, closes the port and returns nil.
 //
 // Every exit of the driver child is followed at once by a stop frame from the waiter goroutine (milliseconds
-// after a SIGKILL), then a restart after RestartDelay; the child starts disabled and writes its own stop frame.
+// after a SIGKILL), then a restart after RestartDelay; the child starts with its e-stop latched (restartLatch)
+// and writes its own stop frame.
 // If the board's device vanishes, the driver is stopped and the port is reopened every ReopenEvery; the instant
 // it is back, a stop frame goes out and the driver restarts.
 //
@@ -372,6 +417,13 @@ func (s *supervisor) startDriver() bool {
 	}
 	argv := append([]string{s.cfg.Exe}, s.cfg.DriverArgs...)
 	env := append(s.env(), HeartbeatEnv+"="+strconv.Itoa(HeartbeatFD))
+	latch := ""
+	if s.driverStarts > 0 { // the first driver of the service starts disabled, not latched
+		latch = restartLatch(s.lastEnd, s.portDropped)
+	}
+	if latch != "" {
+		env = append(env, StartLatchedEnv+"="+envSafe(latch))
+	}
 	pid, err := s.sp.start(argv, env, []uintptr{0, 1, 2, uintptr(childEnd), uintptr(portFD), uintptr(hbEnd)})
 	unix.Close(childEnd)
 	unix.Close(portFD)
@@ -383,15 +435,37 @@ func (s *supervisor) startDriver() bool {
 		s.log.Error("cannot start the driver", "err", err)
 		return false
 	}
-	c := &child{name: "driver", p: newProc(pid), started: time.Now(), sink: s.tee.add(driverQueue, false)}
+	c := &child{name: "driver", p: newProc(pid), started: time.Now(), sink: s.tee.add(driverQueue, false),
+		watchDone: make(chan struct{})}
 	s.driver = c
 	s.driverStarts++
+	s.startLatched, s.lastEnd, s.portDropped = latch, driverEnd{}, false
 	s.wg.Add(3)
 	go s.pipeWriter(c.sink, w)
 	go s.waitChild(c, true)
 	go s.watchDriver(c, hb)
-	s.log.Info("driver started (motion disabled until enable)", "child_pid", pid, "start", s.driverStarts)
+	if latch != "" {
+		s.log.Warn("driver started with the e-stop LATCHED: "+latch+"; reset, then enable",
+			"child_pid", pid, "start", s.driverStarts)
+	} else {
+		s.log.Info("driver started (motion disabled until enable)", "child_pid", pid, "start", s.driverStarts)
+	}
 	return true
+}
+
+// envSafe makes a reason fit an environment variable's value: no NUL (exec would fail with EINVAL and the
+// driver would never start), no other control characters, at most 512 bytes.
+func envSafe(s string) string {
+	b := []byte(s)
+	if len(b) > 512 {
+		b = b[:512]
+	}
+	for i, c := range b {
+		if c < 0x20 || c == 0x7f {
+			b[i] = ' '
+		}
+	}
+	return string(b)
 }
 
 // pipeWriter feeds the driver's pipe from its queue; it ends when the queue is closed (the driver died).
@@ -431,6 +505,7 @@ func (s *supervisor) startReader() bool {
 // watchDriver runs the driver's heartbeat watcher (watchdog.go) until the driver is gone.
 func (s *supervisor) watchDriver(c *child, hb *os.File) {
 	defer s.wg.Done()
+	defer close(c.watchDone)
 	wd := newWatchdog(c.started, s.cfg.WatchdogTimeout, s.cfg.WatchdogStartGrace, s.cfg.StopTimeout)
 	watchHeartbeat(hb, wd, !s.cfg.NoWatchdog, watchHooks{
 		seen: func(at time.Time, n int) {
@@ -444,7 +519,8 @@ func (s *supervisor) watchDriver(c *child, hb *os.File) {
 			s.log.Warn(fmt.Sprintf("driver silent for %d ms, but the supervisor itself woke %d ms late (the machine stalled): giving the driver %d ms more",
 				silent.Milliseconds(), late.Milliseconds(), recheckAfter.Milliseconds()), "child_pid", c.p.pid)
 		},
-		hung: func(why string) { s.driverHung(c, why) },
+		hung:  func(why string) { s.driverHung(c, why) },
+		final: func(word []byte) { c.final = word },
 	})
 }
 
@@ -473,6 +549,20 @@ func (s *supervisor) driverExited(ev exitEvent) {
 		how = "wait4: " + ev.err.Error()
 	}
 	s.driverLastExit = how
+	// Its final word: the watcher reads it until the pipe's end of file, which the reaped driver's death has
+	// already caused; the wait is for the watcher goroutine to get there.
+	select {
+	case <-c.watchDone:
+	case <-time.After(200 * time.Millisecond):
+	}
+	end := driverEnd{how: how}
+	if latch, ok := parseFinalWord(c.final); ok {
+		end.latch = latch
+		end.clean = ev.err == nil && ev.ws.Exited() && ev.ws.ExitStatus() == 0 && c.hung.Load() == nil
+	} else if ev.err == nil && ev.ws.Exited() && ev.ws.ExitStatus() == 0 {
+		end.how += " without its final word"
+	}
+	s.lastEnd = end
 	removeStaleSocket(s.cfg.Socket)
 	ran := ev.reaped.Sub(c.started).Round(time.Millisecond)
 	switch {
@@ -513,6 +603,7 @@ func removeStaleSocket(path string) {
 
 // portLost handles a read error or EOF on the board: USB drop. The old descriptor is dead for good.
 func (s *supervisor) portLost(err error) {
+	s.portDropped = true // the next driver starts latched (restartLatch)
 	s.stop.set(nil)
 	s.port.Close()
 	s.port = nil
@@ -551,7 +642,7 @@ func (s *supervisor) writeStatus() {
 	count, last, at := s.stop.stats()
 	st := Status{
 		PID: os.Getpid(), Device: s.cfg.Device, Port: s.portState, PortSince: s.portSince,
-		DriverStarts: s.driverStarts, DriverLastExit: s.driverLastExit,
+		DriverStarts: s.driverStarts, DriverLastExit: s.driverLastExit, DriverStartLatched: s.startLatched,
 		ReaderStarts: s.readerStarts, ReaderLastExit: s.readerExit,
 		StopFrames: count, LastStop: last, LastStopAt: at,
 		BoardBytes: s.tee.bytes.Load(), DriverDroppedBytes: s.tee.driverDrops.Load(),

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/driver"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -181,5 +183,136 @@ func TestCrashStopSurvivesACutFrame(t *testing.T) {
 	}
 	if single != 0 {
 		t.Fatalf("a single stop frame survived %d cuts: the naive parser does not model the failure", single)
+	}
+}
+
+// TestRestartLatch: the e-stop the next driver starts latched with, from how the last one ended.
+func TestRestartLatch(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		end  driverEnd
+		usb  bool
+		want string
+	}{
+		{"clean exit, not latched (SIGTERM by someone)", driverEnd{how: "exit status 0", clean: true}, false, ""},
+		{"clean exit, latched: the reason is kept", driverEnd{how: "exit status 0", clean: true, latch: "gamepad button 0x0040"}, false, "gamepad button 0x0040"},
+		{"SIGKILL", driverEnd{how: "killed by SIGKILL"}, false, "driver restarted after killed by SIGKILL"},
+		{"crash", driverEnd{how: "exit status 2"}, false, "driver restarted after exit status 2"},
+		{"watchdog", driverEnd{how: "killed by SIGKILL (watchdog: driver hung: no control-loop heartbeat for 150 ms)"}, false,
+			"driver restarted after killed by SIGKILL (watchdog: driver hung: no control-loop heartbeat for 150 ms)"},
+		{"exit status 0 without a final word", driverEnd{how: "exit status 0 without its final word"}, false,
+			"driver restarted after exit status 0 without its final word"},
+		{"USB drop, driver stopped cleanly", driverEnd{how: "exit status 0", clean: true}, true, "board port reopened after USB drop"},
+		{"USB drop, driver failed on the write", driverEnd{how: "exit status 1"}, true, "board port reopened after USB drop"},
+		{"USB drop after a latch: the first reason is kept", driverEnd{how: "exit status 1", latch: "estop request from pid 9 (curl)"}, true,
+			"estop request from pid 9 (curl)"},
+	} {
+		if got := restartLatch(c.end, c.usb); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestFinalWordParse: the driver's final word as the watcher collects it from reads of any size.
+func TestFinalWordParse(t *testing.T) {
+	for _, c := range []struct {
+		reads []string
+		latch string
+		ok    bool
+	}{
+		{[]string{"....qU\n"}, "", true},
+		{[]string{"..", ".q", "U", "\n"}, "", true},
+		{[]string{"...qLgamepad button 0x0040\n"}, "gamepad button 0x0040", true},
+		{[]string{".qL", "estop request from pid 4 (curl): x\n"}, "estop request from pid 4 (curl): x", true},
+		{[]string{"....."}, "", false},          // never stopped
+		{[]string{"..qL"}, "", false},           // cut short
+		{[]string{"..qX\n"}, "", false},         // garbled
+		{[]string{"..qL\n"}, "", false},         // latched without a reason
+		{[]string{"..qLa\nb\n"}, "", false},     // two lines
+		{[]string{"..qU\n", "...."}, "", false}, // ticks after the final word: not a clean end
+	} {
+		var f finalWord
+		beats := 0
+		for _, r := range c.reads {
+			beats += f.add([]byte(r))
+		}
+		latch, ok := parseFinalWord(f.b)
+		if latch != c.latch || ok != c.ok {
+			t.Errorf("reads %q: (%q, %v), want (%q, %v)", c.reads, latch, ok, c.latch, c.ok)
+		}
+		all := strings.Join(c.reads, "")
+		if q := strings.IndexByte(all, 'q'); q >= 0 && beats != q+1 || q < 0 && beats != len(all) {
+			t.Errorf("reads %q: %d heartbeats counted, want the bytes up to the stopping byte", c.reads, beats)
+		}
+	}
+	var f finalWord
+	f.add([]byte("q"))
+	f.add(bytes.Repeat([]byte("x"), 4*maxFinalWord))
+	if len(f.b) != maxFinalWord {
+		t.Fatalf("final word kept %d bytes, want at most %d", len(f.b), maxFinalWord)
+	}
+}
+
+// TestWatcherDeliversTheFinalWord: through a real heartbeat pipe, ticks then the final word, then the end of
+// file: the final hook gets the word.
+func TestWatcherDeliversTheFinalWord(t *testing.T) {
+	r, w, closeW := beatPipe(t)
+	got := make(chan []byte, 1)
+	wd := newWatchdog(time.Now(), 150*time.Millisecond, time.Second, time.Second)
+	go watchHeartbeat(r, wd, true, watchHooks{
+		seen: func(time.Time, int) {}, late: func(time.Duration, time.Duration) {}, hung: func(string) {},
+		final: func(b []byte) { got <- b },
+	})
+	for range 3 {
+		if _, err := w.Write([]byte{'.'}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := w.Write([]byte("qLkey1\n")); err != nil {
+		t.Fatal(err)
+	}
+	closeW()
+	select {
+	case b := <-got:
+		if latch, ok := parseFinalWord(b); !ok || latch != "key1" {
+			t.Fatalf("final word %q: (%q, %v)", b, latch, ok)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("no final word")
+	}
+}
+
+func TestChildStartLatchedAndEnvSafe(t *testing.T) {
+	t.Setenv(StartLatchedEnv, envSafe("estop request from pid 3 (sh): a\nb\x00c"))
+	if got := ChildStartLatched(); got != "estop request from pid 3 (sh): a b c" {
+		t.Fatalf("ChildStartLatched: %q", got)
+	}
+	if _, ok := os.LookupEnv(StartLatchedEnv); ok {
+		t.Fatal("the variable is still in the environment")
+	}
+	if got := ChildStartLatched(); got != "" {
+		t.Fatalf("unset: %q, want none", got)
+	}
+	if n := len(envSafe(strings.Repeat("x", 5000))); n != 512 {
+		t.Fatalf("envSafe kept %d bytes", n)
+	}
+}
+
+// TestFinalWordAgreesWithTheDriver: what driver.FinalWord writes, parseFinalWord reads.
+func TestFinalWordAgreesWithTheDriver(t *testing.T) {
+	for latch, want := range map[string]string{
+		"":                               "",
+		"gamepad button 0x0040":          "gamepad button 0x0040",
+		"estop request from pid 4: a\nb": "estop request from pid 4: a b",
+		strings.Repeat("y", 300):         strings.Repeat("y", driver.MaxFinalReason),
+	} {
+		got, ok := parseFinalWord(driver.FinalWord(latch))
+		if !ok || got != want {
+			t.Errorf("FinalWord(%q) read back as (%q, %v), want %q", latch, got, ok, want)
+		}
+	}
+	if driver.HeartbeatStopping != HeartbeatStopping {
+		t.Fatal("stopping bytes differ")
 	}
 }

@@ -19,7 +19,7 @@ package supervisor
 //     scheduler had not yet stopped), and a motor frame could land after the stop frame of step 2. A dead,
 //     reaped process writes nothing, and tty writes of one frame are atomic (the tty's write lock), so the
 //     frame written after the reap is the last frame the board hears before the next driver, which starts
-//     disabled and writes a stop frame first.
+//     latched and writes a stop frame first.
 //
 // A driver that ends its loop on purpose (SIGINT, board gone) writes driver.HeartbeatStopping after its own
 // final stop frames; from then on it gets StopTimeout to exit before it is treated as hung, so a slow teardown
@@ -155,18 +155,71 @@ func (w *watchdog) check(now time.Time) (v verdict, why string, late time.Durati
 	return verdictHung, why, late
 }
 
-// watchHooks are the watcher's reports: seen for each read's time and byte count (status); late when the
-// supervisor woke late past a deadline and rechecks (logged, counted); hung once, when the driver is hung.
+// watchHooks are the watcher's reports: seen for each read's time and heartbeat count (status); late when
+// the supervisor woke late past a deadline and rechecks (logged, counted); hung once, when the driver is hung;
+// final when the watcher returns, with the driver's final word (HeartbeatStopping and what followed it, at
+// most maxFinalWord bytes; nil if the stopping byte never came).
 type watchHooks struct {
-	seen func(at time.Time, n int)
-	late func(late time.Duration, silent time.Duration)
-	hung func(why string)
+	seen  func(at time.Time, n int)
+	late  func(late time.Duration, silent time.Duration)
+	hung  func(why string)
+	final func(word []byte)
+}
+
+// maxFinalWord bounds what is kept of the driver's final word (driver.FinalWord: 3 bytes plus a reason of at
+// most 256).
+const maxFinalWord = 512
+
+// finalWord collects the driver's final word from the heartbeat's reads.
+type finalWord struct {
+	b        []byte
+	stopping bool
+}
+
+// add takes one read and returns how many of its bytes are heartbeats (ticks and the stopping byte, not the
+// latch line after it).
+func (f *finalWord) add(chunk []byte) int {
+	if !f.stopping {
+		i := bytes.IndexByte(chunk, HeartbeatStopping)
+		if i < 0 {
+			return len(chunk)
+		}
+		f.stopping = true
+		f.b = append(f.b, chunk[i:min(len(chunk), i+maxFinalWord)]...)
+		return i + 1
+	}
+	if room := maxFinalWord - len(f.b); room > 0 {
+		f.b = append(f.b, chunk[:min(len(chunk), room)]...)
+	}
+	return 0
+}
+
+// parseFinalWord reads a driver's final word: the stopping byte, then "U\n" (not latched) or "L" + reason +
+// "\n". ok is false for anything else (cut short, garbled, missing): the e-stop state is then unknown.
+func parseFinalWord(b []byte) (latch string, ok bool) {
+	if len(b) < 3 || b[0] != HeartbeatStopping || b[len(b)-1] != '\n' {
+		return "", false
+	}
+	line := b[1 : len(b)-1]
+	switch {
+	case len(line) == 1 && line[0] == 'U':
+		return "", true
+	case len(line) > 1 && line[0] == 'L' && bytes.IndexByte(line, '\n') < 0:
+		return string(line[1:]), true
+	}
+	return "", false
 }
 
 // watchHeartbeat reads the heartbeat pipe r until it ends (EOF: every write end is closed, the driver is gone)
 // and, when enabled, calls h.hung once when wd says the driver is hung, then returns. It owns r and closes it.
 func watchHeartbeat(r *os.File, wd *watchdog, enabled bool, h watchHooks) {
 	defer r.Close()
+	var fw finalWord
+	defer func() {
+		if h.final != nil {
+			h.final(fw.b)
+		}
+	}()
 	buf := make([]byte, 256)
 	for {
 		if enabled {
@@ -176,7 +229,7 @@ func watchHeartbeat(r *os.File, wd *watchdog, enabled bool, h watchHooks) {
 		now := time.Now()
 		if n > 0 {
 			wd.beat(now, buf[:n])
-			h.seen(now, n)
+			h.seen(now, fw.add(buf[:n]))
 			continue
 		}
 		if !errors.Is(err, os.ErrDeadlineExceeded) {
@@ -188,7 +241,7 @@ func watchHeartbeat(r *os.File, wd *watchdog, enabled bool, h watchHooks) {
 		n, eof := rawRead(r, buf)
 		if n > 0 {
 			wd.beat(now, buf[:n])
-			h.seen(now, n)
+			h.seen(now, fw.add(buf[:n]))
 			continue
 		}
 		if eof {
@@ -249,5 +302,5 @@ func (s *supervisor) driverHung(c *child, why string) {
 	if kerr != nil && !errors.Is(kerr, errReaped) {
 		msg += fmt.Sprintf(" (SIGKILL failed: %v)", kerr)
 	}
-	s.log.Error(msg, "child_pid", c.p.pid, "next", "a second stop frame when it is reaped, then a restart, disabled")
+	s.log.Error(msg, "child_pid", c.p.pid, "next", "a second stop frame when it is reaped, then a restart, latched")
 }

@@ -204,6 +204,9 @@ func TestSimWatchdogSIGSTOPWhileDriving(t *testing.T) {
 		if st.Enabled {
 			t.Fatalf("run %d: the driver that replaced the hung one is enabled", i)
 		}
+		if i > 0 { // the replacement of a hung driver starts latched, saying why
+			expectLatched(t, cl, st, "driver restarted after killed by SIGKILL (watchdog: driver hung: no control-loop heartbeat for", true)
+		}
 		pid = st.PIDs.Driver
 		if stopSeq >= 0 { // since the previous trip's stop frame, nothing moved the wheels
 			rx, _ := s.ReceivedSince(stopSeq + 1)
