@@ -117,13 +117,15 @@ type Result struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// MarshalJSON writes StopS as stop_s with null for NaN.
+// MarshalJSON writes StopS as stop_s and TriggerS as trigger_s, null for NaN (a path that failed before its
+// trigger has no trigger time; encoding/json refuses NaN and the whole record would be lost).
 func (r Result) MarshalJSON() ([]byte, error) {
 	type alias Result
 	return json.Marshal(struct {
 		alias
-		StopS *float64 `json:"stop_s"`
-	}{alias(r), num(r.StopS)})
+		TriggerS *float64 `json:"trigger_s"` // shadows alias.TriggerS
+		StopS    *float64 `json:"stop_s"`
+	}{alias(r), num(r.TriggerS), num(r.StopS)})
 }
 
 // Report is a whole run: what the JSON record holds and what the summary prints.
