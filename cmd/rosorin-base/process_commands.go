@@ -61,6 +61,10 @@ func runCommand() *cli.Command {
 			stateDirFlag(),
 			&cli.BoolFlag{Name: "no-lidar-respawn", Usage: "leave a dead LiDAR reader dead (negative control for the scan-gate proof)"},
 			&cli.DurationFlag{Name: "restart-delay", Value: 500 * time.Millisecond, Usage: "pause before a dead driver restarts"},
+			&cli.BoolFlag{Name: "test-no-pdeathsig", Hidden: true,
+				Usage: "TEST ONLY: start the driver without its parent-death signal (negative control of the supervisor-death test)"},
+			&cli.BoolFlag{Name: "test-driver-holds-board-eof", Hidden: true,
+				Usage: "TEST ONLY: the driver ignores the end of its board pipe (so the parent-death signal is its only news of the supervisor's death)"},
 			&cli.DurationFlag{Name: "driver-watchdog", Value: supervisor.DefaultWatchdogTimeout,
 				Usage: "a driver whose control loop sends no heartbeat for this long is hung: stop frame, SIGKILL, restart latched (0 = off: a hung driver leaves the wheels turning)"},
 		},
@@ -95,6 +99,9 @@ func runCommand() *cli.Command {
 			if d := c.String("state-dir"); d != "" {
 				dargs = append(dargs, "--state-dir", d)
 			}
+			if c.Bool("test-driver-holds-board-eof") {
+				dargs = append(dargs, "--test-hold-board-eof")
+			}
 			var rargs []string
 			if lidarDev != "" {
 				rargs = append([]string{"lidar-reader", "--lidar", lidarDev}, common...)
@@ -102,6 +109,12 @@ func runCommand() *cli.Command {
 				log.Warn("no LiDAR reader (--lidar \"\"): the scan gate holds software commands; only gamepad driving moves the wheels")
 			}
 			noRespawn := c.Bool("no-lidar-respawn") || !cfg.LidarRespawn
+			if c.Bool("test-no-pdeathsig") {
+				log.Warn("TEST ONLY --test-no-pdeathsig: the driver has no parent-death signal")
+			}
+			if c.Bool("test-driver-holds-board-eof") {
+				log.Warn("TEST ONLY --test-driver-holds-board-eof: the driver ignores the end of its board pipe")
+			}
 			if wdog == 0 {
 				log.Warn("driver watchdog OFF (--driver-watchdog 0): a hung driver leaves the wheels at their last speed")
 			} else if wdog < 60*time.Millisecond {
@@ -112,6 +125,7 @@ func runCommand() *cli.Command {
 				Device: device, Socket: sock, DriverArgs: dargs, ReaderArgs: rargs,
 				RestartDelay: c.Duration("restart-delay"), ReaderRespawnDelay: cfg.LidarRespawnDelay(),
 				NoReaderRespawn: noRespawn, WatchdogTimeout: wdog, NoWatchdog: wdog == 0, Log: log,
+				NoDriverPdeathsig: c.Bool("test-no-pdeathsig"),
 			})
 			if err != nil {
 				return cli.Exit("rosorin-base run: "+err.Error(), 1)
@@ -129,6 +143,7 @@ func driverCommand() *cli.Command {
 		Flags: []cli.Flag{
 			socketFlag(), configFlag(), stateDirFlag(),
 			&cli.IntFlag{Name: "supervisor-pid", Usage: "the supervisor's pid, for the state record"},
+			&cli.BoolFlag{Name: "test-hold-board-eof", Hidden: true, Usage: "TEST ONLY: see run --test-driver-holds-board-eof"},
 		},
 		Action: func(c *cli.Context) error {
 			supervisor.SetProcName("rosorin-driver")
@@ -160,7 +175,7 @@ func driverCommand() *cli.Command {
 				case s := <-sigs:
 					herr := hw.Halt()
 					why := "stop requested"
-					if os.Getppid() != ppid {
+					if s == syscall.SIGTERM && parentGone(ppid, 50*time.Millisecond) {
 						why = "supervisor died (parent-death signal)"
 					}
 					if herr != nil {
@@ -172,8 +187,12 @@ func driverCommand() *cli.Command {
 				case <-ctx.Done():
 				}
 			}()
+			var boardIn io.Reader = in
+			if c.Bool("test-hold-board-eof") {
+				boardIn = heldEOF{r: in, ctx: ctx}
+			}
 			runErr := runDriver(ctx, driverParams{
-				in: in, out: hw, heartbeat: heartbeat, socket: c.String("socket"), configs: c.StringSlice("config"),
+				in: boardIn, out: hw, heartbeat: heartbeat, socket: c.String("socket"), configs: c.StringSlice("config"),
 				stateDir: c.String("state-dir"), supervisorPID: c.Int("supervisor-pid"), log: log,
 				// A restart after a crash, kill, hang or USB drop (or of a latched driver) starts latched.
 				startLatched: supervisor.ChildStartLatched(),
@@ -186,6 +205,42 @@ func driverCommand() *cli.Command {
 			}
 			return nil
 		},
+	}
+}
+
+// heldEOF hides the end of the board input until ctx ends. TEST ONLY (--test-hold-board-eof): the driver has
+// two ways of noticing that its supervisor died, the parent-death signal and its board pipe's end of file
+// (the supervisor holds the only write end); holding the second back lets a test see the first alone, or,
+// with --test-no-pdeathsig as well, neither (the negative control: the wheels keep their last speed).
+type heldEOF struct {
+	r   io.Reader
+	ctx context.Context
+}
+
+func (h heldEOF) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	if err != nil && n == 0 {
+		<-h.ctx.Done()
+	}
+	if n > 0 {
+		err = nil
+	}
+	return n, err
+}
+
+// parentGone reports whether this process's parent is no longer ppid, waiting up to wait for it to change. Why
+// wait: the parent-death signal is sent when the supervisor's forking thread exits, and the kernel first
+// hands its children to a sibling thread of the same, still dying process; getppid changes only when the
+// supervisor's last thread is gone, a moment later. Asked at once, a driver whose supervisor was killed
+// mostly read its old parent and logged "stop requested". The stop frame is written before this wait.
+func parentGone(ppid int, wait time.Duration) bool {
+	for end := time.Now().Add(wait); ; time.Sleep(time.Millisecond) {
+		if os.Getppid() != ppid {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
 	}
 }
 

@@ -3,6 +3,8 @@
 package supervisor_test
 
 import (
+	"errors"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -18,119 +20,189 @@ import (
 // logged); a 2-core CI machine shared with other jobs gets two orders of magnitude of headroom.
 const killBound = 100 * time.Millisecond
 
-// TestDriverKillStopFrame: SIGKILL of the driver child, 25 times: each time a stop frame reaches the board
-// within killBound, and the driver comes back (a new pid) by itself.
-func TestDriverKillStopFrame(t *testing.T) {
-	dir := t.TempDir()
-	b := newFakeBoard(t, filepath.Join(dir, "ttyACM0"))
-	s := startService(t, dir, b.link, "--lidar", "", "--restart-delay", "200ms")
-	const kills = 25
-	var lat []time.Duration
-	pid := 0
-	for i := 0; i < kills; i++ {
-		st := s.waitStatus(5*time.Second, "a new driver", func(st supervisor.Status) bool {
-			return st.DriverPID != 0 && st.DriverPID != pid
-		})
-		pid = st.DriverPID
-		quietBeforeKill(b, 150*time.Millisecond)
-		t0 := time.Now()
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		a, ok := b.waitFrame(t0, time.Second, isStop)
-		if !ok {
-			t.Fatalf("kill %d: no stop frame within 1 s of SIGKILL of driver pid %d", i+1, pid)
-		}
-		lat = append(lat, a.at.Sub(t0))
-	}
-	t.Logf("SIGKILL of the driver -> stop frame on the board, %d kills: median %s, p99 %s, max %s", kills,
-		ms(percentile(lat, 50)), ms(percentile(lat, 99)), ms(percentile(lat, 100)))
-	if m := percentile(lat, 100); m > killBound {
-		t.Errorf("slowest stop frame after SIGKILL took %s, bound %s", ms(m), ms(killBound))
-	}
-	st := s.waitStatus(5*time.Second, "last driver back", func(st supervisor.Status) bool {
-		return st.DriverPID != 0 && st.DriverPID != pid
-	})
-	if st.DriverStarts != kills+1 || !strings.Contains(st.LastStop, "SIGKILL") && !strings.Contains(st.DriverLastExit, "SIGKILL") {
-		t.Errorf("status after %d kills: %d driver starts, last exit %q, last stop %q", kills, st.DriverStarts, st.DriverLastExit, st.LastStop)
-	}
-}
+// The kill tests below judge who wrote the stop frame by what the board was doing before it: a disabled driver
+// repeats an all-zero motor frame every 0.2 s, byte for byte the stop frame, so a zero frame alone proves
+// nothing. The wheels are driven first (enable and a 20 Hz cmd_vel stream: non-zero motor frames flow, and a
+// driving driver writes no zero frame of its own); the judge is the FIRST zero frame after the kill, and the
+// motor frame the board received just before it must be a moving one (stopAfterMoving, sim_e2e_test.go).
 
-// quietBeforeKill waits until the driver has run for a while and the last frame it wrote has been read, so
-// that a stop frame read after the kill cannot be one the driver wrote before it.
-func quietBeforeKill(b *fakeBoard, settle time.Duration) {
-	time.Sleep(settle)
-	fr := b.snapshot()
-	if len(fr) > 0 {
-		if since := time.Since(fr[len(fr)-1].at); since < 20*time.Millisecond {
-			time.Sleep(20*time.Millisecond - since)
-		}
-	}
-}
+// TestDriverKillStopFrame is TestSimDriverKillWhileDriving (sim_e2e_test.go): 20 SIGKILLs of the driver while
+// the wheels turn. It used to run against a fake board with the driver disabled and could not tell the
+// supervisor's stop frame from the driver's refresh.
 
-// TestKillNegativeControl: the detector above must be able to fail. With the supervisor stopped (SIGSTOP), a
-// SIGKILL of the driver produces no stop frame; after SIGCONT the supervisor reaps it and the stop frame comes.
+// TestKillNegativeControl: the kill judge must be able to fail. With the supervisor stopped (SIGSTOP), a
+// SIGKILL of the driver while the wheels turn produces no zero frame for 300 ms and the sim's wheels keep
+// turning; after SIGCONT the supervisor reaps it and the stop frame comes, after a moving frame.
 func TestKillNegativeControl(t *testing.T) {
-	dir := t.TempDir()
-	b := newFakeBoard(t, filepath.Join(dir, "ttyACM0"))
-	s := startService(t, dir, b.link, "--lidar", "")
-	st, _ := s.status()
-	quietBeforeKill(b, 150*time.Millisecond)
-	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+	s, svc, cl := startSimStack(t)
+	st := waitDriver(t, cl, 0, 10*time.Second)
+	stop := drive(t, cl, 0.2)
+	defer stop()
+	seq0 := waitMoving(t, s)
+	if err := svc.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	defer svc.cmd.Process.Signal(syscall.SIGCONT)
 	t0 := time.Now()
-	_ = syscall.Kill(st.DriverPID, syscall.SIGKILL)
-	if a, ok := b.waitFrame(t0, 300*time.Millisecond, isStop); ok {
-		t.Fatalf("stop frame %s after the kill with the supervisor stopped: the detector cannot tell", ms(a.at.Sub(t0)))
+	_ = syscall.Kill(st.PIDs.Driver, syscall.SIGKILL)
+	time.Sleep(300 * time.Millisecond)
+	if r, found, _ := stopAfterMoving(s, seq0, t0); found {
+		t.Fatalf("a zero frame %s after the kill with the supervisor stopped: the judge cannot tell", ms(r.T.Sub(t0)))
+	}
+	if tr := s.Truth(); tr.TargetRPS == [4]float64{} {
+		t.Fatalf("wheel targets zero with the driver dead and the supervisor stopped: %v", tr.TargetRPS)
 	}
 	t1 := time.Now()
-	_ = s.cmd.Process.Signal(syscall.SIGCONT)
-	if a, ok := b.waitFrame(t1, time.Second, isStop); !ok {
-		t.Fatal("no stop frame after SIGCONT")
-	} else {
-		t.Logf("negative control: no stop frame for 300 ms while the supervisor was stopped; %s after SIGCONT", ms(a.at.Sub(t1)))
-	}
-}
-
-// TestSupervisorKillPdeathsig: SIGKILL of the supervisor: the driver child gets its parent-death signal, writes
-// the stop frame and exits; the LiDAR reader exits too. Nothing is left running.
-func TestSupervisorKillPdeathsig(t *testing.T) {
-	dir := t.TempDir()
-	b := newFakeBoard(t, filepath.Join(dir, "ttyACM0"))
-	s := startService(t, dir, b.link, "--lidar", filepath.Join(dir, "lidar"))
-	st := s.waitStatus(3*time.Second, "reader running", func(st supervisor.Status) bool { return st.ReaderPID != 0 })
-	quietBeforeKill(b, 150*time.Millisecond)
-	t0 := time.Now()
-	_ = s.cmd.Process.Kill()
-	a, ok := b.waitFrame(t0, time.Second, isStop)
+	_ = svc.cmd.Process.Signal(syscall.SIGCONT)
+	r, ok := waitStopAfterMoving(t, s, seq0, t0, time.Second)
 	if !ok {
-		t.Fatalf("no stop frame within 1 s of SIGKILL of the supervisor (driver pid %d)", st.DriverPID)
+		t.Fatal("no stop frame after SIGCONT")
 	}
-	t.Logf("SIGKILL of the supervisor -> stop frame from the driver's parent-death signal: %s", ms(a.at.Sub(t0)))
-	if d := a.at.Sub(t0); d > killBound {
-		t.Errorf("pdeathsig stop frame took %s, bound %s", ms(d), ms(killBound))
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for alive(st.DriverPID) || alive(st.ReaderPID) {
-		if time.Now().After(deadline) {
-			t.Fatalf("children still alive 3 s after the supervisor died: %v", procsRunning(bin()))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	t.Logf("negative control: no zero frame for 300 ms after the kill while the supervisor was stopped (wheels turning); stop frame %s after SIGCONT",
+		ms(r.T.Sub(t1)))
 }
 
-// TestSIGINTShutdown: SIGINT to the supervisor (systemd's KillSignal): children stopped, stop frames, exit 0,
-// no process left.
-func TestSIGINTShutdown(t *testing.T) {
-	dir := t.TempDir()
-	b := newFakeBoard(t, filepath.Join(dir, "ttyACM0"))
-	s := startService(t, dir, b.link, "--lidar", filepath.Join(dir, "lidar"))
-	st := s.waitStatus(3*time.Second, "reader running", func(st supervisor.Status) bool { return st.ReaderPID != 0 })
-	time.Sleep(200 * time.Millisecond)
+// The driver has two ways of noticing that its supervisor died: the parent-death signal (SIGTERM), and the
+// end of file of its board pipe, whose only write end the supervisor held. Either stops the wheels; the hidden
+// test flags take one or both away, so each is shown on its own and the judge can be shown to fail.
+
+// supervisorKillTrial is one SIGKILL of the supervisor while the wheels turn.
+type supervisorKillTrial struct {
+	stopped   bool          // a zero frame after a moving one reached the board within 1 s
+	after     time.Duration // from the kill
+	turning   bool          // the sim's wheel targets were still non-zero 1 s after the kill
+	viaSignal bool          // the driver logged that it stopped on its parent-death signal
+	viaEOF    bool          // the driver logged that its board input ended
+	scanHeld  bool          // the driver logged that its scan gate held the wheels (no LiDAR scan)
+	left      []string      // processes of the service left running 3 s after the kill (then killed)
+	driverPID int
+}
+
+func runSupervisorKill(t *testing.T, args ...string) supervisorKillTrial {
+	t.Helper()
+	s, svc, cl := startSimStack(t, args...)
+	st := waitDriver(t, cl, 0, 10*time.Second)
+	sup := svc.waitStatus(3*time.Second, "reader running", func(x supervisor.Status) bool { return x.ReaderPID != 0 })
+	stop := drive(t, cl, 0.2)
+	defer stop()
+	seq0 := waitMoving(t, s)
 	t0 := time.Now()
-	_ = s.cmd.Process.Signal(syscall.SIGINT)
-	code, ok := s.wait(10 * time.Second)
+	_ = svc.cmd.Process.Kill()
+	tr := supervisorKillTrial{driverPID: st.PIDs.Driver}
+	if r, ok := waitStopAfterMoving(t, s, seq0, t0, time.Second); ok {
+		tr.stopped, tr.after = true, r.T.Sub(t0)
+	}
+	time.Sleep(time.Until(t0.Add(time.Second)))
+	tr.turning = s.Truth().TargetRPS != [4]float64{}
+	for deadline := time.Now().Add(3 * time.Second); alive(st.PIDs.Driver) || alive(sup.ReaderPID); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			tr.left = procsRunning(bin())
+			for _, pid := range []int{st.PIDs.Driver, sup.ReaderPID} {
+				_ = syscall.Kill(pid, syscall.SIGKILL) // started by the service under test, orphaned by the kill
+			}
+			break
+		}
+	}
+	svc.wait(5 * time.Second) // the log is complete once every child has closed its end
+	log := svc.log.String()
+	tr.viaSignal = strings.Contains(log, "supervisor died (parent-death signal)")
+	tr.viaEOF = strings.Contains(log, "board input ended")
+	tr.scanHeld = strings.Contains(log, "wheels held: no LiDAR scan")
+	return tr
+}
+
+// judgeSupervisorKill: after the supervisor's death a stop frame reached the board within killBound, after a
+// moving frame, the wheels' targets are zero, and no process of the service is left.
+func judgeSupervisorKill(tr supervisorKillTrial) error {
+	switch {
+	case !tr.stopped:
+		return fmt.Errorf("no stop frame within 1 s of SIGKILL of the supervisor (wheels still turning: %v)", tr.turning)
+	case tr.after > killBound:
+		return fmt.Errorf("stop frame %s after the kill, bound %s", ms(tr.after), ms(killBound))
+	case tr.turning:
+		return errors.New("wheel targets not zero 1 s after the kill")
+	case len(tr.left) > 0:
+		return fmt.Errorf("processes still alive 3 s after the supervisor died: %v", tr.left)
+	}
+	return nil
+}
+
+// TestSupervisorKill: SIGKILL of the supervisor while the wheels turn, as deployed (both ways of noticing):
+// the wheels stop, every child exits.
+func TestSupervisorKill(t *testing.T) {
+	tr := runSupervisorKill(t)
+	if err := judgeSupervisorKill(tr); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("SIGKILL of the supervisor while turning -> stop frame %s (driver logged: parent-death signal %v, board input ended %v)",
+		ms(tr.after), tr.viaSignal, tr.viaEOF)
+}
+
+// TestSupervisorKillPdeathsig: the driver's board pipe end is held back (--test-driver-holds-board-eof), so
+// its parent-death signal is its only news of the supervisor's death: the stop frame comes from it.
+func TestSupervisorKillPdeathsig(t *testing.T) {
+	tr := runSupervisorKill(t, "--test-driver-holds-board-eof")
+	if err := judgeSupervisorKill(tr); err != nil {
+		t.Fatal(err)
+	}
+	if !tr.viaSignal || tr.viaEOF {
+		t.Fatalf("driver log: parent-death signal %v, board input ended %v; want the signal alone", tr.viaSignal, tr.viaEOF)
+	}
+	t.Logf("SIGKILL of the supervisor while turning -> stop frame from the driver's parent-death signal: %s", ms(tr.after))
+}
+
+// TestSupervisorKillBoardEOF: the driver started without its parent-death signal (--test-no-pdeathsig): the
+// end of its board pipe alone stops the wheels (the second line of defence).
+func TestSupervisorKillBoardEOF(t *testing.T) {
+	tr := runSupervisorKill(t, "--test-no-pdeathsig")
+	if err := judgeSupervisorKill(tr); err != nil {
+		t.Fatal(err)
+	}
+	if tr.viaSignal || !tr.viaEOF {
+		t.Fatalf("driver log: parent-death signal %v, board input ended %v; want the end of file alone", tr.viaSignal, tr.viaEOF)
+	}
+	t.Logf("SIGKILL of the supervisor while turning, no parent-death signal -> stop frame after the board pipe's end: %s", ms(tr.after))
+}
+
+// TestSupervisorKillNegativeControl: without the parent-death signal and with the board pipe's end held back,
+// nothing tells the driver that its supervisor died: the judge above must fail. The orphaned driver keeps the
+// wheels at their commanded speed until its scan gate holds them, scan_timeout (0.5 s) after the LiDAR reader
+// (which keeps its own parent-death signal) died with the supervisor: a third line, not the kill's stop.
+func TestSupervisorKillNegativeControl(t *testing.T) {
+	tr := runSupervisorKill(t, "--test-no-pdeathsig", "--test-driver-holds-board-eof")
+	err := judgeSupervisorKill(tr)
+	if err == nil {
+		t.Fatal("the supervisor-death judge passed with both of the driver's ways of noticing taken away: it cannot tell")
+	}
+	if tr.viaSignal || tr.viaEOF {
+		t.Fatalf("driver log: parent-death signal %v, board input ended %v; want neither", tr.viaSignal, tr.viaEOF)
+	}
+	// The last scan came up to one revolution (0.1 s) before the kill: the hold comes 0.4-0.5 s after it.
+	if tr.stopped && (tr.after < 350*time.Millisecond || !tr.scanHeld) {
+		t.Fatalf("negative control: a stop frame %s after the kill (scan gate held: %v); want none before the scan gate's",
+			ms(tr.after), tr.scanHeld)
+	}
+	t.Logf("negative control: the judge fails (%v); the wheels turned on until the scan gate held them %s after the kill",
+		err, ms(tr.after))
+}
+
+// TestSIGINTShutdown: SIGINT to the supervisor (systemd's KillSignal) while the wheels turn: the first zero
+// frame after the signal follows a moving one, no moving frame comes after it, the supervisor's own two
+// shutdown stop frames are the last it wrote, exit 0, no process left.
+func TestSIGINTShutdown(t *testing.T) {
+	s, svc, cl := startSimStack(t)
+	st := waitDriver(t, cl, 0, 10*time.Second)
+	sup := svc.waitStatus(3*time.Second, "reader running", func(x supervisor.Status) bool { return x.ReaderPID != 0 })
+	stop := drive(t, cl, 0.2)
+	defer stop()
+	seq0 := waitMoving(t, s)
+	t0 := time.Now()
+	_ = svc.cmd.Process.Signal(syscall.SIGINT)
+	first, ok := waitStopAfterMoving(t, s, seq0, t0, 2*time.Second)
+	if !ok {
+		t.Fatal("no stop frame after a moving one within 2 s of SIGINT")
+	}
+	code, ok := svc.wait(10 * time.Second)
 	el := time.Since(t0)
 	if !ok {
 		t.Fatalf("supervisor still running 10 s after SIGINT")
@@ -138,11 +210,21 @@ func TestSIGINTShutdown(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit code %d after SIGINT, want 0", code)
 	}
-	time.Sleep(50 * time.Millisecond)
-	if n := b.countStops(t0); n < 2 {
-		t.Errorf("%d stop frames after SIGINT, want at least 2", n)
+	time.Sleep(100 * time.Millisecond) // the sim records the last frames
+	rx, _ := s.ReceivedSince(first.Seq)
+	stops := 0
+	for _, r := range rx {
+		if isMovingRx(r) {
+			t.Errorf("moving frame % x after the first stop frame of the shutdown", frameBytes(r))
+		}
+		if isStopRx(r) {
+			stops++
+		}
 	}
-	for _, pid := range []int{st.DriverPID, st.ReaderPID} {
+	if stops < 2 {
+		t.Errorf("%d stop frames from the first one on, want at least 2", stops)
+	}
+	for _, pid := range []int{st.PIDs.Driver, sup.ReaderPID} {
 		if alive(pid) {
 			t.Errorf("child %d still alive after the supervisor exited", pid)
 		}
@@ -150,11 +232,15 @@ func TestSIGINTShutdown(t *testing.T) {
 	if left := procsRunning(bin()); len(left) > 0 {
 		t.Errorf("leftover processes: %v", left)
 	}
-	fin, err := s.status()
-	if err != nil || fin.Port != supervisor.PortClosed {
-		t.Errorf("final status %+v (%v), want port closed", fin, err)
+	fin, err := svc.status()
+	if err != nil || fin.Port != supervisor.PortClosed || fin.LastStop != "supervisor shutdown" || fin.StopFrames < 2 {
+		t.Errorf("final status %+v (%v): want port closed, last stop frame the supervisor's shutdown", fin, err)
 	}
-	t.Logf("SIGINT -> supervisor exit 0 in %s with %d stop frames; no leftover processes", ms(el), b.countStops(t0))
+	if tr := s.Truth(); tr.TargetRPS != [4]float64{} {
+		t.Errorf("wheel targets after the shutdown: %v", tr.TargetRPS)
+	}
+	t.Logf("SIGINT while turning -> first stop frame %s, supervisor exit 0 in %s, %d stop frames from the first; no leftover processes",
+		ms(first.T.Sub(t0)), ms(el), stops)
 }
 
 // TestExclusive: while the supervisor owns the port, an unprivileged second opener is refused (TIOCEXCL), a

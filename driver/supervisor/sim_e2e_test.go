@@ -78,6 +78,59 @@ func isMovingRx(r sim.Received) bool {
 	return false
 }
 
+// waitMoving waits for a moving motor frame at the board and returns its sequence number.
+func waitMoving(t *testing.T, s *sim.Sim) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	r, _, err := s.WaitFrameSince(ctx, s.RxSeq(), isMovingRx)
+	if err != nil {
+		t.Fatalf("wheels never commanded to turn: %v", err)
+	}
+	time.Sleep(60 * time.Millisecond) // mid-stream: a few more moving frames
+	return r.Seq
+}
+
+// stopAfterMoving is the kill judge on the sim's record from seq on: the first zero motor frame (the stop
+// frame's bytes) received after t0, and whether the motor frame the board received just before it was a
+// moving one. Only then can the zero frame be told from a disabled driver's refresh, which is the same bytes.
+func stopAfterMoving(s *sim.Sim, seq int, t0 time.Time) (stop sim.Received, found, afterMoving bool) {
+	rx, _ := s.ReceivedSince(seq)
+	prevMoving := false
+	for _, r := range rx {
+		if r.Func != board.FuncMotor {
+			continue
+		}
+		if r.T.After(t0) && isStopRx(r) {
+			return r, true, prevMoving
+		}
+		prevMoving = isMovingRx(r)
+	}
+	return sim.Received{}, false, false
+}
+
+// waitStopAfterMoving waits up to timeout for stopAfterMoving's zero frame; ok is false when none came or when
+// the frame before it was not a moving one (the test then cannot tell who wrote it).
+func waitStopAfterMoving(t *testing.T, s *sim.Sim, seq int, t0 time.Time, timeout time.Duration) (sim.Received, bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		r, found, moving := stopAfterMoving(s, seq, t0)
+		if found {
+			if !moving {
+				t.Errorf("the first zero frame after the trigger (%s) did not follow a moving frame", ms(r.T.Sub(t0)))
+			}
+			return r, moving
+		}
+		if time.Now().After(deadline) {
+			return sim.Received{}, false
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Until(deadline))
+		_, _, _ = s.WaitFrameSince(ctx, s.RxSeq(), isStopRx)
+		cancel()
+	}
+}
+
 // drive enables motion and publishes vx at 20 Hz on one stream until stop() or the stream breaks.
 func drive(t *testing.T, cl *api.Client, vx float64) (stop func()) {
 	t.Helper()
@@ -111,10 +164,12 @@ func drive(t *testing.T, cl *api.Client, vx float64) (stop func()) {
 	return func() { cancel(); wg.Wait(); _, _ = st.Close() }
 }
 
-// TestSimDriverKillWhileDriving: 20 times, the wheels are turning (a non-zero motor frame reached the board),
-// the driver gets SIGKILL, and the board's next stop frame is timed from the sim's record.
+// TestSimDriverKillWhileDriving: 20 times, the wheels are turning (non-zero motor frames reach the board), the
+// driver gets SIGKILL, and the first zero frame after the kill, which must follow a moving frame, is timed
+// from the sim's record; the supervisor's crash-path write puts a second stop frame right behind it. Each
+// replacement driver starts latched ("driver restarted after killed by SIGKILL") and is reset before driving.
 func TestSimDriverKillWhileDriving(t *testing.T) {
-	s, svc, cl := startSimStack(t)
+	s, svc, cl := startSimStack(t, "--restart-delay", "200ms")
 	const kills = 20
 	var lat []time.Duration
 	pid := 0
@@ -127,29 +182,23 @@ func TestSimDriverKillWhileDriving(t *testing.T) {
 		if i > 0 { // a restart after a SIGKILL starts latched: reset before driving again
 			expectLatched(t, cl, st, "driver restarted after killed by SIGKILL", false)
 		}
-		seq := s.RxSeq()
 		stop := drive(t, cl, 0.2)
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		_, seq, err := s.WaitFrameSince(ctx, seq, isMovingRx)
-		cancel()
-		if err != nil {
-			stop()
-			t.Fatalf("kill %d: no moving motor frame: %v", i, err)
-		}
-		time.Sleep(60 * time.Millisecond) // mid-stream: the board's last frames say "turn"
-		seq0 := s.RxSeq()
+		seq0 := waitMoving(t, s)
 		t0 := time.Now()
 		_ = syscall.Kill(pid, syscall.SIGKILL)
-		ctx, cancel = context.WithTimeout(context.Background(), time.Second)
-		r, _, err := s.WaitFrameSince(ctx, seq0, isStopRx)
-		cancel()
+		r, ok := waitStopAfterMoving(t, s, seq0, t0, time.Second)
 		stop()
-		if err != nil {
-			t.Fatalf("kill %d: no stop frame within 1 s of SIGKILL", i)
+		if !ok {
+			t.Fatalf("kill %d: no stop frame after a moving one within 1 s of SIGKILL", i)
 		}
 		lat = append(lat, r.T.Sub(t0))
+		next, _, err := s.WaitFrameSince(context.Background(), r.Seq+1, nil)
+		if err != nil || !isStopRx(next) || next.T.Sub(r.T) > 10*time.Millisecond {
+			t.Fatalf("kill %d: the frame after the first stop frame is % x, %s later; want the crash path's second stop frame",
+				i, frameBytes(next), ms(next.T.Sub(r.T)))
+		}
 	}
-	t.Logf("sim, wheels turning: SIGKILL of the driver -> stop frame received by the board, %d kills: median %s, p99 %s, max %s",
+	t.Logf("sim, wheels turning: SIGKILL of the driver -> first zero frame after a moving one, received by the board, %d kills: median %s, p99 %s, max %s; each followed by a second stop frame",
 		kills, ms(percentile(lat, 50)), ms(percentile(lat, 99)), ms(percentile(lat, 100)))
 	if m := percentile(lat, 100); m > killBound {
 		t.Errorf("slowest stop after SIGKILL %s, bound %s", ms(m), ms(killBound))
@@ -161,7 +210,12 @@ func TestSimDriverKillWhileDriving(t *testing.T) {
 			t.Logf("%s % x", r.T.Format("15:04:05.000000"), frameBytes(r))
 		}
 	}
-	_ = svc
+	sup := svc.waitStatus(10*time.Second, "the last driver back", func(x supervisor.Status) bool {
+		return x.DriverPID != 0 && x.DriverPID != pid
+	})
+	if sup.DriverStarts != kills+1 || !strings.Contains(sup.DriverLastExit, "SIGKILL") {
+		t.Errorf("status after %d kills: %d driver starts, last exit %q, last stop %q", kills, sup.DriverStarts, sup.DriverLastExit, sup.LastStop)
+	}
 }
 
 func TestSimUSBDrop3s(t *testing.T) { testSimUSBDrop(t, 3*time.Second) }

@@ -24,10 +24,11 @@ type spawner struct {
 }
 
 type spawnReq struct {
-	argv  []string
-	env   []string
-	files []uintptr // child fd i = files[i]
-	reply chan spawnRes
+	argv      []string
+	env       []string
+	files     []uintptr // child fd i = files[i]
+	pdeathsig syscall.Signal
+	reply     chan spawnRes
 }
 
 type spawnRes struct {
@@ -44,9 +45,9 @@ func newSpawner() *spawner {
 			pid, err := syscall.ForkExec(r.argv[0], r.argv, &syscall.ProcAttr{
 				Env:   r.env,
 				Files: r.files,
-				// SIGTERM: the children treat it like SIGINT (stop frame, exit). Go's ForkExec also checks
-				// that the parent did not die before the prctl took effect.
-				Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM},
+				// SIGTERM (childDeathSignal): the children treat it like SIGINT (stop frame, exit). Go's
+				// ForkExec also checks that the parent did not die before the prctl took effect.
+				Sys: &syscall.SysProcAttr{Pdeathsig: r.pdeathsig},
 			})
 			r.reply <- spawnRes{pid, err}
 		}
@@ -54,8 +55,10 @@ func newSpawner() *spawner {
 	return s
 }
 
-func (s *spawner) start(argv, env []string, files []uintptr) (int, error) {
-	r := spawnReq{argv: argv, env: env, files: files, reply: make(chan spawnRes, 1)}
+// start forks and execs argv with the parent-death signal pdeathsig (0: none, only for the test-only
+// Config.NoDriverPdeathsig).
+func (s *spawner) start(argv, env []string, files []uintptr, pdeathsig syscall.Signal) (int, error) {
+	r := spawnReq{argv: argv, env: env, files: files, pdeathsig: pdeathsig, reply: make(chan spawnRes, 1)}
 	s.req <- r
 	res := <-r.reply
 	if res.err != nil {

@@ -13,9 +13,11 @@ var errNotLinux = errors.New("supervisor: needs Linux (parent-death signal, pidf
 
 type spawner struct{}
 
-func newSpawner() *spawner                                                { return &spawner{} }
-func (s *spawner) start(argv, env []string, files []uintptr) (int, error) { return 0, errNotLinux }
-func (s *spawner) close()                                                 {}
+func newSpawner() *spawner { return &spawner{} }
+func (s *spawner) start(argv, env []string, files []uintptr, pdeathsig syscall.Signal) (int, error) {
+	return 0, errNotLinux
+}
+func (s *spawner) close() {}
 
 type proc struct{ pid int }
 

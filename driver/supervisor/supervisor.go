@@ -64,6 +64,10 @@ type Config struct {
 	// NoWatchdog turns the watchdog off: a hung driver keeps the wheels at their last speed (the negative
 	// control). Heartbeats are still read and reported in the status.
 	NoWatchdog bool
+	// NoDriverPdeathsig starts the driver child without its parent-death signal. Test only: the negative
+	// control of the supervisor-death test (without it the driver still stops the wheels when its board pipe
+	// ends, later and by another path, which that test tells apart).
+	NoDriverPdeathsig bool
 	// Log receives the supervisor's log; nil discards it.
 	Log *slog.Logger
 }
@@ -88,6 +92,10 @@ func (c *Config) defaults() {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
 }
+
+// childDeathSignal is every child's parent-death signal (PR_SET_PDEATHSIG): SIGTERM, which the children
+// treat like SIGINT (the driver halts its output with a stop frame and exits).
+const childDeathSignal = syscall.SIGTERM
 
 // driverQueue is the driver pipe's queue in reads (a hung driver loses the newest board bytes past it).
 const driverQueue = 1024
@@ -424,7 +432,11 @@ func (s *supervisor) startDriver() bool {
 	if latch != "" {
 		env = append(env, StartLatchedEnv+"="+envSafe(latch))
 	}
-	pid, err := s.sp.start(argv, env, []uintptr{0, 1, 2, uintptr(childEnd), uintptr(portFD), uintptr(hbEnd)})
+	sig := childDeathSignal
+	if s.cfg.NoDriverPdeathsig {
+		sig = 0
+	}
+	pid, err := s.sp.start(argv, env, []uintptr{0, 1, 2, uintptr(childEnd), uintptr(portFD), uintptr(hbEnd)}, sig)
 	unix.Close(childEnd)
 	unix.Close(portFD)
 	// The supervisor keeps no write end: when the driver dies, the watcher reads EOF.
@@ -488,7 +500,7 @@ func (s *supervisor) startReader() bool {
 		return true
 	}
 	argv := append([]string{s.cfg.Exe}, s.cfg.ReaderArgs...)
-	pid, err := s.sp.start(argv, s.env(), []uintptr{0, 1, 2})
+	pid, err := s.sp.start(argv, s.env(), []uintptr{0, 1, 2}, childDeathSignal)
 	if err != nil {
 		s.log.Error("cannot start the LiDAR reader", "err", err)
 		return false

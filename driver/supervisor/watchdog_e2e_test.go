@@ -48,6 +48,20 @@ func TestHeartbeatProtocolAgrees(t *testing.T) {
 	}
 }
 
+// quietBeforeKill waits until the driver has run for a while and the last frame it wrote has been read, so
+// that a frame read after a SIGSTOP cannot be one it wrote before. Enough for SIGSTOP (a stopped driver
+// writes nothing, and the watchdog's frame comes 150 ms later), not for a kill judge: a dead driver's
+// supervisor writes the same bytes as a disabled driver's refresh (see e2e_test.go).
+func quietBeforeKill(b *fakeBoard, settle time.Duration) {
+	time.Sleep(settle)
+	fr := b.snapshot()
+	if len(fr) > 0 {
+		if since := time.Since(fr[len(fr)-1].at); since < 20*time.Millisecond {
+			time.Sleep(20*time.Millisecond - since)
+		}
+	}
+}
+
 // TestWatchdogSIGSTOP: against a pty, three times: the driver child is SIGSTOPped; a stop frame reaches the
 // board within the timeout plus slack (and not before the timeout minus one tick: it is the watchdog's, not a
 // frame of the driver's), a second one follows the reap, the stopped child is gone and a new one runs.
