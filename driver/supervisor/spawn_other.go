@@ -21,6 +21,8 @@ func (s *spawner) close() {}
 
 type proc struct{ pid int }
 
+var errReaped = errors.New("child already reaped")
+
 func newProc(pid int) *proc                            { return &proc{pid: pid} }
 func (p *proc) signal(sig syscall.Signal) error        { return errNotLinux }
 func (p *proc) wait() (syscall.WaitStatus, error)      { return 0, errNotLinux }
