@@ -31,7 +31,9 @@
 // # Rules it follows
 //
 //   - Every exit of the driver child (wait4 returns, for any reason) is followed by a stop frame from the
-//     waiter goroutine, before logging and before the control loop hears of it.
+//     waiter goroutine, before logging and before the control loop hears of it; written twice back to back,
+//     in one write, because a driver killed mid-write can leave a cut frame that a parser trusting its length
+//     byte would complete with the first copy (stopper.crash).
 //   - A driver whose control loop goes silent (no heartbeat on fd 5 for WatchdogTimeout, 150 ms; 5 s before
 //     its first one; StopTimeout after it said it is stopping) is hung: SIGKILL, a stop frame at once, a second
 //     after the reap (so no frame of the dead driver can follow the last stop frame: watchdog.go explains the
@@ -46,13 +48,33 @@
 //     PR_SET_PDEATHSIG fires when the forking *thread* exits (golang/go#27505), and it must mean "the
 //     supervisor is gone". Signals go through pidfds (no recycled-pid accidents).
 //   - The driver child halts its output on SIGTERM/SIGINT (HaltWriter): the stop frame it writes then is the
-//     last thing the board hears from it.
+//     last thing the board hears from it. When the supervisor dies, the driver learns it twice: from its
+//     parent-death signal, and from its board pipe's end of file (the supervisor held the only write end);
+//     either stops the wheels in about 1-2 ms (tests take each away with the hidden run flags
+//     --test-no-pdeathsig and --test-driver-holds-board-eof; with both away the wheels turn on until the
+//     driver's scan gate holds them, the reader having died with the supervisor).
 //   - USB drop (the pump's read ends): close, SIGTERM the driver, reopen every 0.1 s; the instant it opens,
 //     a stop frame, then the driver restarts. While the port is gone nothing can stop the wheels: it is logged
 //     at ERROR (then every 10 s) and StatusPath(socket) says so.
 //   - SIGINT/SIGTERM: SIGINT to the children, wait up to 3 s (then SIGKILL), two stop frames, exit 0.
 //   - The pump never blocks on a consumer: a hung driver loses bytes (counted), a slow raw client is
 //     disconnected (counted).
+//
+// # The driver watchdog (--driver-watchdog, default 150 ms)
+//
+// What it covers: a driver that is alive but no longer deciding, which the crash path cannot see because
+// nothing exits: a deadlock, a control loop stuck or spinning inside one tick, a SIGSTOPped or paged-out
+// driver. The heartbeat comes from the control loop itself after every tick (driver/heartbeat.go), so a
+// driver whose other goroutines run on while its loop is stuck is still caught. 150 ms is 7.5 ticks: a GC
+// pause or a busy 2-core machine costs a few tens of ms (longest gap measured under load 22-26 ms), and a
+// hung driver's wheels still stop in about half the deadman's 0.3 s. Measured SIGSTOP to stop frame: median
+// 138-140 ms, max 143-154 ms. 0 turns it off.
+//
+// What it cannot do: stop wheels whose port write is stuck in the kernel (wedged USB, firmware that stopped
+// draining). The driver's writes go through their own goroutine, so its loop goes on ticking and beating and
+// the watchdog sees it alive, rightly: killing it would not help, since the supervisor's stop frame would
+// block on the same port. The driver's state record says so ("board write blocked ..."), as it says a
+// silent board; the power switch is the remedy. See also the errata below.
 //
 // Files next to the driver's control socket S: S.raw (every board byte, mode 0660, any number of clients;
 // served while the driver is dead) and S.status (Status as JSON, rewritten on every change and every second;
