@@ -18,7 +18,9 @@ func ExampleGate() {
 	_ = g.SetCmd(motion.Twist{VX: 0.2}, t0, motion.SourceSoftware)
 	fmt.Println(g.Step(t0, tick), g.BlockReason(t0))
 
+	// Enabling drops the command that came while disabled: only a fresh one moves the wheels.
 	_ = g.Enable(true)
+	_ = g.SetCmd(motion.Twist{VX: 0.2}, t0, motion.SourceSoftware)
 	for i := 1; i <= 3; i++ {
 		fmt.Println(g.Step(t0.Add(time.Duration(i)*tick), tick))
 	}

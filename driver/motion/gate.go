@@ -161,6 +161,12 @@ func (g *Gate) Enable(on bool) error {
 	if g.limitsErr != nil {
 		return fmt.Errorf("enable refused: %w", g.limitsErr)
 	}
+	if !g.enabled {
+		// A command that arrived while the wheels were disabled is not a request to move now: without this,
+		// enabling within cmd_timeout of a command sent while disabled (even by a client that has since gone)
+		// moved the wheels. Only a command that arrives after the enable may turn them.
+		g.cmd, g.hasCmd = Twist{}, false
+	}
 	g.enabled = true
 	return nil
 }

@@ -459,3 +459,38 @@ func TestSnapshot(t *testing.T) {
 		t.Fatalf("source %v", s.CmdSource)
 	}
 }
+
+// A command sent while disabled must not move the wheels when the gate is enabled within cmd_timeout of it
+// (found by the simulator harness: a stream closed just before the enable still drove the wheels).
+func TestEnableIgnoresCommandFromWhileDisabled(t *testing.T) {
+	g := NewGate(DefaultLimits())
+	t0 := time.Unix(1000, 0)
+	g.Sensed(t0)
+	if err := g.SetCmd(Twist{VX: 0.1}, t0, SourceSoftware); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Enable(true); err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(100 * time.Millisecond)
+	g.Sensed(now)
+	if out := g.Step(now, 20*time.Millisecond); !out.IsZero() {
+		t.Fatalf("enable moved the wheels on a command sent while disabled: %+v", out)
+	}
+	if r := g.BlockReason(now); r != BlockCmdTimeout {
+		t.Fatalf("block reason %q, want %q until a fresh command", r, BlockCmdTimeout)
+	}
+	if err := g.SetCmd(Twist{VX: 0.1}, now, SourceSoftware); err != nil {
+		t.Fatal(err)
+	}
+	if out := g.Step(now.Add(20*time.Millisecond), 20*time.Millisecond); out.VX <= 0 {
+		t.Fatalf("a command after the enable did not move the wheels: %+v", out)
+	}
+	// Enabling an enabled gate keeps its live command.
+	if err := g.Enable(true); err != nil {
+		t.Fatal(err)
+	}
+	if out := g.Step(now.Add(40*time.Millisecond), 20*time.Millisecond); out.VX <= 0 {
+		t.Fatalf("re-enable of an enabled gate dropped its live command: %+v", out)
+	}
+}
