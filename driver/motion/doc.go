@@ -28,6 +28,9 @@
 //
 // # Deliberate differences from the seed (errata)
 //
+//   - Enabling drops a command that arrived while the wheels were disabled. In the seed a command sent while
+//     disabled stayed valid for cmd_timeout, so an enable within 0.3 s of it (even from a publisher that had
+//     gone) moved the wheels; only a command that arrives after the enable moves them now.
 //   - Slowing down is immediate. The seed's ramp moved toward the command symmetrically, so a commanded stop
 //     (cmd_vel zero) decelerated at max_accel_linear, 0.7 s from 0.35 m/s, although the seed's own rule says
 //     "speeding up is gradual, stopping is immediate". Here a lower command applies at once and a reversal
