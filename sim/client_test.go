@@ -43,6 +43,7 @@ type boardFrame struct {
 	t   time.Time
 	fn  byte
 	val any
+	raw []byte // the payload bytes as received (a copy)
 }
 
 // boardClient is a test driver: it opens the board device like the real driver (go.bug.st/serial at
@@ -93,7 +94,7 @@ func (c *boardClient) loop() {
 			if err != nil {
 				v = err
 			}
-			c.frames = append(c.frames, boardFrame{now, f.Func, v})
+			c.frames = append(c.frames, boardFrame{now, f.Func, v, append([]byte(nil), f.Payload...)})
 		})
 		c.stats = parser.Stats()
 		c.mu.Unlock()

@@ -97,6 +97,13 @@ func (s *Sim) PadConnected(on bool) error {
 	return s.applyF(Fault{Kind: FaultPad, On: on, Text: "pad=" + onOff(on)})
 }
 
+// PadSticks sets the stick axes (int8 as the board sends them, raw/127 gives -1..1; the driver maps LY > 0 to
+// +vx, motion.JoyToTwist). They are held until changed and carried by every gamepad report, that is while the
+// pad is connected or a button is held; with neither, nothing is sent. PadSticks(0, 0, 0, 0) centres them.
+func (s *Sim) PadSticks(lx, ly, rx, ry int8) error {
+	return s.applyF(Fault{Kind: FaultSticks, Sticks: [4]int8{lx, ly, rx, ry}, Text: fmt.Sprintf("sticks=%d,%d,%d,%d", lx, ly, rx, ry)})
+}
+
 // KeyEvent sends one key frame (id 1 or 2, event bits as board.KeyPressed ...).
 func (s *Sim) KeyEvent(id, event uint8) error {
 	return s.applyF(Fault{Kind: FaultKey, ID: id, Event: event, Text: fmt.Sprintf("key=%d:0x%02x", id, event)})

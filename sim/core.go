@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -30,6 +31,7 @@ type core struct {
 	corruptRng                          *rand.Rand
 	holdMask                            uint16
 	holdFrames                          int
+	sticks                              [4]int8 // LX, LY, RX, RY in every gamepad report until changed
 	keys                                []board.Key
 	batMV                               uint16
 
@@ -187,7 +189,7 @@ func (c *core) tick(now time.Time) {
 			c.nextPad = now
 		}
 		for (c.pad || c.holdFrames > 0) && !now.Before(c.nextPad) {
-			g := board.Gamepad{}
+			g := board.Gamepad{LX: c.sticks[0], LY: c.sticks[1], RX: c.sticks[2], RY: c.sticks[3]}
 			if c.holdFrames > 0 {
 				g.Buttons = c.holdMask
 				c.holdFrames--
@@ -384,6 +386,8 @@ func (c *core) applyFault(f Fault, now time.Time) {
 		c.holdMask, c.holdFrames = f.Mask, f.Frames
 	case FaultPad:
 		c.pad = f.On
+	case FaultSticks:
+		c.sticks = f.Sticks
 	case FaultKey:
 		c.keys = append(c.keys, board.Key{ID: f.ID, Event: f.Event})
 	case FaultBattery:
@@ -410,6 +414,9 @@ func (c *core) activeFaults() []string {
 	add(c.ignoreMotor, "ignore-motor")
 	add(c.lidarSilent, "lidar-silent")
 	add(c.pad, "pad")
+	if c.sticks != [4]int8{} { // formatted only when off centre: publish runs every tick
+		a = append(a, fmt.Sprintf("sticks=%d,%d,%d,%d", c.sticks[0], c.sticks[1], c.sticks[2], c.sticks[3]))
+	}
 	add(c.phys.Pinned, "stall")
 	add(c.s.toBoardRate.Load() != 0, "corrupt=to-board")
 	add(c.fromBoardRate != 0, "corrupt=from-board")

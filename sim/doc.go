@@ -11,8 +11,8 @@
 // Board firmware (reference/board-protocol.md, chapters 10-11): frames are parsed byte by byte with
 // protocol/board's Parser (bad checksums counted and ignored); motor frames set wheel targets, stop frames
 // zero them; there is NO motor watchdog (a wheel keeps its last speed forever). The board streams IMU frames
-// at ~110 Hz, a battery report ~1 Hz, gamepad reports at 20 Hz while a pad is connected and key frames on
-// events. Buzzer and LED frames are accepted (recorded, no effect).
+// at ~110 Hz, a battery report ~1 Hz, gamepad reports at 20 Hz while a pad is connected (buttons and the
+// stick axes set by PadSticks) and key frames on events. Buzzer and LED frames are accepted (recorded, no effect).
 //
 // Physics (physics.go, imu.go): every wheel follows its target with a first-order lag (WheelTau, fitted to
 // chapter 19's e-stop stop times with the stand judge CI runs, proofs/stand: see Fit below). On the stand the
@@ -52,6 +52,8 @@
 //	corrupt=to-board:0.01  flip one bit in 1 % of the bytes the board receives (from-board: it sends)
 //	button=0x0100[:N]      gamepad buttons held for N reports (sent even with no pad connected)
 //	pad[=on|off]           gamepad connected: 20 Hz reports
+//	sticks=LX,LY,RX,RY     stick axes (int8, raw/127 gives -1..1) carried by every gamepad report until
+//	                       changed (while a pad is connected or a button is held); sticks=0,0,0,0 centres
 //	key=1:0x01             one key frame (id, event)
 //	battery-step=+250      charger plugged (+) or unplugged (-), mV
 //	stall[=on|off]         body held as against an obstacle; wheels keep turning
@@ -124,6 +126,8 @@
 //     sideways (0.765) and forward (~1.0) losses.
 //   - While the firmware hangs, bytes the host sends wait in the pty and are processed when it resumes; a
 //     chunk already being read when the hang starts is lost (Stats.BoardRxHungBytes).
-//   - The gamepad hat is reported as 0 and the axes centred; the firmware's idle hat value is not in the
-//     seeds.
+//   - The gamepad hat is reported as 0, and the axes centred unless set (PadSticks, sticks=); the firmware's
+//     idle hat value is not in the seeds. The sim sends the axes as given: which sign a real stick pushed
+//     forward reports is not in the seeds either; the driver maps LY > 0 to forward (motion.JoyToTwist, the
+//     seed's joy_to_twist), so PadSticks(0, 64, 0, 0) drives forward.
 package sim

@@ -20,6 +20,7 @@ const (
 	FaultCorrupt     FaultKind = "corrupt"      // =to-board:RATE | from-board:RATE (per byte, 0..1)
 	FaultButton      FaultKind = "button"       // =MASK[:FRAMES]: gamepad buttons held for FRAMES frames (default 1)
 	FaultPad         FaultKind = "pad"          // [=on|off]: gamepad connected (20 Hz reports)
+	FaultSticks      FaultKind = "sticks"       // =LX,LY,RX,RY: stick axes (int8) in every gamepad report until changed
 	FaultKey         FaultKind = "key"          // =ID:EVENT: one key frame
 	FaultBattery     FaultKind = "battery-step" // =[+-]MV: charger plugged (+) or unplugged (-)
 	FaultStall       FaultKind = "stall"        // [=on|off]: body held, wheels keep turning
@@ -34,6 +35,7 @@ type Fault struct {
 	Rate      float64       // corrupt
 	Mask      uint16        // button
 	Frames    int           // button
+	Sticks    [4]int8       // sticks: LX, LY, RX, RY as the board sends them (raw/127 gives -1..1)
 	ID, Event uint8         // key
 	MV        int           // battery-step
 	At        time.Duration
@@ -42,8 +44,8 @@ type Fault struct {
 
 // FaultHelp is the syntax, for --help texts and error messages.
 const FaultHelp = `usb-drop=3s | hang[=on|off] | ignore-motor[=on|off] | lidar-silent[=on|off] | lidar-unplug=2s |
-corrupt=to-board:0.01 | corrupt=from-board:0.01 | button=0x0100[:FRAMES] | pad[=on|off] | key=1:0x01 |
-battery-step=+250 | stall[=on|off]; append @DELAY (e.g. hang@5s) to schedule it after the start`
+corrupt=to-board:0.01 | corrupt=from-board:0.01 | button=0x0100[:FRAMES] | pad[=on|off] | sticks=LX,LY,RX,RY |
+key=1:0x01 | battery-step=+250 | stall[=on|off]; append @DELAY (e.g. hang@5s) to schedule it after the start`
 
 // ParseFault parses the CLI syntax, e.g. "usb-drop=3s", "corrupt=from-board:0.01", "button=0x0100:3",
 // "hang@2s".
@@ -106,6 +108,18 @@ func ParseFault(s string) (Fault, error) {
 				return bad("frames must be a positive count")
 			}
 			f.Frames = n
+		}
+	case FaultSticks:
+		parts := strings.Split(val, ",")
+		if len(parts) != 4 {
+			return bad("needs four axes LX,LY,RX,RY, each -128..127, e.g. sticks=0,64,0,0 (left stick half forward)")
+		}
+		for i, p := range parts {
+			v, err := strconv.ParseInt(strings.TrimSpace(p), 10, 8)
+			if err != nil {
+				return bad("axis " + strconv.Quote(p) + " is not an integer in -128..127")
+			}
+			f.Sticks[i] = int8(v)
 		}
 	case FaultKey:
 		id, ev, ok := strings.Cut(val, ":")

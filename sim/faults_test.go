@@ -6,6 +6,7 @@ package sim
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"math"
@@ -285,6 +286,76 @@ func TestFaultPadButtonKey(t *testing.T) {
 	if len(keys) != 1 || keys[0].val.(board.Key) != (board.Key{ID: 1, Event: board.KeyPressed}) {
 		t.Errorf("key frames %+v, want one {1, pressed}", keys)
 	}
+}
+
+// TestFaultSticks: the stick axes set by PadSticks (and the sticks= fault) are the bytes 3..6 of every gamepad
+// payload (<HB4b>: buttons u16 LE, hat, lx, ly, rx, ry as int8), held until changed, sent only while a pad is
+// connected or a button is held; centring them gives zero bytes again.
+func TestFaultSticks(t *testing.T) {
+	s := startSim(t, Config{World: "stand", Seed: 52})
+	c := openBoard(t, s.BoardPath())
+	if err := s.PadSticks(-100, 64, 127, -128); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := len(c.since(time.Time{}, board.FuncGamepad)); n != 0 {
+		t.Errorf("%d gamepad frames with sticks set but no pad connected and no button held, want 0", n)
+	}
+	if f := strings.Join(s.Truth().Faults, ","); !strings.Contains(f, "sticks=-100,64,127,-128") {
+		t.Errorf("truth faults %q do not show the sticks", f)
+	}
+	// Written out by hand from the layout, not by the encoder under test.
+	want := []byte{0x00, 0x00, 0x00, 0x9c, 0x40, 0x7f, 0x80}
+	wantHeld := []byte{0x10, 0x00, 0x00, 0x9c, 0x40, 0x7f, 0x80}
+
+	s.HoldButton(0x0010, 2)
+	time.Sleep(300 * time.Millisecond)
+	held := c.since(time.Time{}, board.FuncGamepad)
+	if len(held) != 2 {
+		t.Errorf("%d gamepad frames for a 2-frame press, want 2", len(held))
+	}
+	for _, p := range held {
+		if !bytes.Equal(p.raw, wantHeld) {
+			t.Errorf("held-button payload % x, want % x", p.raw, wantHeld)
+		}
+	}
+
+	t0 := time.Now()
+	s.PadConnected(true)
+	time.Sleep(500 * time.Millisecond)
+	pads := c.since(t0, board.FuncGamepad)
+	if len(pads) < 7 {
+		t.Fatalf("%d gamepad frames in 0.5 s with a pad connected, want ~10", len(pads))
+	}
+	for _, p := range pads {
+		if !bytes.Equal(p.raw, want) {
+			t.Fatalf("connected-pad payload % x, want % x", p.raw, want)
+		}
+		if g := p.val.(board.Gamepad); g.LX != -100 || g.LY != 64 || g.RX != 127 || g.RY != -128 {
+			t.Fatalf("decoded %+v, want axes -100, 64, 127, -128", g)
+		}
+	}
+	t.Logf("sticks -100,64,127,-128: %d reports in 0.5 s, payload % x", len(pads), pads[0].raw)
+
+	// The fault syntax does the same; centring gives the idle payload.
+	if err := s.Apply("sticks=0,0,0,0"); err != nil {
+		t.Fatal(err)
+	}
+	t1 := time.Now()
+	time.Sleep(300 * time.Millisecond)
+	idle := c.since(t1, board.FuncGamepad)
+	if len(idle) < 3 {
+		t.Fatalf("%d gamepad frames in 0.3 s after centring", len(idle))
+	}
+	for _, p := range idle {
+		if !bytes.Equal(p.raw, make([]byte, 7)) {
+			t.Errorf("centred payload % x, want all zero", p.raw)
+		}
+	}
+	if f := strings.Join(s.Truth().Faults, ","); strings.Contains(f, "sticks") {
+		t.Errorf("truth faults %q still show sticks after centring", f)
+	}
+	s.PadConnected(false)
 }
 
 // TestFaultBatteryStep: a +250 mV step shows between two consecutive reports.

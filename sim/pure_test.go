@@ -25,6 +25,8 @@ func TestParseFault(t *testing.T) {
 		"battery-step=-226":      {Kind: FaultBattery, MV: -226},
 		"stall":                  {Kind: FaultStall, On: true},
 		"pad":                    {Kind: FaultPad, On: true},
+		"sticks=0,64,0,0":        {Kind: FaultSticks, Sticks: [4]int8{0, 64, 0, 0}},
+		"sticks=-128,127,-1, 1":  {Kind: FaultSticks, Sticks: [4]int8{-128, 127, -1, 1}},
 		"hang@5s":                {Kind: FaultHang, On: true, At: 5 * time.Second},
 	}
 	for in, want := range good {
@@ -36,7 +38,8 @@ func TestParseFault(t *testing.T) {
 	}
 	for _, in := range []string{"", "usb-drop", "usb-drop=-1s", "usb-drop=x", "hang=maybe", "corrupt=0.1",
 		"corrupt=to-board:2", "corrupt=sideways:0.1", "button=0", "button=0x10000", "button=1:0", "key=1",
-		"key=300:1", "battery-step=lots", "explode", "hang@soon", "usb-drop=2h"} {
+		"key=300:1", "battery-step=lots", "explode", "hang@soon", "usb-drop=2h",
+		"sticks", "sticks=1,2,3", "sticks=0,128,0,0", "sticks=0,-129,0,0", "sticks=a,b,c,d", "sticks=1,2,3,4,5", "sticks=0x10,0,0,0"} {
 		if f, err := ParseFault(in); err == nil {
 			t.Errorf("ParseFault(%q) = %+v, want an error", in, f)
 		} else if !strings.Contains(err.Error(), in) {

@@ -43,6 +43,7 @@ look like the robot's serial devices; the other commands act on a running simula
 Example:
    rosorin-sim run --dir /tmp/robot --world stand --fault lidar-silent@10s &
    rosorin-sim usb-drop --dir /tmp/robot 3s
+   rosorin-sim sticks --dir /tmp/robot 0 64 0 0
    rosorin-sim truth --dir /tmp/robot`,
 		Commands: []*cli.Command{
 			runCommand(),
@@ -57,6 +58,7 @@ Example:
 			batteryCommand(),
 			switchCommand("stall", "the robot body is held (as against an obstacle); the wheels keep turning"),
 			switchCommand("pad", "a gamepad is connected (20 Hz reports) or disconnected"),
+			sticksCommand(),
 			queryCommand("truth", "print the simulator's ground truth as JSON (for tests, never for judges)"),
 			queryCommand("stats", "print the simulator's counters as JSON"),
 		},
@@ -225,51 +227,84 @@ func batteryCommand() *cli.Command {
 		Name: "battery-step", Usage: "shift the battery voltage by MV (charger plugged +250, unplugged -250)",
 		ArgsUsage: "[--dir DIR | --socket PATH] MV", SkipFlagParsing: true,
 		Action: func(cc *cli.Context) error {
-			var dir, sock, mv string
-			a := cc.Args().Slice()
-			for i := 0; i < len(a); i++ {
-				k, v, hasV := strings.Cut(a[i], "=")
-				switch k {
-				case "--dir", "-dir", "-d", "--socket", "-socket":
-					if !hasV {
-						if i+1 >= len(a) {
-							return fmt.Errorf("%s needs a value", k)
-						}
-						i++
-						v = a[i]
-					}
-					if strings.Contains(k, "socket") {
-						sock = v
-					} else {
-						dir = v
-					}
-				case "--help", "-h":
-					return cli.ShowCommandHelp(cc, "battery-step")
-				default:
-					if mv != "" {
-						return fmt.Errorf("battery-step takes one value in mV, got %q and %q", mv, a[i])
-					}
-					mv = a[i]
-				}
+			sock, vals, help, err := rawArgs(cc)
+			if help || err != nil {
+				return err
 			}
-			if mv == "" {
+			if len(vals) == 0 {
 				return errors.New("battery-step needs a step in mV, e.g. battery-step --dir DIR +250")
 			}
-			if _, err := strconv.Atoi(mv); err != nil {
-				return fmt.Errorf("battery-step: %q is not a number of mV", mv)
+			if len(vals) > 1 {
+				return fmt.Errorf("battery-step takes one value in mV, got %q", vals)
 			}
-			if sock == "" && dir == "" {
-				dir = os.Getenv("ROSORIN_SIM_DIR")
+			if _, err := strconv.Atoi(vals[0]); err != nil {
+				return fmt.Errorf("battery-step: %q is not a number of mV", vals[0])
 			}
-			if sock == "" {
-				if dir == "" {
-					return errors.New("which simulator? give --dir DIR (as passed to run) or --socket PATH")
-				}
-				sock = filepath.Join(dir, sim.ControlName)
-			}
-			return send(cc, sock, "battery-step="+mv)
+			return send(cc, sock, "battery-step="+vals[0])
 		},
 	}
+}
+
+// sticksCommand parses its own arguments like battery-step: "-100" must be an axis, not a flag.
+func sticksCommand() *cli.Command {
+	return &cli.Command{
+		Name: "sticks", Usage: "set the gamepad stick axes (int8, raw/127 gives -1..1; held until changed, sent while a pad is connected or a button is held)",
+		ArgsUsage: "[--dir DIR | --socket PATH] LX LY RX RY (e.g. 0 64 0 0: left stick half forward; 0 0 0 0 centres)", SkipFlagParsing: true,
+		Action: func(cc *cli.Context) error {
+			sock, vals, help, err := rawArgs(cc)
+			if help || err != nil {
+				return err
+			}
+			if len(vals) != 4 {
+				return fmt.Errorf("sticks needs four axes LX LY RX RY, each -128..127, got %q", vals)
+			}
+			for _, v := range vals {
+				if _, err := strconv.ParseInt(v, 10, 8); err != nil {
+					return fmt.Errorf("sticks: axis %q is not an integer in -128..127", v)
+				}
+			}
+			return send(cc, sock, "sticks="+strings.Join(vals, ","))
+		},
+	}
+}
+
+// rawArgs splits the arguments of a command with SkipFlagParsing into the control socket (--dir, --socket,
+// ROSORIN_SIM_DIR) and the values, so negative numbers are values. help reports that help was printed.
+func rawArgs(cc *cli.Context) (sock string, vals []string, help bool, err error) {
+	var dir string
+	a := cc.Args().Slice()
+	for i := 0; i < len(a); i++ {
+		k, v, hasV := strings.Cut(a[i], "=")
+		switch k {
+		case "--dir", "-dir", "-d", "--socket", "-socket":
+			if !hasV {
+				if i+1 >= len(a) {
+					return "", nil, false, fmt.Errorf("%s needs a value", k)
+				}
+				i++
+				v = a[i]
+			}
+			if strings.Contains(k, "socket") {
+				sock = v
+			} else {
+				dir = v
+			}
+		case "--help", "-h":
+			return "", nil, true, cli.ShowCommandHelp(cc, cc.Command.Name)
+		default:
+			vals = append(vals, a[i])
+		}
+	}
+	if sock == "" && dir == "" {
+		dir = os.Getenv("ROSORIN_SIM_DIR")
+	}
+	if sock == "" {
+		if dir == "" {
+			return "", nil, false, errors.New("which simulator? give --dir DIR (as passed to run) or --socket PATH")
+		}
+		sock = filepath.Join(dir, sim.ControlName)
+	}
+	return sock, vals, false, nil
 }
 
 func queryCommand(name, usage string) *cli.Command {

@@ -125,6 +125,9 @@ func TestClientErrors(t *testing.T) {
 		{[]string{"corrupt", "--dir", dir, "0.1"}, "direction"},
 		{[]string{"battery-step", "--dir", dir}, "mV"},
 		{[]string{"battery-step", "--dir", dir, "lots"}, "not a number"},
+		{[]string{"sticks", "--dir", dir, "0", "64", "0"}, "four axes"},
+		{[]string{"sticks", "--dir", dir, "0", "128", "0", "0"}, "-128..127"},
+		{[]string{"sticks", "0", "64", "0", "0"}, "--dir"},
 		{[]string{"truth", "--dir", filepath.Join(dir, "nowhere")}, "no simulator answers"},
 		{[]string{"run", "--dir", dir, "hang"}, "--fault"},
 		{[]string{"run", "--dir", dir, "--world", "moon"}, "stand or floor"},
@@ -148,9 +151,14 @@ func TestClientErrors(t *testing.T) {
 		{"lidar-unplug", "--dir", dir, "1s"},
 		{"ignore-motor", "--dir", dir, "off"},
 		{"stats", "--dir", dir},
+		{"sticks", "--dir", dir, "-100", "64", "0", "-128"},
 	} {
 		if out, err := runCLI(t, args...); err != nil {
 			t.Errorf("%v: %v (output %q)", args, err, out)
 		}
+	}
+	// Negative axes are values, not flags, and reach the sim.
+	if f := strings.Join(s.Truth().Faults, ","); !strings.Contains(f, "sticks=-100,64,0,-128") {
+		t.Errorf("after sticks -100 64 0 -128: truth faults %q", f)
 	}
 }
