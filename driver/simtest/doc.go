@@ -46,10 +46,11 @@
 //
 // # Errata and limits
 //
-//   - The sim's gamepad reports centred sticks (sim doc, errata), so gamepad driving cannot turn a wheel
-//     here: drive mode under LiDAR silence is shown by the driver's state (not blocked, command source
-//     "gamepad") against the software command's "no scan" hold, which the sim's record does show. Stick
-//     motion without scans is covered by driver/stand_test.go on a fake board.
+//   - Gamepad driving is shown twice: TestStandGamepadDrivingNotHeldByScanGate (centred sticks: the driver's
+//     state, not blocked, command source "gamepad", against the software command's "no scan" hold) and
+//     TestPadDriveSticksTurnWheels (sim.PadSticks: the wheels turn forward under the stick, keep turning with
+//     the LiDAR silent, stop on a button; without the unlock the same stick moves nothing). Which sign of LY is
+//     "stick forward" on the real pad is not in the seeds; the driver treats LY > 0 as forward.
 //   - With to-board corruption a frame whose bytes were hit twice can still pass CRC-8 (about 3 in 1000
 //     two-byte flips of a motor frame do): such a frame is not the driver's. Inside a corruption window,
 //     where the driver only sends forward frames ([a, a, -a, -a]), a frame of another shape is counted and

@@ -232,7 +232,7 @@ func closeShared() {
 // prepare puts the stack into the known state and registers the frame check and the log dump.
 func (s *stack) prepare(t *testing.T) {
 	t.Helper()
-	for _, err := range []error{s.sim.LidarSilent(false), s.sim.Corrupt(0, 0), s.sim.IgnoreMotor(false), s.sim.PadConnected(false)} {
+	for _, err := range []error{s.sim.LidarSilent(false), s.sim.Corrupt(0, 0), s.sim.IgnoreMotor(false), s.sim.PadSticks(0, 0, 0, 0), s.sim.PadConnected(false)} {
 		if err != nil {
 			t.Fatalf("sim: %v", err)
 		}

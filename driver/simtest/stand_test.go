@@ -313,8 +313,8 @@ func TestStandScanGateHoldsAndResumes(t *testing.T) {
 
 // TestStandGamepadDrivingNotHeldByScanGate: a MODE double press (the driver's deliberate unlock, motion/pad.go)
 // puts the pad in drive mode; with the LiDAR silent past scan_timeout the gate does not hold gamepad commands,
-// while a software command in the same silence is held ("no scan"). The sim's sticks are centred (doc.go,
-// errata), so gamepad commands are zero and the evidence for them is the driver's state.
+// while a software command in the same silence is held ("no scan"). The sticks stay centred here, so the
+// gamepad commands are zero and the evidence is the driver's state; pad_drive_test.go turns the wheels.
 func TestStandGamepadDrivingNotHeldByScanGate(t *testing.T) {
 	s := sharedStack(t)
 	defer s.sim.PadConnected(false)
