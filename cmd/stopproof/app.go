@@ -164,28 +164,7 @@ func version() string {
 	if !ok {
 		return "devel"
 	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+dirty"
-			}
-		}
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if rev != "" {
-		v += " " + rev + dirty
-	}
-	return v
+	return harness.BuildVersion(bi)
 }
 
 // session is what every subcommand sets up: the signal context, the evidence log and the target.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 )
 
@@ -131,6 +132,12 @@ func binVersion(path string) string {
 	if err != nil {
 		return "version unknown: " + err.Error()
 	}
+	return BuildVersion(bi) + " " + bi.GoVersion
+}
+
+// BuildVersion is the module version and VCS revision a build recorded ("(devel) 0123456789ab+dirty"): the
+// toolkit version in proof records, of stopproof itself and of the rosorin-base binary it proves.
+func BuildVersion(bi *debug.BuildInfo) string {
 	v := bi.Main.Version
 	if v == "" {
 		v = "(devel)"
@@ -152,7 +159,7 @@ func binVersion(path string) string {
 	if rev != "" {
 		v += " " + rev + dirty
 	}
-	return v + " " + bi.GoVersion
+	return v
 }
 
 func binDigest(path string) string {
