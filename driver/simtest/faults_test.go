@@ -104,7 +104,7 @@ func testUSBDrop(t *testing.T, d time.Duration) {
 	t.Logf("USB drop %v while turning: wheels turning at all %d polls during the drop; device back %.3f s after the drop; stop frame %s after the return (the first frame); driver back (pid %d -> %d), disabled",
 		d, polls, tBack.Sub(tDrop).Seconds(), ms(lat), st0.PIDs.Driver, back.PIDs.Driver)
 	if lat > 300*time.Millisecond {
-		t.Errorf("stop frame %s after the device returned, want within 300 ms (the supervisor reopens every 0.1 s)", ms(lat))
+		t.Errorf("stop frame %s after the device returned, want within 300 ms (the supervisor reopens every 10 ms)", ms(lat))
 	}
 }
 

@@ -53,7 +53,7 @@
 //     either stops the wheels in about 1-2 ms (tests take each away with the hidden run flags
 //     --test-no-pdeathsig and --test-driver-holds-board-eof; with both away the wheels turn on until the
 //     driver's scan gate holds them, the reader having died with the supervisor).
-//   - USB drop (the pump's read ends): close, SIGTERM the driver, reopen every 0.1 s; the instant it opens,
+//   - USB drop (the pump's read ends): close, SIGTERM the driver, reopen every 10 ms; the instant it opens,
 //     a stop frame, then the driver restarts. While the port is gone nothing can stop the wheels: it is logged
 //     at ERROR (then every 10 s) and StatusPath(socket) says so.
 //   - SIGINT/SIGTERM: SIGINT to the children, wait up to 3 s (then SIGKILL), two stop frames, exit 0.

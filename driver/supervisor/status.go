@@ -16,7 +16,7 @@ func StatusPath(socket string) string { return socket + ".status" }
 // Port states in Status.Port.
 const (
 	PortOpen   = "open"   // held by the supervisor; the driver child writes to it
-	PortGone   = "gone"   // the device vanished (USB drop); reopening every 0.1 s; NOTHING can stop the wheels
+	PortGone   = "gone"   // the device vanished (USB drop); reopening every 10 ms; NOTHING can stop the wheels
 	PortClosed = "closed" // the supervisor has shut down
 )
 

@@ -50,7 +50,8 @@ type Config struct {
 	ReaderRespawnDelay time.Duration
 	// NoReaderRespawn leaves a dead reader dead: the negative control for the live scan-gate proof.
 	NoReaderRespawn bool
-	// ReopenEvery is the retry period for a vanished board (0.1 s); GoneLogEvery repeats the error (10 s).
+	// ReopenEvery is the retry period for a vanished board (10 ms: the stop frame waits for the next try after the
+	// device returns, and a failed open of a missing path costs microseconds); GoneLogEvery repeats the error (10 s).
 	ReopenEvery, GoneLogEvery time.Duration
 	// StopTimeout bounds the wait for the children on shutdown before SIGKILL (3 s; systemd's
 	// TimeoutStopSec=10 is the outer bound). It is also the watchdog's allowance for a driver's teardown after
@@ -83,7 +84,7 @@ func (c *Config) defaults() {
 	}
 	def(&c.RestartDelay, 500*time.Millisecond)
 	def(&c.ReaderRespawnDelay, 2*time.Second)
-	def(&c.ReopenEvery, 100*time.Millisecond)
+	def(&c.ReopenEvery, 10*time.Millisecond)
 	def(&c.GoneLogEvery, 10*time.Second)
 	def(&c.StopTimeout, 3*time.Second)
 	def(&c.WatchdogTimeout, DefaultWatchdogTimeout)
