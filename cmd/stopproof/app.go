@@ -282,9 +282,19 @@ func runProve(c *cli.Context) error {
 	defer s.close()
 	o, _ := proveOptions(c, s)
 	rep, err := prove.Prove(s.ctx, s.target, steps, o)
-	if rep != nil {
-		rep.Version = version()
-		if jerr := writeJSON(c.String("json"), rep); jerr != nil {
+	if rep == nil {
+		return finish(c, nil, err, nil)
+	}
+	rep.Version = version()
+	return finish(c, rep, err, rep.AllPassed)
+}
+
+// finish writes the --json record (when there is one) and turns the run's outcome into the exit status:
+// exitAbort when nothing was proven (an abort says why itself; another error is printed), exitFail when a line
+// failed, 0 when passed() says every line passed.
+func finish(c *cli.Context, record any, err error, passed func() bool) error {
+	if record != nil {
+		if jerr := writeJSON(c.String("json"), record); jerr != nil {
 			fmt.Fprintln(c.App.ErrWriter, jerr)
 		}
 	}
@@ -293,7 +303,7 @@ func runProve(c *cli.Context) error {
 		return cli.Exit("", exitAbort)
 	case err != nil:
 		return cli.Exit(err.Error(), exitAbort)
-	case !rep.AllPassed():
+	case passed == nil || !passed():
 		return cli.Exit("", exitFail)
 	}
 	return nil
@@ -311,21 +321,11 @@ func runCharacterize(c *cli.Context) error {
 	defer s.close()
 	o.Evidence = s.ev
 	cr, err := prove.Characterize(s.ctx, s.target, prove.DefaultPhases(), o)
-	if cr != nil {
-		cr.Version = version()
-		if jerr := writeJSON(c.String("json"), cr); jerr != nil {
-			fmt.Fprintln(c.App.ErrWriter, jerr)
-		}
+	if cr == nil {
+		return finish(c, nil, err, nil)
 	}
-	switch {
-	case errors.Is(err, prove.ErrAborted):
-		return cli.Exit("", exitAbort)
-	case err != nil:
-		return cli.Exit(err.Error(), exitAbort)
-	case !cr.OK():
-		return cli.Exit("", exitFail)
-	}
-	return nil
+	cr.Version = version()
+	return finish(c, cr, err, cr.OK)
 }
 
 func runScangate(c *cli.Context) error {
