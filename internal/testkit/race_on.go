@@ -1,0 +1,6 @@
+//go:build race
+
+package testkit
+
+// RaceEnabled is true when the tests run under the race detector.
+const RaceEnabled = true

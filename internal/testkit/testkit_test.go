@@ -1,0 +1,84 @@
+package testkit
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestQuantile(t *testing.T) {
+	ms := func(v ...int) []time.Duration {
+		d := make([]time.Duration, len(v))
+		for i, x := range v {
+			d[i] = time.Duration(x) * time.Millisecond
+		}
+		return d
+	}
+	d := ms(5, 1, 4, 2, 3) // unsorted on purpose
+	for _, tc := range []struct {
+		p    float64
+		want time.Duration
+	}{{0.5, 3 * time.Millisecond}, {0.99, 5 * time.Millisecond}, {1, 5 * time.Millisecond}, {0.2, time.Millisecond}} {
+		if got := Quantile(d, tc.p); got != tc.want {
+			t.Errorf("Quantile(%v, %v) = %v, want %v", d, tc.p, got, tc.want)
+		}
+	}
+	if Quantile(nil, 0.5) != 0 {
+		t.Error("Quantile of nothing is not 0")
+	}
+	if d[0] != 5*time.Millisecond {
+		t.Error("Quantile sorted its input")
+	}
+}
+
+func TestBound(t *testing.T) {
+	want := time.Second
+	if RaceEnabled {
+		want *= RaceFactor
+	}
+	if got := Bound(time.Second); got != want {
+		t.Fatalf("Bound(1s) = %v, want %v (race %v)", got, want, RaceEnabled)
+	}
+}
+
+func TestLockedBuffer(t *testing.T) {
+	var b LockedBuffer
+	done := make(chan struct{})
+	go func() {
+		for range 100 {
+			b.Write([]byte("x"))
+		}
+		close(done)
+	}()
+	for b.Len() < 100 {
+		_ = b.String()
+	}
+	<-done
+	if b.Len() != 100 {
+		t.Fatalf("Len %d", b.Len())
+	}
+}
+
+func TestModuleRootAndEventually(t *testing.T) {
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if err := Eventually(time.Second, func() error {
+		if n++; n < 3 {
+			return errors.New("not yet")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Eventually(30*time.Millisecond, func() error { return errors.New("never") }); err == nil {
+		t.Fatal("Eventually of a never-true condition returned nil")
+	}
+}
