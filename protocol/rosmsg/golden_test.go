@@ -93,6 +93,11 @@ var golden = []struct {
 			u32(1).u8(gid1[:]...).u32(0)},
 }
 
+// newLike returns a new zero message of m's type.
+func newLike(m Message) Message {
+	return reflect.New(reflect.TypeOf(m).Elem()).Interface().(Message)
+}
+
 func TestGoldenEncode(t *testing.T) {
 	for _, tc := range golden {
 		if got := cdr.Marshal(tc.msg); !bytes.Equal(got, tc.raw) {
@@ -103,7 +108,7 @@ func TestGoldenEncode(t *testing.T) {
 
 func TestGoldenDecode(t *testing.T) {
 	for _, tc := range golden {
-		got := reflect.New(reflect.TypeOf(tc.msg).Elem()).Interface().(Message)
+		got := newLike(tc.msg)
 		if err := cdr.Unmarshal(tc.raw, got); err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
@@ -120,7 +125,7 @@ func TestGoldenDecode(t *testing.T) {
 func TestDecodeTruncated(t *testing.T) {
 	for _, tc := range golden {
 		for n := 0; n < len(tc.raw); n++ {
-			m := reflect.New(reflect.TypeOf(tc.msg).Elem()).Interface().(Message)
+			m := newLike(tc.msg)
 			if err := cdr.Unmarshal(tc.raw[:n], m); err == nil {
 				t.Errorf("%s: %d of %d bytes decoded without error", tc.name, n, len(tc.raw))
 			}
@@ -199,12 +204,12 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, pick uint8, raw []byte) {
 		tc := golden[int(pick)%len(golden)]
-		m := reflect.New(reflect.TypeOf(tc.msg).Elem()).Interface().(Message)
+		m := newLike(tc.msg)
 		if err := cdr.Unmarshal(raw, m); err != nil {
 			return
 		}
 		// What decodes re-encodes to a message that decodes to the same encoding.
-		again := reflect.New(reflect.TypeOf(tc.msg).Elem()).Interface().(Message)
+		again := newLike(tc.msg)
 		enc := cdr.Marshal(m)
 		if err := cdr.Unmarshal(enc, again); err != nil {
 			t.Fatalf("re-encoding of an accepted message does not decode: %v", err)
