@@ -60,9 +60,9 @@ func TestReaderRefusesBadInput(t *testing.T) {
 		{"PL_CDR", []byte{0x00, 0x03, 0x00, 0x00, 1}, nil, ErrEncapsulation},
 		{"garbage header", []byte{0xde, 0xad, 0x00, 0x00}, nil, ErrEncapsulation},
 		{"short uint32", []byte{0x00, 0x01, 0x00, 0x00, 1, 2}, func(r *Reader) { r.Uint32() }, ErrShort},
-		{"huge string", []byte{0x00, 0x01, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 'a'}, func(r *Reader) { r.String() }, ErrShort},
-		{"string without NUL", []byte{0x00, 0x01, 0x00, 0x00, 2, 0, 0, 0, 'a', 'b'}, func(r *Reader) { r.String() }, ErrString},
-		{"NUL in string", []byte{0x00, 0x01, 0x00, 0x00, 3, 0, 0, 0, 'a', 0, 0}, func(r *Reader) { r.String() }, ErrString},
+		{"huge string", []byte{0x00, 0x01, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 'a'}, func(r *Reader) { _ = r.String() }, ErrShort},
+		{"string without NUL", []byte{0x00, 0x01, 0x00, 0x00, 2, 0, 0, 0, 'a', 'b'}, func(r *Reader) { _ = r.String() }, ErrString},
+		{"NUL in string", []byte{0x00, 0x01, 0x00, 0x00, 3, 0, 0, 0, 'a', 0, 0}, func(r *Reader) { _ = r.String() }, ErrString},
 		{"huge sequence", []byte{0x00, 0x01, 0x00, 0x00, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0}, func(r *Reader) { r.SeqLen(4) }, ErrShort},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
