@@ -13,11 +13,13 @@ import (
 	"os"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/rosorin/rosorin/internal/cliargs"
 )
 
 func main() {
 	app := newApp()
-	if err := app.Run(reorder(os.Args, app)); err != nil {
+	if err := app.Run(cliargs.Reorder(os.Args, app)); err != nil {
 		if ec, ok := err.(cli.ExitCoder); ok {
 			if msg := err.Error(); msg != "" {
 				fmt.Fprintln(os.Stderr, "stopproof:", msg)

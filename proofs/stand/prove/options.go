@@ -7,6 +7,7 @@ import (
 
 	"github.com/rosorin/rosorin/proofs/harness"
 	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/proofs/stoppath"
 )
 
 // Options configure a proof run. Start from DefaultOptions.
@@ -52,6 +53,8 @@ type Options struct {
 	StatePeriod time.Duration
 	// AllowPlugged runs with the charger believed plugged in (only on the stand).
 	AllowPlugged bool
+	// Paths is the table the steps were parsed from: the report's rows and columns (Paths by default).
+	Paths stoppath.Table[Rule]
 	// Clock is the proof's clock (harness.RealClock{} unless testing).
 	Clock harness.Clock
 	// Out receives the progress and result lines a person reads.
@@ -75,6 +78,7 @@ func DefaultOptions() Options {
 		TeardownTimeout: 30 * time.Second,
 		CmdPeriod:       50 * time.Millisecond,
 		StatePeriod:     100 * time.Millisecond,
+		Paths:           Paths,
 		Clock:           harness.RealClock{},
 		Out:             io.Discard,
 	}

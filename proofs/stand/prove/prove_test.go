@@ -16,6 +16,7 @@ import (
 	"github.com/rosorin/rosorin/proofs/harness"
 	"github.com/rosorin/rosorin/proofs/harness/harnesstest"
 	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/proofs/stoppath"
 )
 
 // Every test runs in a synctest bubble: the clock is virtual and moves only when every goroutine waits, so
@@ -309,8 +310,8 @@ func TestParsePaths(t *testing.T) {
 		t.Error("empty list accepted")
 	}
 	all, _ := ParsePaths("all")
-	if len(all) != 13 || planned(all) != 14 {
-		t.Errorf("all: %d steps, %d lines", len(all), planned(all))
+	if len(all) != 13 || stoppath.Lines(all) != 14 {
+		t.Errorf("all: %d steps, %d lines", len(all), stoppath.Lines(all))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rosorin/rosorin/proofs/harness"
 	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/proofs/stoppath"
 )
 
 // imuTiming is the record's word on how samples are timed: the triggers and the samples on one clock.
@@ -56,10 +57,11 @@ func Prove(ctx context.Context, t harness.Target, steps []Step, o Options) (*Rep
 		return nil, err
 	}
 	r := newRunner(t, o, "stopproof prove")
-	r.rep.SpinS, r.rep.HoldS, r.rep.Planned = o.Spin.Seconds(), o.Hold.Seconds(), planned(steps)
+	r.rep.SpinS, r.rep.HoldS, r.rep.Planned = o.Spin.Seconds(), o.Hold.Seconds(), stoppath.Lines(steps)
+	r.rep.table = o.Paths
 	for _, s := range steps {
-		if !contains(r.rep.Paths, string(s.Path)) {
-			r.rep.Paths = append(r.rep.Paths, string(s.Path))
+		if !contains(r.rep.Paths, s.Spec.Name) {
+			r.rep.Paths = append(r.rep.Paths, s.Spec.Name)
 		}
 	}
 	r.ev.Logf("stopproof prove: target %s; steps %d; spin %v, hold %v; params %+v", t.Describe(), len(steps), o.Spin, o.Hold, o.Params)

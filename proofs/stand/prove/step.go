@@ -34,7 +34,8 @@ type pathRun struct {
 	sendErrs int
 	lastErr  string
 	trigDone chan trigResult // non-nil while a trigger goroutine runs
-	killed   int             // pid killed by the trigger
+	silent   bool            // the trigger is silence: no command during the hold
+	ctx      context.Context // the path's context, for the triggers' actions
 
 	// scan-loss observations
 	staleAt, backAt, heldUntil, releasedAt time.Time
@@ -90,7 +91,7 @@ func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
 	if p.drv, err = r.t.RecordIMU(ctx); err != nil {
 		return nil, fmt.Errorf("IMU stream: %v", err)
 	}
-	if s.Path.killsDriver() {
+	if s.Spec.KillsDriver {
 		if p.below, err = r.t.RecordBoardIMU(ctx); err != nil {
 			return nil, fmt.Errorf("board IMU from below the driver: %v", err)
 		}
@@ -117,12 +118,13 @@ func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
 		r.ev.Logf("fault %s applied", r.fault.FaultName())
 	}
 
-	p.phase = "triggering " + string(s.Path)
+	p.phase = "triggering " + s.Spec.Name
+	p.ctx = ctx
 	if err := p.trigger(ctx); err != nil {
 		return nil, err
 	}
 	p.phase = "holding the drive command after the trigger"
-	if s.Path == ScanLoss {
+	if s.Spec.Rule.ScanGate {
 		err = p.holdScanLoss(ctx)
 	} else {
 		err = p.hold(ctx)
@@ -131,12 +133,12 @@ func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
 		return nil, err
 	}
 	if p.trigDone != nil {
-		p.phase = "waiting for the " + string(s.Path) + " trigger to finish"
+		p.phase = "waiting for the " + s.Spec.Name + " trigger to finish"
 		select {
 		case tr := <-p.trigDone:
 			p.trigDone = nil
 			if tr.err != nil {
-				return nil, fmt.Errorf("%s trigger failed: %v", s.Path, tr.err)
+				return nil, fmt.Errorf("%s trigger failed: %v", s.Spec.Name, tr.err)
 			}
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -192,85 +194,79 @@ func (p *pathRun) send(ctx context.Context, tolerate bool) error {
 	return nil
 }
 
-// trigger fires the path's stop. The trigger time is taken just before the action, on the proof's clock; the
-// deadman's is the last command sent (the driver's timeout runs from there); the gamepad's is the button's
-// first frame, which only the target knows.
+// trigger fires the path's stop through its spec's trigger function (pathRun is its stoppath.Firing).
 func (p *pathRun) trigger(ctx context.Context) error {
-	r := p.r
-	act := func(name string, f func() error) error {
-		p.trig = r.clk.Now()
-		r.ev.Logf("TRIGGER %s", name)
-		if err := f(); err != nil {
-			return fmt.Errorf("%s failed: %v", name, err)
-		}
-		return nil
+	if p.s.Spec.StopsService {
+		p.r.serviceDown = true
 	}
-	switch p.s.Path {
-	case Deadman:
-		p.trig = p.lastSend
-		r.ev.Logf("TRIGGER silence (last command at %.3f s)", r.rel(p.trig))
-		return nil
-	case Estop:
-		return act("e-stop request", func() error { return r.t.Estop(ctx) })
-	case Disable:
-		return act("enable false", func() error { return r.t.Enable(ctx, false) })
-	case ScanLoss:
-		return act("SIGKILL of the LiDAR reader", func() error {
-			pid, err := r.t.KillLidarReader(ctx)
-			p.killed = pid
+	return p.s.Spec.Trigger(ctx, p)
+}
+
+// Target is the robot (stoppath.Firing).
+func (p *pathRun) Target() harness.Target { return p.r.t }
+
+// Act takes the trigger time just before the action, on the proof's clock (stoppath.Firing).
+func (p *pathRun) Act(what string, do func() error) error {
+	p.trig = p.r.clk.Now()
+	p.r.ev.Logf("TRIGGER %s", what)
+	if err := do(); err != nil {
+		return fmt.Errorf("%s failed: %v", what, err)
+	}
+	return nil
+}
+
+// Silence makes the last command sent the trigger: the driver's timeout runs from there (stoppath.Firing).
+func (p *pathRun) Silence() {
+	p.silent = true
+	p.trig = p.lastSend
+	p.r.ev.Logf("TRIGGER silence (last command at %.3f s)", p.r.rel(p.trig))
+}
+
+// Beside takes the trigger time now and runs do beside the commands; run waits for it after the hold
+// (stoppath.Firing).
+func (p *pathRun) Beside(what string, do func(ctx context.Context) error) {
+	p.trig = p.r.clk.Now()
+	p.r.ev.Logf("TRIGGER %s", what)
+	p.trigDone = make(chan trigResult, 1)
+	go func(ctx context.Context, ch chan<- trigResult) {
+		ch <- trigResult{err: do(ctx)}
+	}(p.ctx, p.trigDone)
+}
+
+// Await keeps commanding until event returns: the trigger time is the event's, which only the target knows
+// (stoppath.Firing).
+func (p *pathRun) Await(what string, event func(ctx context.Context, prompt func(string)) (time.Time, string, error)) error {
+	r, ctx := p.r, p.ctx
+	ch := make(chan trigResult, 1)
+	r.ev.Logf("TRIGGER %s requested", what)
+	go func() {
+		at, how, err := event(ctx, func(msg string) { r.printf("%s", msg) })
+		ch <- trigResult{at, how, err}
+	}()
+	for {
+		select {
+		case tr := <-ch:
+			if tr.err != nil {
+				return fmt.Errorf("%s: %v", what, tr.err)
+			}
+			p.trig, p.trigHow = tr.at, tr.how
+			r.ev.Logf("%s at %.3f s (%s)", what, r.rel(tr.at), tr.how)
+			return nil
+		default:
+		}
+		if err := p.send(ctx, true); err != nil {
 			return err
-		})
-	case Kill:
-		return act("SIGKILL of the driver", func() error {
-			pid, err := r.t.KillDriver(ctx)
-			p.killed = pid
+		}
+		if err := r.clk.Sleep(ctx, r.o.CmdPeriod); err != nil {
 			return err
-		})
-	case Service:
-		// The stop blocks until the service is down (stop frames, stop-motors): it runs beside the commands.
-		p.trig = r.clk.Now()
-		r.ev.Logf("TRIGGER service stop")
-		r.serviceDown = true
-		p.trigDone = make(chan trigResult, 1)
-		go func(ch chan<- trigResult) {
-			err := r.t.StopService(ctx)
-			ch <- trigResult{err: err}
-		}(p.trigDone)
-		return nil
-	case Gamepad:
-		// The wheels keep spinning (commands keep coming) until the button is pressed.
-		ch := make(chan trigResult, 1)
-		r.ev.Logf("TRIGGER gamepad button requested")
-		go func() {
-			at, how, err := r.t.PressButton(ctx, func(msg string) { r.printf("%s", msg) })
-			ch <- trigResult{at, how, err}
-		}()
-		for {
-			select {
-			case tr := <-ch:
-				if tr.err != nil {
-					return fmt.Errorf("gamepad button: %v", tr.err)
-				}
-				p.trig, p.trigHow = tr.at, tr.how
-				r.ev.Logf("gamepad button at %.3f s (%s)", r.rel(tr.at), tr.how)
-				return nil
-			default:
-			}
-			if err := p.send(ctx, true); err != nil {
-				return err
-			}
-			if err := r.clk.Sleep(ctx, r.o.CmdPeriod); err != nil {
-				return err
-			}
 		}
 	}
-	return fmt.Errorf("unknown path %q", p.s.Path)
 }
 
 // hold keeps the command coming (silence for the deadman) until Hold after the trigger.
 func (p *pathRun) hold(ctx context.Context) error {
 	p.holdEnd = p.trig.Add(p.r.o.Hold)
-	if p.s.Path == Deadman {
+	if p.silent {
 		return p.r.clk.Sleep(ctx, p.holdEnd.Sub(p.r.clk.Now()))
 	}
 	return p.drive(ctx, p.holdEnd, true)
@@ -362,7 +358,7 @@ func (p *pathRun) samples(rec []harness.IMUSample, bias *[3]float64) []stand.Sam
 func (p *pathRun) judgeInput() ([]stand.Sample, string, string) {
 	r := p.r
 	drv := p.drv.Samples()
-	if !p.s.Path.killsDriver() {
+	if !p.s.Spec.KillsDriver {
 		return p.samples(drv, nil), harness.SourceDriver.String(), ""
 	}
 	below := p.below.Samples()
@@ -419,7 +415,7 @@ func (p *pathRun) sourceLine(after []harness.IMUSample) string {
 		}
 		spans = append(spans, span{s.Source, s.Where, t, t})
 	}
-	head := string(p.s.Path) + ": board IMU"
+	head := p.s.Spec.Name + ": board IMU"
 	if len(spans) == 0 {
 		return head + " from below the driver: NONE after the command (no raw stream, and the port was never free)"
 	}
@@ -454,7 +450,7 @@ func sourceNames(ss []harness.IMUSample) string {
 // in flight would read as a hole at the end, which the judge rightly refuses to count as quiet.
 func (p *pathRun) catchUp(ctx context.Context) {
 	recs := []harness.Recording{p.drv}
-	if p.s.Path.killsDriver() {
+	if p.s.Spec.KillsDriver {
 		recs = []harness.Recording{p.below}
 	}
 	deadline := p.r.clk.Now().Add(time.Second)
@@ -474,7 +470,7 @@ func (p *pathRun) catchUp(ctx context.Context) {
 // driverChanges notes a driver that died or restarted during a path that was not meant to kill it: its
 // IMU stream ends there, and the line would otherwise only say that the data stopped.
 func (p *pathRun) driverChanges() {
-	if p.s.Path.killsDriver() || p.trig.IsZero() {
+	if p.s.Spec.KillsDriver || p.trig.IsZero() {
 		return
 	}
 	for _, st := range p.r.watch.Since(p.before.At) {
@@ -495,7 +491,7 @@ func (p *pathRun) judge() []Result {
 	samples, src, line := p.judgeInput()
 	params := r.o.Params
 	end := p.holdEnd
-	if p.s.Path == ScanLoss {
+	if p.s.Spec.Rule.ScanGate {
 		params.NeedQuiet = r.o.ScanLossQuiet.Seconds()
 		switch {
 		case p.staleAt.IsZero():
@@ -508,7 +504,7 @@ func (p *pathRun) judge() []Result {
 		}
 	}
 	v := stand.Judge(samples, r.rel(p.trig), r.rel(end), params)
-	if p.s.Path == ScanLoss {
+	if p.s.Spec.Rule.ScanGate {
 		v.QuietRule = p.scanLossRule(params.NeedQuiet)
 	}
 	drv := p.drv.Samples()
@@ -525,14 +521,14 @@ func (p *pathRun) judge() []Result {
 		res.IMULag = &lag
 	}
 	out := []Result{res}
-	if p.s.Path == ScanLoss {
+	if p.s.Spec.Rule.ScanGate {
 		rel := p.releaseResult()
 		if !v.Passed() && rel.Outcome == stand.Pass {
 			// Wheels that never stopped are not "released by themselves": the line would pass a broken stop.
 			rel.Outcome = stand.Fail
 			rel.Reason = "not judged: the wheels were never shown to stop (the line above failed)"
 			rel.Verdict.Outcome, rel.Verdict.Reason = rel.Outcome, rel.Reason
-			rel.Line = rel.Verdict.Line(releaseName)
+			rel.Line = rel.Verdict.Line(p.s.Spec.Release)
 		}
 		out = append(out, rel)
 	}
@@ -566,9 +562,9 @@ func (p *pathRun) belowCount() string {
 func (p *pathRun) result(v stand.Verdict, release bool) Result {
 	name := p.s.Name()
 	if release {
-		name = releaseName
+		name = p.s.Spec.Release
 	}
-	res := Result{Path: p.s.Path, Motion: p.s.Motion.Name, Name: name, Release: release, Speed: p.s.Motion.Twist,
+	res := Result{Path: Path(p.s.Spec.Name), Motion: p.s.Motion.Name, Name: name, Release: release, Speed: p.s.Motion.Twist,
 		TriggerS: math.NaN(), TriggerHow: p.trigHow, Outcome: v.Outcome, Reason: v.Reason, StopS: v.StillFrom,
 		Measurements: measurements(v), Samples: v.Samples, IMUSource: harness.SourceDriver.String(), Verdict: v}
 	if !p.trig.IsZero() {
@@ -622,10 +618,7 @@ func (p *pathRun) failed(res []Result, reason string) []Result {
 
 // complete fills in the results a step did not produce, with outcome and reason.
 func (p *pathRun) complete(res []Result, o stand.Outcome, reason string) []Result {
-	want := 1
-	if p.s.Path == ScanLoss {
-		want = 2
-	}
+	want := p.s.Spec.Lines()
 	for len(res) < want {
 		release := len(res) == 1
 		trig, end := math.NaN(), math.NaN()
@@ -670,7 +663,7 @@ func (p *pathRun) cleanup(parent context.Context) {
 	if p.drv != nil {
 		p.drv.Close()
 	}
-	if p.s.Path == Service && r.serviceDown {
+	if p.s.Spec.StopsService && r.serviceDown {
 		r.ev.Logf("cleanup: starting the service again")
 		if err := r.t.StartService(ctx); err != nil {
 			r.printf("%s: starting the service again failed: %v", p.s.Title(), err)
@@ -678,7 +671,7 @@ func (p *pathRun) cleanup(parent context.Context) {
 			r.serviceDown = false
 		}
 	}
-	if p.s.Path.killsDriver() && !p.trig.IsZero() {
+	if p.s.Spec.KillsDriver && !p.trig.IsZero() {
 		st, err := r.waitDriver(ctx, p.startPid)
 		if err != nil {
 			r.printf("%s: the driver is not back after %v: %v", p.s.Title(), r.o.DriverBack, err)
