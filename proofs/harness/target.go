@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/rosorin/rosorin/driver/api"
 )
 
 // Target is the robot a proof drives: a running driver reached through its control API (LiveTarget), or a
@@ -109,7 +111,10 @@ type State struct {
 	GyroBiasDPS [3]float64
 	// Calibrating is true while a (re)started driver measures its gyro bias: it publishes no IMU then.
 	Calibrating bool
-	Raw         json.RawMessage // the record as the driver sent it
+	// Config is the driver's configuration summary from the record (speed limits, cmd_timeout,
+	// scan_timeout); zero fields when the driver does not report them.
+	Config api.ConfigSummary
+	Raw    json.RawMessage // the record as the driver sent it
 }
 
 // Short renders the fields a person needs, the seed's end-state line: {enabled: false, estop: none, ...}.

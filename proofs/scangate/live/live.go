@@ -124,11 +124,11 @@ func Run(ctx context.Context, t harness.Target, o Options) (*Report, error) {
 		return abort("abort: LiDAR reader process not found (the driver's state names none: is the reader running?)")
 	}
 	scanTimeout := o.ScanTimeout
+	if v := last.Config.ScanTimeoutS; v > 0 {
+		scanTimeout = v
+	}
 	if cfg, err := t.Config(ctx); err == nil {
 		ev.Logf("driver config: %s", cfg)
-		if v, ok := harness.ConfigNumber(cfg, "scan_timeout"); ok {
-			scanTimeout = v
-		}
 	}
 	var in scangate.Input
 	in.ScanTimeout = scanTimeout

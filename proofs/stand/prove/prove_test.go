@@ -434,3 +434,19 @@ func TestProveScanLossSaysItsQuietRule(t *testing.T) {
 		}
 	})
 }
+
+// A driver whose max_linear (from its state record's typed configuration) clips a motion gets a warning
+// naming the motion; one that does not clip it, none.
+func TestProveWarnsWhenTheDriverClipsAMotion(t *testing.T) {
+	for _, c := range []struct {
+		maxLinear float64
+		warn      bool
+	}{{0.2, true}, {0.35, false}} {
+		run(t, harnesstest.Options{Seed: 12, MaxLinear: c.maxLinear}, "kill", nil, func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+			got := strings.Contains(out, `WARNING: the driver limits speeds to max_linear 0.20 m/s, max_angular 1.00 rad/s: "fwd 0.35" runs slower than its name says`)
+			if got != c.warn || strings.Contains(out, "WARNING") != c.warn {
+				t.Errorf("max_linear %.2f: warning %v, want %v\n%s", c.maxLinear, got, c.warn, out)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/proofs/harness"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
@@ -65,14 +66,15 @@ func Prove(ctx context.Context, t harness.Target, steps []Step, o Options) (*Rep
 		}
 	}
 	r.ev.Logf("stopproof prove: target %s; steps %d; spin %v, hold %v; params %+v", t.Describe(), len(steps), o.Spin, o.Hold, o.Params)
-	if _, err := r.open(ctx); err != nil {
+	st, err := r.open(ctx)
+	if err != nil {
 		return r.rep, err
 	}
 	defer func() {
 		r.teardown()
 		r.summary()
 	}()
-	r.checkLimits(steps)
+	r.checkLimits(steps, st.Config)
 	for i, s := range steps {
 		if ctx.Err() != nil {
 			break
@@ -101,9 +103,9 @@ func Prove(ctx context.Context, t harness.Target, steps []Step, o Options) (*Rep
 
 // checkLimits warns when the driver's speed limits clip a motion: "fwd 0.35" proven at 0.2 m/s would be a
 // proof of something else (the code default max_linear is 0.2; the robot runs 0.35 from its config).
-func (r *runner) checkLimits(steps []Step) {
-	lin, okL := harness.ConfigNumber(r.rep.Config, "max_linear")
-	ang, okA := harness.ConfigNumber(r.rep.Config, "max_angular")
+func (r *runner) checkLimits(steps []Step, cfg api.ConfigSummary) {
+	lin, ang := cfg.MaxLinear, cfg.MaxAngular
+	okL, okA := lin > 0, ang > 0 // zero: a driver that does not report its limits
 	seen := map[string]bool{}
 	for _, s := range steps {
 		tw := s.Motion.Twist
@@ -158,11 +160,11 @@ func (r *runner) open(ctx context.Context) (harness.State, error) {
 	case st.Estop != "":
 		return st, r.abort(fmt.Sprintf("ABORT: e-stop latched (%s) - nothing sent: find out why, then clear it (rosorin-base reset) and run again", st.Estop))
 	}
+	if v := st.Config.ScanTimeoutS; v > 0 {
+		r.scanTimeout = time.Duration(v * float64(time.Second))
+	}
 	if cfg, err := r.t.Config(ctx); err == nil {
 		r.rep.Config = cfg
-		if v, ok := harness.ConfigNumber(cfg, "scan_timeout"); ok && v > 0 {
-			r.scanTimeout = time.Duration(v * float64(time.Second))
-		}
 		r.ev.Logf("driver config: %s", cfg)
 	} else {
 		r.ev.Logf("driver config: %v", err)
