@@ -78,11 +78,11 @@ type Fake struct {
 	clock harness.Clock
 	opt   Options
 
-	mu        sync.Mutex
-	rng       *rand.Rand
-	t         time.Time   // model time: IMU generated up to here
-	gate      *motion.Gate // the current driver's gate; a restarted driver gets a new one (disabled)
-	pubs      int          // our open publishers on the current driver
+	mu   sync.Mutex
+	rng  *rand.Rand
+	t    time.Time    // model time: IMU generated up to here
+	gate *motion.Gate // the current driver's gate; a restarted driver gets a new one (disabled)
+	pubs int          // our open publishers on the current driver
 
 	driverUp      bool
 	driverPid     int

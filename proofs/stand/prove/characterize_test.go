@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/proofs/harness"
 	"github.com/rosorin/rosorin/proofs/harness/harnesstest"
 )
@@ -16,7 +17,7 @@ func TestCharacterizeMeasuresEachPhaseAndSuggestsAThreshold(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := harness.RealClock{}
 		f := harnesstest.NewFake(clk, harnesstest.Options{Seed: 11})
-		out := &syncBuf{}
+		out := &testkit.LockedBuffer{}
 		cr, err := Characterize(context.Background(), f, DefaultPhases(), testOptions(clk, out))
 		if err != nil || !cr.OK() {
 			t.Fatalf("%v %+v\n%s", err, cr, out)
@@ -63,7 +64,7 @@ func TestCharacterizeWithoutSpinningSuggestsNothing(t *testing.T) {
 		clk := harness.RealClock{}
 		f := harnesstest.NewFake(clk, harnesstest.Options{Seed: 12, IgnoreStop: true})
 		f.AtTrigger(context.Background()) // frozen at zero before anything moves
-		out := &syncBuf{}
+		out := &testkit.LockedBuffer{}
 		cr, err := Characterize(context.Background(), f, DefaultPhases(), testOptions(clk, out))
 		if err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/proofs/harness"
 	"github.com/rosorin/rosorin/proofs/harness/harnesstest"
 	"github.com/rosorin/rosorin/proofs/stand"
@@ -50,7 +51,7 @@ func TestANewPathIsOneTableEntry(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			clk := harness.RealClock{}
 			f := harnesstest.NewFake(clk, c.opt)
-			o := testOptions(clk, &syncBuf{})
+			o := testOptions(clk, &testkit.LockedBuffer{})
 			o.Paths = table
 			rep, err := Prove(context.Background(), f, steps[3:], o)
 			if err != nil {

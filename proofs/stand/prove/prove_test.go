@@ -8,11 +8,11 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/proofs/harness"
 	"github.com/rosorin/rosorin/proofs/harness/harnesstest"
 	"github.com/rosorin/rosorin/proofs/stand"
@@ -23,25 +23,7 @@ import (
 // a proof of 13 paths (minutes of spin-ups and holds) runs in a fraction of a second and no scheduling
 // hiccup of a loaded machine can open a gap in the commands that the fake's deadman would see.
 
-// syncBuf is an io.Writer safe for the proof's goroutines and the test.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func testOptions(clk harness.Clock, out *syncBuf) Options {
+func testOptions(clk harness.Clock, out *testkit.LockedBuffer) Options {
 	o := DefaultOptions()
 	o.Clock = clk
 	o.Spin = 1500 * time.Millisecond
@@ -59,7 +41,7 @@ func run(t *testing.T, fopt harnesstest.Options, paths string, tweak func(*Optio
 	synctest.Test(t, func(t *testing.T) {
 		clk := harness.RealClock{}
 		f := harnesstest.NewFake(clk, fopt)
-		out := &syncBuf{}
+		out := &testkit.LockedBuffer{}
 		o := testOptions(clk, out)
 		if tweak != nil {
 			tweak(&o)
@@ -188,7 +170,7 @@ func TestProveCtrlCRunsTheTeardown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := harness.RealClock{}
 		f := harnesstest.NewFake(clk, harnesstest.Options{Seed: 4})
-		out := &syncBuf{}
+		out := &testkit.LockedBuffer{}
 		o := testOptions(clk, out)
 		steps, _ := ParsePaths("estop,disable")
 		ctx, cancel := context.WithCancel(context.Background())
@@ -321,7 +303,7 @@ func TestProveNamesADriverThatDiedMidPath(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := harness.RealClock{}
 		f := harnesstest.NewFake(clk, harnesstest.Options{Seed: 9})
-		out := &syncBuf{}
+		out := &testkit.LockedBuffer{}
 		steps, _ := ParsePaths("estop")
 		go func() {
 			for !slices.Contains(f.Calls(), "estop") {
@@ -388,7 +370,7 @@ func TestProveRecordsTheDriverBinary(t *testing.T) {
 		clk := harness.RealClock{}
 		f := binFake{harnesstest.NewFake(clk, harnesstest.Options{Seed: 10})}
 		steps, _ := ParsePaths("disable")
-		rep, err := Prove(context.Background(), f, steps[:1], testOptions(clk, &syncBuf{}))
+		rep, err := Prove(context.Background(), f, steps[:1], testOptions(clk, &testkit.LockedBuffer{}))
 		if err != nil {
 			t.Fatal(err)
 		}
