@@ -14,9 +14,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/driver/api"
-	"github.com/rosorin/rosorin/proofs/harness"
 	"github.com/rosorin/rosorin/proofs/scangate/live"
 	"github.com/rosorin/rosorin/proofs/stand/prove"
+	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // Exit statuses: 0 every line passed, 1 a proof ran and something failed (or timed out), 2 nothing was
@@ -157,19 +157,19 @@ func version() string {
 	if !ok {
 		return "devel"
 	}
-	return harness.BuildVersion(bi)
+	return target.BuildVersion(bi)
 }
 
 // open sets up what every subcommand needs (the signal context, the evidence log, the target) from the
 // flags.
-func open(c *cli.Context, kind string, noRespawn bool) (*harness.Session, error) {
-	lc := harness.DefaultLiveConfig()
+func open(c *cli.Context, kind string, noRespawn bool) (*target.Session, error) {
+	lc := target.DefaultLiveConfig()
 	lc.Socket, lc.Device, lc.ServiceStop, lc.ServiceStart = c.String("socket"), c.String("device"), c.String("service-stop"), c.String("service-start")
-	s, err := harness.OpenSession(harness.SessionConfig{
+	s, err := target.OpenSession(target.SessionConfig{
 		Kind: kind, EvidenceDir: c.String("evidence-dir"),
 		CommandLine: fmt.Sprintf("stopproof %s: %s", version(), strings.Join(os.Args, " ")),
 		Sim:         c.Bool("sim"),
-		Simulated: harness.SimConfig{BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed"), Fault: c.String("sim-fault"),
+		Simulated: target.SimConfig{BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed"), Fault: c.String("sim-fault"),
 			NoLidarRespawn: noRespawn},
 		Live: lc, Out: c.App.Writer,
 	})
@@ -196,7 +196,7 @@ func writeJSON(path string, v any) error {
 	return nil
 }
 
-func proveOptions(c *cli.Context, s *harness.Session) (prove.Options, error) {
+func proveOptions(c *cli.Context, s *target.Session) (prove.Options, error) {
 	o := prove.DefaultOptions()
 	o.Spin, o.Hold, o.PathTimeout = c.Duration("spin"), c.Duration("hold"), c.Duration("timeout-per-path")
 	o.Params.Threshold = c.Float64("threshold")

@@ -38,14 +38,14 @@ func (l PhaseLevel) Line() string {
 		nameWidth, l.Name, state, f4(l.Median), f4(l.P05), f4(l.P95), f4(l.Max), l.Windows, l.NoData)
 }
 
-// Characterize measures each phase with DefaultParams' windows (0.2 s every 0.05 s).
-func Characterize(samples []Sample, phases []Phase) []PhaseLevel {
-	return CharacterizeWith(samples, phases, DefaultParams())
+// PhaseLevels measures each phase with DefaultParams' windows (0.2 s every 0.05 s).
+func PhaseLevels(samples []Sample, phases []Phase) []PhaseLevel {
+	return PhaseLevelsWith(samples, phases, DefaultParams())
 }
 
-// CharacterizeWith measures each phase with p's Window, Step and MinSamples: a threshold only means something
+// PhaseLevelsWith measures each phase with p's Window, Step and MinSamples: a threshold only means something
 // for the window length it was measured with. Invalid parameters give levels without numbers (NaN).
-func CharacterizeWith(samples []Sample, phases []Phase, p Params) []PhaseLevel {
+func PhaseLevelsWith(samples []Sample, phases []Phase, p Params) []PhaseLevel {
 	s, _ := clean(samples)
 	ok := p.Validate() == nil
 	out := make([]PhaseLevel, 0, len(phases))

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rosorin/rosorin/proofs/harness"
+	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // Motion is a drive command a path spins the wheels with, named as the result lines name it ("fwd 0.2").
 type Motion struct {
 	Name  string
-	Twist harness.Twist
+	Twist target.Twist
 }
 
 // At is one run of a path: the motion, and the round of the schedule it runs in. A proof runs round by
@@ -41,7 +41,7 @@ func Once(m Motion, r int) []At { return []At{{m, r}} }
 // proof's clock.
 type Firing interface {
 	// Target is the robot.
-	Target() harness.Target
+	Target() target.Target
 	// Act takes the trigger time now, logs "TRIGGER what" and does the action.
 	Act(what string, do func() error) error
 	// Silence makes the last command sent the trigger (the deadman's timeout runs from there) and keeps

@@ -8,10 +8,10 @@ import (
 	"testing/synctest"
 
 	"github.com/rosorin/rosorin/internal/testkit"
-	"github.com/rosorin/rosorin/proofs/harness"
-	"github.com/rosorin/rosorin/proofs/harness/harnesstest"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
+	"github.com/rosorin/rosorin/proofs/target"
+	"github.com/rosorin/rosorin/proofs/target/targettest"
 )
 
 // withContact is the stand table plus a path no other code knows: the contact reflex's e-stop, at fwd 0.2
@@ -45,12 +45,12 @@ func TestANewPathIsOneTableEntry(t *testing.T) {
 		t.Error("the stand table without the entry accepted contact")
 	}
 	for _, c := range []struct {
-		opt  harnesstest.Options
+		opt  targettest.Options
 		want stand.Outcome
-	}{{harnesstest.Options{Seed: 21}, stand.Pass}, {harnesstest.Options{Seed: 22, IgnoreStop: true}, stand.Fail}} {
+	}{{targettest.Options{Seed: 21}, stand.Pass}, {targettest.Options{Seed: 22, IgnoreStop: true}, stand.Fail}} {
 		synctest.Test(t, func(t *testing.T) {
-			clk := harness.RealClock{}
-			f := harnesstest.NewFake(clk, c.opt)
+			clk := target.RealClock{}
+			f := targettest.NewFake(clk, c.opt)
 			o := testOptions(clk, &testkit.LockedBuffer{})
 			o.Paths = table
 			rep, err := Prove(context.Background(), f, steps[3:], o)

@@ -12,9 +12,9 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/rosorin/rosorin/proofs/harness"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
+	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // Measurement is one number a verdict rests on, beside its limit.
@@ -89,7 +89,7 @@ type Result struct {
 	Name    string `json:"name"`
 	Release bool   `json:"release,omitempty"` // the scan-loss path's second line
 	// Speed is the drive command the wheels were spun with.
-	Speed harness.Twist `json:"speed"`
+	Speed target.Twist `json:"speed"`
 	// TriggerS is the trigger's time in seconds since the start of the run; TriggerAt the same in UTC.
 	TriggerS  float64   `json:"trigger_s"`
 	TriggerAt time.Time `json:"trigger_at"`
@@ -108,7 +108,7 @@ type Result struct {
 	IMUSource string `json:"imu_source"`
 	// IMULag is how far the receipt of the driver's IMU samples trailed their driver stamps during the path
 	// (samples are timed on receipt; nil when no sample carried a stamp).
-	IMULag *harness.Lag `json:"imu_lag,omitempty"`
+	IMULag *target.Lag `json:"imu_lag,omitempty"`
 	// SourceLine is the "kill: board IMU read ..." line of the paths that kill the driver.
 	SourceLine string `json:"source_line,omitempty"`
 	// Line is the printed result line.
@@ -135,24 +135,24 @@ type Report struct {
 	Version string `json:"version"`
 	Target  string `json:"target"`
 	// DriverBin is the rosorin-base binary the simulated robot ran: path, version, digest, how chosen.
-	DriverBin  *harness.BaseBin `json:"driver_bin,omitempty"`
-	Fault      string           `json:"fault,omitempty"`
-	Start      time.Time        `json:"start"`
-	End        time.Time        `json:"end"`
-	Config     json.RawMessage  `json:"driver_config,omitempty"`
-	Params     stand.Params     `json:"params"`
-	SpinS      float64          `json:"spin_s"`
-	HoldS      float64          `json:"hold_s"`
-	Paths      []string         `json:"paths"`
-	StartState json.RawMessage  `json:"start_state,omitempty"`
-	EndState   json.RawMessage  `json:"end_state,omitempty"`
+	DriverBin  *target.BaseBin `json:"driver_bin,omitempty"`
+	Fault      string          `json:"fault,omitempty"`
+	Start      time.Time       `json:"start"`
+	End        time.Time       `json:"end"`
+	Config     json.RawMessage `json:"driver_config,omitempty"`
+	Params     stand.Params    `json:"params"`
+	SpinS      float64         `json:"spin_s"`
+	HoldS      float64         `json:"hold_s"`
+	Paths      []string        `json:"paths"`
+	StartState json.RawMessage `json:"start_state,omitempty"`
+	EndState   json.RawMessage `json:"end_state,omitempty"`
 	// EndLine is the printed end state.
 	EndLine string   `json:"end_line"`
 	Results []Result `json:"results"`
 	// IMUTiming says how samples were timed (on receipt, by the proof's monotonic clock) and IMULag the
 	// run's driver-stamp-to-receipt lag over every path.
-	IMUTiming string       `json:"imu_timing"`
-	IMULag    *harness.Lag `json:"imu_lag,omitempty"`
+	IMUTiming string      `json:"imu_timing"`
+	IMULag    *target.Lag `json:"imu_lag,omitempty"`
 	// Planned is the number of result lines the run should have produced; Passed how many passed.
 	Planned int `json:"planned"`
 	Passed  int `json:"passed"`

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
-	"github.com/rosorin/rosorin/proofs/harness"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
+	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // imuTiming is the record's word on how samples are timed: the triggers and the samples on one clock.
@@ -23,16 +23,16 @@ var ErrAborted = errors.New("proof aborted")
 
 // runner is one proof run. It is used by one goroutine (the proof's); the goroutines it starts (state
 // watcher, recordings, a trigger that blocks) hand their results back over channels or through the
-// harness types' own locks.
+// target types' own locks.
 type runner struct {
-	t     harness.Target
+	t     target.Target
 	o     Options
-	clk   harness.Clock
-	ev    *harness.Evidence
+	clk   target.Clock
+	ev    *target.Evidence
 	out   io.Writer
 	t0    time.Time
-	watch *harness.StateWatcher
-	fault harness.Faulter
+	watch *target.StateWatcher
+	fault target.Faulter
 	rep   *Report
 
 	scanTimeout time.Duration
@@ -53,7 +53,7 @@ func (r *runner) rel(t time.Time) float64 { return t.Sub(r.t0).Seconds() }
 // guard (nothing sent) or its options are invalid. Whatever happens after the guards (failures, timeouts,
 // ctx cancelled by Ctrl-C), the teardown disables the wheels before Prove returns, under its own timeout.
 // Prove prints the progress, the result lines, the table, RESULT and the end state to o.Out.
-func Prove(ctx context.Context, t harness.Target, steps []Step, o Options) (*Report, error) {
+func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Report, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func (r *runner) checkLimits(steps []Step, cfg api.ConfigSummary) {
 	}
 }
 
-func newRunner(t harness.Target, o Options, tool string) *runner {
+func newRunner(t target.Target, o Options, tool string) *runner {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
@@ -129,7 +129,7 @@ func newRunner(t harness.Target, o Options, tool string) *runner {
 	r := &runner{t: t, o: o, clk: o.Clock, ev: o.Evidence, out: o.Out, t0: t0, scanTimeout: o.ScanTimeout}
 	r.rep = &Report{Tool: tool, Target: t.Describe(), Start: r.t0.UTC(), Params: o.Params, Evidence: o.Evidence.Path(),
 		DriverBin: driverBin(t)}
-	if f, ok := t.(harness.Faulter); ok && f.FaultName() != "" {
+	if f, ok := t.(target.Faulter); ok && f.FaultName() != "" {
 		r.fault = f
 		r.rep.Fault = f.FaultName()
 	}
@@ -140,7 +140,7 @@ func newRunner(t harness.Target, o Options, tool string) *runner {
 // charger unplugged (unless AllowPlugged), no other velocity-command publisher, no e-stop latched. Then it
 // reads the driver's configuration, starts the state watcher and disables wheels someone left enabled. An
 // error means the run was aborted with nothing sent; the report says why.
-func (r *runner) open(ctx context.Context) (harness.State, error) {
+func (r *runner) open(ctx context.Context) (target.State, error) {
 	r.printf("target: %s", r.t.Describe())
 	if r.fault != nil {
 		r.printf("fault: %s (a negative control: every path must FAIL)", r.fault.FaultName())
@@ -169,7 +169,7 @@ func (r *runner) open(ctx context.Context) (harness.State, error) {
 	} else {
 		r.ev.Logf("driver config: %v", err)
 	}
-	r.watch = harness.WatchState(ctx, r.t, r.clk, r.ev, r.o.StatePeriod)
+	r.watch = target.WatchState(ctx, r.t, r.clk, r.ev, r.o.StatePeriod)
 	if st.Enabled {
 		r.printf("the wheels are enabled at start: disabling them before anything else")
 		if err := r.t.Enable(ctx, false); err != nil {
@@ -180,8 +180,8 @@ func (r *runner) open(ctx context.Context) (harness.State, error) {
 }
 
 // driverBin names the driver binary when the target started it (the simulator), nil otherwise.
-func driverBin(t harness.Target) *harness.BaseBin {
-	if d, ok := t.(harness.DriverBinary); ok {
+func driverBin(t target.Target) *target.BaseBin {
+	if d, ok := t.(target.DriverBinary); ok {
 		b := d.DriverBinary()
 		return &b
 	}
@@ -207,7 +207,7 @@ func (r *runner) abort(msg string) error {
 }
 
 // firstState waits up to StateTimeout for a state record.
-func (r *runner) firstState(ctx context.Context) (harness.State, error) {
+func (r *runner) firstState(ctx context.Context) (target.State, error) {
 	deadline := r.clk.Now().Add(r.o.StateTimeout)
 	var last error
 	for {
@@ -220,10 +220,10 @@ func (r *runner) firstState(ctx context.Context) (harness.State, error) {
 		}
 		last = err
 		if !r.clk.Now().Before(deadline) || ctx.Err() != nil {
-			return harness.State{}, fmt.Errorf("%w: %v", harness.ErrNoState, last)
+			return target.State{}, fmt.Errorf("%w: %v", target.ErrNoState, last)
 		}
 		if r.clk.Sleep(ctx, 200*time.Millisecond) != nil {
-			return harness.State{}, ctx.Err()
+			return target.State{}, ctx.Err()
 		}
 	}
 }
@@ -279,7 +279,7 @@ func (r *runner) teardown() {
 	r.ev.Logf("teardown: %s", r.rep.Teardown)
 	// The end state: the driver counts a publisher for a moment after its stream closes, so give our own
 	// publisher up to 2 s to drop out of the record before reading it.
-	var st harness.State
+	var st target.State
 	var serr error
 	for end := r.clk.Now().Add(2 * time.Second); ; {
 		sctx, scancel := context.WithTimeout(context.Background(), 3*time.Second)
@@ -307,7 +307,7 @@ func (r *runner) summary() {
 		}
 	}
 	r.rep.IMUTiming = imuTiming
-	if lag := harness.LagFromMS(r.lagMS); lag.N > 0 {
+	if lag := target.LagFromMS(r.lagMS); lag.N > 0 {
 		r.rep.IMULag = &lag
 		r.printf("IMU timing: every sample timed on receipt by the proof's clock; %s", lag)
 		if n := lag.Note(); n != "" {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rosorin/rosorin/proofs/harness"
 	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // pathRun is one step: spin up, trigger, keep commanding, judge. Its fields are used by the proof's
@@ -21,10 +21,10 @@ type pathRun struct {
 	s     Step
 	phase string // what the path is doing, for a TIMEOUT's reason
 
-	drv, below harness.Recording
-	pub        harness.Publisher
+	drv, below target.Recording
+	pub        target.Publisher
 	startPid   int // the driver's pid when the path began
-	before     harness.State
+	before     target.State
 
 	trig     time.Time // the trigger, on the proof's clock (zero until known)
 	trigHow  string
@@ -203,7 +203,7 @@ func (p *pathRun) trigger(ctx context.Context) error {
 }
 
 // Target is the robot (stoppath.Firing).
-func (p *pathRun) Target() harness.Target { return p.r.t }
+func (p *pathRun) Target() target.Target { return p.r.t }
 
 // Act takes the trigger time just before the action, on the proof's clock (stoppath.Firing).
 func (p *pathRun) Act(what string, do func() error) error {
@@ -336,7 +336,7 @@ func (p *pathRun) scanTimeline() {
 
 // samples converts recorded IMU samples to the judge's timeline. bias (deg/s), when given, is subtracted:
 // the board's raw gyro carries the bias the driver removes from its own stream.
-func (p *pathRun) samples(rec []harness.IMUSample, bias *[3]float64) []stand.Sample {
+func (p *pathRun) samples(rec []target.IMUSample, bias *[3]float64) []stand.Sample {
 	out := make([]stand.Sample, 0, len(rec))
 	for _, s := range rec {
 		g := s.Gyro
@@ -359,12 +359,12 @@ func (p *pathRun) judgeInput() ([]stand.Sample, string, string) {
 	r := p.r
 	drv := p.drv.Samples()
 	if !p.s.Spec.KillsDriver {
-		return p.samples(drv, nil), harness.SourceDriver.String(), ""
+		return p.samples(drv, nil), target.SourceDriver.String(), ""
 	}
 	below := p.below.Samples()
 	spinFrom := p.trig.Add(-time.Duration(r.o.Params.SpinWindow * float64(time.Second)))
 	coveredBefore := 0
-	var after []harness.IMUSample
+	var after []target.IMUSample
 	for _, s := range below {
 		switch {
 		case s.At.After(spinFrom) && !s.At.After(p.trig):
@@ -377,7 +377,7 @@ func (p *pathRun) judgeInput() ([]stand.Sample, string, string) {
 	if coveredBefore >= r.o.Params.MinSamples*int(r.o.Params.SpinWindow/r.o.Params.Window) {
 		return p.samples(below, nil), sourceNames(below), line
 	}
-	var pre []harness.IMUSample
+	var pre []target.IMUSample
 	for _, s := range drv {
 		if !s.At.After(p.trig) {
 			pre = append(pre, s)
@@ -391,7 +391,7 @@ func (p *pathRun) judgeInput() ([]stand.Sample, string, string) {
 	}
 	out := append(p.samples(pre, nil), p.samples(after, &bias)...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].T < out[j].T })
-	src := harness.SourceDriver.String()
+	src := target.SourceDriver.String()
 	if len(after) > 0 {
 		src += "+" + sourceNames(after)
 	}
@@ -400,9 +400,9 @@ func (p *pathRun) judgeInput() ([]stand.Sample, string, string) {
 
 // sourceLine is the seed's "kill: board IMU read directly from 0.04 to 3.54 s after the command", naming
 // each source the samples after the trigger came from.
-func (p *pathRun) sourceLine(after []harness.IMUSample) string {
+func (p *pathRun) sourceLine(after []target.IMUSample) string {
 	type span struct {
-		src         harness.Source
+		src         target.Source
 		where       string
 		first, last float64
 	}
@@ -422,7 +422,7 @@ func (p *pathRun) sourceLine(after []harness.IMUSample) string {
 	parts := make([]string, len(spans))
 	for i, sp := range spans {
 		how := "read directly from " + sp.where
-		if sp.src == harness.SourceRaw {
+		if sp.src == target.SourceRaw {
 			how = "read via the supervisor's raw stream"
 		}
 		parts[i] = fmt.Sprintf("%s from %.2f to %.2f s", how, sp.first, sp.last)
@@ -430,7 +430,7 @@ func (p *pathRun) sourceLine(after []harness.IMUSample) string {
 	return head + " " + strings.Join(parts, ", then ") + " after the command"
 }
 
-func sourceNames(ss []harness.IMUSample) string {
+func sourceNames(ss []target.IMUSample) string {
 	var names []string
 	for _, s := range ss {
 		n := s.Source.String()
@@ -449,9 +449,9 @@ func sourceNames(ss []harness.IMUSample) string {
 // catchUp waits (up to a second) until the recordings hold samples up to the end of the hold: samples still
 // in flight would read as a hole at the end, which the judge rightly refuses to count as quiet.
 func (p *pathRun) catchUp(ctx context.Context) {
-	recs := []harness.Recording{p.drv}
+	recs := []target.Recording{p.drv}
 	if p.s.Spec.KillsDriver {
-		recs = []harness.Recording{p.below}
+		recs = []target.Recording{p.below}
 	}
 	deadline := p.r.clk.Now().Add(time.Second)
 	for _, rec := range recs {
@@ -508,8 +508,8 @@ func (p *pathRun) judge() []Result {
 		v.QuietRule = p.scanLossRule(params.NeedQuiet)
 	}
 	drv := p.drv.Samples()
-	lag := harness.LagOf(drv)
-	r.lagMS = append(r.lagMS, harness.LagsMS(drv)...)
+	lag := target.LagOf(drv)
+	r.lagMS = append(r.lagMS, target.LagsMS(drv)...)
 	if n := lag.Note(); n != "" {
 		p.notes = append(p.notes, n)
 	}
@@ -566,7 +566,7 @@ func (p *pathRun) result(v stand.Verdict, release bool) Result {
 	}
 	res := Result{Path: Path(p.s.Spec.Name), Motion: p.s.Motion.Name, Name: name, Release: release, Speed: p.s.Motion.Twist,
 		TriggerS: math.NaN(), TriggerHow: p.trigHow, Outcome: v.Outcome, Reason: v.Reason, StopS: v.StillFrom,
-		Measurements: measurements(v), Samples: v.Samples, IMUSource: harness.SourceDriver.String(), Verdict: v}
+		Measurements: measurements(v), Samples: v.Samples, IMUSource: target.SourceDriver.String(), Verdict: v}
 	if !p.trig.IsZero() {
 		res.TriggerS, res.TriggerAt = p.r.rel(p.trig), p.trig.UTC()
 	}
@@ -690,7 +690,7 @@ func (p *pathRun) cleanup(parent context.Context) {
 
 // waitDriver waits up to DriverBack for a driver that answers, is not calibrating its gyro (it publishes no
 // IMU then), and whose pid differs from notPid (0: any).
-func (r *runner) waitDriver(ctx context.Context, notPid int) (harness.State, error) {
+func (r *runner) waitDriver(ctx context.Context, notPid int) (target.State, error) {
 	deadline := r.clk.Now().Add(r.o.DriverBack)
 	var last error
 	for {
@@ -708,10 +708,10 @@ func (r *runner) waitDriver(ctx context.Context, notPid int) (harness.State, err
 			return st, nil
 		}
 		if !r.clk.Now().Before(deadline) {
-			return harness.State{}, last
+			return target.State{}, last
 		}
 		if err := r.clk.Sleep(ctx, 200*time.Millisecond); err != nil {
-			return harness.State{}, err
+			return target.State{}, err
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package harness
+package target
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 // Target is the robot a proof drives: a running driver reached through its control API (LiveTarget), or a
 // simulated stand robot with the real driver started against it (SimTarget), or a fake in tests
-// (harnesstest). The proofs depend on nothing else.
+// (targettest). The proofs depend on nothing else.
 //
 // Every method takes a context and returns when it is done; none may block beyond its context. Methods are
 // safe for concurrent use (the proof keeps publishing commands while a trigger runs).

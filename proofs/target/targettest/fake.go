@@ -1,4 +1,4 @@
-package harnesstest
+package targettest
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/motion"
-	"github.com/rosorin/rosorin/proofs/harness"
+	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/sim"
 )
 
@@ -69,13 +69,13 @@ func limits(maxLinear float64) motion.Limits {
 	return l
 }
 
-// Fake is a tiny driver-plus-board model behind the harness.Target interface: the driver's own gate
+// Fake is a tiny driver-plus-board model behind the target.Target interface: the driver's own gate
 // (motion.Gate: enabled, e-stop, deadman, scan gate, ramps, limits, two publishers), one mean wheel speed
 // with the sim's first-order lag, and IMU samples with the sim's noise, whose gyro x/y vibration grows with
 // the wheel speed. Every call first advances the model to the clock's now, so time only moves forward and
 // all goroutines see one history. One mutex guards everything.
 type Fake struct {
-	clock harness.Clock
+	clock target.Clock
 	opt   Options
 
 	mu   sync.Mutex
@@ -106,7 +106,7 @@ type Fake struct {
 }
 
 // NewFake builds a fake robot on clock.
-func NewFake(clock harness.Clock, opt Options) *Fake {
+func NewFake(clock target.Clock, opt Options) *Fake {
 	now := clock.Now()
 	f := &Fake{clock: clock, opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, 0xfa4e)), t: now,
 		driverUp: !opt.NoDriver, serviceUp: !opt.NoDriver, readerUp: true, readerStart: now.Add(-10 * time.Second),
@@ -169,15 +169,15 @@ func (f *Fake) step(ts time.Time) {
 	g := [3]float64{sd * f.rng.NormFloat64(), sd * f.rng.NormFloat64(), sim.GyroZStd * f.rng.NormFloat64()}
 	for _, r := range f.recs {
 		if r.board || (f.driverUp && r.pid == f.driverPid) {
-			src := harness.SourceDriver
+			src := target.SourceDriver
 			switch {
 			case r.board && f.serviceUp:
-				src = harness.SourceRaw // the supervisor's pass-through
+				src = target.SourceRaw // the supervisor's pass-through
 			case r.board:
-				src = harness.SourceDirect // the port, free while the service is stopped
+				src = target.SourceDirect // the port, free while the service is stopped
 			}
-			x := harness.IMUSample{At: ts, Gyro: g, Source: src, Where: "fake.raw"}
-			if src == harness.SourceDriver {
+			x := target.IMUSample{At: ts, Gyro: g, Source: src, Where: "fake.raw"}
+			if src == target.SourceDriver {
 				x.Stamp = ts.Round(0).Add(-deliveryLag - f.opt.DriverClockOffset)
 			}
 			r.samples = append(r.samples, x)
@@ -215,33 +215,33 @@ func (f *Fake) enter(ctx context.Context, name string) error {
 var errGone = errors.New("driver not answering (connection refused)")
 
 // Describe names the fake.
-func (f *Fake) Describe() string { return "fake robot (harnesstest)" }
+func (f *Fake) Describe() string { return "fake robot (targettest)" }
 
 type fakeState struct {
-	Enabled    bool         `json:"enabled"`
-	Estop      *string      `json:"estop"`
-	Blocked    *string      `json:"blocked"`
-	Plugged    bool         `json:"plugged"`
-	ScanAge    *float64     `json:"scan_age"`
-	Publishers int          `json:"publishers"`
-	Pids       harness.Pids `json:"pids"`
-	WheelRPS   float64      `json:"fake_wheel_rps"`
+	Enabled    bool        `json:"enabled"`
+	Estop      *string     `json:"estop"`
+	Blocked    *string     `json:"blocked"`
+	Plugged    bool        `json:"plugged"`
+	ScanAge    *float64    `json:"scan_age"`
+	Publishers int         `json:"publishers"`
+	Pids       target.Pids `json:"pids"`
+	WheelRPS   float64     `json:"fake_wheel_rps"`
 }
 
 // State reports the model's state.
-func (f *Fake) State(ctx context.Context) (harness.State, error) {
+func (f *Fake) State(ctx context.Context) (target.State, error) {
 	if err := f.enter(ctx, "state"); err != nil {
-		return harness.State{}, err
+		return target.State{}, err
 	}
 	defer f.mu.Unlock()
 	if !f.driverUp {
-		return harness.State{}, errGone
+		return target.State{}, errGone
 	}
 	now := f.t
 	gs := f.gate.Status()
-	st := harness.State{At: f.clock.Now(), Enabled: gs.Enabled, Estop: gs.EStop, Blocked: f.gate.BlockReason(now),
+	st := target.State{At: f.clock.Now(), Enabled: gs.Enabled, Estop: gs.EStop, Blocked: f.gate.BlockReason(now),
 		Plugged: f.opt.Plugged, ScanAge: now.Sub(f.lastScan).Seconds(), Publishers: f.pubs + f.opt.OtherPublishers,
-		Pids: harness.Pids{Supervisor: f.supervisorPid, Driver: f.driverPid, LidarReader: f.readerPid}, Config: f.config()}
+		Pids: target.Pids{Supervisor: f.supervisorPid, Driver: f.driverPid, LidarReader: f.readerPid}, Config: f.config()}
 	if !f.readerUp {
 		st.Pids.LidarReader = 0
 	}
@@ -273,16 +273,16 @@ type fakeRec struct {
 	f       *Fake
 	board   bool
 	pid     int
-	samples []harness.IMUSample
+	samples []target.IMUSample
 	err     error
 	closed  bool
 }
 
-func (r *fakeRec) Samples() []harness.IMUSample {
+func (r *fakeRec) Samples() []target.IMUSample {
 	r.f.mu.Lock()
 	defer r.f.mu.Unlock()
 	r.f.advance()
-	return append([]harness.IMUSample(nil), r.samples...)
+	return append([]target.IMUSample(nil), r.samples...)
 }
 
 func (r *fakeRec) Err() error {
@@ -309,7 +309,7 @@ func (r *fakeRec) Close() error {
 }
 
 // RecordIMU records the driver's stream; it ends when the driver dies.
-func (f *Fake) RecordIMU(ctx context.Context) (harness.Recording, error) {
+func (f *Fake) RecordIMU(ctx context.Context) (target.Recording, error) {
 	if err := f.enter(ctx, "record-imu"); err != nil {
 		return nil, err
 	}
@@ -323,7 +323,7 @@ func (f *Fake) RecordIMU(ctx context.Context) (harness.Recording, error) {
 }
 
 // RecordBoardIMU records the board's IMU, which the fake always has.
-func (f *Fake) RecordBoardIMU(ctx context.Context) (harness.Recording, error) {
+func (f *Fake) RecordBoardIMU(ctx context.Context) (target.Recording, error) {
 	if err := f.enter(ctx, "record-board-imu"); err != nil {
 		return nil, err
 	}
@@ -341,7 +341,7 @@ type fakePub struct {
 }
 
 // Publisher opens a publisher on the current driver.
-func (f *Fake) Publisher(ctx context.Context) (harness.Publisher, error) {
+func (f *Fake) Publisher(ctx context.Context) (target.Publisher, error) {
 	if err := f.enter(ctx, "publisher"); err != nil {
 		return nil, err
 	}
@@ -360,7 +360,7 @@ func (f *Fake) connect() {
 	f.gate.SetPublishers(f.pubs + f.opt.OtherPublishers)
 }
 
-func (p *fakePub) Send(ctx context.Context, tw harness.Twist) error {
+func (p *fakePub) Send(ctx context.Context, tw target.Twist) error {
 	f := p.f
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -587,6 +587,6 @@ func (f *Fake) Calls() []string {
 }
 
 var (
-	_ harness.Target  = (*Fake)(nil)
-	_ harness.Faulter = (*Fake)(nil)
+	_ target.Target  = (*Fake)(nil)
+	_ target.Faulter = (*Fake)(nil)
 )
