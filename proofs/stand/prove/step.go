@@ -272,68 +272,6 @@ func (p *pathRun) hold(ctx context.Context) error {
 	return p.drive(ctx, p.holdEnd, true)
 }
 
-// holdScanLoss keeps commanding through the scan loss and its end: it follows the driver's scan_age until
-// it went stale and came back, then checks every quarter second whether the wheels turn again by themselves
-// (no reset, no enable), up to ReleaseWait after the scans returned.
-func (p *pathRun) holdScanLoss(ctx context.Context) error {
-	r := p.r
-	p.holdEnd = p.trig.Add(r.o.Hold)
-	giveUp := p.trig.Add(r.o.Hold + r.o.ReleaseWait)
-	const probe = 1.0 // s: the release check looks at the last second of IMU
-	nextCheck := time.Time{}
-	for {
-		if err := p.send(ctx, true); err != nil {
-			return err
-		}
-		now := r.clk.Now()
-		p.scanTimeline()
-		if !p.backAt.IsZero() {
-			giveUp = p.backAt.Add(r.o.ReleaseWait)
-			if now.Sub(p.backAt).Seconds() >= probe+0.2 && !now.Before(nextCheck) {
-				nextCheck = now.Add(250 * time.Millisecond)
-				v := stand.ReleaseCheck(p.samples(p.drv.Samples(), nil), r.rel(now)-probe, r.rel(now), r.o.Params)
-				p.releaseV = &v
-				if v.Passed() {
-					p.releasedAt = now
-					p.holdEnd = now
-					return nil
-				}
-			}
-		}
-		if !now.Before(giveUp) {
-			p.holdEnd = now
-			return nil
-		}
-		if err := r.clk.Sleep(ctx, r.o.CmdPeriod); err != nil {
-			return err
-		}
-	}
-}
-
-// scanTimeline reads the driver's scan_age after the trigger from the state history: when it went stale
-// (beyond scan_timeout), the last state still stale, and the first state with scans back.
-func (p *pathRun) scanTimeline() {
-	if !p.backAt.IsZero() {
-		return
-	}
-	lim := p.r.scanTimeout.Seconds()
-	var staleAt, heldUntil time.Time
-	for _, st := range p.r.watch.Since(p.trig) {
-		stale := math.IsNaN(st.ScanAge) || st.ScanAge >= lim
-		switch {
-		case stale:
-			if staleAt.IsZero() {
-				staleAt = st.At
-			}
-			heldUntil = st.At
-		case !staleAt.IsZero():
-			p.staleAt, p.heldUntil, p.backAt = staleAt, heldUntil, st.At
-			return
-		}
-	}
-	p.staleAt, p.heldUntil = staleAt, heldUntil
-}
-
 // samples converts recorded IMU samples to the judge's timeline. bias (deg/s), when given, is subtracted:
 // the board's raw gyro carries the bias the driver removes from its own stream.
 func (p *pathRun) samples(rec []target.IMUSample, bias *[3]float64) []stand.Sample {
@@ -489,22 +427,13 @@ func (p *pathRun) judge() []Result {
 	r := p.r
 	p.driverChanges()
 	samples, src, line := p.judgeInput()
-	params := r.o.Params
-	end := p.holdEnd
-	if p.s.Spec.Rule.ScanGate {
-		params.NeedQuiet = r.o.ScanLossQuiet.Seconds()
-		switch {
-		case p.staleAt.IsZero():
-			p.notes = append(p.notes, fmt.Sprintf("the driver's scan_age never exceeded scan_timeout %.2f s after the reader's kill", r.scanTimeout.Seconds()))
-		case !p.heldUntil.IsZero():
-			// Judge only while the gate held: once scans are back the wheels are meant to turn again.
-			end = p.heldUntil
-			p.notes = append(p.notes, fmt.Sprintf("scan_age stale from %.2f s to %.2f s after the kill; scans back at %s",
-				p.staleAt.Sub(p.trig).Seconds(), p.heldUntil.Sub(p.trig).Seconds(), relOrNever(p.backAt, p.trig)))
-		}
+	params, end := r.o.Params, p.holdEnd
+	gated := p.s.Spec.Rule.ScanGate
+	if gated {
+		params, end = p.gateBounds(params, end)
 	}
 	v := stand.Judge(samples, r.rel(p.trig), r.rel(end), params)
-	if p.s.Spec.Rule.ScanGate {
+	if gated {
 		v.QuietRule = p.scanLossRule(params.NeedQuiet)
 	}
 	drv := p.drv.Samples()
@@ -521,35 +450,10 @@ func (p *pathRun) judge() []Result {
 		res.IMULag = &lag
 	}
 	out := []Result{res}
-	if p.s.Spec.Rule.ScanGate {
-		rel := p.releaseResult()
-		if !v.Passed() && rel.Outcome == stand.Pass {
-			// Wheels that never stopped are not "released by themselves": the line would pass a broken stop.
-			rel.Outcome = stand.Fail
-			rel.Reason = "not judged: the wheels were never shown to stop (the line above failed)"
-			rel.Verdict.Outcome, rel.Verdict.Reason = rel.Outcome, rel.Reason
-			rel.Line = rel.Verdict.Line(p.s.Spec.Release)
-		}
-		out = append(out, rel)
+	if gated {
+		out = append(out, p.releaseAfter(v))
 	}
 	return out
-}
-
-// scanLossRule is the scan-loss stop's quiet rule as the line and the record state it: the limit, that it is
-// not the 2 s rule, and why, with this run's own measure of when the scans came back.
-func (p *pathRun) scanLossRule(need float64) string {
-	back := "scans return ~2 s after the kill"
-	if !p.backAt.IsZero() {
-		back = fmt.Sprintf("scans back %.2f s after the kill", p.backAt.Sub(p.trig).Seconds())
-	}
-	return fmt.Sprintf("need %.1f s quiet, not 2 s: %s", need, back)
-}
-
-func relOrNever(t, from time.Time) string {
-	if t.IsZero() {
-		return "never"
-	}
-	return fmt.Sprintf("%.2f s", t.Sub(from).Seconds())
 }
 
 func (p *pathRun) belowCount() string {
@@ -571,37 +475,6 @@ func (p *pathRun) result(v stand.Verdict, release bool) Result {
 		res.TriggerS, res.TriggerAt = p.r.rel(p.trig), p.trig.UTC()
 	}
 	res.Line = v.Line(name)
-	return res
-}
-
-// releaseResult is the scan-loss path's second line: did the wheels turn again by themselves?
-func (p *pathRun) releaseResult() Result {
-	r := p.r
-	var v stand.Verdict
-	switch {
-	case p.releaseV != nil:
-		v = *p.releaseV
-		if !v.Passed() && p.backAt.IsZero() {
-			v.Reason = "scans never came back: " + v.Reason
-		}
-	default:
-		now := p.holdEnd
-		v = stand.ReleaseCheck(p.samples(p.drv.Samples(), nil), r.rel(now)-1, r.rel(now), r.o.Params)
-		v.Outcome = stand.Fail
-		if p.backAt.IsZero() {
-			v.Reason = fmt.Sprintf("scans never came back within %.1f s of the reader's kill (is the reader respawned? no new reader pid?)",
-				p.holdEnd.Sub(p.trig).Seconds())
-		} else {
-			v.Reason = "the release was never checked: " + v.Reason
-		}
-	}
-	res := p.result(v, true)
-	res.StopS = math.NaN()
-	if !p.releasedAt.IsZero() {
-		res.StopS = p.releasedAt.Sub(p.trig).Seconds()
-		res.Notes = append(res.Notes, fmt.Sprintf("wheels turning again %.1f s after the reader's kill, %.1f s after the scans came back",
-			res.StopS, p.releasedAt.Sub(p.backAt).Seconds()))
-	}
 	return res
 }
 
