@@ -208,22 +208,32 @@ func (r *runner) abort(msg string) error {
 
 // firstState waits up to StateTimeout for a state record.
 func (r *runner) firstState(ctx context.Context) (target.State, error) {
-	deadline := r.clk.Now().Add(r.o.StateTimeout)
-	var last error
+	st, err := r.pollState(ctx, r.o.StateTimeout, func(target.State) error { return nil })
+	if err != nil {
+		return target.State{}, fmt.Errorf("%w: %v", target.ErrNoState, err)
+	}
+	r.ev.Logf("state: %s", st.Raw)
+	return st, nil
+}
+
+// pollState reads the driver's state every 200 ms (each read bounded to 2 s) until accept takes one, for up
+// to within; it returns the last refusal or read error when time is up, ctx's error when ctx ends.
+func (r *runner) pollState(ctx context.Context, within time.Duration, accept func(target.State) error) (target.State, error) {
+	deadline := r.clk.Now().Add(within)
 	for {
 		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		st, err := r.t.State(qctx)
 		cancel()
 		if err == nil {
-			r.ev.Logf("state: %s", st.Raw)
-			return st, nil
+			if err = accept(st); err == nil {
+				return st, nil
+			}
 		}
-		last = err
-		if !r.clk.Now().Before(deadline) || ctx.Err() != nil {
-			return target.State{}, fmt.Errorf("%w: %v", target.ErrNoState, last)
+		if !r.clk.Now().Before(deadline) {
+			return target.State{}, err
 		}
-		if r.clk.Sleep(ctx, 200*time.Millisecond) != nil {
-			return target.State{}, ctx.Err()
+		if serr := r.clk.Sleep(ctx, 200*time.Millisecond); serr != nil {
+			return target.State{}, serr
 		}
 	}
 }

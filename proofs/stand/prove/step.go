@@ -564,27 +564,13 @@ func (p *pathRun) cleanup(parent context.Context) {
 // waitDriver waits up to DriverBack for a driver that answers, is not calibrating its gyro (it publishes no
 // IMU then), and whose pid differs from notPid (0: any).
 func (r *runner) waitDriver(ctx context.Context, notPid int) (target.State, error) {
-	deadline := r.clk.Now().Add(r.o.DriverBack)
-	var last error
-	for {
-		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		st, err := r.t.State(qctx)
-		cancel()
+	return r.pollState(ctx, r.o.DriverBack, func(st target.State) error {
 		switch {
-		case err != nil:
-			last = err
 		case notPid != 0 && (st.Pids.Driver == notPid || st.Pids.Driver == 0):
-			last = fmt.Errorf("driver pid still %d", st.Pids.Driver)
+			return fmt.Errorf("driver pid still %d", st.Pids.Driver)
 		case st.Calibrating:
-			last = errors.New("driver still calibrating its gyro")
-		default:
-			return st, nil
+			return errors.New("driver still calibrating its gyro")
 		}
-		if !r.clk.Now().Before(deadline) {
-			return target.State{}, last
-		}
-		if err := r.clk.Sleep(ctx, 200*time.Millisecond); err != nil {
-			return target.State{}, err
-		}
-	}
+		return nil
+	})
 }

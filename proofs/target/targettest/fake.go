@@ -214,6 +214,26 @@ func (f *Fake) enter(ctx context.Context, name string) error {
 
 var errGone = errors.New("driver not answering (connection refused)")
 
+// call enters the call name (see enter) and runs do under the model's lock, or refuses with errGone when no
+// driver answers.
+func call[T any](f *Fake, ctx context.Context, name string, do func() (T, error)) (T, error) {
+	var zero T
+	if err := f.enter(ctx, name); err != nil {
+		return zero, err
+	}
+	defer f.mu.Unlock()
+	if !f.driverUp {
+		return zero, errGone
+	}
+	return do()
+}
+
+// driverCall is call for a call that returns only an error.
+func (f *Fake) driverCall(ctx context.Context, name string, do func() error) error {
+	_, err := call(f, ctx, name, func() (struct{}, error) { return struct{}{}, do() })
+	return err
+}
+
 // Describe names the fake.
 func (f *Fake) Describe() string { return "fake robot (targettest)" }
 
@@ -230,31 +250,26 @@ type fakeState struct {
 
 // State reports the model's state.
 func (f *Fake) State(ctx context.Context) (target.State, error) {
-	if err := f.enter(ctx, "state"); err != nil {
-		return target.State{}, err
-	}
-	defer f.mu.Unlock()
-	if !f.driverUp {
-		return target.State{}, errGone
-	}
-	now := f.t
-	gs := f.gate.Status()
-	st := target.State{At: f.clock.Now(), Enabled: gs.Enabled, Estop: gs.EStop, Blocked: f.gate.BlockReason(now),
-		Plugged: f.opt.Plugged, ScanAge: now.Sub(f.lastScan).Seconds(), Publishers: f.pubs + f.opt.OtherPublishers,
-		Pids: target.Pids{Supervisor: f.supervisorPid, Driver: f.driverPid, LidarReader: f.readerPid}, Config: f.config()}
-	if !f.readerUp {
-		st.Pids.LidarReader = 0
-	}
-	fs := fakeState{Enabled: st.Enabled, Plugged: st.Plugged, ScanAge: &st.ScanAge, Publishers: st.Publishers,
-		Pids: st.Pids, WheelRPS: math.Round(f.wheel*1000) / 1000}
-	if st.Estop != "" {
-		fs.Estop = &st.Estop
-	}
-	if st.Blocked != "" {
-		fs.Blocked = &st.Blocked
-	}
-	st.Raw, _ = json.Marshal(fs)
-	return st, nil
+	return call(f, ctx, "state", func() (target.State, error) {
+		now := f.t
+		gs := f.gate.Status()
+		st := target.State{At: f.clock.Now(), Enabled: gs.Enabled, Estop: gs.EStop, Blocked: f.gate.BlockReason(now),
+			Plugged: f.opt.Plugged, ScanAge: now.Sub(f.lastScan).Seconds(), Publishers: f.pubs + f.opt.OtherPublishers,
+			Pids: target.Pids{Supervisor: f.supervisorPid, Driver: f.driverPid, LidarReader: f.readerPid}, Config: f.config()}
+		if !f.readerUp {
+			st.Pids.LidarReader = 0
+		}
+		fs := fakeState{Enabled: st.Enabled, Plugged: st.Plugged, ScanAge: &st.ScanAge, Publishers: st.Publishers,
+			Pids: st.Pids, WheelRPS: math.Round(f.wheel*1000) / 1000}
+		if st.Estop != "" {
+			fs.Estop = &st.Estop
+		}
+		if st.Blocked != "" {
+			fs.Blocked = &st.Blocked
+		}
+		st.Raw, _ = json.Marshal(fs)
+		return st, nil
+	})
 }
 
 // config is the configuration summary the fake's state record carries.
@@ -310,16 +325,11 @@ func (r *fakeRec) Close() error {
 
 // RecordIMU records the driver's stream; it ends when the driver dies.
 func (f *Fake) RecordIMU(ctx context.Context) (target.Recording, error) {
-	if err := f.enter(ctx, "record-imu"); err != nil {
-		return nil, err
-	}
-	defer f.mu.Unlock()
-	if !f.driverUp {
-		return nil, errGone
-	}
-	r := &fakeRec{f: f, pid: f.driverPid}
-	f.recs = append(f.recs, r)
-	return r, nil
+	return call(f, ctx, "record-imu", func() (target.Recording, error) {
+		r := &fakeRec{f: f, pid: f.driverPid}
+		f.recs = append(f.recs, r)
+		return r, nil
+	})
 }
 
 // RecordBoardIMU records the board's IMU, which the fake always has.
@@ -342,16 +352,11 @@ type fakePub struct {
 
 // Publisher opens a publisher on the current driver.
 func (f *Fake) Publisher(ctx context.Context) (target.Publisher, error) {
-	if err := f.enter(ctx, "publisher"); err != nil {
-		return nil, err
-	}
-	defer f.mu.Unlock()
-	if !f.driverUp {
-		return nil, errGone
-	}
-	p := &fakePub{f: f, connected: true, pid: f.driverPid}
-	f.connect()
-	return p, nil
+	return call(f, ctx, "publisher", func() (target.Publisher, error) {
+		p := &fakePub{f: f, connected: true, pid: f.driverPid}
+		f.connect()
+		return p, nil
+	})
 }
 
 // connect counts a publisher; two trip the e-stop, as the driver's two-publisher rule does.
@@ -398,15 +403,10 @@ func (p *fakePub) Close() error {
 
 // Estop latches the e-stop.
 func (f *Fake) Estop(ctx context.Context) error {
-	if err := f.enter(ctx, "estop"); err != nil {
-		return err
-	}
-	defer f.mu.Unlock()
-	if !f.driverUp {
-		return errGone
-	}
-	f.gate.Trip("estop request")
-	return nil
+	return f.driverCall(ctx, "estop", func() error {
+		f.gate.Trip("estop request")
+		return nil
+	})
 }
 
 // Enable enables or disables; enable is refused while latched.
@@ -418,47 +418,32 @@ func (f *Fake) Enable(ctx context.Context, on bool) error {
 	if f.hangs("enable") {
 		name = "enable" // Hang "enable" hangs both directions
 	}
-	if err := f.enter(ctx, name); err != nil {
-		return err
-	}
-	defer f.mu.Unlock()
-	if !f.driverUp {
-		return errGone
-	}
-	if err := f.gate.Enable(on); err != nil {
-		return fmt.Errorf("refused: %w", err)
-	}
-	return nil
+	return f.driverCall(ctx, name, func() error {
+		if err := f.gate.Enable(on); err != nil {
+			return fmt.Errorf("refused: %w", err)
+		}
+		return nil
+	})
 }
 
 // Reset clears the latch.
 func (f *Fake) Reset(ctx context.Context) error {
-	if err := f.enter(ctx, "reset"); err != nil {
-		return err
-	}
-	defer f.mu.Unlock()
-	if !f.driverUp {
-		return errGone
-	}
-	f.gate.Reset()
-	return nil
+	return f.driverCall(ctx, "reset", func() error {
+		f.gate.Reset()
+		return nil
+	})
 }
 
 // KillDriver kills the driver; the supervisor stops the wheels at once and restarts it disabled.
 func (f *Fake) KillDriver(ctx context.Context) (int, error) {
-	if err := f.enter(ctx, "kill"); err != nil {
-		return 0, err
-	}
-	defer f.mu.Unlock()
-	if !f.driverUp {
-		return 0, errGone
-	}
-	pid := f.driverPid
-	f.driverUp, f.pubs = false, 0
-	if !f.opt.NoDriverBack {
-		f.driverBackAt = f.t.Add(driverRestart)
-	}
-	return pid, nil
+	return call(f, ctx, "kill", func() (int, error) {
+		pid := f.driverPid
+		f.driverUp, f.pubs = false, 0
+		if !f.opt.NoDriverBack {
+			f.driverBackAt = f.t.Add(driverRestart)
+		}
+		return pid, nil
+	})
 }
 
 // KillLidarReader kills the reader; the supervisor respawns it about 2 s later.
@@ -548,36 +533,25 @@ func (f *Fake) FaultName() string {
 	return ""
 }
 
-// Enabled reports whether the wheels are enabled now (false also when the driver is gone).
-func (f *Fake) Enabled() bool {
+// read returns get() with the model advanced to now, under its lock.
+func read[T any](f *Fake, get func() T) T {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.advance()
-	return f.driverUp && f.gate.Status().Enabled
+	return get()
 }
+
+// Enabled reports whether the wheels are enabled now (false also when the driver is gone).
+func (f *Fake) Enabled() bool { return read(f, func() bool { return f.driverUp && f.gate.Status().Enabled }) }
 
 // WheelRPS is the wheel speed now (mean |rps|).
-func (f *Fake) WheelRPS() float64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.advance()
-	return f.wheel
-}
+func (f *Fake) WheelRPS() float64 { return read(f, func() float64 { return f.wheel }) }
 
 // BoardTarget is the speed the board was last told.
-func (f *Fake) BoardTarget() float64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.advance()
-	return f.boardTarget
-}
+func (f *Fake) BoardTarget() float64 { return read(f, func() float64 { return f.boardTarget }) }
 
 // MaxWheel is the highest wheel speed so far.
-func (f *Fake) MaxWheel() float64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.maxWheel
-}
+func (f *Fake) MaxWheel() float64 { return read(f, func() float64 { return f.maxWheel }) }
 
 // Calls lists the calls made so far, commands included.
 func (f *Fake) Calls() []string {
