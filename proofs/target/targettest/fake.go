@@ -542,7 +542,9 @@ func read[T any](f *Fake, get func() T) T {
 }
 
 // Enabled reports whether the wheels are enabled now (false also when the driver is gone).
-func (f *Fake) Enabled() bool { return read(f, func() bool { return f.driverUp && f.gate.Status().Enabled }) }
+func (f *Fake) Enabled() bool {
+	return read(f, func() bool { return f.driverUp && f.gate.Status().Enabled })
+}
 
 // WheelRPS is the wheel speed now (mean |rps|).
 func (f *Fake) WheelRPS() float64 { return read(f, func() float64 { return f.wheel }) }
