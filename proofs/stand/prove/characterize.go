@@ -94,23 +94,22 @@ func Characterize(ctx context.Context, t target.Target, phases []CharPhase, o Op
 		cr.Teardown, cr.TeardownOK, cr.EndLine, cr.End = r.rep.Teardown, r.rep.TeardownOK, r.rep.EndLine, r.rep.End
 		r.endLines()
 	}()
-	if _, err := r.waitDriver(ctx, 0); err != nil {
-		cr.Aborted = fmt.Sprintf("no driver ready: %v", err)
+	stopped := func(what string, err error) (*CharReport, error) {
+		cr.Aborted = fmt.Sprintf("%s: %v", what, err)
 		r.printf("%s", cr.Aborted)
 		return cr, nil
 	}
+	if _, err := r.waitDriver(ctx, 0); err != nil {
+		return stopped("no driver ready", err)
+	}
 	rec, err := t.RecordIMU(ctx)
 	if err != nil {
-		cr.Aborted = fmt.Sprintf("IMU stream: %v", err)
-		r.printf("%s", cr.Aborted)
-		return cr, nil
+		return stopped("IMU stream", err)
 	}
 	defer rec.Close()
 	pub, err := t.Publisher(ctx)
 	if err != nil {
-		cr.Aborted = fmt.Sprintf("command publisher: %v", err)
-		r.printf("%s", cr.Aborted)
-		return cr, nil
+		return stopped("command publisher", err)
 	}
 	defer pub.Close()
 
