@@ -250,7 +250,7 @@ func finish(c *cli.Context, record any, err error, passed func() bool) error {
 		}
 	}
 	switch {
-	case errors.Is(err, prove.ErrAborted):
+	case errors.Is(err, prove.ErrAborted), errors.Is(err, live.ErrAborted):
 		return cli.Exit("", exitAbort)
 	case err != nil:
 		return cli.Exit(err.Error(), exitAbort)
@@ -288,16 +288,8 @@ func runScangate(c *cli.Context) error {
 	o := live.DefaultOptions()
 	o.Watch, o.Out, o.Evidence = c.Duration("watch"), c.App.Writer, s.Evidence
 	rep, err := live.Run(s.Ctx, s.Target, o)
-	if rep != nil {
-		if jerr := writeJSON(c.String("json"), rep); jerr != nil {
-			fmt.Fprintln(c.App.ErrWriter, jerr)
-		}
+	if rep == nil {
+		return finish(c, nil, err, nil)
 	}
-	switch {
-	case err != nil:
-		return cli.Exit("", exitAbort)
-	case !rep.Passed():
-		return cli.Exit("", exitFail)
-	}
-	return nil
+	return finish(c, rep, err, rep.Passed)
 }
