@@ -2,25 +2,21 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/driver/api"
-	"github.com/rosorin/rosorin/proofs/harness"
 	"github.com/rosorin/rosorin/proofs/scangate/live"
 	"github.com/rosorin/rosorin/proofs/stand/prove"
+	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // Exit statuses: 0 every line passed, 1 a proof ran and something failed (or timed out), 2 nothing was
@@ -87,7 +83,7 @@ Safety: robot on a stand with all four wheels in the air, charger unplugged, the
 Stop navigation and anything else that publishes velocity commands first.
 
 Examples:
-   stopproof prove --sim deadman,estop,disable,scanloss,kill,service,gamepad
+   stopproof prove --sim ` + prove.PathList() + `
    stopproof prove --sim --sim-fault ignore-motor estop,kill      (the negative control: must FAIL)
    stopproof prove --spin 2s --hold 3s --json proof.json estop,kill
    stopproof characterize
@@ -106,16 +102,13 @@ func proveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "prove",
 		Usage:     "spin, stop, keep commanding and judge each stop path from the IMU",
-		ArgsUsage: "PATHS (comma-separated: deadman,estop,disable,scanloss,kill,service,gamepad, or all)",
-		Description: `Paths: deadman (silence), estop (the e-stop request) and disable (enable false), each at fwd 0.2, fwd 0.35
-and rot 1.0; scanloss (SIGKILL of the LiDAR reader at 0.35: the scan gate stops the wheels, and they turn
-again by themselves once the reader respawns); kill (SIGKILL of the driver at 0.35); service (the whole
-service stopped at 0.35, then started again); gamepad (a button press at 0.2: the sim presses it, on a robot
-you are asked to). While the driver is gone (kill, service) the board's IMU is read from below the driver:
-the supervisor's raw stream, or the port itself.
+		ArgsUsage: "PATHS (comma-separated: " + prove.PathList() + ", or all)",
+		Description: `Paths, in the order they run:
+` + prove.PathHelp() + `While the driver is gone (kill, service) the board's IMU is read from below the driver: the
+supervisor's raw stream, or the port itself.
 
 Examples:
-   stopproof prove --sim deadman,estop,disable,scanloss,kill,service,gamepad
+   stopproof prove --sim ` + prove.PathList() + `
    stopproof prove --sim --spin 2s --hold 3s estop,kill
    stopproof prove --sim --sim-fault ignore-motor all
    stopproof prove --socket /run/rosorin/base.sock --json proof.json all`,
@@ -164,68 +157,26 @@ func version() string {
 	if !ok {
 		return "devel"
 	}
-	return harness.BuildVersion(bi)
+	return target.BuildVersion(bi)
 }
 
-// session is what every subcommand sets up: the signal context, the evidence log and the target.
-type session struct {
-	ctx    context.Context
-	stop   context.CancelFunc
-	out    io.Writer
-	ev     *harness.Evidence
-	target harness.Target
-}
-
-func open(c *cli.Context, kind string, noRespawn bool) (*session, error) {
-	s := &session{out: c.App.Writer}
-	// Ctrl-C cancels the run; the proof's teardown still disables the wheels on its own context.
-	s.ctx, s.stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	clk := harness.RealClock{}
-	ev, err := harness.CreateEvidence(c.String("evidence-dir"), harness.EvidenceName(kind, clk.Now()), clk)
+// open sets up what every subcommand needs (the signal context, the evidence log, the target) from the
+// flags.
+func open(c *cli.Context, kind string, noRespawn bool) (*target.Session, error) {
+	lc := target.DefaultLiveConfig()
+	lc.Socket, lc.Device, lc.ServiceStop, lc.ServiceStart = c.String("socket"), c.String("device"), c.String("service-stop"), c.String("service-start")
+	s, err := target.OpenSession(target.SessionConfig{
+		Kind: kind, EvidenceDir: c.String("evidence-dir"),
+		CommandLine: fmt.Sprintf("stopproof %s: %s", version(), strings.Join(os.Args, " ")),
+		Sim:         c.Bool("sim"),
+		Simulated: target.SimConfig{BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed"), Fault: c.String("sim-fault"),
+			NoLidarRespawn: noRespawn},
+		Live: lc, Out: c.App.Writer,
+	})
 	if err != nil {
-		s.stop()
 		return nil, cli.Exit(err.Error(), exitAbort)
 	}
-	s.ev = ev
-	ev.Logf("stopproof %s: %s", version(), strings.Join(os.Args, " "))
-	if c.String("sim-fault") != "" && !c.Bool("sim") {
-		s.close()
-		return nil, cli.Exit("--sim-fault needs --sim: faults are handed to the simulated robot", exitAbort)
-	}
-	if c.Bool("sim") {
-		fmt.Fprintln(s.out, "starting the simulated stand robot and rosorin-base ...")
-		// The driver's own log goes beside the evidence log: a failing run needs both.
-		baseLog := strings.TrimSuffix(ev.Path(), ".log") + ".rosorin-base.log"
-		st, err := harness.StartSim(s.ctx, harness.SimConfig{BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed"),
-			Fault: c.String("sim-fault"), NoLidarRespawn: noRespawn, BaseLog: baseLog, Clock: clk, Evidence: ev, Out: s.out})
-		if err != nil {
-			s.close()
-			return nil, cli.Exit("simulated robot: "+err.Error(), exitAbort)
-		}
-		s.target = st
-	} else {
-		lc := harness.DefaultLiveConfig()
-		lc.Socket, lc.Device, lc.ServiceStop, lc.ServiceStart = c.String("socket"), c.String("device"), c.String("service-stop"), c.String("service-start")
-		lc.Clock, lc.Evidence = clk, ev
-		s.target = harness.NewLiveTarget(lc)
-	}
 	return s, nil
-}
-
-// close tears the target down (the simulated robot and its processes) and closes the log.
-func (s *session) close() {
-	if s.target != nil {
-		if err := s.target.Close(); err != nil {
-			s.ev.Logf("target close: %v", err)
-		}
-	}
-	if s.ev != nil {
-		if p := s.ev.Path(); p != "" {
-			fmt.Fprintf(s.out, "evidence: %s\n", p)
-		}
-		s.ev.Close()
-	}
-	s.stop()
 }
 
 func writeJSON(path string, v any) error {
@@ -245,14 +196,14 @@ func writeJSON(path string, v any) error {
 	return nil
 }
 
-func proveOptions(c *cli.Context, s *session) (prove.Options, error) {
+func proveOptions(c *cli.Context, s *target.Session) (prove.Options, error) {
 	o := prove.DefaultOptions()
 	o.Spin, o.Hold, o.PathTimeout = c.Duration("spin"), c.Duration("hold"), c.Duration("timeout-per-path")
 	o.Params.Threshold = c.Float64("threshold")
 	o.AllowPlugged = c.Bool("allow-plugged")
 	o.Out = c.App.Writer
 	if s != nil {
-		o.Evidence = s.ev
+		o.Evidence = s.Evidence
 	}
 	if err := o.Validate(); err != nil {
 		return o, err
@@ -266,7 +217,7 @@ func proveOptions(c *cli.Context, s *session) (prove.Options, error) {
 func runProve(c *cli.Context) error {
 	list := strings.Join(c.Args().Slice(), ",")
 	if strings.TrimSpace(list) == "" {
-		return cli.Exit("which stop paths? e.g. stopproof prove --sim deadman,estop,disable,scanloss,kill,service,gamepad", exitAbort)
+		return cli.Exit("which stop paths? e.g. stopproof prove --sim "+prove.PathList(), exitAbort)
 	}
 	steps, err := prove.ParsePaths(list)
 	if err != nil {
@@ -279,9 +230,9 @@ func runProve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	o, _ := proveOptions(c, s)
-	rep, err := prove.Prove(s.ctx, s.target, steps, o)
+	rep, err := prove.Prove(s.Ctx, s.Target, steps, o)
 	if rep == nil {
 		return finish(c, nil, err, nil)
 	}
@@ -299,7 +250,7 @@ func finish(c *cli.Context, record any, err error, passed func() bool) error {
 		}
 	}
 	switch {
-	case errors.Is(err, prove.ErrAborted):
+	case errors.Is(err, prove.ErrAborted), errors.Is(err, live.ErrAborted):
 		return cli.Exit("", exitAbort)
 	case err != nil:
 		return cli.Exit(err.Error(), exitAbort)
@@ -318,9 +269,9 @@ func runCharacterize(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer s.close()
-	o.Evidence = s.ev
-	cr, err := prove.Characterize(s.ctx, s.target, prove.DefaultPhases(), o)
+	defer s.Close()
+	o.Evidence = s.Evidence
+	cr, err := prove.Characterize(s.Ctx, s.Target, prove.DefaultPhases(), o)
 	if cr == nil {
 		return finish(c, nil, err, nil)
 	}
@@ -333,20 +284,12 @@ func runScangate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	o := live.DefaultOptions()
-	o.Watch, o.Out, o.Evidence = c.Duration("watch"), c.App.Writer, s.ev
-	rep, err := live.Run(s.ctx, s.target, o)
-	if rep != nil {
-		if jerr := writeJSON(c.String("json"), rep); jerr != nil {
-			fmt.Fprintln(c.App.ErrWriter, jerr)
-		}
+	o.Watch, o.Out, o.Evidence = c.Duration("watch"), c.App.Writer, s.Evidence
+	rep, err := live.Run(s.Ctx, s.Target, o)
+	if rep == nil {
+		return finish(c, nil, err, nil)
 	}
-	switch {
-	case err != nil:
-		return cli.Exit("", exitAbort)
-	case !rep.Passed():
-		return cli.Exit("", exitFail)
-	}
-	return nil
+	return finish(c, rep, err, rep.Passed)
 }

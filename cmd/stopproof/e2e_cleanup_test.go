@@ -1,4 +1,4 @@
-//go:build !race && linux
+//go:build linux
 
 package main
 
@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rosorin/rosorin/internal/testkit"
 )
 
 // childEnv makes the test binary a child of the cleanup tests: the named test then acts out a failure.
@@ -57,7 +59,7 @@ func TestE2EFolderGoesOnInterrupt(t *testing.T) {
 		go func() { done <- cmd.Wait() }()
 		select {
 		case <-done:
-		case <-time.After(30 * time.Second):
+		case <-time.After(testkit.Bound(30 * time.Second)):
 			cmd.Process.Kill()
 			<-done
 			t.Fatalf("%v: the child did not exit", sig)

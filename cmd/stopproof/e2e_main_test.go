@@ -1,4 +1,4 @@
-//go:build !race && linux
+//go:build linux
 
 package main
 
@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rosorin/rosorin/internal/testkit"
 )
 
 // e2ePrefix names the folder the end-to-end tests build stopproof and rosorin-base into (30 MB).
@@ -66,12 +68,19 @@ func runTests(m *testing.M) int {
 	return m.Run()
 }
 
-// bins builds stopproof and rosorin-base into binDir, once per test binary, and returns binDir.
+// bins builds stopproof and rosorin-base into binDir, once per test binary, and returns binDir. Under the
+// race detector stopproof is race-built (its recorders, watcher and triggers run against real processes);
+// rosorin-base is not: the driver's stop timing is what the proof measures, and the driver's own tests
+// race-check it.
 func bins(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		for _, pkg := range []string{"github.com/rosorin/rosorin/cmd/stopproof", "github.com/rosorin/rosorin/cmd/rosorin-base"} {
-			if out, err := exec.Command("go", "build", "-o", binDir, pkg).CombinedOutput(); err != nil {
+			args := []string{"build", "-o", binDir}
+			if testkit.RaceEnabled && strings.HasSuffix(pkg, "/stopproof") {
+				args = append(args, "-race")
+			}
+			if out, err := exec.Command("go", append(args, pkg)...).CombinedOutput(); err != nil {
 				buildErr = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 				return
 			}

@@ -1,8 +1,9 @@
-//go:build !race && linux
+//go:build linux
 
 // The end-to-end tests run the real binaries: stopproof against a simulated stand robot (package sim, inside
 // stopproof) with the real rosorin-base supervisor, driver and LiDAR reader as child processes. They are
-// real-time (seconds of spin-up and hold per path), so they stay out of -race builds on a 2-core machine.
+// real-time (seconds of spin-up and hold per path); under the race detector their waits are widened
+// (testkit.Bound) and stopproof is race-built, rosorin-base is not (bins).
 package main
 
 import (
@@ -14,12 +15,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/internal/testkit"
 )
 
 // stopproof runs the binary in the test's working directory, inside the source tree (so --sim builds
@@ -42,9 +43,11 @@ func command(t *testing.T, dir string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// stopproofIn runs the binary in dir ("" = the test's working directory).
+// stopproofIn runs the binary in dir ("" = the test's working directory). timeout is widened under the race
+// detector (testkit.Bound).
 func stopproofIn(t *testing.T, dir string, timeout time.Duration, args ...string) (string, int) {
 	t.Helper()
+	timeout = testkit.Bound(timeout)
 	cmd := command(t, dir, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -60,7 +63,7 @@ func stopproofIn(t *testing.T, dir string, timeout time.Duration, args ...string
 		cmd.Process.Signal(os.Interrupt) // the proof's own teardown, then the sim's
 		select {
 		case err = <-done:
-		case <-time.After(30 * time.Second):
+		case <-time.After(testkit.Bound(30 * time.Second)):
 			cmd.Process.Kill()
 			err = <-done
 		}
@@ -187,7 +190,7 @@ func TestProveSimEstopKillPasses(t *testing.T) {
 // are gone, and the exit status is not 0.
 func TestProveSimCtrlC(t *testing.T) {
 	cmd := command(t, "", "prove", "--sim", "estop", "--evidence-dir", t.TempDir())
-	var out syncBuffer
+	var out testkit.LockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -217,9 +220,9 @@ func TestProveSimCtrlC(t *testing.T) {
 	var err error
 	select {
 	case err = <-done:
-	case <-time.After(time.Minute):
+	case <-time.After(testkit.Bound(time.Minute)):
 		cmd.Process.Kill()
-		t.Fatalf("still running a minute after Ctrl-C\n%s", out.String())
+		t.Fatalf("still running %v after Ctrl-C\n%s", testkit.Bound(time.Minute), out.String())
 	}
 	s := out.String()
 	t.Log(s)
@@ -235,33 +238,19 @@ func TestProveSimCtrlC(t *testing.T) {
 	assertTornDown(t, simDir(t, s))
 }
 
-// waitFor polls cond until it holds, or fails the test after timeout naming what it waited for.
+// waitFor polls cond until it holds, or fails the test after timeout (widened under the race detector)
+// naming what it waited for.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(timeout); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within %v", what, timeout)
+	timeout = testkit.Bound(timeout)
+	if testkit.Eventually(timeout, func() error {
+		if !cond() {
+			return errors.New("not yet")
 		}
-		time.Sleep(20 * time.Millisecond)
+		return nil
+	}) != nil {
+		t.Fatalf("no %s within %v", what, timeout)
 	}
-}
-
-// syncBuffer is a bytes.Buffer the test reads while the child writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // The negative control from the command line: the simulated board ignores motor frames from each trigger on

@@ -5,7 +5,7 @@
 //
 // It talks to a running rosorin-base through its control socket, or, with --sim, starts a simulated stand
 // robot and the real driver against it in a temporary folder. This file only wires flags to packages:
-// proofs/stand/prove runs the proof, proofs/scangate/live the scan-gate check, proofs/harness the targets.
+// proofs/stand/prove runs the proof, proofs/scangate/live the scan-gate check, proofs/target the targets.
 package main
 
 import (
@@ -13,11 +13,13 @@ import (
 	"os"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/rosorin/rosorin/internal/cliargs"
 )
 
 func main() {
 	app := newApp()
-	if err := app.Run(reorder(os.Args, app)); err != nil {
+	if err := app.Run(cliargs.Reorder(os.Args, app)); err != nil {
 		if ec, ok := err.(cli.ExitCoder); ok {
 			if msg := err.Error(); msg != "" {
 				fmt.Fprintln(os.Stderr, "stopproof:", msg)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // Phase is one stretch of a characterize run: the wheels held in one state, e.g. "enabled still" or
@@ -36,14 +38,14 @@ func (l PhaseLevel) Line() string {
 		nameWidth, l.Name, state, f4(l.Median), f4(l.P05), f4(l.P95), f4(l.Max), l.Windows, l.NoData)
 }
 
-// Characterize measures each phase with DefaultParams' windows (0.2 s every 0.05 s).
-func Characterize(samples []Sample, phases []Phase) []PhaseLevel {
-	return CharacterizeWith(samples, phases, DefaultParams())
+// PhaseLevels measures each phase with DefaultParams' windows (0.2 s every 0.05 s).
+func PhaseLevels(samples []Sample, phases []Phase) []PhaseLevel {
+	return PhaseLevelsWith(samples, phases, DefaultParams())
 }
 
-// CharacterizeWith measures each phase with p's Window, Step and MinSamples: a threshold only means something
+// PhaseLevelsWith measures each phase with p's Window, Step and MinSamples: a threshold only means something
 // for the window length it was measured with. Invalid parameters give levels without numbers (NaN).
-func CharacterizeWith(samples []Sample, phases []Phase, p Params) []PhaseLevel {
+func PhaseLevelsWith(samples []Sample, phases []Phase, p Params) []PhaseLevel {
 	s, _ := clean(samples)
 	ok := p.Validate() == nil
 	out := make([]PhaseLevel, 0, len(phases))
@@ -65,10 +67,7 @@ func CharacterizeWith(samples []Sample, phases []Phase, p Params) []PhaseLevel {
 		l.Windows = len(xs)
 		if len(xs) > 0 {
 			slices.Sort(xs)
-			l.Median = xs[len(xs)/2]
-			if len(xs)%2 == 0 {
-				l.Median = (xs[len(xs)/2-1] + l.Median) / 2
-			}
+			l.Median = median(xs)
 			l.P05, l.P95, l.Max = rank(xs, 0.05), rank(xs, 0.95), xs[len(xs)-1]
 		}
 		out = append(out, l)
@@ -76,10 +75,17 @@ func CharacterizeWith(samples []Sample, phases []Phase, p Params) []PhaseLevel {
 	return out
 }
 
-// rank is the nearest-rank percentile of sorted xs.
-func rank(xs []float64, q float64) float64 {
-	i := int(math.Ceil(q*float64(len(xs)))) - 1
-	return xs[min(max(i, 0), len(xs)-1)]
+// rank is the nearest-rank percentile of sorted xs (gonum's empirical quantile).
+func rank(xs []float64, q float64) float64 { return stat.Quantile(q, stat.Empirical, xs, nil) }
+
+// median is the median of sorted xs, the mean of the two middle values for an even count. gonum's quantiles
+// give the lower middle value there, which would move the judge's spinning level; so it stays here.
+func median(xs []float64) float64 {
+	m := xs[len(xs)/2]
+	if len(xs)%2 == 0 {
+		m = (xs[len(xs)/2-1] + m) / 2
+	}
+	return m
 }
 
 // SuggestThreshold places a threshold between the loudest still phase and the quietest spinning phase, and

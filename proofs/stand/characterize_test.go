@@ -31,7 +31,7 @@ func characterizeRun(seed int64, rot float64) ([]Sample, []Phase) {
 
 func TestCharacterizeAndSuggest(t *testing.T) {
 	s, phases := characterizeRun(3, 0.0048)
-	levels := Characterize(s, phases)
+	levels := PhaseLevels(s, phases)
 	if len(levels) != len(phases) {
 		t.Fatalf("%d levels for %d phases", len(levels), len(phases))
 	}
@@ -62,14 +62,14 @@ func TestCharacterizeAndSuggest(t *testing.T) {
 // Negative controls: the suggestion refuses to place a threshold it cannot justify.
 func TestSuggestThresholdRefuses(t *testing.T) {
 	s, phases := characterizeRun(3, 0.0019) // "rotation" that does not shake the gyro at all
-	thr, why := SuggestThreshold(Characterize(s, phases))
+	thr, why := SuggestThreshold(PhaseLevels(s, phases))
 	if !math.IsNaN(thr) || !strings.HasPrefix(why, "no threshold separates still from spinning") || !strings.Contains(why, `"rotate 1.0"`) {
 		t.Fatalf("overlap: %v %s", thr, why)
 	}
 	if thr, why := SuggestThreshold(nil); !math.IsNaN(thr) || !strings.HasPrefix(why, "no still phase") {
 		t.Fatalf("nil: %v %s", thr, why)
 	}
-	only := Characterize(s, phases[:2])
+	only := PhaseLevels(s, phases[:2])
 	if thr, why := SuggestThreshold(only); !math.IsNaN(thr) || !strings.HasPrefix(why, "no spinning phase") {
 		t.Fatalf("still only: %v %s", thr, why)
 	}
@@ -79,7 +79,7 @@ func TestSuggestThresholdRefuses(t *testing.T) {
 		t.Fatalf("noiseless: %v %s", thr, why)
 	}
 	// Phases without data and bad parameters give NaN levels, not a panic.
-	levels := CharacterizeWith(s, []Phase{{Name: "void", From: 1000, To: 1004}, {Name: "nan", From: math.NaN(), To: 3}}, DefaultParams())
+	levels := PhaseLevelsWith(s, []Phase{{Name: "void", From: 1000, To: 1004}, {Name: "nan", From: math.NaN(), To: 3}}, DefaultParams())
 	for _, l := range levels {
 		if l.Windows != 0 || !math.IsNaN(l.Median) {
 			t.Fatalf("%+v", l)
@@ -88,14 +88,14 @@ func TestSuggestThresholdRefuses(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if l := CharacterizeWith(s, phases[:1], Params{}); l[0].Windows != 0 {
+	if l := PhaseLevelsWith(s, phases[:1], Params{}); l[0].Windows != 0 {
 		t.Fatalf("bad params measured: %+v", l[0])
 	}
 }
 
 func TestPhaseLevelJSON(t *testing.T) {
 	s, phases := characterizeRun(1, 0.0048)
-	l := Characterize(s, phases)[4]
+	l := PhaseLevels(s, phases)[4]
 	b, err := json.Marshal(l)
 	if err != nil {
 		t.Fatal(err)

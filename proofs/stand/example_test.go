@@ -51,7 +51,7 @@ func ExampleReleaseCheck() {
 // `stopproof characterize`: one line per phase, then a threshold with its reason.
 func ExampleSuggestThreshold() {
 	samples := vibration(8, 4.0) // spinning until 4 s, still after
-	levels := stand.Characterize(samples, []stand.Phase{
+	levels := stand.PhaseLevels(samples, []stand.Phase{
 		{Name: "forward 0.2", From: 1, To: 4, Spinning: true},
 		{Name: "enabled still", From: 5, To: 8},
 	})

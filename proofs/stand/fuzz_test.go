@@ -158,6 +158,6 @@ func FuzzJudge(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		_ = Characterize(s, []Phase{{Name: "a", From: trigger, To: trigger + span}})
+		_ = PhaseLevels(s, []Phase{{Name: "a", From: trigger, To: trigger + span}})
 	})
 }

@@ -188,10 +188,7 @@ func medianScore(ws []WindowScore, noDataLow bool) float64 {
 		return math.NaN()
 	}
 	slices.Sort(xs)
-	m := xs[len(xs)/2]
-	if len(xs)%2 == 0 {
-		m = (xs[len(xs)/2-1] + m) / 2
-	}
+	m := median(xs)
 	if !isFinite(m) {
 		return math.NaN()
 	}

@@ -3,59 +3,31 @@ package stand
 import (
 	"math"
 	"sort"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // Score is the vibration score of a stretch of samples: the hypot of the population standard deviations of
 // GyroX and GyroY (rad/s). Samples whose time or scored axes are not finite are skipped. It returns NaN for
 // fewer than two usable samples: one reading has no spread, and NaN cannot pass a comparison by accident.
 func Score(samples []Sample) float64 {
-	var n int
-	var mx, my float64
+	var xs, ys []float64
 	for _, s := range samples {
 		if s.valid() {
-			n++
-			mx += s.GyroX
-			my += s.GyroY
+			xs, ys = append(xs, s.GyroX), append(ys, s.GyroY)
 		}
 	}
-	if n < 2 {
-		return math.NaN()
-	}
-	mx /= float64(n)
-	my /= float64(n)
-	var vx, vy float64
-	for _, s := range samples {
-		if s.valid() {
-			dx, dy := s.GyroX-mx, s.GyroY-my
-			vx += dx * dx
-			vy += dy * dy
-		}
-	}
-	return math.Hypot(math.Sqrt(vx/float64(n)), math.Sqrt(vy/float64(n)))
+	return scoreXY(xs, ys)
 }
 
-// scoreClean is Score for samples known to be valid. Two passes (mean, then squared deviations) rather than
-// running sums: the gyro carries a bias far larger than the vibration, and sum-of-squares minus square-of-sum
-// would cancel away the digits that matter.
-func scoreClean(s []Sample) float64 {
-	n := len(s)
-	if n < 2 {
+// scoreXY is the score of the two axes' readings: gonum's population standard deviations, whose two passes
+// (mean, then squared deviations, corrected) keep the digits that matter, where sum-of-squares minus
+// square-of-sum would cancel them away under the gyro's bias, which is far larger than the vibration.
+func scoreXY(xs, ys []float64) float64 {
+	if len(xs) < 2 {
 		return math.NaN()
 	}
-	var mx, my float64
-	for i := range s {
-		mx += s[i].GyroX
-		my += s[i].GyroY
-	}
-	mx /= float64(n)
-	my /= float64(n)
-	var vx, vy float64
-	for i := range s {
-		dx, dy := s[i].GyroX-mx, s[i].GyroY-my
-		vx += dx * dx
-		vy += dy * dy
-	}
-	return math.Hypot(math.Sqrt(vx/float64(n)), math.Sqrt(vy/float64(n)))
+	return math.Hypot(stat.PopStdDev(xs, nil), stat.PopStdDev(ys, nil))
 }
 
 // WindowScore is the score of one sliding window (End-Window, End].
@@ -132,6 +104,7 @@ type scanner struct {
 	lo, hi int
 	w      float64
 	min    int
+	xs, ys []float64 // the window's axes, reused from window to window
 }
 
 // newScanner starts a scanner whose first window begins after start.
@@ -150,7 +123,11 @@ func (sc *scanner) at(end float64) WindowScore {
 		sc.lo++
 	}
 	win := sc.s[sc.lo:sc.hi]
-	return WindowScore{End: end, Score: scoreClean(win), N: len(win), NoData: len(win) < sc.min}
+	sc.xs, sc.ys = sc.xs[:0], sc.ys[:0]
+	for i := range win {
+		sc.xs, sc.ys = append(sc.xs, win[i].GyroX), append(sc.ys, win[i].GyroY)
+	}
+	return WindowScore{End: end, Score: scoreXY(sc.xs, sc.ys), N: len(win), NoData: len(win) < sc.min}
 }
 
 // clean returns the usable samples sorted by time and how many were dropped as non-finite. When the input is

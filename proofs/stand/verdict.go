@@ -16,39 +16,45 @@ const (
 )
 
 // String returns "FAIL", "PASS" or "TIMEOUT", the words the result line ends with.
-func (o Outcome) String() string {
-	switch o {
-	case Pass:
-		return "PASS"
-	case Fail:
-		return "FAIL"
-	case Timeout:
-		return "TIMEOUT"
-	}
-	return fmt.Sprintf("Outcome(%d)", uint8(o))
-}
+func (o Outcome) String() string { return word(o, outcomeWords, "Outcome") }
+
+// outcomeWords and kindWords are the words the record uses, in value order.
+var (
+	outcomeWords = []string{"FAIL", "PASS", "TIMEOUT"}
+	kindWords    = []string{"stop", "release"}
+)
 
 // MarshalText writes the outcome as its word, so JSON records read "PASS" rather than 1.
-func (o Outcome) MarshalText() ([]byte, error) {
-	if o > Timeout {
-		return nil, fmt.Errorf("stand: unknown outcome %d", uint8(o))
-	}
-	return []byte(o.String()), nil
-}
+func (o Outcome) MarshalText() ([]byte, error) { return marshalWord(o, outcomeWords, "outcome") }
 
 // UnmarshalText reads "PASS", "FAIL" or "TIMEOUT".
-func (o *Outcome) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "PASS":
-		*o = Pass
-	case "FAIL":
-		*o = Fail
-	case "TIMEOUT":
-		*o = Timeout
-	default:
-		return fmt.Errorf("stand: unknown outcome %q (want PASS, FAIL or TIMEOUT)", b)
+func (o *Outcome) UnmarshalText(b []byte) error { return unmarshalWord(o, b, outcomeWords, "outcome") }
+
+// word is words[v], or "Type(v)" for a value without a word.
+func word[T ~uint8](v T, words []string, typ string) string {
+	if int(v) < len(words) {
+		return words[v]
 	}
-	return nil
+	return fmt.Sprintf("%s(%d)", typ, uint8(v))
+}
+
+// marshalWord writes v as words[v].
+func marshalWord[T ~uint8](v T, words []string, what string) ([]byte, error) {
+	if int(v) >= len(words) {
+		return nil, fmt.Errorf("stand: unknown %s %d", what, uint8(v))
+	}
+	return []byte(words[v]), nil
+}
+
+// unmarshalWord reads one of words into v.
+func unmarshalWord[T ~uint8](v *T, b []byte, words []string, what string) error {
+	for i, w := range words {
+		if string(b) == w {
+			*v = T(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("stand: unknown %s %q (want %s)", what, b, strings.Join(words, ", "))
 }
 
 // Kind says which question a verdict answers.
@@ -60,36 +66,13 @@ const (
 )
 
 // String returns "stop" or "release".
-func (k Kind) String() string {
-	switch k {
-	case KindStop:
-		return "stop"
-	case KindRelease:
-		return "release"
-	}
-	return fmt.Sprintf("Kind(%d)", uint8(k))
-}
+func (k Kind) String() string { return word(k, kindWords, "Kind") }
 
 // MarshalText writes the kind as its word.
-func (k Kind) MarshalText() ([]byte, error) {
-	if k > KindRelease {
-		return nil, fmt.Errorf("stand: unknown kind %d", uint8(k))
-	}
-	return []byte(k.String()), nil
-}
+func (k Kind) MarshalText() ([]byte, error) { return marshalWord(k, kindWords, "kind") }
 
 // UnmarshalText reads "stop" or "release".
-func (k *Kind) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "stop":
-		*k = KindStop
-	case "release":
-		*k = KindRelease
-	default:
-		return fmt.Errorf("stand: unknown kind %q (want stop or release)", b)
-	}
-	return nil
-}
+func (k *Kind) UnmarshalText(b []byte) error { return unmarshalWord(k, b, kindWords, "kind") }
 
 // Verdict is a judge's answer with every number behind it. Times named "...From" and "...For" are seconds
 // relative to Trigger; Trigger and End are on the samples' timeline. Numbers that could not be measured are

@@ -1,5 +1,5 @@
 // Package live runs chapter 19's live scan-gate check (scripts/tests/scan_gate_live.py) against a
-// harness.Target: with the wheels DISABLED (nothing moves), SIGKILL the LiDAR reader named in the driver's
+// target.Target: with the wheels DISABLED (nothing moves), SIGKILL the LiDAR reader named in the driver's
 // state, watch the driver's own scan_age for about 9 s, read the reader's pid again, and judge with package
 // scangate. The seed's JSON line and PASS/FAIL are printed.
 //

@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rosorin/rosorin/proofs/harness"
 	"github.com/rosorin/rosorin/proofs/scangate"
+	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // ErrAborted is returned when the check did not run (no driver, wheels enabled, no reader): nothing was
@@ -32,26 +32,26 @@ type Options struct {
 	ScanTimeout float64
 	// Alive reports whether a pid is a running process (nil: kill(pid, 0)). Tests against a fake replace it.
 	Alive    func(pid int) bool
-	Clock    harness.Clock
+	Clock    target.Clock
 	Out      io.Writer
-	Evidence *harness.Evidence
+	Evidence *target.Evidence
 }
 
 // DefaultOptions are the seed's.
 func DefaultOptions() Options {
 	return Options{Settle: 2 * time.Second, Watch: 9 * time.Second, StatePeriod: 100 * time.Millisecond,
-		StateTimeout: 5 * time.Second, ScanTimeout: 0.5, Clock: harness.RealClock{}, Out: io.Discard}
+		StateTimeout: 5 * time.Second, ScanTimeout: 0.5, Clock: target.RealClock{}, Out: io.Discard}
 }
 
 // Report is the check's outcome.
 type Report struct {
 	Target string `json:"target"`
 	// DriverBin is the rosorin-base binary the simulated robot ran (nil for a running driver).
-	DriverBin *harness.BaseBin `json:"driver_bin,omitempty"`
-	Start     time.Time        `json:"start"`
-	End       time.Time        `json:"end"`
-	Result    scangate.Result  `json:"result"`
-	Aborted   string           `json:"aborted,omitempty"`
+	DriverBin *target.BaseBin `json:"driver_bin,omitempty"`
+	Start     time.Time       `json:"start"`
+	End       time.Time       `json:"end"`
+	Result    scangate.Result `json:"result"`
+	Aborted   string          `json:"aborted,omitempty"`
 	// StateErrors counts state reads that failed during the watch.
 	StateErrors int `json:"state_errors"`
 }
@@ -68,9 +68,9 @@ func alive(pid int) bool {
 }
 
 // Run performs the check. The error is non-nil only when it aborted before killing anything.
-func Run(ctx context.Context, t harness.Target, o Options) (*Report, error) {
+func Run(ctx context.Context, t target.Target, o Options) (*Report, error) {
 	if o.Clock == nil {
-		o.Clock = harness.RealClock{}
+		o.Clock = target.RealClock{}
 	}
 	if o.Out == nil {
 		o.Out = io.Discard
@@ -80,7 +80,7 @@ func Run(ctx context.Context, t harness.Target, o Options) (*Report, error) {
 	}
 	clk, ev := o.Clock, o.Evidence
 	rep := &Report{Target: t.Describe(), Start: clk.Now().UTC()}
-	if d, ok := t.(harness.DriverBinary); ok {
+	if d, ok := t.(target.DriverBinary); ok {
 		b := d.DriverBinary()
 		rep.DriverBin = &b
 	}
@@ -95,7 +95,7 @@ func Run(ctx context.Context, t harness.Target, o Options) (*Report, error) {
 	ev.Logf("scan-gate check: target %s", t.Describe())
 
 	// The seed listened for 2 s before deciding; so does this, and the last state decides.
-	var last harness.State
+	var last target.State
 	var got bool
 	deadline := clk.Now().Add(max(o.StateTimeout, o.Settle))
 	settled := clk.Now().Add(o.Settle)
@@ -124,11 +124,11 @@ func Run(ctx context.Context, t harness.Target, o Options) (*Report, error) {
 		return abort("abort: LiDAR reader process not found (the driver's state names none: is the reader running?)")
 	}
 	scanTimeout := o.ScanTimeout
+	if v := last.Config.ScanTimeoutS; v > 0 {
+		scanTimeout = v
+	}
 	if cfg, err := t.Config(ctx); err == nil {
 		ev.Logf("driver config: %s", cfg)
-		if v, ok := harness.ConfigNumber(cfg, "scan_timeout"); ok {
-			scanTimeout = v
-		}
 	}
 	var in scangate.Input
 	in.ScanTimeout = scanTimeout
@@ -149,7 +149,7 @@ func Run(ctx context.Context, t harness.Target, o Options) (*Report, error) {
 	in.Killed = []int{pid}
 
 	end := t0.Add(o.Watch)
-	var final harness.State
+	var final target.State
 	for clk.Now().Before(end) && ctx.Err() == nil {
 		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		st, err := t.State(qctx)

@@ -8,18 +8,18 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/rosorin/rosorin/proofs/harness"
-	"github.com/rosorin/rosorin/proofs/harness/harnesstest"
+	"github.com/rosorin/rosorin/proofs/target"
+	"github.com/rosorin/rosorin/proofs/target/targettest"
 )
 
-func check(t *testing.T, fopt harnesstest.Options) (*Report, error, string, *harnesstest.Fake) {
+func check(t *testing.T, fopt targettest.Options) (*Report, error, string, *targettest.Fake) {
 	t.Helper()
 	var rep *Report
 	var err error
 	var out bytes.Buffer
-	var f *harnesstest.Fake
+	var f *targettest.Fake
 	synctest.Test(t, func(t *testing.T) {
-		f = harnesstest.NewFake(harness.RealClock{}, fopt)
+		f = targettest.NewFake(target.RealClock{}, fopt)
 		o := DefaultOptions()
 		o.Out = &out
 		o.Alive = func(int) bool { return true } // the fake's pids are not processes
@@ -29,7 +29,7 @@ func check(t *testing.T, fopt harnesstest.Options) (*Report, error, string, *har
 }
 
 func TestScanGatePassesWhenTheReaderRespawns(t *testing.T) {
-	rep, err, out, _ := check(t, harnesstest.Options{Seed: 1})
+	rep, err, out, _ := check(t, targettest.Options{Seed: 1})
 	if err != nil || !rep.Passed() {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -44,7 +44,7 @@ func TestScanGatePassesWhenTheReaderRespawns(t *testing.T) {
 
 // The negative control: with the reader's respawn switched off the check must FAIL.
 func TestScanGateFailsWithoutRespawn(t *testing.T) {
-	rep, err, out, _ := check(t, harnesstest.Options{Seed: 2, NoRespawn: true})
+	rep, err, out, _ := check(t, targettest.Options{Seed: 2, NoRespawn: true})
 	if err != nil || rep.Passed() || !strings.Contains(out, "FAIL") {
 		t.Fatalf("%v passed=%v\n%s", err, rep.Passed(), out)
 	}
@@ -54,7 +54,7 @@ func TestScanGateFailsWithoutRespawn(t *testing.T) {
 }
 
 func TestScanGateRefusesEnabledWheels(t *testing.T) {
-	rep, err, out, f := check(t, harnesstest.Options{Seed: 3, StartEnabled: true})
+	rep, err, out, f := check(t, targettest.Options{Seed: 3, StartEnabled: true})
 	if !errors.Is(err, ErrAborted) || !strings.Contains(rep.Aborted, "enabled") {
 		t.Fatalf("%v %q\n%s", err, rep.Aborted, out)
 	}
@@ -63,7 +63,7 @@ func TestScanGateRefusesEnabledWheels(t *testing.T) {
 			t.Error("the reader was killed with the wheels enabled")
 		}
 	}
-	if _, err, _, _ := check(t, harnesstest.Options{NoDriver: true}); !errors.Is(err, ErrAborted) {
+	if _, err, _, _ := check(t, targettest.Options{NoDriver: true}); !errors.Is(err, ErrAborted) {
 		t.Errorf("no driver: %v", err)
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/rosorin/rosorin/proofs/harness"
 	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // CharPhase is one phase of characterize: the wheels held in one state for a while.
@@ -16,7 +16,7 @@ type CharPhase struct {
 	Name     string
 	Enabled  bool // motion enabled
 	Commands bool // the drive command is published (zero for the still phases while enabled)
-	Twist    harness.Twist
+	Twist    target.Twist
 	Dur      time.Duration
 	// ProofMotion marks the motions the proof spins at (fwd 0.2, fwd 0.35, rot 1.0): only they and the still
 	// phases place the suggested threshold.
@@ -24,7 +24,7 @@ type CharPhase struct {
 }
 
 // Spinning reports whether the phase turns the wheels.
-func (c CharPhase) Spinning() bool { return c.Twist != (harness.Twist{}) }
+func (c CharPhase) Spinning() bool { return c.Twist != (target.Twist{}) }
 
 // DefaultPhases are the seed's: idle, enabled still, forward 0.1, 0.2, 0.35 m/s and rotate 1.0 rad/s, with
 // still phases between (a spin's run-down must not count as the next spin, nor the reverse).
@@ -35,9 +35,9 @@ func DefaultPhases() []CharPhase {
 	}
 	for i, m := range []struct {
 		name  string
-		tw    harness.Twist
+		tw    target.Twist
 		proof bool
-	}{{"forward 0.1", harness.Twist{VX: 0.1}, false}, {"forward 0.2", Fwd02.Twist, true}, {"forward 0.35", Fwd035.Twist, true},
+	}{{"forward 0.1", target.Twist{VX: 0.1}, false}, {"forward 0.2", Fwd02.Twist, true}, {"forward 0.35", Fwd035.Twist, true},
 		{"rotate 1.0", Rot10.Twist, true}} {
 		ph = append(ph, CharPhase{Name: m.name, Enabled: true, Commands: true, Twist: m.tw, Dur: 4 * time.Second, ProofMotion: m.proof},
 			CharPhase{Name: fmt.Sprintf("still %d", i+1), Enabled: true, Commands: true, Dur: 3 * time.Second})
@@ -54,7 +54,7 @@ type CharReport struct {
 	Tool       string             `json:"tool"`
 	Version    string             `json:"version"`
 	Target     string             `json:"target"`
-	DriverBin  *harness.BaseBin   `json:"driver_bin,omitempty"`
+	DriverBin  *target.BaseBin    `json:"driver_bin,omitempty"`
 	Start      time.Time          `json:"start"`
 	End        time.Time          `json:"end"`
 	Config     json.RawMessage    `json:"-"`
@@ -77,7 +77,7 @@ func (c *CharReport) OK() bool {
 
 // Characterize measures the vibration level of each phase from the driver's IMU stream and suggests a
 // threshold (stand.SuggestThreshold). The guards and the teardown are the proof's.
-func Characterize(ctx context.Context, t harness.Target, phases []CharPhase, o Options) (*CharReport, error) {
+func Characterize(ctx context.Context, t target.Target, phases []CharPhase, o Options) (*CharReport, error) {
 	if err := o.Params.Validate(); err != nil {
 		return nil, err
 	}
@@ -94,23 +94,22 @@ func Characterize(ctx context.Context, t harness.Target, phases []CharPhase, o O
 		cr.Teardown, cr.TeardownOK, cr.EndLine, cr.End = r.rep.Teardown, r.rep.TeardownOK, r.rep.EndLine, r.rep.End
 		r.endLines()
 	}()
-	if _, err := r.waitDriver(ctx, 0); err != nil {
-		cr.Aborted = fmt.Sprintf("no driver ready: %v", err)
+	stopped := func(what string, err error) (*CharReport, error) {
+		cr.Aborted = fmt.Sprintf("%s: %v", what, err)
 		r.printf("%s", cr.Aborted)
 		return cr, nil
 	}
+	if _, err := r.waitDriver(ctx, 0); err != nil {
+		return stopped("no driver ready", err)
+	}
 	rec, err := t.RecordIMU(ctx)
 	if err != nil {
-		cr.Aborted = fmt.Sprintf("IMU stream: %v", err)
-		r.printf("%s", cr.Aborted)
-		return cr, nil
+		return stopped("IMU stream", err)
 	}
 	defer rec.Close()
 	pub, err := t.Publisher(ctx)
 	if err != nil {
-		cr.Aborted = fmt.Sprintf("command publisher: %v", err)
-		r.printf("%s", cr.Aborted)
-		return cr, nil
+		return stopped("command publisher", err)
 	}
 	defer pub.Close()
 
@@ -161,7 +160,7 @@ func Characterize(ctx context.Context, t harness.Target, phases []CharPhase, o O
 		samples = append(samples, stand.Sample{T: r.rel(s.At), GyroX: s.Gyro[0], GyroY: s.Gyro[1], GyroZ: s.Gyro[2]})
 	}
 	cr.Samples = len(samples)
-	cr.Levels = stand.CharacterizeWith(samples, sp, o.Params)
+	cr.Levels = stand.PhaseLevelsWith(samples, sp, o.Params)
 	r.printf("")
 	for _, l := range cr.Levels {
 		cr.Lines = append(cr.Lines, l.Line())

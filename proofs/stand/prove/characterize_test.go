@@ -8,15 +8,16 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/rosorin/rosorin/proofs/harness"
-	"github.com/rosorin/rosorin/proofs/harness/harnesstest"
+	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/proofs/target"
+	"github.com/rosorin/rosorin/proofs/target/targettest"
 )
 
 func TestCharacterizeMeasuresEachPhaseAndSuggestsAThreshold(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := harness.RealClock{}
-		f := harnesstest.NewFake(clk, harnesstest.Options{Seed: 11})
-		out := &syncBuf{}
+		clk := target.RealClock{}
+		f := targettest.NewFake(clk, targettest.Options{Seed: 11})
+		out := &testkit.LockedBuffer{}
 		cr, err := Characterize(context.Background(), f, DefaultPhases(), testOptions(clk, out))
 		if err != nil || !cr.OK() {
 			t.Fatalf("%v %+v\n%s", err, cr, out)
@@ -60,10 +61,10 @@ func TestCharacterizeMeasuresEachPhaseAndSuggestsAThreshold(t *testing.T) {
 // characterize must say so rather than suggest one.
 func TestCharacterizeWithoutSpinningSuggestsNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := harness.RealClock{}
-		f := harnesstest.NewFake(clk, harnesstest.Options{Seed: 12, IgnoreStop: true})
+		clk := target.RealClock{}
+		f := targettest.NewFake(clk, targettest.Options{Seed: 12, IgnoreStop: true})
 		f.AtTrigger(context.Background()) // frozen at zero before anything moves
-		out := &syncBuf{}
+		out := &testkit.LockedBuffer{}
 		cr, err := Characterize(context.Background(), f, DefaultPhases(), testOptions(clk, out))
 		if err != nil {
 			t.Fatal(err)

@@ -8,39 +8,22 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/rosorin/rosorin/proofs/harness"
-	"github.com/rosorin/rosorin/proofs/harness/harnesstest"
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/proofs/stoppath"
+	"github.com/rosorin/rosorin/proofs/target"
+	"github.com/rosorin/rosorin/proofs/target/targettest"
 )
 
 // Every test runs in a synctest bubble: the clock is virtual and moves only when every goroutine waits, so
 // a proof of 13 paths (minutes of spin-ups and holds) runs in a fraction of a second and no scheduling
 // hiccup of a loaded machine can open a gap in the commands that the fake's deadman would see.
 
-// syncBuf is an io.Writer safe for the proof's goroutines and the test.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func testOptions(clk harness.Clock, out *syncBuf) Options {
+func testOptions(clk target.Clock, out *testkit.LockedBuffer) Options {
 	o := DefaultOptions()
 	o.Clock = clk
 	o.Spin = 1500 * time.Millisecond
@@ -48,17 +31,17 @@ func testOptions(clk harness.Clock, out *syncBuf) Options {
 	o.PathTimeout = 30 * time.Second
 	o.TeardownTimeout = 5 * time.Second
 	o.Out = out
-	o.Evidence = harness.NewEvidence(nil, clk)
+	o.Evidence = target.NewEvidence(nil, clk)
 	return o
 }
 
 // run proves paths against a fake in a bubble. check runs inside the bubble, after Prove.
-func run(t *testing.T, fopt harnesstest.Options, paths string, tweak func(*Options), check func(*testing.T, *Report, *harnesstest.Fake, string, error)) {
+func run(t *testing.T, fopt targettest.Options, paths string, tweak func(*Options), check func(*testing.T, *Report, *targettest.Fake, string, error)) {
 	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
-		clk := harness.RealClock{}
-		f := harnesstest.NewFake(clk, fopt)
-		out := &syncBuf{}
+		clk := target.RealClock{}
+		f := targettest.NewFake(clk, fopt)
+		out := &testkit.LockedBuffer{}
 		o := testOptions(clk, out)
 		if tweak != nil {
 			tweak(&o)
@@ -73,7 +56,7 @@ func run(t *testing.T, fopt harnesstest.Options, paths string, tweak func(*Optio
 }
 
 func TestProveEveryPathPassesOnAHealthyRobot(t *testing.T) {
-	run(t, harnesstest.Options{Seed: 1}, "all", nil, func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+	run(t, targettest.Options{Seed: 1}, "all", nil, func(t *testing.T, rep *Report, f *targettest.Fake, out string, err error) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +110,7 @@ func TestProveEveryPathPassesOnAHealthyRobot(t *testing.T) {
 // The negative control: a board that ignores every stop after the trigger must FAIL every path, and the
 // teardown must still leave the wheels disabled and stopped.
 func TestProveFailsEveryPathWhenTheStopDoesNotStop(t *testing.T) {
-	run(t, harnesstest.Options{Seed: 2, IgnoreStop: true}, "all", nil, func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+	run(t, targettest.Options{Seed: 2, IgnoreStop: true}, "all", nil, func(t *testing.T, rep *Report, f *targettest.Fake, out string, err error) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,9 +137,9 @@ func TestProveFailsEveryPathWhenTheStopDoesNotStop(t *testing.T) {
 }
 
 func TestProveHungPathIsTimeoutNotFail(t *testing.T) {
-	run(t, harnesstest.Options{Seed: 3, Hang: []string{"estop"}}, "estop,disable", func(o *Options) {
+	run(t, targettest.Options{Seed: 3, Hang: []string{"estop"}}, "estop,disable", func(o *Options) {
 		o.PathTimeout = 10 * time.Second
-	}, func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+	}, func(t *testing.T, rep *Report, f *targettest.Fake, out string, err error) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,9 +168,9 @@ func TestProveHungPathIsTimeoutNotFail(t *testing.T) {
 
 func TestProveCtrlCRunsTheTeardown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := harness.RealClock{}
-		f := harnesstest.NewFake(clk, harnesstest.Options{Seed: 4})
-		out := &syncBuf{}
+		clk := target.RealClock{}
+		f := targettest.NewFake(clk, targettest.Options{Seed: 4})
+		out := &testkit.LockedBuffer{}
 		o := testOptions(clk, out)
 		steps, _ := ParsePaths("estop,disable")
 		ctx, cancel := context.WithCancel(context.Background())
@@ -220,16 +203,16 @@ func TestProveCtrlCRunsTheTeardown(t *testing.T) {
 func TestProveGuardsSendNothing(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		opt  harnesstest.Options
+		opt  targettest.Options
 		want string
 	}{
-		{"no driver", harnesstest.Options{NoDriver: true}, "ABORT: no driver state received"},
-		{"plugged", harnesstest.Options{Plugged: true}, "ABORT: plugged in"},
-		{"publisher", harnesstest.Options{OtherPublishers: 1}, "other velocity-command publisher"},
-		{"estop", harnesstest.Options{Hang: nil, StartEstop: "gamepad button 0x0100"}, "ABORT: e-stop latched (gamepad button 0x0100)"},
+		{"no driver", targettest.Options{NoDriver: true}, "ABORT: no driver state received"},
+		{"plugged", targettest.Options{Plugged: true}, "ABORT: plugged in"},
+		{"publisher", targettest.Options{OtherPublishers: 1}, "other velocity-command publisher"},
+		{"estop", targettest.Options{Hang: nil, StartEstop: "gamepad button 0x0100"}, "ABORT: e-stop latched (gamepad button 0x0100)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			run(t, c.opt, "estop", nil, func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+			run(t, c.opt, "estop", nil, func(t *testing.T, rep *Report, f *targettest.Fake, out string, err error) {
 				if !errors.Is(err, ErrAborted) || !strings.Contains(rep.Aborted, c.want) || !strings.Contains(out, c.want) {
 					t.Fatalf("err %v, aborted %q; want %q", err, rep.Aborted, c.want)
 				}
@@ -241,8 +224,8 @@ func TestProveGuardsSendNothing(t *testing.T) {
 			})
 		})
 	}
-	run(t, harnesstest.Options{Plugged: true, Seed: 5}, "estop", func(o *Options) { o.AllowPlugged = true },
-		func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+	run(t, targettest.Options{Plugged: true, Seed: 5}, "estop", func(o *Options) { o.AllowPlugged = true },
+		func(t *testing.T, rep *Report, f *targettest.Fake, out string, err error) {
 			if err != nil || rep.Passed != 3 {
 				t.Fatalf("--allow-plugged: %v %s\n%s", err, rep.ResultLine(), out)
 			}
@@ -250,7 +233,7 @@ func TestProveGuardsSendNothing(t *testing.T) {
 }
 
 func TestProveDisablesWheelsLeftEnabled(t *testing.T) {
-	run(t, harnesstest.Options{Seed: 6, StartEnabled: true}, "disable", nil, func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+	run(t, targettest.Options{Seed: 6, StartEnabled: true}, "disable", nil, func(t *testing.T, rep *Report, f *targettest.Fake, out string, err error) {
 		if err != nil || !rep.AllPassed() || f.Enabled() {
 			t.Fatalf("%v %s enabled %v\n%s", err, rep.ResultLine(), f.Enabled(), out)
 		}
@@ -262,8 +245,8 @@ func TestProveDisablesWheelsLeftEnabled(t *testing.T) {
 }
 
 func TestProveScanLossWithoutRespawnFails(t *testing.T) {
-	run(t, harnesstest.Options{Seed: 7, NoRespawn: true}, "scanloss", func(o *Options) { o.ReleaseWait = 2 * time.Second },
-		func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+	run(t, targettest.Options{Seed: 7, NoRespawn: true}, "scanloss", func(o *Options) { o.ReleaseWait = 2 * time.Second },
+		func(t *testing.T, rep *Report, f *targettest.Fake, out string, err error) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -274,8 +257,8 @@ func TestProveScanLossWithoutRespawnFails(t *testing.T) {
 }
 
 func TestProveKillWithoutDriverBack(t *testing.T) {
-	run(t, harnesstest.Options{Seed: 8, NoDriverBack: true}, "kill,gamepad", func(o *Options) { o.DriverBack = 2 * time.Second },
-		func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+	run(t, targettest.Options{Seed: 8, NoDriverBack: true}, "kill,gamepad", func(o *Options) { o.DriverBack = 2 * time.Second },
+		func(t *testing.T, rep *Report, f *targettest.Fake, out string, err error) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -309,8 +292,8 @@ func TestParsePaths(t *testing.T) {
 		t.Error("empty list accepted")
 	}
 	all, _ := ParsePaths("all")
-	if len(all) != 13 || planned(all) != 14 {
-		t.Errorf("all: %d steps, %d lines", len(all), planned(all))
+	if len(all) != 13 || stoppath.Lines(all) != 14 {
+		t.Errorf("all: %d steps, %d lines", len(all), stoppath.Lines(all))
 	}
 }
 
@@ -318,9 +301,9 @@ func TestParsePaths(t *testing.T) {
 // data is never evidence of stillness), and the output says the driver was replaced.
 func TestProveNamesADriverThatDiedMidPath(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := harness.RealClock{}
-		f := harnesstest.NewFake(clk, harnesstest.Options{Seed: 9})
-		out := &syncBuf{}
+		clk := target.RealClock{}
+		f := targettest.NewFake(clk, targettest.Options{Seed: 9})
+		out := &testkit.LockedBuffer{}
 		steps, _ := ParsePaths("estop")
 		go func() {
 			for !slices.Contains(f.Calls(), "estop") {
@@ -343,8 +326,8 @@ func TestProveNamesADriverThatDiedMidPath(t *testing.T) {
 // A driver whose stamps are 0.8 s off (a wall-clock step since it started): the stop times do not move, since
 // samples are timed on receipt, and the run reports the lag and the offset.
 func TestProveReportsTheDriverClockOffset(t *testing.T) {
-	run(t, harnesstest.Options{Seed: 9, DriverClockOffset: 800 * time.Millisecond}, "estop", nil,
-		func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+	run(t, targettest.Options{Seed: 9, DriverClockOffset: 800 * time.Millisecond}, "estop", nil,
+		func(t *testing.T, rep *Report, f *targettest.Fake, out string, err error) {
 			if err != nil || !rep.AllPassed() {
 				t.Fatalf("%v %s\n%s", err, rep.ResultLine(), out)
 			}
@@ -367,7 +350,7 @@ func TestProveReportsTheDriverClockOffset(t *testing.T) {
 			}
 		})
 	// Without an offset: the lag is the delivery's, and no note.
-	run(t, harnesstest.Options{Seed: 9}, "estop", nil, func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+	run(t, targettest.Options{Seed: 9}, "estop", nil, func(t *testing.T, rep *Report, f *targettest.Fake, out string, err error) {
 		if rep.IMULag == nil || math.Abs(rep.IMULag.MedianMS-0.3) > 0.01 || strings.Contains(out, "stamps are") {
 			t.Errorf("lag %+v\n%s", rep.IMULag, out)
 		}
@@ -375,19 +358,19 @@ func TestProveReportsTheDriverClockOffset(t *testing.T) {
 }
 
 // binFake is a fake that started its driver itself, as the simulator does.
-type binFake struct{ *harnesstest.Fake }
+type binFake struct{ *targettest.Fake }
 
-func (binFake) DriverBinary() harness.BaseBin {
-	return harness.BaseBin{Path: "/tmp/x/rosorin-base", How: "built from the source tree /src/cmd/rosorin-base", Version: "(devel) abc go1.26"}
+func (binFake) DriverBinary() target.BaseBin {
+	return target.BaseBin{Path: "/tmp/x/rosorin-base", How: "built from the source tree /src/cmd/rosorin-base", Version: "(devel) abc go1.26"}
 }
 
 // The record names the driver binary a simulated robot ran.
 func TestProveRecordsTheDriverBinary(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := harness.RealClock{}
-		f := binFake{harnesstest.NewFake(clk, harnesstest.Options{Seed: 10})}
+		clk := target.RealClock{}
+		f := binFake{targettest.NewFake(clk, targettest.Options{Seed: 10})}
 		steps, _ := ParsePaths("disable")
-		rep, err := Prove(context.Background(), f, steps[:1], testOptions(clk, &syncBuf{}))
+		rep, err := Prove(context.Background(), f, steps[:1], testOptions(clk, &testkit.LockedBuffer{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -402,7 +385,7 @@ func TestProveRecordsTheDriverBinary(t *testing.T) {
 // the wheels, about 2 s after the kill): the line and the record say so, with the scans' return measured in
 // this run, so nobody mistakes it for the 2 s rule.
 func TestProveScanLossSaysItsQuietRule(t *testing.T) {
-	run(t, harnesstest.Options{Seed: 11}, "scanloss", nil, func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+	run(t, targettest.Options{Seed: 11}, "scanloss", nil, func(t *testing.T, rep *Report, f *targettest.Fake, out string, err error) {
 		if err != nil || !rep.AllPassed() {
 			t.Fatalf("%v %s\n%s", err, rep.ResultLine(), out)
 		}
@@ -425,11 +408,27 @@ func TestProveScanLossSaysItsQuietRule(t *testing.T) {
 		}
 		// The other paths keep the 2 s rule and say nothing more.
 	})
-	run(t, harnesstest.Options{Seed: 11}, "estop", nil, func(t *testing.T, rep *Report, f *harnesstest.Fake, out string, err error) {
+	run(t, targettest.Options{Seed: 11}, "estop", nil, func(t *testing.T, rep *Report, f *targettest.Fake, out string, err error) {
 		for _, res := range rep.Results {
 			if strings.Contains(res.Line, "need") || res.Verdict.QuietRule != "" || res.Verdict.Params.NeedQuiet != 2 {
 				t.Errorf("%q", res.Line)
 			}
 		}
 	})
+}
+
+// A driver whose max_linear (from its state record's typed configuration) clips a motion gets a warning
+// naming the motion; one that does not clip it, none.
+func TestProveWarnsWhenTheDriverClipsAMotion(t *testing.T) {
+	for _, c := range []struct {
+		maxLinear float64
+		warn      bool
+	}{{0.2, true}, {0.35, false}} {
+		run(t, targettest.Options{Seed: 12, MaxLinear: c.maxLinear}, "kill", nil, func(t *testing.T, rep *Report, f *targettest.Fake, out string, err error) {
+			got := strings.Contains(out, `WARNING: the driver limits speeds to max_linear 0.20 m/s, max_angular 1.00 rad/s: "fwd 0.35" runs slower than its name says`)
+			if got != c.warn || strings.Contains(out, "WARNING") != c.warn {
+				t.Errorf("max_linear %.2f: warning %v, want %v\n%s", c.maxLinear, got, c.warn, out)
+			}
+		})
+	}
 }

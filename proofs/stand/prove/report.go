@@ -12,8 +12,9 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/rosorin/rosorin/proofs/harness"
 	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/proofs/stoppath"
+	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // Measurement is one number a verdict rests on, beside its limit.
@@ -88,7 +89,7 @@ type Result struct {
 	Name    string `json:"name"`
 	Release bool   `json:"release,omitempty"` // the scan-loss path's second line
 	// Speed is the drive command the wheels were spun with.
-	Speed harness.Twist `json:"speed"`
+	Speed target.Twist `json:"speed"`
 	// TriggerS is the trigger's time in seconds since the start of the run; TriggerAt the same in UTC.
 	TriggerS  float64   `json:"trigger_s"`
 	TriggerAt time.Time `json:"trigger_at"`
@@ -107,7 +108,7 @@ type Result struct {
 	IMUSource string `json:"imu_source"`
 	// IMULag is how far the receipt of the driver's IMU samples trailed their driver stamps during the path
 	// (samples are timed on receipt; nil when no sample carried a stamp).
-	IMULag *harness.Lag `json:"imu_lag,omitempty"`
+	IMULag *target.Lag `json:"imu_lag,omitempty"`
 	// SourceLine is the "kill: board IMU read ..." line of the paths that kill the driver.
 	SourceLine string `json:"source_line,omitempty"`
 	// Line is the printed result line.
@@ -134,24 +135,24 @@ type Report struct {
 	Version string `json:"version"`
 	Target  string `json:"target"`
 	// DriverBin is the rosorin-base binary the simulated robot ran: path, version, digest, how chosen.
-	DriverBin  *harness.BaseBin `json:"driver_bin,omitempty"`
-	Fault      string           `json:"fault,omitempty"`
-	Start      time.Time        `json:"start"`
-	End        time.Time        `json:"end"`
-	Config     json.RawMessage  `json:"driver_config,omitempty"`
-	Params     stand.Params     `json:"params"`
-	SpinS      float64          `json:"spin_s"`
-	HoldS      float64          `json:"hold_s"`
-	Paths      []string         `json:"paths"`
-	StartState json.RawMessage  `json:"start_state,omitempty"`
-	EndState   json.RawMessage  `json:"end_state,omitempty"`
+	DriverBin  *target.BaseBin `json:"driver_bin,omitempty"`
+	Fault      string          `json:"fault,omitempty"`
+	Start      time.Time       `json:"start"`
+	End        time.Time       `json:"end"`
+	Config     json.RawMessage `json:"driver_config,omitempty"`
+	Params     stand.Params    `json:"params"`
+	SpinS      float64         `json:"spin_s"`
+	HoldS      float64         `json:"hold_s"`
+	Paths      []string        `json:"paths"`
+	StartState json.RawMessage `json:"start_state,omitempty"`
+	EndState   json.RawMessage `json:"end_state,omitempty"`
 	// EndLine is the printed end state.
 	EndLine string   `json:"end_line"`
 	Results []Result `json:"results"`
 	// IMUTiming says how samples were timed (on receipt, by the proof's monotonic clock) and IMULag the
 	// run's driver-stamp-to-receipt lag over every path.
-	IMUTiming string       `json:"imu_timing"`
-	IMULag    *harness.Lag `json:"imu_lag,omitempty"`
+	IMUTiming string      `json:"imu_timing"`
+	IMULag    *target.Lag `json:"imu_lag,omitempty"`
 	// Planned is the number of result lines the run should have produced; Passed how many passed.
 	Planned int `json:"planned"`
 	Passed  int `json:"passed"`
@@ -161,6 +162,8 @@ type Report struct {
 	Teardown   string `json:"teardown"`
 	TeardownOK bool   `json:"teardown_ok"`
 	Evidence   string `json:"evidence_log,omitempty"`
+
+	table stoppath.Table[Rule] // the paths the run was planned from (nil: Paths)
 }
 
 // AllPassed reports whether every planned result line passed and the teardown disabled the wheels.
@@ -171,36 +174,28 @@ func (r *Report) AllPassed() bool {
 // ResultLine is "RESULT: N/M passed".
 func (r *Report) ResultLine() string { return fmt.Sprintf("RESULT: %d/%d passed", r.Passed, r.Planned) }
 
-// planned counts the result lines of steps: the scan-loss path gives two.
-func planned(steps []Step) int {
-	n := 0
-	for _, s := range steps {
-		n++
-		if s.Path == ScanLoss {
-			n++
-		}
-	}
-	return n
-}
-
 // WriteTable prints the stop times, path x motion, like chapter 19's table: "0.55 s" for a pass, the outcome
 // word otherwise, "-" where the path does not run at that motion, "not run" where it was planned but not
-// reached.
+// reached. Rows and columns come from the run's table of paths.
 func (r *Report) WriteTable(w io.Writer) error {
-	rows := []struct {
-		label   string
-		path    Path
-		release bool
-	}{
-		{"deadman (silence)", Deadman, false},
-		{"estop request", Estop, false},
-		{"enable false", Disable, false},
-		{"LiDAR silent (scan gate)", ScanLoss, false},
-		{"LiDAR back (released)", ScanLoss, true},
-		{"SIGKILL of the driver", Kill, false},
-		{"service stop", Service, false},
-		{"gamepad button", Gamepad, false},
+	table := r.table
+	if table == nil {
+		table = Paths
 	}
+	type row struct {
+		label   string
+		spec    *Spec
+		release bool
+	}
+	var rows []row
+	for i := range table {
+		s := &table[i]
+		rows = append(rows, row{s.RowLabel(), s, false})
+		if s.Release != "" {
+			rows = append(rows, row{s.ReleaseRow, s, true})
+		}
+	}
+	motions := table.Motions()
 	planned := map[string]bool{}
 	for _, p := range r.Paths {
 		planned[p] = true
@@ -211,19 +206,23 @@ func (r *Report) WriteTable(w io.Writer) error {
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAlignment(tw.AlignLeft),
 	)
-	t.Header("stop path", Fwd02.Name, Fwd035.Name, Rot10.Name)
+	header := []any{"stop path"}
+	for _, m := range motions {
+		header = append(header, m.Name)
+	}
+	t.Header(header...)
 	for _, row := range rows {
 		cells := []string{row.label}
 		any := false
-		for _, m := range Motions {
+		for _, m := range motions {
 			c := "-"
 			for _, res := range r.Results {
-				if res.Path == row.path && res.Motion == m.Name && res.Release == row.release {
+				if string(res.Path) == row.spec.Name && res.Motion == m.Name && res.Release == row.release {
 					c = cell(res)
 					any = true
 				}
 			}
-			if c == "-" && planned[string(row.path)] && runsAt(row.path, m) {
+			if c == "-" && planned[row.spec.Name] && row.spec.RunsAt(m) {
 				c = "not run"
 				any = true
 			}
@@ -250,17 +249,4 @@ func cell(res Result) string {
 		return "FAIL (never still)"
 	}
 	return "FAIL"
-}
-
-// runsAt reports whether the path is run at motion m by ParsePaths.
-func runsAt(p Path, m Motion) bool {
-	switch p {
-	case Deadman, Estop, Disable:
-		return true
-	case ScanLoss, Kill, Service:
-		return m == Fwd035
-	case Gamepad:
-		return m == Fwd02
-	}
-	return false
 }

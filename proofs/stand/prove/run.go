@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rosorin/rosorin/proofs/harness"
+	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/proofs/stoppath"
+	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // imuTiming is the record's word on how samples are timed: the triggers and the samples on one clock.
@@ -21,16 +23,16 @@ var ErrAborted = errors.New("proof aborted")
 
 // runner is one proof run. It is used by one goroutine (the proof's); the goroutines it starts (state
 // watcher, recordings, a trigger that blocks) hand their results back over channels or through the
-// harness types' own locks.
+// target types' own locks.
 type runner struct {
-	t     harness.Target
+	t     target.Target
 	o     Options
-	clk   harness.Clock
-	ev    *harness.Evidence
+	clk   target.Clock
+	ev    *target.Evidence
 	out   io.Writer
 	t0    time.Time
-	watch *harness.StateWatcher
-	fault harness.Faulter
+	watch *target.StateWatcher
+	fault target.Faulter
 	rep   *Report
 
 	scanTimeout time.Duration
@@ -51,26 +53,28 @@ func (r *runner) rel(t time.Time) float64 { return t.Sub(r.t0).Seconds() }
 // guard (nothing sent) or its options are invalid. Whatever happens after the guards (failures, timeouts,
 // ctx cancelled by Ctrl-C), the teardown disables the wheels before Prove returns, under its own timeout.
 // Prove prints the progress, the result lines, the table, RESULT and the end state to o.Out.
-func Prove(ctx context.Context, t harness.Target, steps []Step, o Options) (*Report, error) {
+func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Report, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	r := newRunner(t, o, "stopproof prove")
-	r.rep.SpinS, r.rep.HoldS, r.rep.Planned = o.Spin.Seconds(), o.Hold.Seconds(), planned(steps)
+	r.rep.SpinS, r.rep.HoldS, r.rep.Planned = o.Spin.Seconds(), o.Hold.Seconds(), stoppath.Lines(steps)
+	r.rep.table = o.Paths
 	for _, s := range steps {
-		if !contains(r.rep.Paths, string(s.Path)) {
-			r.rep.Paths = append(r.rep.Paths, string(s.Path))
+		if !contains(r.rep.Paths, s.Spec.Name) {
+			r.rep.Paths = append(r.rep.Paths, s.Spec.Name)
 		}
 	}
 	r.ev.Logf("stopproof prove: target %s; steps %d; spin %v, hold %v; params %+v", t.Describe(), len(steps), o.Spin, o.Hold, o.Params)
-	if _, err := r.open(ctx); err != nil {
+	st, err := r.open(ctx)
+	if err != nil {
 		return r.rep, err
 	}
 	defer func() {
 		r.teardown()
 		r.summary()
 	}()
-	r.checkLimits(steps)
+	r.checkLimits(steps, st.Config)
 	for i, s := range steps {
 		if ctx.Err() != nil {
 			break
@@ -99,9 +103,9 @@ func Prove(ctx context.Context, t harness.Target, steps []Step, o Options) (*Rep
 
 // checkLimits warns when the driver's speed limits clip a motion: "fwd 0.35" proven at 0.2 m/s would be a
 // proof of something else (the code default max_linear is 0.2; the robot runs 0.35 from its config).
-func (r *runner) checkLimits(steps []Step) {
-	lin, okL := harness.ConfigNumber(r.rep.Config, "max_linear")
-	ang, okA := harness.ConfigNumber(r.rep.Config, "max_angular")
+func (r *runner) checkLimits(steps []Step, cfg api.ConfigSummary) {
+	lin, ang := cfg.MaxLinear, cfg.MaxAngular
+	okL, okA := lin > 0, ang > 0 // zero: a driver that does not report its limits
 	seen := map[string]bool{}
 	for _, s := range steps {
 		tw := s.Motion.Twist
@@ -114,7 +118,7 @@ func (r *runner) checkLimits(steps []Step) {
 	}
 }
 
-func newRunner(t harness.Target, o Options, tool string) *runner {
+func newRunner(t target.Target, o Options, tool string) *runner {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
@@ -125,7 +129,7 @@ func newRunner(t harness.Target, o Options, tool string) *runner {
 	r := &runner{t: t, o: o, clk: o.Clock, ev: o.Evidence, out: o.Out, t0: t0, scanTimeout: o.ScanTimeout}
 	r.rep = &Report{Tool: tool, Target: t.Describe(), Start: r.t0.UTC(), Params: o.Params, Evidence: o.Evidence.Path(),
 		DriverBin: driverBin(t)}
-	if f, ok := t.(harness.Faulter); ok && f.FaultName() != "" {
+	if f, ok := t.(target.Faulter); ok && f.FaultName() != "" {
 		r.fault = f
 		r.rep.Fault = f.FaultName()
 	}
@@ -136,7 +140,7 @@ func newRunner(t harness.Target, o Options, tool string) *runner {
 // charger unplugged (unless AllowPlugged), no other velocity-command publisher, no e-stop latched. Then it
 // reads the driver's configuration, starts the state watcher and disables wheels someone left enabled. An
 // error means the run was aborted with nothing sent; the report says why.
-func (r *runner) open(ctx context.Context) (harness.State, error) {
+func (r *runner) open(ctx context.Context) (target.State, error) {
 	r.printf("target: %s", r.t.Describe())
 	if r.fault != nil {
 		r.printf("fault: %s (a negative control: every path must FAIL)", r.fault.FaultName())
@@ -156,16 +160,16 @@ func (r *runner) open(ctx context.Context) (harness.State, error) {
 	case st.Estop != "":
 		return st, r.abort(fmt.Sprintf("ABORT: e-stop latched (%s) - nothing sent: find out why, then clear it (rosorin-base reset) and run again", st.Estop))
 	}
+	if v := st.Config.ScanTimeoutS; v > 0 {
+		r.scanTimeout = time.Duration(v * float64(time.Second))
+	}
 	if cfg, err := r.t.Config(ctx); err == nil {
 		r.rep.Config = cfg
-		if v, ok := harness.ConfigNumber(cfg, "scan_timeout"); ok && v > 0 {
-			r.scanTimeout = time.Duration(v * float64(time.Second))
-		}
 		r.ev.Logf("driver config: %s", cfg)
 	} else {
 		r.ev.Logf("driver config: %v", err)
 	}
-	r.watch = harness.WatchState(ctx, r.t, r.clk, r.ev, r.o.StatePeriod)
+	r.watch = target.WatchState(ctx, r.t, r.clk, r.ev, r.o.StatePeriod)
 	if st.Enabled {
 		r.printf("the wheels are enabled at start: disabling them before anything else")
 		if err := r.t.Enable(ctx, false); err != nil {
@@ -176,8 +180,8 @@ func (r *runner) open(ctx context.Context) (harness.State, error) {
 }
 
 // driverBin names the driver binary when the target started it (the simulator), nil otherwise.
-func driverBin(t harness.Target) *harness.BaseBin {
-	if d, ok := t.(harness.DriverBinary); ok {
+func driverBin(t target.Target) *target.BaseBin {
+	if d, ok := t.(target.DriverBinary); ok {
 		b := d.DriverBinary()
 		return &b
 	}
@@ -203,23 +207,33 @@ func (r *runner) abort(msg string) error {
 }
 
 // firstState waits up to StateTimeout for a state record.
-func (r *runner) firstState(ctx context.Context) (harness.State, error) {
-	deadline := r.clk.Now().Add(r.o.StateTimeout)
-	var last error
+func (r *runner) firstState(ctx context.Context) (target.State, error) {
+	st, err := r.pollState(ctx, r.o.StateTimeout, func(target.State) error { return nil })
+	if err != nil {
+		return target.State{}, fmt.Errorf("%w: %v", target.ErrNoState, err)
+	}
+	r.ev.Logf("state: %s", st.Raw)
+	return st, nil
+}
+
+// pollState reads the driver's state every 200 ms (each read bounded to 2 s) until accept takes one, for up
+// to within; it returns the last refusal or read error when time is up, ctx's error when ctx ends.
+func (r *runner) pollState(ctx context.Context, within time.Duration, accept func(target.State) error) (target.State, error) {
+	deadline := r.clk.Now().Add(within)
 	for {
 		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		st, err := r.t.State(qctx)
 		cancel()
 		if err == nil {
-			r.ev.Logf("state: %s", st.Raw)
-			return st, nil
+			if err = accept(st); err == nil {
+				return st, nil
+			}
 		}
-		last = err
-		if !r.clk.Now().Before(deadline) || ctx.Err() != nil {
-			return harness.State{}, fmt.Errorf("%w: %v", harness.ErrNoState, last)
+		if !r.clk.Now().Before(deadline) {
+			return target.State{}, err
 		}
-		if r.clk.Sleep(ctx, 200*time.Millisecond) != nil {
-			return harness.State{}, ctx.Err()
+		if serr := r.clk.Sleep(ctx, 200*time.Millisecond); serr != nil {
+			return target.State{}, serr
 		}
 	}
 }
@@ -275,7 +289,7 @@ func (r *runner) teardown() {
 	r.ev.Logf("teardown: %s", r.rep.Teardown)
 	// The end state: the driver counts a publisher for a moment after its stream closes, so give our own
 	// publisher up to 2 s to drop out of the record before reading it.
-	var st harness.State
+	var st target.State
 	var serr error
 	for end := r.clk.Now().Add(2 * time.Second); ; {
 		sctx, scancel := context.WithTimeout(context.Background(), 3*time.Second)
@@ -303,7 +317,7 @@ func (r *runner) summary() {
 		}
 	}
 	r.rep.IMUTiming = imuTiming
-	if lag := harness.LagFromMS(r.lagMS); lag.N > 0 {
+	if lag := target.LagFromMS(r.lagMS); lag.N > 0 {
 		r.rep.IMULag = &lag
 		r.printf("IMU timing: every sample timed on receipt by the proof's clock; %s", lag)
 		if n := lag.Note(); n != "" {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rosorin/rosorin/proofs/harness"
 	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // pathRun is one step: spin up, trigger, keep commanding, judge. Its fields are used by the proof's
@@ -21,10 +21,10 @@ type pathRun struct {
 	s     Step
 	phase string // what the path is doing, for a TIMEOUT's reason
 
-	drv, below harness.Recording
-	pub        harness.Publisher
+	drv, below target.Recording
+	pub        target.Publisher
 	startPid   int // the driver's pid when the path began
-	before     harness.State
+	before     target.State
 
 	trig     time.Time // the trigger, on the proof's clock (zero until known)
 	trigHow  string
@@ -34,7 +34,8 @@ type pathRun struct {
 	sendErrs int
 	lastErr  string
 	trigDone chan trigResult // non-nil while a trigger goroutine runs
-	killed   int             // pid killed by the trigger
+	silent   bool            // the trigger is silence: no command during the hold
+	ctx      context.Context // the path's context, for the triggers' actions
 
 	// scan-loss observations
 	staleAt, backAt, heldUntil, releasedAt time.Time
@@ -90,7 +91,7 @@ func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
 	if p.drv, err = r.t.RecordIMU(ctx); err != nil {
 		return nil, fmt.Errorf("IMU stream: %v", err)
 	}
-	if s.Path.killsDriver() {
+	if s.Spec.KillsDriver {
 		if p.below, err = r.t.RecordBoardIMU(ctx); err != nil {
 			return nil, fmt.Errorf("board IMU from below the driver: %v", err)
 		}
@@ -117,12 +118,13 @@ func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
 		r.ev.Logf("fault %s applied", r.fault.FaultName())
 	}
 
-	p.phase = "triggering " + string(s.Path)
+	p.phase = "triggering " + s.Spec.Name
+	p.ctx = ctx
 	if err := p.trigger(ctx); err != nil {
 		return nil, err
 	}
 	p.phase = "holding the drive command after the trigger"
-	if s.Path == ScanLoss {
+	if s.Spec.Rule.ScanGate {
 		err = p.holdScanLoss(ctx)
 	} else {
 		err = p.hold(ctx)
@@ -131,12 +133,12 @@ func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
 		return nil, err
 	}
 	if p.trigDone != nil {
-		p.phase = "waiting for the " + string(s.Path) + " trigger to finish"
+		p.phase = "waiting for the " + s.Spec.Name + " trigger to finish"
 		select {
 		case tr := <-p.trigDone:
 			p.trigDone = nil
 			if tr.err != nil {
-				return nil, fmt.Errorf("%s trigger failed: %v", s.Path, tr.err)
+				return nil, fmt.Errorf("%s trigger failed: %v", s.Spec.Name, tr.err)
 			}
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -192,121 +194,68 @@ func (p *pathRun) send(ctx context.Context, tolerate bool) error {
 	return nil
 }
 
-// trigger fires the path's stop. The trigger time is taken just before the action, on the proof's clock; the
-// deadman's is the last command sent (the driver's timeout runs from there); the gamepad's is the button's
-// first frame, which only the target knows.
+// trigger fires the path's stop through its spec's trigger function (pathRun is its stoppath.Firing).
 func (p *pathRun) trigger(ctx context.Context) error {
-	r := p.r
-	act := func(name string, f func() error) error {
-		p.trig = r.clk.Now()
-		r.ev.Logf("TRIGGER %s", name)
-		if err := f(); err != nil {
-			return fmt.Errorf("%s failed: %v", name, err)
-		}
-		return nil
+	if p.s.Spec.StopsService {
+		p.r.serviceDown = true
 	}
-	switch p.s.Path {
-	case Deadman:
-		p.trig = p.lastSend
-		r.ev.Logf("TRIGGER silence (last command at %.3f s)", r.rel(p.trig))
-		return nil
-	case Estop:
-		return act("e-stop request", func() error { return r.t.Estop(ctx) })
-	case Disable:
-		return act("enable false", func() error { return r.t.Enable(ctx, false) })
-	case ScanLoss:
-		return act("SIGKILL of the LiDAR reader", func() error {
-			pid, err := r.t.KillLidarReader(ctx)
-			p.killed = pid
-			return err
-		})
-	case Kill:
-		return act("SIGKILL of the driver", func() error {
-			pid, err := r.t.KillDriver(ctx)
-			p.killed = pid
-			return err
-		})
-	case Service:
-		// The stop blocks until the service is down (stop frames, stop-motors): it runs beside the commands.
-		p.trig = r.clk.Now()
-		r.ev.Logf("TRIGGER service stop")
-		r.serviceDown = true
-		p.trigDone = make(chan trigResult, 1)
-		go func(ch chan<- trigResult) {
-			err := r.t.StopService(ctx)
-			ch <- trigResult{err: err}
-		}(p.trigDone)
-		return nil
-	case Gamepad:
-		// The wheels keep spinning (commands keep coming) until the button is pressed.
-		ch := make(chan trigResult, 1)
-		r.ev.Logf("TRIGGER gamepad button requested")
-		go func() {
-			at, how, err := r.t.PressButton(ctx, func(msg string) { r.printf("%s", msg) })
-			ch <- trigResult{at, how, err}
-		}()
-		for {
-			select {
-			case tr := <-ch:
-				if tr.err != nil {
-					return fmt.Errorf("gamepad button: %v", tr.err)
-				}
-				p.trig, p.trigHow = tr.at, tr.how
-				r.ev.Logf("gamepad button at %.3f s (%s)", r.rel(tr.at), tr.how)
-				return nil
-			default:
-			}
-			if err := p.send(ctx, true); err != nil {
-				return err
-			}
-			if err := r.clk.Sleep(ctx, r.o.CmdPeriod); err != nil {
-				return err
-			}
-		}
-	}
-	return fmt.Errorf("unknown path %q", p.s.Path)
+	return p.s.Spec.Trigger(ctx, p)
 }
 
-// hold keeps the command coming (silence for the deadman) until Hold after the trigger.
-func (p *pathRun) hold(ctx context.Context) error {
-	p.holdEnd = p.trig.Add(p.r.o.Hold)
-	if p.s.Path == Deadman {
-		return p.r.clk.Sleep(ctx, p.holdEnd.Sub(p.r.clk.Now()))
+// Target is the robot (stoppath.Firing).
+func (p *pathRun) Target() target.Target { return p.r.t }
+
+// Act takes the trigger time just before the action, on the proof's clock (stoppath.Firing).
+func (p *pathRun) Act(what string, do func() error) error {
+	p.trig = p.r.clk.Now()
+	p.r.ev.Logf("TRIGGER %s", what)
+	if err := do(); err != nil {
+		return fmt.Errorf("%s failed: %v", what, err)
 	}
-	return p.drive(ctx, p.holdEnd, true)
+	return nil
 }
 
-// holdScanLoss keeps commanding through the scan loss and its end: it follows the driver's scan_age until
-// it went stale and came back, then checks every quarter second whether the wheels turn again by themselves
-// (no reset, no enable), up to ReleaseWait after the scans returned.
-func (p *pathRun) holdScanLoss(ctx context.Context) error {
-	r := p.r
-	p.holdEnd = p.trig.Add(r.o.Hold)
-	giveUp := p.trig.Add(r.o.Hold + r.o.ReleaseWait)
-	const probe = 1.0 // s: the release check looks at the last second of IMU
-	nextCheck := time.Time{}
+// Silence makes the last command sent the trigger: the driver's timeout runs from there (stoppath.Firing).
+func (p *pathRun) Silence() {
+	p.silent = true
+	p.trig = p.lastSend
+	p.r.ev.Logf("TRIGGER silence (last command at %.3f s)", p.r.rel(p.trig))
+}
+
+// Beside takes the trigger time now and runs do beside the commands; run waits for it after the hold
+// (stoppath.Firing).
+func (p *pathRun) Beside(what string, do func(ctx context.Context) error) {
+	p.trig = p.r.clk.Now()
+	p.r.ev.Logf("TRIGGER %s", what)
+	p.trigDone = make(chan trigResult, 1)
+	go func(ctx context.Context, ch chan<- trigResult) {
+		ch <- trigResult{err: do(ctx)}
+	}(p.ctx, p.trigDone)
+}
+
+// Await keeps commanding until event returns: the trigger time is the event's, which only the target knows
+// (stoppath.Firing).
+func (p *pathRun) Await(what string, event func(ctx context.Context, prompt func(string)) (time.Time, string, error)) error {
+	r, ctx := p.r, p.ctx
+	ch := make(chan trigResult, 1)
+	r.ev.Logf("TRIGGER %s requested", what)
+	go func() {
+		at, how, err := event(ctx, func(msg string) { r.printf("%s", msg) })
+		ch <- trigResult{at, how, err}
+	}()
 	for {
+		select {
+		case tr := <-ch:
+			if tr.err != nil {
+				return fmt.Errorf("%s: %v", what, tr.err)
+			}
+			p.trig, p.trigHow = tr.at, tr.how
+			r.ev.Logf("%s at %.3f s (%s)", what, r.rel(tr.at), tr.how)
+			return nil
+		default:
+		}
 		if err := p.send(ctx, true); err != nil {
 			return err
-		}
-		now := r.clk.Now()
-		p.scanTimeline()
-		if !p.backAt.IsZero() {
-			giveUp = p.backAt.Add(r.o.ReleaseWait)
-			if now.Sub(p.backAt).Seconds() >= probe+0.2 && !now.Before(nextCheck) {
-				nextCheck = now.Add(250 * time.Millisecond)
-				v := stand.ReleaseCheck(p.samples(p.drv.Samples(), nil), r.rel(now)-probe, r.rel(now), r.o.Params)
-				p.releaseV = &v
-				if v.Passed() {
-					p.releasedAt = now
-					p.holdEnd = now
-					return nil
-				}
-			}
-		}
-		if !now.Before(giveUp) {
-			p.holdEnd = now
-			return nil
 		}
 		if err := r.clk.Sleep(ctx, r.o.CmdPeriod); err != nil {
 			return err
@@ -314,33 +263,18 @@ func (p *pathRun) holdScanLoss(ctx context.Context) error {
 	}
 }
 
-// scanTimeline reads the driver's scan_age after the trigger from the state history: when it went stale
-// (beyond scan_timeout), the last state still stale, and the first state with scans back.
-func (p *pathRun) scanTimeline() {
-	if !p.backAt.IsZero() {
-		return
+// hold keeps the command coming (silence for the deadman) until Hold after the trigger.
+func (p *pathRun) hold(ctx context.Context) error {
+	p.holdEnd = p.trig.Add(p.r.o.Hold)
+	if p.silent {
+		return p.r.clk.Sleep(ctx, p.holdEnd.Sub(p.r.clk.Now()))
 	}
-	lim := p.r.scanTimeout.Seconds()
-	var staleAt, heldUntil time.Time
-	for _, st := range p.r.watch.Since(p.trig) {
-		stale := math.IsNaN(st.ScanAge) || st.ScanAge >= lim
-		switch {
-		case stale:
-			if staleAt.IsZero() {
-				staleAt = st.At
-			}
-			heldUntil = st.At
-		case !staleAt.IsZero():
-			p.staleAt, p.heldUntil, p.backAt = staleAt, heldUntil, st.At
-			return
-		}
-	}
-	p.staleAt, p.heldUntil = staleAt, heldUntil
+	return p.drive(ctx, p.holdEnd, true)
 }
 
 // samples converts recorded IMU samples to the judge's timeline. bias (deg/s), when given, is subtracted:
 // the board's raw gyro carries the bias the driver removes from its own stream.
-func (p *pathRun) samples(rec []harness.IMUSample, bias *[3]float64) []stand.Sample {
+func (p *pathRun) samples(rec []target.IMUSample, bias *[3]float64) []stand.Sample {
 	out := make([]stand.Sample, 0, len(rec))
 	for _, s := range rec {
 		g := s.Gyro
@@ -362,13 +296,13 @@ func (p *pathRun) samples(rec []harness.IMUSample, bias *[3]float64) []stand.Sam
 func (p *pathRun) judgeInput() ([]stand.Sample, string, string) {
 	r := p.r
 	drv := p.drv.Samples()
-	if !p.s.Path.killsDriver() {
-		return p.samples(drv, nil), harness.SourceDriver.String(), ""
+	if !p.s.Spec.KillsDriver {
+		return p.samples(drv, nil), target.SourceDriver.String(), ""
 	}
 	below := p.below.Samples()
 	spinFrom := p.trig.Add(-time.Duration(r.o.Params.SpinWindow * float64(time.Second)))
 	coveredBefore := 0
-	var after []harness.IMUSample
+	var after []target.IMUSample
 	for _, s := range below {
 		switch {
 		case s.At.After(spinFrom) && !s.At.After(p.trig):
@@ -381,7 +315,7 @@ func (p *pathRun) judgeInput() ([]stand.Sample, string, string) {
 	if coveredBefore >= r.o.Params.MinSamples*int(r.o.Params.SpinWindow/r.o.Params.Window) {
 		return p.samples(below, nil), sourceNames(below), line
 	}
-	var pre []harness.IMUSample
+	var pre []target.IMUSample
 	for _, s := range drv {
 		if !s.At.After(p.trig) {
 			pre = append(pre, s)
@@ -395,7 +329,7 @@ func (p *pathRun) judgeInput() ([]stand.Sample, string, string) {
 	}
 	out := append(p.samples(pre, nil), p.samples(after, &bias)...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].T < out[j].T })
-	src := harness.SourceDriver.String()
+	src := target.SourceDriver.String()
 	if len(after) > 0 {
 		src += "+" + sourceNames(after)
 	}
@@ -404,9 +338,9 @@ func (p *pathRun) judgeInput() ([]stand.Sample, string, string) {
 
 // sourceLine is the seed's "kill: board IMU read directly from 0.04 to 3.54 s after the command", naming
 // each source the samples after the trigger came from.
-func (p *pathRun) sourceLine(after []harness.IMUSample) string {
+func (p *pathRun) sourceLine(after []target.IMUSample) string {
 	type span struct {
-		src         harness.Source
+		src         target.Source
 		where       string
 		first, last float64
 	}
@@ -419,14 +353,14 @@ func (p *pathRun) sourceLine(after []harness.IMUSample) string {
 		}
 		spans = append(spans, span{s.Source, s.Where, t, t})
 	}
-	head := string(p.s.Path) + ": board IMU"
+	head := p.s.Spec.Name + ": board IMU"
 	if len(spans) == 0 {
 		return head + " from below the driver: NONE after the command (no raw stream, and the port was never free)"
 	}
 	parts := make([]string, len(spans))
 	for i, sp := range spans {
 		how := "read directly from " + sp.where
-		if sp.src == harness.SourceRaw {
+		if sp.src == target.SourceRaw {
 			how = "read via the supervisor's raw stream"
 		}
 		parts[i] = fmt.Sprintf("%s from %.2f to %.2f s", how, sp.first, sp.last)
@@ -434,7 +368,7 @@ func (p *pathRun) sourceLine(after []harness.IMUSample) string {
 	return head + " " + strings.Join(parts, ", then ") + " after the command"
 }
 
-func sourceNames(ss []harness.IMUSample) string {
+func sourceNames(ss []target.IMUSample) string {
 	var names []string
 	for _, s := range ss {
 		n := s.Source.String()
@@ -453,9 +387,9 @@ func sourceNames(ss []harness.IMUSample) string {
 // catchUp waits (up to a second) until the recordings hold samples up to the end of the hold: samples still
 // in flight would read as a hole at the end, which the judge rightly refuses to count as quiet.
 func (p *pathRun) catchUp(ctx context.Context) {
-	recs := []harness.Recording{p.drv}
-	if p.s.Path.killsDriver() {
-		recs = []harness.Recording{p.below}
+	recs := []target.Recording{p.drv}
+	if p.s.Spec.KillsDriver {
+		recs = []target.Recording{p.below}
 	}
 	deadline := p.r.clk.Now().Add(time.Second)
 	for _, rec := range recs {
@@ -474,7 +408,7 @@ func (p *pathRun) catchUp(ctx context.Context) {
 // driverChanges notes a driver that died or restarted during a path that was not meant to kill it: its
 // IMU stream ends there, and the line would otherwise only say that the data stopped.
 func (p *pathRun) driverChanges() {
-	if p.s.Path.killsDriver() || p.trig.IsZero() {
+	if p.s.Spec.KillsDriver || p.trig.IsZero() {
 		return
 	}
 	for _, st := range p.r.watch.Since(p.before.At) {
@@ -493,27 +427,18 @@ func (p *pathRun) judge() []Result {
 	r := p.r
 	p.driverChanges()
 	samples, src, line := p.judgeInput()
-	params := r.o.Params
-	end := p.holdEnd
-	if p.s.Path == ScanLoss {
-		params.NeedQuiet = r.o.ScanLossQuiet.Seconds()
-		switch {
-		case p.staleAt.IsZero():
-			p.notes = append(p.notes, fmt.Sprintf("the driver's scan_age never exceeded scan_timeout %.2f s after the reader's kill", r.scanTimeout.Seconds()))
-		case !p.heldUntil.IsZero():
-			// Judge only while the gate held: once scans are back the wheels are meant to turn again.
-			end = p.heldUntil
-			p.notes = append(p.notes, fmt.Sprintf("scan_age stale from %.2f s to %.2f s after the kill; scans back at %s",
-				p.staleAt.Sub(p.trig).Seconds(), p.heldUntil.Sub(p.trig).Seconds(), relOrNever(p.backAt, p.trig)))
-		}
+	params, end := r.o.Params, p.holdEnd
+	gated := p.s.Spec.Rule.ScanGate
+	if gated {
+		params, end = p.gateBounds(params, end)
 	}
 	v := stand.Judge(samples, r.rel(p.trig), r.rel(end), params)
-	if p.s.Path == ScanLoss {
+	if gated {
 		v.QuietRule = p.scanLossRule(params.NeedQuiet)
 	}
 	drv := p.drv.Samples()
-	lag := harness.LagOf(drv)
-	r.lagMS = append(r.lagMS, harness.LagsMS(drv)...)
+	lag := target.LagOf(drv)
+	r.lagMS = append(r.lagMS, target.LagsMS(drv)...)
 	if n := lag.Note(); n != "" {
 		p.notes = append(p.notes, n)
 	}
@@ -525,35 +450,10 @@ func (p *pathRun) judge() []Result {
 		res.IMULag = &lag
 	}
 	out := []Result{res}
-	if p.s.Path == ScanLoss {
-		rel := p.releaseResult()
-		if !v.Passed() && rel.Outcome == stand.Pass {
-			// Wheels that never stopped are not "released by themselves": the line would pass a broken stop.
-			rel.Outcome = stand.Fail
-			rel.Reason = "not judged: the wheels were never shown to stop (the line above failed)"
-			rel.Verdict.Outcome, rel.Verdict.Reason = rel.Outcome, rel.Reason
-			rel.Line = rel.Verdict.Line(releaseName)
-		}
-		out = append(out, rel)
+	if gated {
+		out = append(out, p.releaseAfter(v))
 	}
 	return out
-}
-
-// scanLossRule is the scan-loss stop's quiet rule as the line and the record state it: the limit, that it is
-// not the 2 s rule, and why, with this run's own measure of when the scans came back.
-func (p *pathRun) scanLossRule(need float64) string {
-	back := "scans return ~2 s after the kill"
-	if !p.backAt.IsZero() {
-		back = fmt.Sprintf("scans back %.2f s after the kill", p.backAt.Sub(p.trig).Seconds())
-	}
-	return fmt.Sprintf("need %.1f s quiet, not 2 s: %s", need, back)
-}
-
-func relOrNever(t, from time.Time) string {
-	if t.IsZero() {
-		return "never"
-	}
-	return fmt.Sprintf("%.2f s", t.Sub(from).Seconds())
 }
 
 func (p *pathRun) belowCount() string {
@@ -566,46 +466,15 @@ func (p *pathRun) belowCount() string {
 func (p *pathRun) result(v stand.Verdict, release bool) Result {
 	name := p.s.Name()
 	if release {
-		name = releaseName
+		name = p.s.Spec.Release
 	}
-	res := Result{Path: p.s.Path, Motion: p.s.Motion.Name, Name: name, Release: release, Speed: p.s.Motion.Twist,
+	res := Result{Path: Path(p.s.Spec.Name), Motion: p.s.Motion.Name, Name: name, Release: release, Speed: p.s.Motion.Twist,
 		TriggerS: math.NaN(), TriggerHow: p.trigHow, Outcome: v.Outcome, Reason: v.Reason, StopS: v.StillFrom,
-		Measurements: measurements(v), Samples: v.Samples, IMUSource: harness.SourceDriver.String(), Verdict: v}
+		Measurements: measurements(v), Samples: v.Samples, IMUSource: target.SourceDriver.String(), Verdict: v}
 	if !p.trig.IsZero() {
 		res.TriggerS, res.TriggerAt = p.r.rel(p.trig), p.trig.UTC()
 	}
 	res.Line = v.Line(name)
-	return res
-}
-
-// releaseResult is the scan-loss path's second line: did the wheels turn again by themselves?
-func (p *pathRun) releaseResult() Result {
-	r := p.r
-	var v stand.Verdict
-	switch {
-	case p.releaseV != nil:
-		v = *p.releaseV
-		if !v.Passed() && p.backAt.IsZero() {
-			v.Reason = "scans never came back: " + v.Reason
-		}
-	default:
-		now := p.holdEnd
-		v = stand.ReleaseCheck(p.samples(p.drv.Samples(), nil), r.rel(now)-1, r.rel(now), r.o.Params)
-		v.Outcome = stand.Fail
-		if p.backAt.IsZero() {
-			v.Reason = fmt.Sprintf("scans never came back within %.1f s of the reader's kill (is the reader respawned? no new reader pid?)",
-				p.holdEnd.Sub(p.trig).Seconds())
-		} else {
-			v.Reason = "the release was never checked: " + v.Reason
-		}
-	}
-	res := p.result(v, true)
-	res.StopS = math.NaN()
-	if !p.releasedAt.IsZero() {
-		res.StopS = p.releasedAt.Sub(p.trig).Seconds()
-		res.Notes = append(res.Notes, fmt.Sprintf("wheels turning again %.1f s after the reader's kill, %.1f s after the scans came back",
-			res.StopS, p.releasedAt.Sub(p.backAt).Seconds()))
-	}
 	return res
 }
 
@@ -622,10 +491,7 @@ func (p *pathRun) failed(res []Result, reason string) []Result {
 
 // complete fills in the results a step did not produce, with outcome and reason.
 func (p *pathRun) complete(res []Result, o stand.Outcome, reason string) []Result {
-	want := 1
-	if p.s.Path == ScanLoss {
-		want = 2
-	}
+	want := p.s.Spec.Lines()
 	for len(res) < want {
 		release := len(res) == 1
 		trig, end := math.NaN(), math.NaN()
@@ -670,7 +536,7 @@ func (p *pathRun) cleanup(parent context.Context) {
 	if p.drv != nil {
 		p.drv.Close()
 	}
-	if p.s.Path == Service && r.serviceDown {
+	if p.s.Spec.StopsService && r.serviceDown {
 		r.ev.Logf("cleanup: starting the service again")
 		if err := r.t.StartService(ctx); err != nil {
 			r.printf("%s: starting the service again failed: %v", p.s.Title(), err)
@@ -678,7 +544,7 @@ func (p *pathRun) cleanup(parent context.Context) {
 			r.serviceDown = false
 		}
 	}
-	if p.s.Path.killsDriver() && !p.trig.IsZero() {
+	if p.s.Spec.KillsDriver && !p.trig.IsZero() {
 		st, err := r.waitDriver(ctx, p.startPid)
 		if err != nil {
 			r.printf("%s: the driver is not back after %v: %v", p.s.Title(), r.o.DriverBack, err)
@@ -697,28 +563,14 @@ func (p *pathRun) cleanup(parent context.Context) {
 
 // waitDriver waits up to DriverBack for a driver that answers, is not calibrating its gyro (it publishes no
 // IMU then), and whose pid differs from notPid (0: any).
-func (r *runner) waitDriver(ctx context.Context, notPid int) (harness.State, error) {
-	deadline := r.clk.Now().Add(r.o.DriverBack)
-	var last error
-	for {
-		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		st, err := r.t.State(qctx)
-		cancel()
+func (r *runner) waitDriver(ctx context.Context, notPid int) (target.State, error) {
+	return r.pollState(ctx, r.o.DriverBack, func(st target.State) error {
 		switch {
-		case err != nil:
-			last = err
 		case notPid != 0 && (st.Pids.Driver == notPid || st.Pids.Driver == 0):
-			last = fmt.Errorf("driver pid still %d", st.Pids.Driver)
+			return fmt.Errorf("driver pid still %d", st.Pids.Driver)
 		case st.Calibrating:
-			last = errors.New("driver still calibrating its gyro")
-		default:
-			return st, nil
+			return errors.New("driver still calibrating its gyro")
 		}
-		if !r.clk.Now().Before(deadline) {
-			return harness.State{}, last
-		}
-		if err := r.clk.Sleep(ctx, 200*time.Millisecond); err != nil {
-			return harness.State{}, err
-		}
-	}
+		return nil
+	})
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/rosorin/rosorin/internal/cliargs"
 )
 
 func TestReorderPutsFlagsBeforePaths(t *testing.T) {
@@ -14,7 +16,7 @@ func TestReorderPutsFlagsBeforePaths(t *testing.T) {
 		{"stopproof scangate --sim --sim-no-lidar-respawn", "stopproof scangate --sim --sim-no-lidar-respawn"},
 		{"stopproof --help", "stopproof --help"},
 	} {
-		got := strings.Join(reorder(strings.Fields(c.in), app), " ")
+		got := strings.Join(cliargs.Reorder(strings.Fields(c.in), app), " ")
 		if got != c.want {
 			t.Errorf("%q:\n got %q\nwant %q", c.in, got, c.want)
 		}
@@ -29,7 +31,7 @@ func TestBadFlagsExitWithoutStartingAnything(t *testing.T) {
 		{"stopproof", "prove", "--sim"},
 		{"stopproof", "prove", "--sim", "--spin", "3s", "--hold", "5s", "--timeout-per-path", "5s", "estop"},
 	} {
-		err := app.Run(reorder(args, app))
+		err := app.Run(cliargs.Reorder(args, app))
 		if err == nil {
 			t.Errorf("%v: no error", args)
 		}

@@ -1,4 +1,4 @@
-package harness
+package target
 
 import (
 	"context"
@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/rosorin/rosorin/driver/api"
 )
 
 // Target is the robot a proof drives: a running driver reached through its control API (LiveTarget), or a
 // simulated stand robot with the real driver started against it (SimTarget), or a fake in tests
-// (harnesstest). The proofs depend on nothing else.
+// (targettest). The proofs depend on nothing else.
 //
 // Every method takes a context and returns when it is done; none may block beyond its context. Methods are
 // safe for concurrent use (the proof keeps publishing commands while a trigger runs).
@@ -109,7 +111,10 @@ type State struct {
 	GyroBiasDPS [3]float64
 	// Calibrating is true while a (re)started driver measures its gyro bias: it publishes no IMU then.
 	Calibrating bool
-	Raw         json.RawMessage // the record as the driver sent it
+	// Config is the driver's configuration summary from the record (speed limits, cmd_timeout,
+	// scan_timeout); zero fields when the driver does not report them.
+	Config api.ConfigSummary
+	Raw    json.RawMessage // the record as the driver sent it
 }
 
 // Short renders the fields a person needs, the seed's end-state line: {enabled: false, estop: none, ...}.

@@ -1,12 +1,13 @@
-package harness
+package target
 
 import (
 	"context"
 	"time"
 )
 
-// Clock is the proofs' only source of time, so the sequencing can be tested at many times real speed
-// (harnesstest.ScaledClock) while context deadlines (the hard timeouts) stay in real time.
+// Clock is the proofs' only source of time. The proofs' tests run RealClock inside a testing/synctest bubble,
+// where it, the context deadlines (the hard timeouts) and targettest's fake robot all share virtual time, so a
+// proof of minutes runs in milliseconds.
 type Clock interface {
 	Now() time.Time
 	// Sleep waits d or until ctx ends, and returns ctx.Err() in that case.

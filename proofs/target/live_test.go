@@ -1,4 +1,4 @@
-package harness
+package target
 
 import (
 	"bytes"
@@ -59,16 +59,11 @@ func TestEvidenceLines(t *testing.T) {
 	}
 }
 
-func TestConfigNumber(t *testing.T) {
-	doc := []byte(`{"gate":{"scan_timeout":0.5,"limits":[{"max_linear":0.35}]}}`)
-	if v, ok := ConfigNumber(doc, "scan_timeout"); !ok || v != 0.5 {
-		t.Error(v, ok)
-	}
-	if v, ok := ConfigNumber(doc, "max_linear"); !ok || v != 0.35 {
-		t.Error(v, ok)
-	}
-	if _, ok := ConfigNumber([]byte(`not json`), "x"); ok {
-		t.Error("found a number in garbage")
+// The proofs read the driver's limits from the state record's typed configuration summary.
+func TestFromAPICarriesTheConfigSummary(t *testing.T) {
+	st := FromAPI(api.State{Config: api.ConfigSummary{MaxLinear: 0.35, MaxAngular: 1, ScanTimeoutS: 0.5}}, time.Now())
+	if st.Config.MaxLinear != 0.35 || st.Config.MaxAngular != 1 || st.Config.ScanTimeoutS != 0.5 {
+		t.Errorf("config %+v", st.Config)
 	}
 }
 

@@ -1,9 +1,11 @@
-package harness
+package target
 
 import (
 	"fmt"
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // Lag is how far the receipt of the driver's IMU samples trailed the driver's own stamps: receipt minus
@@ -47,9 +49,7 @@ func LagFromMS(ms []float64) Lag {
 	}
 	xs := slices.Clone(ms)
 	slices.Sort(xs)
-	q := func(p float64) float64 { // nearest rank
-		return xs[max(0, min(len(xs)-1, int(math.Ceil(p*float64(len(xs))))-1))]
-	}
+	q := func(p float64) float64 { return stat.Quantile(p, stat.Empirical, xs, nil) } // nearest rank
 	return Lag{N: len(xs), MedianMS: q(0.5), MinMS: xs[0], P99MS: q(0.99), MaxMS: xs[len(xs)-1]}
 }
 

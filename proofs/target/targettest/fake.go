@@ -1,4 +1,4 @@
-package harnesstest
+package targettest
 
 import (
 	"context"
@@ -10,7 +10,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rosorin/rosorin/proofs/harness"
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/proofs/target"
+	"github.com/rosorin/rosorin/sim"
 )
 
 // Options shape the fake robot. The zero value is a healthy robot.
@@ -39,19 +42,14 @@ type Options struct {
 	// DriverClockOffset is how far the driver's stamps lag this machine's clock beyond the delivery itself
 	// (a wall-clock step since the driver started). Samples are still delivered at once.
 	DriverClockOffset time.Duration
+	// MaxLinear is the driver's max_linear (m/s); 0 means the robot's 0.35.
+	MaxLinear float64
 }
 
-// Model constants: the sim's stand physics in miniature (sim/physics.go, sim/imu.go), enough for the
-// judge to see spin-up, run-down and still levels like chapter 19's.
+// The stand is the sim's (its IMU rate, wheel lag, still noise and vibration fit, its kinematics) and the
+// gate is the driver's (driver/motion); only the supervisor's and the service's timing is the fake's own.
 const (
-	imuPeriod     = time.Second / 110
-	wheelTau      = 0.22   // s, first-order lag of every wheel
-	stillStd      = 0.0014 // rad/s per axis with the wheels still
-	vibA, vibP    = 0.0043, 0.74
-	wheelCirc     = math.Pi * 0.08 // m per wheel turn
-	halfSpan      = 0.1744         // m, (wheelbase + track) / 2
-	cmdTimeout    = 300 * time.Millisecond
-	scanTimeout   = 500 * time.Millisecond
+	imuPeriod     = time.Second / sim.IMURateHz
 	scanPeriod    = 100 * time.Millisecond
 	driverRestart = 600 * time.Millisecond // supervisor restarts a killed driver
 	readerRespawn = 2 * time.Second        // supervisor respawns a killed reader
@@ -60,22 +58,31 @@ const (
 	deliveryLag   = 300 * time.Microsecond // driver stamp to the proof's receipt, as measured on the sim
 )
 
-// Fake is a tiny driver-plus-board model behind the harness.Target interface: a gate (enabled, e-stop,
-// deadman, scan gate), one wheel speed with a first-order lag, and IMU samples whose gyro x/y noise grows
-// with the wheel speed. Every call first advances the model to the clock's now, so time only moves forward
-// and all goroutines see one history. One mutex guards everything.
+// limits are the driver's gate limits on the robot: the code defaults with max_linear 0.35
+// (config/arm_limits.yaml since 2026-10-01).
+func limits(maxLinear float64) motion.Limits {
+	l := motion.DefaultLimits()
+	l.MaxLinear = 0.35
+	if maxLinear > 0 {
+		l.MaxLinear = maxLinear
+	}
+	return l
+}
+
+// Fake is a tiny driver-plus-board model behind the target.Target interface: the driver's own gate
+// (motion.Gate: enabled, e-stop, deadman, scan gate, ramps, limits, two publishers), one mean wheel speed
+// with the sim's first-order lag, and IMU samples with the sim's noise, whose gyro x/y vibration grows with
+// the wheel speed. Every call first advances the model to the clock's now, so time only moves forward and
+// all goroutines see one history. One mutex guards everything.
 type Fake struct {
-	clock harness.Clock
+	clock target.Clock
 	opt   Options
 
-	mu        sync.Mutex
-	rng       *rand.Rand
-	t         time.Time // model time: IMU generated up to here
-	enabled   bool
-	estop     string
-	lastCmdAt time.Time
-	lastCmd   harness.Twist
-	pubs      int // our open publishers on the current driver
+	mu   sync.Mutex
+	rng  *rand.Rand
+	t    time.Time    // model time: IMU generated up to here
+	gate *motion.Gate // the current driver's gate; a restarted driver gets a new one (disabled)
+	pubs int          // our open publishers on the current driver
 
 	driverUp      bool
 	driverPid     int
@@ -99,13 +106,26 @@ type Fake struct {
 }
 
 // NewFake builds a fake robot on clock.
-func NewFake(clock harness.Clock, opt Options) *Fake {
+func NewFake(clock target.Clock, opt Options) *Fake {
 	now := clock.Now()
 	f := &Fake{clock: clock, opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, 0xfa4e)), t: now,
 		driverUp: !opt.NoDriver, serviceUp: !opt.NoDriver, readerUp: true, readerStart: now.Add(-10 * time.Second),
-		lastScan: now, nextPid: 1000, enabled: opt.StartEnabled, estop: opt.StartEstop}
+		lastScan: now, nextPid: 1000}
+	f.newDriver()
+	if opt.StartEnabled {
+		f.gate.Enable(true)
+	}
+	if opt.StartEstop != "" {
+		f.gate.Trip(opt.StartEstop)
+	}
 	f.supervisorPid, f.driverPid, f.readerPid = f.pid(), f.pid(), f.pid()
 	return f
+}
+
+// newDriver gives a (re)started driver its gate: disabled, no command, the scans it will see.
+func (f *Fake) newDriver() {
+	f.gate = motion.NewGate(limits(f.opt.MaxLinear))
+	f.gate.Sensed(f.lastScan)
 }
 
 func (f *Fake) pid() int { f.nextPid += 7; return f.nextPid }
@@ -123,42 +143,41 @@ func (f *Fake) advance() time.Time {
 // step advances one IMU period ending at ts.
 func (f *Fake) step(ts time.Time) {
 	if f.serviceUp && !f.driverUp && !f.driverBackAt.IsZero() && !ts.Before(f.driverBackAt) {
-		f.driverUp, f.driverPid, f.enabled, f.estop, f.lastCmdAt, f.driverBackAt = true, f.pid(), false, "", time.Time{}, time.Time{}
+		f.driverUp, f.driverPid, f.driverBackAt = true, f.pid(), time.Time{}
+		f.newDriver()
 	}
 	if !f.readerUp && !f.readerBackAt.IsZero() && !ts.Before(f.readerBackAt) {
 		f.readerUp, f.readerPid, f.readerStart, f.readerBackAt = true, f.pid(), ts, time.Time{}
 	}
 	if f.readerUp && f.serviceUp && ts.Sub(f.readerStart) >= readerFirst && ts.Sub(f.lastScan) >= scanPeriod {
 		f.lastScan = ts
+		f.gate.Sensed(ts)
 	}
 	// The driver's gate decides the command; a dead driver's supervisor (or stop-motors) wrote a stop frame.
 	rps := 0.0
-	if f.driverUp && f.blockedAt(ts) == "" {
-		rps = (math.Abs(f.lastCmd.VX) + math.Abs(f.lastCmd.VY) + math.Abs(f.lastCmd.WZ)*halfSpan) / wheelCirc
+	if f.driverUp {
+		v := f.gate.Step(ts, imuPeriod)
+		rps = sim.MeanAbsRPS(sim.WheelRPS([3]float64{v.VX, v.VY, v.WZ}))
 	}
 	if !f.ignoring {
 		f.boardTarget = rps
 	}
 	h := imuPeriod.Seconds()
-	f.wheel += (f.boardTarget - f.wheel) * (1 - math.Exp(-h/wheelTau))
+	f.wheel += (f.boardTarget - f.wheel) * (1 - math.Exp(-h/sim.WheelTau))
 	f.maxWheel = math.Max(f.maxWheel, f.wheel)
-	vib := 0.0
-	if f.wheel > 1e-6 {
-		vib = vibA * math.Pow(f.wheel, vibP)
-	}
-	sd := math.Hypot(stillStd, vib)
-	g := [3]float64{sd * f.rng.NormFloat64(), sd * f.rng.NormFloat64(), 0.001 * f.rng.NormFloat64()}
+	sd := math.Hypot(sim.GyroStillStd, sim.VibrationStd(f.wheel))
+	g := [3]float64{sd * f.rng.NormFloat64(), sd * f.rng.NormFloat64(), sim.GyroZStd * f.rng.NormFloat64()}
 	for _, r := range f.recs {
 		if r.board || (f.driverUp && r.pid == f.driverPid) {
-			src := harness.SourceDriver
+			src := target.SourceDriver
 			switch {
 			case r.board && f.serviceUp:
-				src = harness.SourceRaw // the supervisor's pass-through
+				src = target.SourceRaw // the supervisor's pass-through
 			case r.board:
-				src = harness.SourceDirect // the port, free while the service is stopped
+				src = target.SourceDirect // the port, free while the service is stopped
 			}
-			x := harness.IMUSample{At: ts, Gyro: g, Source: src, Where: "fake.raw"}
-			if src == harness.SourceDriver {
+			x := target.IMUSample{At: ts, Gyro: g, Source: src, Where: "fake.raw"}
+			if src == target.SourceDriver {
 				x.Stamp = ts.Round(0).Add(-deliveryLag - f.opt.DriverClockOffset)
 			}
 			r.samples = append(r.samples, x)
@@ -166,21 +185,6 @@ func (f *Fake) step(ts time.Time) {
 			r.err = errors.New("IMU stream ended: driver gone")
 		}
 	}
-}
-
-// blockedAt is the gate's reason not to move at ts, "" when the wheels may turn. f.mu must be held.
-func (f *Fake) blockedAt(ts time.Time) string {
-	switch {
-	case f.estop != "":
-		return "estop: " + f.estop
-	case !f.enabled:
-		return "disabled"
-	case f.lastCmdAt.IsZero() || ts.Sub(f.lastCmdAt) > cmdTimeout:
-		return "cmd timeout"
-	case ts.Sub(f.lastScan) > scanTimeout:
-		return "no scan"
-	}
-	return ""
 }
 
 func (f *Fake) hangs(name string) bool {
@@ -210,67 +214,90 @@ func (f *Fake) enter(ctx context.Context, name string) error {
 
 var errGone = errors.New("driver not answering (connection refused)")
 
-// Describe names the fake.
-func (f *Fake) Describe() string { return "fake robot (harnesstest)" }
-
-type fakeState struct {
-	Enabled    bool         `json:"enabled"`
-	Estop      *string      `json:"estop"`
-	Blocked    *string      `json:"blocked"`
-	Plugged    bool         `json:"plugged"`
-	ScanAge    *float64     `json:"scan_age"`
-	Publishers int          `json:"publishers"`
-	Pids       harness.Pids `json:"pids"`
-	WheelRPS   float64      `json:"fake_wheel_rps"`
-}
-
-// State reports the model's state.
-func (f *Fake) State(ctx context.Context) (harness.State, error) {
-	if err := f.enter(ctx, "state"); err != nil {
-		return harness.State{}, err
+// call enters the call name (see enter) and runs do under the model's lock, or refuses with errGone when no
+// driver answers.
+func call[T any](f *Fake, ctx context.Context, name string, do func() (T, error)) (T, error) {
+	var zero T
+	if err := f.enter(ctx, name); err != nil {
+		return zero, err
 	}
 	defer f.mu.Unlock()
 	if !f.driverUp {
-		return harness.State{}, errGone
+		return zero, errGone
 	}
-	now := f.t
-	st := harness.State{At: f.clock.Now(), Enabled: f.enabled, Estop: f.estop, Blocked: f.blockedAt(now),
-		Plugged: f.opt.Plugged, ScanAge: now.Sub(f.lastScan).Seconds(), Publishers: f.pubs + f.opt.OtherPublishers,
-		Pids: harness.Pids{Supervisor: f.supervisorPid, Driver: f.driverPid, LidarReader: f.readerPid}}
-	if !f.readerUp {
-		st.Pids.LidarReader = 0
-	}
-	fs := fakeState{Enabled: st.Enabled, Plugged: st.Plugged, ScanAge: &st.ScanAge, Publishers: st.Publishers,
-		Pids: st.Pids, WheelRPS: math.Round(f.wheel*1000) / 1000}
-	if st.Estop != "" {
-		fs.Estop = &st.Estop
-	}
-	if st.Blocked != "" {
-		fs.Blocked = &st.Blocked
-	}
-	st.Raw, _ = json.Marshal(fs)
-	return st, nil
+	return do()
 }
 
-// Config returns a fixed configuration.
+// driverCall is call for a call that returns only an error.
+func (f *Fake) driverCall(ctx context.Context, name string, do func() error) error {
+	_, err := call(f, ctx, name, func() (struct{}, error) { return struct{}{}, do() })
+	return err
+}
+
+// Describe names the fake.
+func (f *Fake) Describe() string { return "fake robot (targettest)" }
+
+type fakeState struct {
+	Enabled    bool        `json:"enabled"`
+	Estop      *string     `json:"estop"`
+	Blocked    *string     `json:"blocked"`
+	Plugged    bool        `json:"plugged"`
+	ScanAge    *float64    `json:"scan_age"`
+	Publishers int         `json:"publishers"`
+	Pids       target.Pids `json:"pids"`
+	WheelRPS   float64     `json:"fake_wheel_rps"`
+}
+
+// State reports the model's state.
+func (f *Fake) State(ctx context.Context) (target.State, error) {
+	return call(f, ctx, "state", func() (target.State, error) {
+		now := f.t
+		gs := f.gate.Status()
+		st := target.State{At: f.clock.Now(), Enabled: gs.Enabled, Estop: gs.EStop, Blocked: f.gate.BlockReason(now),
+			Plugged: f.opt.Plugged, ScanAge: now.Sub(f.lastScan).Seconds(), Publishers: f.pubs + f.opt.OtherPublishers,
+			Pids: target.Pids{Supervisor: f.supervisorPid, Driver: f.driverPid, LidarReader: f.readerPid}, Config: f.config()}
+		if !f.readerUp {
+			st.Pids.LidarReader = 0
+		}
+		fs := fakeState{Enabled: st.Enabled, Plugged: st.Plugged, ScanAge: &st.ScanAge, Publishers: st.Publishers,
+			Pids: st.Pids, WheelRPS: math.Round(f.wheel*1000) / 1000}
+		if st.Estop != "" {
+			fs.Estop = &st.Estop
+		}
+		if st.Blocked != "" {
+			fs.Blocked = &st.Blocked
+		}
+		st.Raw, _ = json.Marshal(fs)
+		return st, nil
+	})
+}
+
+// config is the configuration summary the fake's state record carries.
+func (f *Fake) config() api.ConfigSummary {
+	l := f.gate.Limits()
+	return api.ConfigSummary{MaxLinear: l.MaxLinear, MaxAngular: l.MaxAngular, MaxAccelLinear: l.MaxAccelLinear,
+		MaxAccelAngular: l.MaxAccelAngular, CmdTimeoutS: l.CmdTimeout.Seconds(), ScanTimeoutS: l.ScanTimeout.Seconds()}
+}
+
+// Config returns the configuration summary as the record's JSON.
 func (f *Fake) Config(ctx context.Context) (json.RawMessage, error) {
-	return json.RawMessage(`{"cmd_timeout":0.3,"scan_timeout":0.5,"max_linear":0.35,"max_angular":1.0}`), nil
+	return json.Marshal(f.config())
 }
 
 type fakeRec struct {
 	f       *Fake
 	board   bool
 	pid     int
-	samples []harness.IMUSample
+	samples []target.IMUSample
 	err     error
 	closed  bool
 }
 
-func (r *fakeRec) Samples() []harness.IMUSample {
+func (r *fakeRec) Samples() []target.IMUSample {
 	r.f.mu.Lock()
 	defer r.f.mu.Unlock()
 	r.f.advance()
-	return append([]harness.IMUSample(nil), r.samples...)
+	return append([]target.IMUSample(nil), r.samples...)
 }
 
 func (r *fakeRec) Err() error {
@@ -297,21 +324,16 @@ func (r *fakeRec) Close() error {
 }
 
 // RecordIMU records the driver's stream; it ends when the driver dies.
-func (f *Fake) RecordIMU(ctx context.Context) (harness.Recording, error) {
-	if err := f.enter(ctx, "record-imu"); err != nil {
-		return nil, err
-	}
-	defer f.mu.Unlock()
-	if !f.driverUp {
-		return nil, errGone
-	}
-	r := &fakeRec{f: f, pid: f.driverPid}
-	f.recs = append(f.recs, r)
-	return r, nil
+func (f *Fake) RecordIMU(ctx context.Context) (target.Recording, error) {
+	return call(f, ctx, "record-imu", func() (target.Recording, error) {
+		r := &fakeRec{f: f, pid: f.driverPid}
+		f.recs = append(f.recs, r)
+		return r, nil
+	})
 }
 
 // RecordBoardIMU records the board's IMU, which the fake always has.
-func (f *Fake) RecordBoardIMU(ctx context.Context) (harness.Recording, error) {
+func (f *Fake) RecordBoardIMU(ctx context.Context) (target.Recording, error) {
 	if err := f.enter(ctx, "record-board-imu"); err != nil {
 		return nil, err
 	}
@@ -329,28 +351,21 @@ type fakePub struct {
 }
 
 // Publisher opens a publisher on the current driver.
-func (f *Fake) Publisher(ctx context.Context) (harness.Publisher, error) {
-	if err := f.enter(ctx, "publisher"); err != nil {
-		return nil, err
-	}
-	defer f.mu.Unlock()
-	if !f.driverUp {
-		return nil, errGone
-	}
-	p := &fakePub{f: f, connected: true, pid: f.driverPid}
-	f.connect()
-	return p, nil
+func (f *Fake) Publisher(ctx context.Context) (target.Publisher, error) {
+	return call(f, ctx, "publisher", func() (target.Publisher, error) {
+		p := &fakePub{f: f, connected: true, pid: f.driverPid}
+		f.connect()
+		return p, nil
+	})
 }
 
 // connect counts a publisher; two trip the e-stop, as the driver's two-publisher rule does.
 func (f *Fake) connect() {
 	f.pubs++
-	if f.pubs+f.opt.OtherPublishers > 1 && f.estop == "" {
-		f.estop = "multiple cmd_vel publishers"
-	}
+	f.gate.SetPublishers(f.pubs + f.opt.OtherPublishers)
 }
 
-func (p *fakePub) Send(ctx context.Context, tw harness.Twist) error {
+func (p *fakePub) Send(ctx context.Context, tw target.Twist) error {
 	f := p.f
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -368,7 +383,9 @@ func (p *fakePub) Send(ctx context.Context, tw harness.Twist) error {
 		p.connected, p.pid = true, f.driverPid
 		f.connect()
 	}
-	f.lastCmd, f.lastCmdAt = tw, f.t
+	// A refused command (absurd) is the gate's to count; the fake's publisher reports nothing, as the
+	// stream does not.
+	_ = f.gate.SetCmd(motion.Twist{VX: tw.VX, VY: tw.VY, WZ: tw.WZ}, f.t, motion.SourceSoftware)
 	f.calls = append(f.calls, fmt.Sprintf("cmd %.2f %.2f %.2f", tw.VX, tw.VY, tw.WZ))
 	return nil
 }
@@ -386,17 +403,10 @@ func (p *fakePub) Close() error {
 
 // Estop latches the e-stop.
 func (f *Fake) Estop(ctx context.Context) error {
-	if err := f.enter(ctx, "estop"); err != nil {
-		return err
-	}
-	defer f.mu.Unlock()
-	if !f.driverUp {
-		return errGone
-	}
-	if f.estop == "" {
-		f.estop = "estop request"
-	}
-	return nil
+	return f.driverCall(ctx, "estop", func() error {
+		f.gate.Trip("estop request")
+		return nil
+	})
 }
 
 // Enable enables or disables; enable is refused while latched.
@@ -408,48 +418,32 @@ func (f *Fake) Enable(ctx context.Context, on bool) error {
 	if f.hangs("enable") {
 		name = "enable" // Hang "enable" hangs both directions
 	}
-	if err := f.enter(ctx, name); err != nil {
-		return err
-	}
-	defer f.mu.Unlock()
-	if !f.driverUp {
-		return errGone
-	}
-	if on && f.estop != "" {
-		return fmt.Errorf("refused: e-stop latched (%s)", f.estop)
-	}
-	f.enabled = on
-	return nil
+	return f.driverCall(ctx, name, func() error {
+		if err := f.gate.Enable(on); err != nil {
+			return fmt.Errorf("refused: %w", err)
+		}
+		return nil
+	})
 }
 
 // Reset clears the latch.
 func (f *Fake) Reset(ctx context.Context) error {
-	if err := f.enter(ctx, "reset"); err != nil {
-		return err
-	}
-	defer f.mu.Unlock()
-	if !f.driverUp {
-		return errGone
-	}
-	f.estop, f.enabled = "", false
-	return nil
+	return f.driverCall(ctx, "reset", func() error {
+		f.gate.Reset()
+		return nil
+	})
 }
 
 // KillDriver kills the driver; the supervisor stops the wheels at once and restarts it disabled.
 func (f *Fake) KillDriver(ctx context.Context) (int, error) {
-	if err := f.enter(ctx, "kill"); err != nil {
-		return 0, err
-	}
-	defer f.mu.Unlock()
-	if !f.driverUp {
-		return 0, errGone
-	}
-	pid := f.driverPid
-	f.driverUp, f.pubs, f.enabled = false, 0, false
-	if !f.opt.NoDriverBack {
-		f.driverBackAt = f.t.Add(driverRestart)
-	}
-	return pid, nil
+	return call(f, ctx, "kill", func() (int, error) {
+		pid := f.driverPid
+		f.driverUp, f.pubs = false, 0
+		if !f.opt.NoDriverBack {
+			f.driverBackAt = f.t.Add(driverRestart)
+		}
+		return pid, nil
+	})
 }
 
 // KillLidarReader kills the reader; the supervisor respawns it about 2 s later.
@@ -475,7 +469,7 @@ func (f *Fake) StopService(ctx context.Context) error {
 		return err
 	}
 	defer f.mu.Unlock()
-	f.serviceUp, f.driverUp, f.readerUp, f.pubs, f.enabled = false, false, false, 0, false
+	f.serviceUp, f.driverUp, f.readerUp, f.pubs = false, false, false, 0
 	f.driverBackAt, f.readerBackAt = time.Time{}, time.Time{}
 	return nil
 }
@@ -504,9 +498,7 @@ func (f *Fake) PressButton(ctx context.Context, prompt func(string)) (time.Time,
 	if !f.driverUp {
 		return time.Time{}, "", errGone
 	}
-	if f.estop == "" {
-		f.estop = "gamepad button 0x0100"
-	}
+	f.gate.Trip("gamepad button 0x0100")
 	return f.t, "the fake's press", nil
 }
 
@@ -541,36 +533,27 @@ func (f *Fake) FaultName() string {
 	return ""
 }
 
-// Enabled reports whether the wheels are enabled now (false also when the driver is gone).
-func (f *Fake) Enabled() bool {
+// read returns get() with the model advanced to now, under its lock.
+func read[T any](f *Fake, get func() T) T {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.advance()
-	return f.driverUp && f.enabled
+	return get()
+}
+
+// Enabled reports whether the wheels are enabled now (false also when the driver is gone).
+func (f *Fake) Enabled() bool {
+	return read(f, func() bool { return f.driverUp && f.gate.Status().Enabled })
 }
 
 // WheelRPS is the wheel speed now (mean |rps|).
-func (f *Fake) WheelRPS() float64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.advance()
-	return f.wheel
-}
+func (f *Fake) WheelRPS() float64 { return read(f, func() float64 { return f.wheel }) }
 
 // BoardTarget is the speed the board was last told.
-func (f *Fake) BoardTarget() float64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.advance()
-	return f.boardTarget
-}
+func (f *Fake) BoardTarget() float64 { return read(f, func() float64 { return f.boardTarget }) }
 
 // MaxWheel is the highest wheel speed so far.
-func (f *Fake) MaxWheel() float64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.maxWheel
-}
+func (f *Fake) MaxWheel() float64 { return read(f, func() float64 { return f.maxWheel }) }
 
 // Calls lists the calls made so far, commands included.
 func (f *Fake) Calls() []string {
@@ -580,6 +563,6 @@ func (f *Fake) Calls() []string {
 }
 
 var (
-	_ harness.Target  = (*Fake)(nil)
-	_ harness.Faulter = (*Fake)(nil)
+	_ target.Target  = (*Fake)(nil)
+	_ target.Faulter = (*Fake)(nil)
 )

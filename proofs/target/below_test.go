@@ -1,7 +1,8 @@
-package harness
+package target
 
 import (
 	"context"
+	"io"
 	"math"
 	"net"
 	"os"
@@ -95,18 +96,7 @@ func TestBoardIMUReadsThePortOnlyWhileNobodyHoldsIt(t *testing.T) {
 
 	r := StartRecorder(context.Background(), BoardIMU{Device: dev, Clock: RealClock{}}.Stream)
 	defer r.Close()
-	stopWriting := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-stopWriting:
-				return
-			case <-time.After(10 * time.Millisecond):
-				master.Write(imuFrames(1))
-			}
-		}
-	}()
-	defer close(stopWriting)
+	defer writeEvery(master, func() []byte { return imuFrames(1) })()
 	time.Sleep(300 * time.Millisecond)
 	// The holder reads too, so nothing is left for a second reader; more to the point, none may be there.
 	if n := len(r.Samples()); n != 0 {
@@ -195,21 +185,28 @@ func TestBoardIMUDropsFramesQueuedBeforeTheOpen(t *testing.T) {
 
 	r := StartRecorder(context.Background(), BoardIMU{Device: slave.Name(), Clock: RealClock{}}.Stream)
 	defer r.Close()
-	stop := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(10 * time.Millisecond):
-				master.Write(board.EncodeIMU(board.IMU{Gyro: [3]float32{1, 0, 0}}))
-			}
-		}
-	}()
-	defer close(stop)
+	defer writeEvery(master, func() []byte { return board.EncodeIMU(board.IMU{Gyro: [3]float32{1, 0, 0}}) })()
 	for _, s := range waitSamples(t, r, 10) {
 		if math.Abs(s.Gyro[0]-stale*math.Pi/180) < 1e-6 {
 			t.Fatalf("read a frame queued before the open: %+v", s)
 		}
 	}
+}
+
+// writeEvery writes frame() to w every 10 ms, the board's IMU stream in miniature, until the returned stop is
+// called; stop waits for the writer to end.
+func writeEvery(w io.Writer, frame func() []byte) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-quit:
+				return
+			case <-time.After(10 * time.Millisecond):
+				w.Write(frame())
+			}
+		}
+	}()
+	return func() { close(quit); <-done }
 }

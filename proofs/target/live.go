@@ -1,4 +1,4 @@
-package harness
+package target
 
 import (
 	"bytes"
@@ -72,7 +72,7 @@ func (l *LiveTarget) Describe() string {
 func FromAPI(s api.State, at time.Time) State {
 	st := State{At: at, Enabled: s.Enabled, ScanAge: math.NaN(), Publishers: len(s.Publishers),
 		Pids:        Pids{Supervisor: s.PIDs.Supervisor, Driver: s.PIDs.Driver, LidarReader: s.PIDs.LidarReader},
-		GyroBiasDPS: s.GyroBiasDPS, Calibrating: s.GyroCalibrating}
+		GyroBiasDPS: s.GyroBiasDPS, Calibrating: s.GyroCalibrating, Config: s.Config}
 	if s.EStop != nil {
 		st.Estop = *s.EStop
 		if st.Estop == "" {

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package harness
+package target
 
 // portLocked needs /proc/locks; elsewhere nothing is known to hold the port (and driver/port cannot open
 // one: it supports Linux only).

@@ -1,0 +1,154 @@
+package prove
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/rosorin/rosorin/proofs/stand"
+)
+
+// The scan gate's rule (Rule.ScanGate): the gate lets go by itself once scans are back, so the path keeps
+// commanding through the loss and the return, judges the stop only while the driver still reported the scan
+// stale, and judges the release as a second line.
+
+// holdScanLoss keeps commanding through the scan loss and its end: it follows the driver's scan_age until
+// it went stale and came back, then checks every quarter second whether the wheels turn again by themselves
+// (no reset, no enable), up to ReleaseWait after the scans returned.
+func (p *pathRun) holdScanLoss(ctx context.Context) error {
+	r := p.r
+	p.holdEnd = p.trig.Add(r.o.Hold)
+	giveUp := p.trig.Add(r.o.Hold + r.o.ReleaseWait)
+	const probe = 1.0 // s: the release check looks at the last second of IMU
+	nextCheck := time.Time{}
+	for {
+		if err := p.send(ctx, true); err != nil {
+			return err
+		}
+		now := r.clk.Now()
+		p.scanTimeline()
+		if !p.backAt.IsZero() {
+			giveUp = p.backAt.Add(r.o.ReleaseWait)
+			if now.Sub(p.backAt).Seconds() >= probe+0.2 && !now.Before(nextCheck) {
+				nextCheck = now.Add(250 * time.Millisecond)
+				v := stand.ReleaseCheck(p.samples(p.drv.Samples(), nil), r.rel(now)-probe, r.rel(now), r.o.Params)
+				p.releaseV = &v
+				if v.Passed() {
+					p.releasedAt = now
+					p.holdEnd = now
+					return nil
+				}
+			}
+		}
+		if !now.Before(giveUp) {
+			p.holdEnd = now
+			return nil
+		}
+		if err := r.clk.Sleep(ctx, r.o.CmdPeriod); err != nil {
+			return err
+		}
+	}
+}
+
+// scanTimeline reads the driver's scan_age after the trigger from the state history: when it went stale
+// (beyond scan_timeout), the last state still stale, and the first state with scans back.
+func (p *pathRun) scanTimeline() {
+	if !p.backAt.IsZero() {
+		return
+	}
+	lim := p.r.scanTimeout.Seconds()
+	var staleAt, heldUntil time.Time
+	for _, st := range p.r.watch.Since(p.trig) {
+		stale := math.IsNaN(st.ScanAge) || st.ScanAge >= lim
+		switch {
+		case stale:
+			if staleAt.IsZero() {
+				staleAt = st.At
+			}
+			heldUntil = st.At
+		case !staleAt.IsZero():
+			p.staleAt, p.heldUntil, p.backAt = staleAt, heldUntil, st.At
+			return
+		}
+	}
+	p.staleAt, p.heldUntil = staleAt, heldUntil
+}
+
+// gateBounds are the stop judge's limits under the scan gate's rule: ScanLossQuiet of quiet, and the judged
+// stretch ending at the last state that still showed the scan stale.
+func (p *pathRun) gateBounds(params stand.Params, end time.Time) (stand.Params, time.Time) {
+	r := p.r
+	params.NeedQuiet = r.o.ScanLossQuiet.Seconds()
+	switch {
+	case p.staleAt.IsZero():
+		p.notes = append(p.notes, fmt.Sprintf("the driver's scan_age never exceeded scan_timeout %.2f s after the reader's kill", r.scanTimeout.Seconds()))
+	case !p.heldUntil.IsZero():
+		// Judge only while the gate held: once scans are back the wheels are meant to turn again.
+		end = p.heldUntil
+		p.notes = append(p.notes, fmt.Sprintf("scan_age stale from %.2f s to %.2f s after the kill; scans back at %s",
+			p.staleAt.Sub(p.trig).Seconds(), p.heldUntil.Sub(p.trig).Seconds(), relOrNever(p.backAt, p.trig)))
+	}
+	return params, end
+}
+
+// scanLossRule is the scan-loss stop's quiet rule as the line and the record state it: the limit, that it is
+// not the 2 s rule, and why, with this run's own measure of when the scans came back.
+func (p *pathRun) scanLossRule(need float64) string {
+	back := "scans return ~2 s after the kill"
+	if !p.backAt.IsZero() {
+		back = fmt.Sprintf("scans back %.2f s after the kill", p.backAt.Sub(p.trig).Seconds())
+	}
+	return fmt.Sprintf("need %.1f s quiet, not 2 s: %s", need, back)
+}
+
+func relOrNever(t, from time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return fmt.Sprintf("%.2f s", t.Sub(from).Seconds())
+}
+
+// releaseAfter is the release line after the stop's verdict v: wheels that never stopped are not "released by
+// themselves", so a release after a failed stop fails (the line would pass a broken stop).
+func (p *pathRun) releaseAfter(v stand.Verdict) Result {
+	rel := p.releaseResult()
+	if !v.Passed() && rel.Outcome == stand.Pass {
+		rel.Outcome = stand.Fail
+		rel.Reason = "not judged: the wheels were never shown to stop (the line above failed)"
+		rel.Verdict.Outcome, rel.Verdict.Reason = rel.Outcome, rel.Reason
+		rel.Line = rel.Verdict.Line(p.s.Spec.Release)
+	}
+	return rel
+}
+
+// releaseResult is the scan-loss path's second line: did the wheels turn again by themselves?
+func (p *pathRun) releaseResult() Result {
+	r := p.r
+	var v stand.Verdict
+	switch {
+	case p.releaseV != nil:
+		v = *p.releaseV
+		if !v.Passed() && p.backAt.IsZero() {
+			v.Reason = "scans never came back: " + v.Reason
+		}
+	default:
+		now := p.holdEnd
+		v = stand.ReleaseCheck(p.samples(p.drv.Samples(), nil), r.rel(now)-1, r.rel(now), r.o.Params)
+		v.Outcome = stand.Fail
+		if p.backAt.IsZero() {
+			v.Reason = fmt.Sprintf("scans never came back within %.1f s of the reader's kill (is the reader respawned? no new reader pid?)",
+				p.holdEnd.Sub(p.trig).Seconds())
+		} else {
+			v.Reason = "the release was never checked: " + v.Reason
+		}
+	}
+	res := p.result(v, true)
+	res.StopS = math.NaN()
+	if !p.releasedAt.IsZero() {
+		res.StopS = p.releasedAt.Sub(p.trig).Seconds()
+		res.Notes = append(res.Notes, fmt.Sprintf("wheels turning again %.1f s after the reader's kill, %.1f s after the scans came back",
+			res.StopS, p.releasedAt.Sub(p.backAt).Seconds()))
+	}
+	return res
+}

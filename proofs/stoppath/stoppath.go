@@ -1,0 +1,276 @@
+package stoppath
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rosorin/rosorin/proofs/target"
+)
+
+// Motion is a drive command a path spins the wheels with, named as the result lines name it ("fwd 0.2").
+type Motion struct {
+	Name  string
+	Twist target.Twist
+}
+
+// At is one run of a path: the motion, and the round of the schedule it runs in. A proof runs round by
+// round; within a round, in table order.
+type At struct {
+	Motion Motion
+	Round  int
+}
+
+// Sweep runs a path at each motion in turn, motion i in round i: the paths swept together alternate
+// (deadman, estop, disable at the first motion, then all three at the second, ...).
+func Sweep(ms ...Motion) []At {
+	out := make([]At, len(ms))
+	for i, m := range ms {
+		out[i] = At{m, i}
+	}
+	return out
+}
+
+// Once runs a path at one motion, in round r.
+func Once(m Motion, r int) []At { return []At{{m, r}} }
+
+// Firing is what a trigger may do: the proof that runs it implements it (the stand proof's path run; a floor
+// proof's). It keeps the drive commands coming while a trigger waits, and takes the trigger time on the
+// proof's clock.
+type Firing interface {
+	// Target is the robot.
+	Target() target.Target
+	// Act takes the trigger time now, logs "TRIGGER what" and does the action.
+	Act(what string, do func() error) error
+	// Silence makes the last command sent the trigger (the deadman's timeout runs from there) and keeps
+	// silent through the hold.
+	Silence()
+	// Beside takes the trigger time now and runs do beside the commands: for an action that blocks until it
+	// is done (a service stop). The proof waits for it after the hold.
+	Beside(what string, do func(ctx context.Context) error)
+	// Await keeps commanding until event returns the trigger time and how it was taken: for a trigger only
+	// the target can time (a button press).
+	Await(what string, event func(ctx context.Context, prompt func(string)) (time.Time, string, error)) error
+}
+
+// Trigger fires a path's stop through f.
+type Trigger func(ctx context.Context, f Firing) error
+
+// The triggers of chapter 19's paths, for every proof that runs them.
+var (
+	// Silence: stop sending commands (the deadman).
+	Silence Trigger = func(ctx context.Context, f Firing) error { f.Silence(); return nil }
+	// EstopRequest latches the e-stop through the control API (the seed's estop topic).
+	EstopRequest Trigger = func(ctx context.Context, f Firing) error {
+		return f.Act("e-stop request", func() error { return f.Target().Estop(ctx) })
+	}
+	// EnableFalse disables the wheels.
+	EnableFalse Trigger = func(ctx context.Context, f Firing) error {
+		return f.Act("enable false", func() error { return f.Target().Enable(ctx, false) })
+	}
+	// KillLidarReader sends SIGKILL to the LiDAR reader (the scan gate).
+	KillLidarReader Trigger = func(ctx context.Context, f Firing) error {
+		return f.Act("SIGKILL of the LiDAR reader", func() error { _, err := f.Target().KillLidarReader(ctx); return err })
+	}
+	// KillDriver sends SIGKILL to the driver.
+	KillDriver Trigger = func(ctx context.Context, f Firing) error {
+		return f.Act("SIGKILL of the driver", func() error { _, err := f.Target().KillDriver(ctx); return err })
+	}
+	// StopService stops the whole service (stop frames, stop-motors): it blocks, so it runs beside the commands.
+	StopService Trigger = func(ctx context.Context, f Firing) error {
+		f.Beside("service stop", f.Target().StopService)
+		return nil
+	}
+	// PressButton gets a gamepad button other than MODE pressed; the wheels keep spinning until it is.
+	PressButton Trigger = func(ctx context.Context, f Firing) error {
+		return f.Await("gamepad button", f.Target().PressButton)
+	}
+)
+
+// Spec is one stop path: everything a proof needs to parse, schedule, run, judge and report it. R is the
+// proof's own judging rule for the path (the stand proof's scan-gate rule); its zero value is the default.
+type Spec[R any] struct {
+	// Name is the path's name on the command line and in the record ("estop").
+	Name string
+	// Label names it in the result lines ("estop request" in "estop request, fwd 0.2").
+	Label string
+	// Row names its row in the table of stop times; "" means Label.
+	Row string
+	// Help says what the trigger is, for the command's help ("the e-stop request").
+	Help string
+	// At places its runs in the schedule.
+	At []At
+	// KillsDriver: after the trigger no driver publishes the IMU; the judge reads the board from below the
+	// driver, and the clean-up waits for a new driver.
+	KillsDriver bool
+	// StopsService: the trigger leaves the service stopped; the clean-up starts it again.
+	StopsService bool
+	// Trigger fires the stop.
+	Trigger Trigger
+	// Release, when set, names a second result line: the stop lets go by itself once its cause is gone.
+	Release string
+	// ReleaseRow names the release's row in the table.
+	ReleaseRow string
+	// Rule is the proof's judging rule for the path.
+	Rule R
+}
+
+// Lines is the number of result lines one run of the path gives.
+func (s *Spec[R]) Lines() int {
+	if s.Release != "" {
+		return 2
+	}
+	return 1
+}
+
+// RowLabel is the path's row in the table of stop times.
+func (s *Spec[R]) RowLabel() string {
+	if s.Row != "" {
+		return s.Row
+	}
+	return s.Label
+}
+
+// RunsAt reports whether the path runs at motion m.
+func (s *Spec[R]) RunsAt(m Motion) bool {
+	return slices.ContainsFunc(s.At, func(a At) bool { return a.Motion.Name == m.Name })
+}
+
+// Step is one run of a path at one motion.
+type Step[R any] struct {
+	Spec   *Spec[R]
+	Motion Motion
+}
+
+// Title is the progress line's name: "estop fwd 0.35".
+func (s Step[R]) Title() string { return s.Spec.Name + " " + s.Motion.Name }
+
+// Name is the result line's name, after the seed's ("estop request, fwd 0.2").
+func (s Step[R]) Name() string { return s.Spec.Label + ", " + s.Motion.Name }
+
+// Table is a proof's stop paths, in the order it lists them.
+type Table[R any] []Spec[R]
+
+// Lookup finds a path by name.
+func (t Table[R]) Lookup(name string) (*Spec[R], bool) {
+	for i := range t {
+		if t[i].Name == name {
+			return &t[i], true
+		}
+	}
+	return nil, false
+}
+
+// Names lists the paths' names in table order.
+func (t Table[R]) Names() []string {
+	out := make([]string, len(t))
+	for i := range t {
+		out[i] = t[i].Name
+	}
+	return out
+}
+
+// List is the names joined by commas: "deadman,estop,...".
+func (t Table[R]) List() string { return strings.Join(t.Names(), ",") }
+
+// Motions are the table's columns: every motion a path runs at, in the order of the first round that uses
+// it.
+func (t Table[R]) Motions() []Motion {
+	type first struct {
+		m     Motion
+		round int
+		order int
+	}
+	var fs []first
+	for _, s := range t {
+		for _, a := range s.At {
+			i := slices.IndexFunc(fs, func(f first) bool { return f.m.Name == a.Motion.Name })
+			switch {
+			case i < 0:
+				fs = append(fs, first{a.Motion, a.Round, len(fs)})
+			case a.Round < fs[i].round:
+				fs[i].round = a.Round
+			}
+		}
+	}
+	slices.SortStableFunc(fs, func(a, b first) int { return a.round - b.round })
+	out := make([]Motion, len(fs))
+	for i, f := range fs {
+		out[i] = f.m
+	}
+	return out
+}
+
+// Parse reads a comma-separated list of path names ("deadman,estop,kill", or "all") into the steps to run,
+// in the schedule's order whatever the order given: round by round, and within a round in table order.
+func (t Table[R]) Parse(list string) ([]Step[R], error) {
+	want := map[string]bool{}
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(strings.ToLower(f))
+		switch {
+		case f == "":
+			continue
+		case f == "all":
+			for _, n := range t.Names() {
+				want[n] = true
+			}
+		default:
+			if _, ok := t.Lookup(f); !ok {
+				return nil, fmt.Errorf("unknown stop path %q: use a comma-separated list of %s (or all)", f, t.List())
+			}
+			want[f] = true
+		}
+	}
+	if len(want) == 0 {
+		return nil, fmt.Errorf("no stop path given: use a comma-separated list of %s (or all)", t.List())
+	}
+	type run struct {
+		round, order int
+		step         Step[R]
+	}
+	var runs []run
+	for i := range t {
+		if !want[t[i].Name] {
+			continue
+		}
+		for _, a := range t[i].At {
+			runs = append(runs, run{a.Round, i, Step[R]{&t[i], a.Motion}})
+		}
+	}
+	slices.SortStableFunc(runs, func(a, b run) int {
+		if a.round != b.round {
+			return a.round - b.round
+		}
+		return a.order - b.order
+	})
+	steps := make([]Step[R], len(runs))
+	for i, r := range runs {
+		steps[i] = r.step
+	}
+	return steps, nil
+}
+
+// Lines is the number of result lines steps give.
+func Lines[R any](steps []Step[R]) int {
+	n := 0
+	for _, s := range steps {
+		n += s.Spec.Lines()
+	}
+	return n
+}
+
+// Help describes every path for a command's help, one per line: "estop  at fwd 0.2, fwd 0.35, rot 1.0: the
+// e-stop request".
+func (t Table[R]) Help() string {
+	var b strings.Builder
+	for _, s := range t {
+		ms := make([]string, len(s.At))
+		for i, a := range s.At {
+			ms[i] = a.Motion.Name
+		}
+		fmt.Fprintf(&b, "  %-9s at %s: %s\n", s.Name, strings.Join(ms, ", "), s.Help)
+	}
+	return b.String()
+}
