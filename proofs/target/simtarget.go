@@ -180,7 +180,7 @@ func (s *SimTarget) startBase() error {
 	cmd.Stdout, cmd.Stderr = s.log, s.log
 	// Its own process group: a Ctrl-C in the terminal reaches the proof, whose teardown disables the wheels
 	// through the driver, and not the driver first. Pdeathsig: if the proof dies, the service stops too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGINT}
+	cmd.SysProcAttr = serviceProcAttr()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", s.bin.Path, err)
 	}
