@@ -1,8 +1,6 @@
-//go:build !race
-
 package sim
 
-// Real-time end-to-end tests over ptys: CI runs them without -race (see .ci/run).
+// Real-time end-to-end tests over ptys; under -race their waits are widened with testkit.Bound.
 
 import (
 	"context"
@@ -71,25 +69,33 @@ func openBoard(t *testing.T, path string) *boardClient {
 	return c
 }
 
-func (c *boardClient) loop() {
-	defer close(c.done)
-	var parser board.Parser
+// readLoop reads port until it fails (a zero-byte read is an end of file) and hands each chunk with its
+// arrival time to handle, under mu; the error is stored in *rdErr, under mu, and done is closed.
+func readLoop(port serial.Port, mu *sync.Mutex, rdErr *error, done chan struct{}, handle func(now time.Time, chunk []byte)) {
+	defer close(done)
 	buf := make([]byte, 4096)
 	for {
-		n, err := c.port.Read(buf)
+		n, err := port.Read(buf)
 		now := time.Now()
+		mu.Lock()
 		if err != nil || n == 0 {
-			c.mu.Lock()
 			if err == nil {
 				err = errors.New("EOF")
 			}
-			c.rdErr = err
-			c.mu.Unlock()
+			*rdErr = err
+			mu.Unlock()
 			return
 		}
-		c.mu.Lock()
-		c.bytes += n
-		parser.Feed(buf[:n], func(f board.Frame) {
+		handle(now, buf[:n])
+		mu.Unlock()
+	}
+}
+
+func (c *boardClient) loop() {
+	var parser board.Parser
+	readLoop(c.port, &c.mu, &c.rdErr, c.done, func(now time.Time, chunk []byte) {
+		c.bytes += len(chunk)
+		parser.Feed(chunk, func(f board.Frame) {
 			v, err := board.Decode(f)
 			if err != nil {
 				v = err
@@ -97,8 +103,7 @@ func (c *boardClient) loop() {
 			c.frames = append(c.frames, boardFrame{now, f.Func, v, append([]byte(nil), f.Payload...)})
 		})
 		c.stats = parser.Stats()
-		c.mu.Unlock()
-	}
+	})
 }
 
 func (c *boardClient) close() {

@@ -2,11 +2,14 @@ package sim
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -191,6 +194,33 @@ func (s *Sim) handleControl(conn net.Conn) {
 			return
 		}
 	}
+}
+
+// SocketPath resolves the control socket from --socket (used as is) or --dir (DIR/sim.sock).
+func SocketPath(dir, socket string) (string, error) {
+	if socket != "" {
+		return socket, nil
+	}
+	if dir != "" {
+		return filepath.Join(dir, ControlName), nil
+	}
+	return "", errors.New("which simulator? give --dir DIR (as passed to run) or --socket PATH")
+}
+
+// Send sends one request to the sim at socket and prints the answer to w: JSON answers (truth, stats)
+// indented, an {"ok":true} as "ok: REQUEST".
+func Send(w io.Writer, socket, request string) error {
+	b, err := Control(socket, request, 3*time.Second)
+	if err != nil {
+		return err
+	}
+	var pretty bytes.Buffer
+	if json.Indent(&pretty, b, "", "  ") == nil && !bytes.HasPrefix(b, []byte(`{"ok"`)) {
+		_, err = w.Write(pretty.Bytes())
+		return err
+	}
+	_, err = fmt.Fprintf(w, "ok: %s\n", request)
+	return err
 }
 
 // Control sends one request to a running sim's control socket and returns its JSON answer. An

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -309,30 +308,29 @@ func (c *core) lidarTick(now time.Time) {
 
 // reconnect brings dropped devices back as new ptys at the same links.
 func (c *core) reconnect(now time.Time) {
-	if c.board == nil && !c.boardBack.IsZero() && !now.Before(c.boardBack) {
-		p, err := openPort(c.s.boardLink, BoardBaud)
-		if err != nil {
-			c.event(now, "board device could not be re-created, retrying in 1 s: "+err.Error())
-			c.boardBack = now.Add(time.Second)
-		} else {
-			c.board, c.boardBack = p, time.Time{}
-			c.boardGen++
-			c.st.BoardReconnects++
-			c.s.startBoardReader(p, c.boardGen)
-			c.event(now, "board device back at "+p.slaveName)
-		}
+	if c.replug(now, "board", c.s.boardLink, BoardBaud, &c.board, &c.boardBack, &c.st.BoardReconnects) {
+		c.boardGen++
+		c.s.startBoardReader(c.board, c.boardGen)
 	}
-	if c.lidar == nil && !c.lidarBack.IsZero() && !now.Before(c.lidarBack) {
-		p, err := openPort(c.s.lidarLink, LidarBaud)
-		if err != nil {
-			c.event(now, "LiDAR device could not be re-created, retrying in 1 s: "+err.Error())
-			c.lidarBack = now.Add(time.Second)
-		} else {
-			c.lidar, c.lidarBack = p, time.Time{}
-			c.st.LidarReconnects++
-			c.event(now, "LiDAR device back at "+p.slaveName)
-		}
+	c.replug(now, "LiDAR", c.s.lidarLink, LidarBaud, &c.lidar, &c.lidarBack, &c.st.LidarReconnects)
+}
+
+// replug re-creates a dropped device once its time to come back has passed (retrying every second if
+// that fails) and reports whether it did.
+func (c *core) replug(now time.Time, name, link string, baud int, p **port, back *time.Time, reconnects *int) bool {
+	if *p != nil || back.IsZero() || now.Before(*back) {
+		return false
 	}
+	np, err := openPort(link, baud)
+	if err != nil {
+		c.event(now, name+" device could not be re-created, retrying in 1 s: "+err.Error())
+		*back = now.Add(time.Second)
+		return false
+	}
+	*p, *back = np, time.Time{}
+	*reconnects++
+	c.event(now, name+" device back at "+np.slaveName)
+	return true
 }
 
 func (c *core) runScheduled(now time.Time) {
@@ -352,74 +350,43 @@ func (c *core) applyFault(f Fault, now time.Time) {
 		c.event(now, "scheduled "+f.Text)
 		return
 	}
-	switch f.Kind {
-	case FaultUSBDrop:
-		if c.board != nil {
-			c.board.close(true)
-			c.board = nil
-		}
-		if back := now.Add(f.Dur); back.After(c.boardBack) {
-			c.boardBack = back
-		}
-	case FaultLidarUnplug:
-		if c.lidar != nil {
-			c.lidar.close(true)
-			c.lidar = nil
-		}
-		if back := now.Add(f.Dur); back.After(c.lidarBack) {
-			c.lidarBack = back
-		}
-	case FaultHang:
-		c.hang = f.On
-		c.s.hang.set(f.On)
-	case FaultIgnoreMotor:
-		c.ignoreMotor = f.On
-	case FaultLidarSilent:
-		c.lidarSilent = f.On
-	case FaultCorrupt:
-		if f.ToBoard {
-			c.s.toBoardRate.Store(math.Float64bits(f.Rate))
-		} else {
-			c.fromBoardRate = f.Rate
-		}
-	case FaultButton:
-		c.holdMask, c.holdFrames = f.Mask, f.Frames
-	case FaultPad:
-		c.pad = f.On
-	case FaultSticks:
-		c.sticks = f.Sticks
-	case FaultKey:
-		c.keys = append(c.keys, board.Key{ID: f.ID, Event: f.Event})
-	case FaultBattery:
-		c.bat.Step(f.MV)
-	case FaultStall:
-		c.phys.Pinned = f.On
+	if sp, ok := FaultSpecFor(f.Kind); ok {
+		sp.apply(c, f, now)
 	}
 	c.event(now, "fault "+f.Text)
 }
 
+// unplug closes a device (a USB drop) and sets when it comes back: the later of a pending return and
+// now+d.
+func unplug(p **port, back *time.Time, now time.Time, d time.Duration) {
+	if *p != nil {
+		(*p).close(true)
+		*p = nil
+	}
+	if b := now.Add(d); b.After(*back) {
+		*back = b
+	}
+}
+
 func (c *core) event(now time.Time, ev string) { c.s.emitTruth(marshalEvent(now, ev)) }
 
-// activeFaults lists the switches that are on, for the truth.
+// activeFaults lists the faults in effect (the switches that are on, devices gone, sticks off centre), for
+// the truth.
 func (c *core) activeFaults() []string {
 	var a []string
-	add := func(on bool, s string) {
-		if on {
-			a = append(a, s)
+	for _, sp := range FaultSpecs {
+		if sp.active != nil {
+			a = sp.active(c, a)
 		}
 	}
-	add(c.board == nil, "usb-drop")
-	add(c.lidar == nil, "lidar-unplug")
-	add(c.hang, "hang")
-	add(c.ignoreMotor, "ignore-motor")
-	add(c.lidarSilent, "lidar-silent")
-	add(c.pad, "pad")
-	if c.sticks != [4]int8{} { // formatted only when off centre: publish runs every tick
-		a = append(a, fmt.Sprintf("sticks=%d,%d,%d,%d", c.sticks[0], c.sticks[1], c.sticks[2], c.sticks[3]))
+	return a
+}
+
+// addIf appends s to a when on.
+func addIf(a []string, on bool, s string) []string {
+	if on {
+		return append(a, s)
 	}
-	add(c.phys.Pinned, "stall")
-	add(c.s.toBoardRate.Load() != 0, "corrupt=to-board")
-	add(c.fromBoardRate != 0, "corrupt=from-board")
 	return a
 }
 

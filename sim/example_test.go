@@ -20,3 +20,15 @@ func Example() {
 	fmt.Println(s.BoardPath() == dir+"/ttyACM0", s.LidarPath() == dir+"/lidar")
 	// Output: true true
 }
+
+// ParseFault reads the syntax every entry point shares (Config.Faults, Apply, the control socket, the
+// rosorin-sim subcommands); an @DELAY suffix schedules the fault.
+func ExampleParseFault() {
+	f, err := ParseFault("corrupt=to-board:0.01@5s")
+	fmt.Println(f.Kind, f.ToBoard, f.Rate, f.At, err)
+	sp, _ := FaultSpecFor(FaultHang)
+	fmt.Println(sp.Form, sp.Kind.IsSwitch())
+	// Output:
+	// corrupt true 0.01 5s <nil>
+	// hang[=on|off] true
+}

@@ -3,27 +3,31 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rosorin/rosorin/protocol/board"
 )
 
 // FaultKind names a fault or event, spelled as on the command line.
 type FaultKind string
 
+// The faults, one per entry of FaultSpecs.
 const (
-	FaultUSBDrop     FaultKind = "usb-drop"     // =DURATION: board device gone, a new one at the same path after it
-	FaultHang        FaultKind = "hang"         // [=on|off]: firmware stops reading and sending, motors keep speed
-	FaultIgnoreMotor FaultKind = "ignore-motor" // [=on|off]: motor frames are received but not obeyed
-	FaultLidarSilent FaultKind = "lidar-silent" // [=on|off]: LiDAR port open, no bytes
-	FaultLidarUnplug FaultKind = "lidar-unplug" // =DURATION: LiDAR device gone, back after it
-	FaultCorrupt     FaultKind = "corrupt"      // =to-board:RATE | from-board:RATE (per byte, 0..1)
-	FaultButton      FaultKind = "button"       // =MASK[:FRAMES]: gamepad buttons held for FRAMES frames (default 1)
-	FaultPad         FaultKind = "pad"          // [=on|off]: gamepad connected (20 Hz reports)
-	FaultSticks      FaultKind = "sticks"       // =LX,LY,RX,RY: stick axes (int8) in every gamepad report until changed
-	FaultKey         FaultKind = "key"          // =ID:EVENT: one key frame
-	FaultBattery     FaultKind = "battery-step" // =[+-]MV: charger plugged (+) or unplugged (-)
-	FaultStall       FaultKind = "stall"        // [=on|off]: body held, wheels keep turning
+	FaultUSBDrop     FaultKind = "usb-drop"
+	FaultHang        FaultKind = "hang"
+	FaultIgnoreMotor FaultKind = "ignore-motor"
+	FaultLidarSilent FaultKind = "lidar-silent"
+	FaultLidarUnplug FaultKind = "lidar-unplug"
+	FaultCorrupt     FaultKind = "corrupt"
+	FaultButton      FaultKind = "button"
+	FaultPad         FaultKind = "pad"
+	FaultSticks      FaultKind = "sticks"
+	FaultKey         FaultKind = "key"
+	FaultBattery     FaultKind = "battery-step"
+	FaultStall       FaultKind = "stall"
 )
 
 // Fault is one parsed fault or event. At > 0 delays it after the sim's start (suffix "@DURATION").
@@ -42,10 +46,229 @@ type Fault struct {
 	Text      string // as given
 }
 
+// FaultSpec is one fault's entry in the table that drives ParseFault, FaultHelp, the control socket,
+// the rosorin-sim subcommands, the truth's list of faults in effect and the fault table in docs/sim.md.
+// Adding a fault is one entry: its syntax and texts, its parser, its behaviour (apply) and its state
+// (active).
+type FaultSpec struct {
+	Kind FaultKind
+	// Form is the syntax with an example value, as in FaultHelp and the doc table: "usb-drop=3s",
+	// "hang[=on|off]".
+	Form string
+	// Example is a valid fault of this kind (checked by a test).
+	Example string
+	// Doc says what the fault does (the subcommand's usage line and the doc table).
+	Doc string
+	// Switch faults take an optional on|off (default on) and have a state to clear.
+	Switch bool
+	// Args names the subcommand's positional arguments, joined by Sep into the value after "=". A single
+	// argument is also taken as the value as written after "=" ("corrupt to-board:0.01").
+	Args []string
+	Sep  string
+	// Need says what a valid value is, for error messages.
+	Need string
+	// Option is a subcommand flag appended to the value after ":" (button --frames N); "" for none.
+	Option, OptionUsage, OptionDefault string
+	// active appends what the truth lists while the fault is in effect (nil for one-shot events).
+	active func(c *core, a []string) []string
+	// apply is the fault's behaviour, run on the core goroutine (the owner of the physics and the devices).
+	apply func(c *core, f Fault, now time.Time)
+	// parse fills f from the value after "=" (val, "" when absent) or says why it is invalid.
+	parse func(f *Fault, val string, hasVal bool) error
+}
+
+// FaultSpecs is the fault table, in the order of the help and the docs.
+var FaultSpecs = []FaultSpec{
+	{
+		Kind: FaultUSBDrop, Form: "usb-drop=3s", Example: "usb-drop=3s", Args: []string{"DURATION"},
+		Doc:    "the board's USB device disappears for DURATION; a new one appears at the same path (wheels keep turning)",
+		Need:   "a duration between 0 and 1h, e.g. =3s",
+		parse:  parseDur,
+		apply:  func(c *core, f Fault, now time.Time) { unplug(&c.board, &c.boardBack, now, f.Dur) },
+		active: func(c *core, a []string) []string { return addIf(a, c.board == nil, "usb-drop") },
+	},
+	{
+		Kind: FaultHang, Form: "hang[=on|off]", Example: "hang=on", Switch: true,
+		Doc:    "the board firmware stops reading and sending (on) or resumes (off); wheels keep turning",
+		apply:  func(c *core, f Fault, _ time.Time) { c.hang = f.On; c.s.hang.set(f.On) },
+		active: func(c *core, a []string) []string { return addIf(a, c.hang, "hang") },
+	},
+	{
+		Kind: FaultIgnoreMotor, Form: "ignore-motor[=on|off]", Example: "ignore-motor=on", Switch: true,
+		Doc:    "the board receives motor frames but does not obey them (a broken stop: the stop judges' negative control)",
+		apply:  func(c *core, f Fault, _ time.Time) { c.ignoreMotor = f.On },
+		active: func(c *core, a []string) []string { return addIf(a, c.ignoreMotor, "ignore-motor") },
+	},
+	{
+		Kind: FaultLidarSilent, Form: "lidar-silent[=on|off]", Example: "lidar-silent=off", Switch: true,
+		Doc:    "the LiDAR port stays open but sends no bytes",
+		apply:  func(c *core, f Fault, _ time.Time) { c.lidarSilent = f.On },
+		active: func(c *core, a []string) []string { return addIf(a, c.lidarSilent, "lidar-silent") },
+	},
+	{
+		Kind: FaultLidarUnplug, Form: "lidar-unplug=2s", Example: "lidar-unplug=2s", Args: []string{"DURATION"},
+		Doc:    "the LiDAR device disappears for DURATION; a new one appears at the same path",
+		Need:   "a duration between 0 and 1h, e.g. =3s",
+		parse:  parseDur,
+		apply:  func(c *core, f Fault, now time.Time) { unplug(&c.lidar, &c.lidarBack, now, f.Dur) },
+		active: func(c *core, a []string) []string { return addIf(a, c.lidar == nil, "lidar-unplug") },
+	},
+	{
+		Kind: FaultCorrupt, Form: "corrupt=to-board:0.01", Example: "corrupt=from-board:0.01",
+		Args: []string{"to-board|from-board", "RATE"}, Sep: ":",
+		Doc:  "flip one bit in a fraction RATE of the bytes the board receives (to-board) or sends (from-board); 0 = off",
+		Need: "a direction to-board or from-board and a rate in [0, 1], e.g. to-board:0.01",
+		parse: func(f *Fault, val string, _ bool) error {
+			dir, rate, ok := strings.Cut(val, ":")
+			switch dir {
+			case "to-board":
+				f.ToBoard = true
+			case "from-board":
+			default:
+				return errors.New("direction must be to-board or from-board")
+			}
+			r, err := strconv.ParseFloat(rate, 64)
+			if !ok || err != nil || !(r >= 0 && r <= 1) {
+				return errors.New("rate must be a probability per byte in [0, 1]")
+			}
+			f.Rate = r
+			return nil
+		},
+		apply: func(c *core, f Fault, _ time.Time) {
+			if f.ToBoard {
+				c.s.toBoardRate.Store(math.Float64bits(f.Rate))
+			} else {
+				c.fromBoardRate = f.Rate
+			}
+		},
+		active: func(c *core, a []string) []string {
+			a = addIf(a, c.s.toBoardRate.Load() != 0, "corrupt=to-board")
+			return addIf(a, c.fromBoardRate != 0, "corrupt=from-board")
+		},
+	},
+	{
+		Kind: FaultButton, Form: "button=0x0100[:FRAMES]", Example: "button=0x0100:3", Args: []string{"MASK"},
+		Option: "frames", OptionUsage: "number of gamepad reports `N` carrying the mask", OptionDefault: "1",
+		Doc:  "hold gamepad buttons MASK (0x0100 = CROSS) for FRAMES reports (20 Hz; sent even with no pad connected)",
+		Need: "a non-zero 16-bit mask, e.g. 0x0100",
+		parse: func(f *Fault, val string, _ bool) error {
+			m, fr, hasFr := strings.Cut(val, ":")
+			mask, err := strconv.ParseUint(m, 0, 16)
+			if err != nil || mask == 0 {
+				return errors.New("mask must be a non-zero 16-bit number, e.g. 0x0100")
+			}
+			f.Mask, f.Frames = uint16(mask), 1
+			if hasFr {
+				n, err := strconv.Atoi(fr)
+				if err != nil || n < 1 || n > 100000 {
+					return errors.New("frames must be a positive count")
+				}
+				f.Frames = n
+			}
+			return nil
+		},
+		apply: func(c *core, f Fault, _ time.Time) { c.holdMask, c.holdFrames = f.Mask, f.Frames },
+	},
+	{
+		Kind: FaultPad, Form: "pad[=on|off]", Example: "pad=on", Switch: true,
+		Doc:    "a gamepad is connected (20 Hz reports) or disconnected",
+		apply:  func(c *core, f Fault, _ time.Time) { c.pad = f.On },
+		active: func(c *core, a []string) []string { return addIf(a, c.pad, "pad") },
+	},
+	{
+		Kind: FaultSticks, Form: "sticks=LX,LY,RX,RY", Example: "sticks=0,64,0,0", Args: []string{"LX", "LY", "RX", "RY"}, Sep: ",",
+		Doc: "set the gamepad stick axes (int8, raw/127 gives -1..1) carried by every gamepad report until changed " +
+			"(while a pad is connected or a button is held); 0,64,0,0 is the left stick half forward, 0,0,0,0 centres",
+		Need: "four axes LX,LY,RX,RY, each -128..127, e.g. sticks=0,64,0,0 (left stick half forward)",
+		parse: func(f *Fault, val string, _ bool) error {
+			parts := strings.Split(val, ",")
+			if len(parts) != 4 {
+				return errors.New("needs four axes LX,LY,RX,RY, each -128..127, e.g. sticks=0,64,0,0 (left stick half forward)")
+			}
+			for i, p := range parts {
+				v, err := strconv.ParseInt(strings.TrimSpace(p), 10, 8)
+				if err != nil {
+					return errors.New("axis " + strconv.Quote(p) + " is not an integer in -128..127")
+				}
+				f.Sticks[i] = int8(v)
+			}
+			return nil
+		},
+		apply: func(c *core, f Fault, _ time.Time) { c.sticks = f.Sticks },
+		active: func(c *core, a []string) []string {
+			if c.sticks == [4]int8{} { // formatted only when off centre: publish runs every tick
+				return a
+			}
+			return append(a, fmt.Sprintf("sticks=%d,%d,%d,%d", c.sticks[0], c.sticks[1], c.sticks[2], c.sticks[3]))
+		},
+	},
+	{
+		Kind: FaultKey, Form: "key=1:0x01", Example: "key=1:0x01", Args: []string{"ID", "EVENT"}, Sep: ":",
+		Doc:  "send one key frame (ID, EVENT bits; 1:0x01 = key 1 pressed)",
+		Need: "ID:EVENT, e.g. 1:0x01 (pressed)",
+		parse: func(f *Fault, val string, _ bool) error {
+			id, ev, ok := strings.Cut(val, ":")
+			i, err1 := strconv.ParseUint(id, 0, 8)
+			e, err2 := strconv.ParseUint(ev, 0, 8)
+			if !ok || err1 != nil || err2 != nil {
+				return errors.New("needs ID:EVENT, e.g. 1:0x01 (pressed)")
+			}
+			f.ID, f.Event = uint8(i), uint8(e)
+			return nil
+		},
+		apply: func(c *core, f Fault, _ time.Time) { c.keys = append(c.keys, board.Key{ID: f.ID, Event: f.Event}) },
+	},
+	{
+		Kind: FaultBattery, Form: "battery-step=+250", Example: "battery-step=-250", Args: []string{"MV"},
+		Doc:  "shift the battery voltage by MV: charger plugged (+250) or unplugged (-250)",
+		Need: "a step in mV, e.g. +250 or -250",
+		parse: func(f *Fault, val string, _ bool) error {
+			mv, err := strconv.Atoi(val)
+			if err != nil {
+				return fmt.Errorf("%q is not a number of mV; needs a step in mV, e.g. +250 or -250", val)
+			}
+			if mv < -5000 || mv > 5000 {
+				return errors.New("needs a step in mV within +-5000, e.g. +250 or -250")
+			}
+			f.MV = mv
+			return nil
+		},
+		apply: func(c *core, f Fault, _ time.Time) { c.bat.Step(f.MV) },
+	},
+	{
+		Kind: FaultStall, Form: "stall[=on|off]", Example: "stall=on", Switch: true,
+		Doc:    "the robot body is held (as against an obstacle); the wheels keep turning",
+		apply:  func(c *core, f Fault, _ time.Time) { c.phys.Pinned = f.On },
+		active: func(c *core, a []string) []string { return addIf(a, c.phys.Pinned, "stall") },
+	},
+}
+
 // FaultHelp is the syntax, for --help texts and error messages.
-const FaultHelp = `usb-drop=3s | hang[=on|off] | ignore-motor[=on|off] | lidar-silent[=on|off] | lidar-unplug=2s |
-corrupt=to-board:0.01 | corrupt=from-board:0.01 | button=0x0100[:FRAMES] | pad[=on|off] | sticks=LX,LY,RX,RY |
-key=1:0x01 | battery-step=+250 | stall[=on|off]; append @DELAY (e.g. hang@5s) to schedule it after the start`
+var FaultHelp = faultHelp()
+
+func faultHelp() string {
+	forms := make([]string, len(FaultSpecs))
+	for i, sp := range FaultSpecs {
+		forms[i] = sp.Form
+	}
+	return strings.Join(forms, " | ") + "; append @DELAY (e.g. hang@5s) to schedule it after the start"
+}
+
+// FaultSpecFor returns the table entry of kind.
+func FaultSpecFor(kind FaultKind) (FaultSpec, bool) {
+	for _, sp := range FaultSpecs {
+		if sp.Kind == kind {
+			return sp, true
+		}
+	}
+	return FaultSpec{}, false
+}
+
+// IsSwitch reports whether k is an on/off fault (one with a state to clear).
+func (k FaultKind) IsSwitch() bool {
+	sp, ok := FaultSpecFor(k)
+	return ok && sp.Switch
+}
 
 // ParseFault parses the CLI syntax, e.g. "usb-drop=3s", "corrupt=from-board:0.01", "button=0x0100:3",
 // "hang@2s".
@@ -65,82 +288,42 @@ func ParseFault(s string) (Fault, error) {
 	bad := func(why string) (Fault, error) {
 		return f, fmt.Errorf("fault %q: %s (syntax: %s)", s, why, FaultHelp)
 	}
-	switch f.Kind {
-	case FaultHang, FaultIgnoreMotor, FaultLidarSilent, FaultPad, FaultStall:
-		f.On = true
-		if hasVal {
-			on, err := parseOnOff(val)
-			if err != nil {
-				return bad(err.Error())
-			}
-			f.On = on
-		}
-	case FaultUSBDrop, FaultLidarUnplug:
-		d, err := time.ParseDuration(val)
-		if err != nil || d <= 0 || d > time.Hour {
-			return bad("needs a duration between 0 and 1h, e.g. =3s")
-		}
-		f.Dur = d
-	case FaultCorrupt:
-		dir, rate, ok := strings.Cut(val, ":")
-		switch dir {
-		case "to-board":
-			f.ToBoard = true
-		case "from-board":
-		default:
-			return bad("direction must be to-board or from-board")
-		}
-		r, err := strconv.ParseFloat(rate, 64)
-		if !ok || err != nil || !(r >= 0 && r <= 1) {
-			return bad("rate must be a probability per byte in [0, 1]")
-		}
-		f.Rate = r
-	case FaultButton:
-		m, fr, hasFr := strings.Cut(val, ":")
-		mask, err := strconv.ParseUint(m, 0, 16)
-		if err != nil || mask == 0 {
-			return bad("mask must be a non-zero 16-bit number, e.g. 0x0100")
-		}
-		f.Mask, f.Frames = uint16(mask), 1
-		if hasFr {
-			n, err := strconv.Atoi(fr)
-			if err != nil || n < 1 || n > 100000 {
-				return bad("frames must be a positive count")
-			}
-			f.Frames = n
-		}
-	case FaultSticks:
-		parts := strings.Split(val, ",")
-		if len(parts) != 4 {
-			return bad("needs four axes LX,LY,RX,RY, each -128..127, e.g. sticks=0,64,0,0 (left stick half forward)")
-		}
-		for i, p := range parts {
-			v, err := strconv.ParseInt(strings.TrimSpace(p), 10, 8)
-			if err != nil {
-				return bad("axis " + strconv.Quote(p) + " is not an integer in -128..127")
-			}
-			f.Sticks[i] = int8(v)
-		}
-	case FaultKey:
-		id, ev, ok := strings.Cut(val, ":")
-		i, err1 := strconv.ParseUint(id, 0, 8)
-		e, err2 := strconv.ParseUint(ev, 0, 8)
-		if !ok || err1 != nil || err2 != nil {
-			return bad("needs ID:EVENT, e.g. 1:0x01 (pressed)")
-		}
-		f.ID, f.Event = uint8(i), uint8(e)
-	case FaultBattery:
-		mv, err := strconv.Atoi(val)
-		if err != nil || mv < -5000 || mv > 5000 {
-			return bad("needs a step in mV, e.g. +250 or -250")
-		}
-		f.MV = mv
-	case "":
+	if f.Kind == "" {
 		return bad("empty fault")
-	default:
+	}
+	sp, ok := FaultSpecFor(f.Kind)
+	if !ok {
 		return bad("unknown fault " + strconv.Quote(string(f.Kind)))
 	}
+	parse := sp.parse
+	if sp.Switch {
+		parse = parseSwitch
+	}
+	if err := parse(&f, val, hasVal); err != nil {
+		return bad(err.Error())
+	}
 	return f, nil
+}
+
+func parseSwitch(f *Fault, val string, hasVal bool) error {
+	f.On = true
+	if hasVal {
+		on, err := parseOnOff(val)
+		if err != nil {
+			return err
+		}
+		f.On = on
+	}
+	return nil
+}
+
+func parseDur(f *Fault, val string, _ bool) error {
+	d, err := time.ParseDuration(val)
+	if err != nil || d <= 0 || d > time.Hour {
+		return errors.New("needs a duration between 0 and 1h, e.g. =3s")
+	}
+	f.Dur = d
+	return nil
 }
 
 func parseOnOff(v string) (bool, error) {
@@ -151,4 +334,50 @@ func parseOnOff(v string) (bool, error) {
 		return false, nil
 	}
 	return false, errors.New("want on or off, got " + strconv.Quote(v))
+}
+
+// CLIArgs names a fault's subcommand arguments ("on|off" for a switch).
+func (sp FaultSpec) CLIArgs() []string {
+	if sp.Switch {
+		return []string{"on|off"}
+	}
+	return sp.Args
+}
+
+// Request builds the control-socket request for the fault's subcommand from its positional arguments and
+// its option value ("" when it has none), and checks it with ParseFault, so a bad value is reported before
+// any simulator is contacted.
+func (sp FaultSpec) Request(args []string, option string) (string, error) {
+	want := sp.CLIArgs()
+	var val string
+	switch {
+	case len(args) == len(want):
+		val = strings.Join(args, sp.Sep)
+	case len(args) == 1 && sp.Sep != "":
+		val = args[0] // the value as written after "=", e.g. to-board:0.01
+	default:
+		need := sp.Need
+		if sp.Switch {
+			need = "on or off"
+		}
+		return "", fmt.Errorf("%s needs %s (arguments %s), got %q", sp.Kind, need, strings.Join(want, " "), args)
+	}
+	if sp.Option != "" {
+		val += ":" + option
+	}
+	req := string(sp.Kind) + "=" + val
+	if _, err := ParseFault(req); err != nil {
+		return "", err
+	}
+	return req, nil
+}
+
+// FaultTable is the fault table of docs/sim.md (a test keeps the two equal).
+func FaultTable() string {
+	var b strings.Builder
+	b.WriteString("| fault | what it does |\n|---|---|\n")
+	for _, sp := range FaultSpecs {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", strings.ReplaceAll(sp.Form, "|", `\|`), sp.Doc)
+	}
+	return b.String()
 }

@@ -1,8 +1,6 @@
-//go:build !race
-
 package sim
 
-// Real-time end-to-end tests over ptys: CI runs them without -race (see .ci/run).
+// Real-time end-to-end tests over ptys; under -race their waits are widened with testkit.Bound.
 
 import (
 	"context"

@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/proofs/stand"
 )
 
@@ -46,4 +47,19 @@ func judgeStop(s []stand.Sample, trigger float64) stand.Verdict {
 		end = trigger + judgeParams.Step // no data after the trigger: let the judge say so
 	}
 	return stand.Judge(s, trigger, end, judgeParams)
+}
+
+// boundS is testkit.Bound for a bound in seconds: s, or wider under the race detector.
+func boundS(s float64) float64 {
+	return testkit.Bound(time.Duration(s * float64(time.Second))).Seconds()
+}
+
+// minCount is the least number of frames, bytes or scans a real-time test accepts in a wall-time window:
+// n, or n/RaceFactor (at least 1) under the race detector, where a loaded machine starves the sim. The
+// upper bounds stay: a sim that falls behind never sends more.
+func minCount(n int) int {
+	if testkit.RaceEnabled {
+		return max(1, n/testkit.RaceFactor)
+	}
+	return n
 }

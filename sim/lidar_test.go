@@ -1,11 +1,8 @@
-//go:build !race
-
 package sim
 
-// Real-time end-to-end tests over ptys: CI runs them without -race (see .ci/run).
+// Real-time end-to-end tests over ptys; under -race their waits are widened with testkit.Bound.
 
 import (
-	"errors"
 	"math"
 	"sort"
 	"sync"
@@ -14,6 +11,7 @@ import (
 
 	"go.bug.st/serial"
 
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/coind6"
 )
 
@@ -44,29 +42,15 @@ func openLidar(t *testing.T, path string) *lidarClient {
 }
 
 func (c *lidarClient) loop() {
-	defer close(c.done)
 	var parser coind6.Parser
 	asm := coind6.NewAssembler(coind6.DefaultScanConfig())
-	buf := make([]byte, 4096)
 	samp := make([]coind6.Sample, 0, 32)
-	for {
-		n, err := c.port.Read(buf)
-		now := time.Now()
-		if err != nil || n == 0 {
-			c.mu.Lock()
-			if err == nil {
-				err = errors.New("EOF")
-			}
-			c.rdErr = err
-			c.mu.Unlock()
-			return
-		}
-		c.mu.Lock()
+	readLoop(c.port, &c.mu, &c.rdErr, c.done, func(now time.Time, chunk []byte) {
 		c.bytes = append(c.bytes, struct {
 			t time.Time
 			n int
-		}{now, n})
-		parser.Feed(buf[:n], func(pkt []byte) {
+		}{now, len(chunk)})
+		parser.Feed(chunk, func(pkt []byte) {
 			p, err := coind6.DecodeInto(pkt, samp)
 			if err != nil {
 				return
@@ -76,8 +60,13 @@ func (c *lidarClient) loop() {
 			}
 		})
 		c.stats = parser.Stats()
-		c.mu.Unlock()
-	}
+	})
+}
+
+func (c *lidarClient) parserStats() coind6.Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stats
 }
 
 func (c *lidarClient) close() {
@@ -134,7 +123,9 @@ func TestLidarStream(t *testing.T) {
 	time.Sleep(3 * time.Second)
 	t1 := time.Now()
 	scans := c.scansSince(t0)
-	if len(scans) < 20 {
+	// Under -race on a loaded machine the sim falls behind wall time: fewer scans, and rates that measure
+	// the machine. The rates are judged in the normal run only; the scans' content is judged in both.
+	if len(scans) < minCount(20) {
 		t.Fatalf("%d scans in 3 s, want ~30", len(scans))
 	}
 	rate := 1 / fitPeriod(scans)
@@ -147,11 +138,11 @@ func TestLidarStream(t *testing.T) {
 		valid += sc.ValidFraction()
 	}
 	valid /= float64(len(scans))
-	t.Logf("scans %.2f Hz, %.2f KB/s, valid %.1f %%, samples/rev %d, parser %+v", rate, kbs, 100*valid, scans[0].Samples, c.stats)
-	if math.Abs(rate-10) > 0.3 {
+	t.Logf("scans %.2f Hz, %.2f KB/s, valid %.1f %%, samples/rev %d, parser %+v", rate, kbs, 100*valid, scans[0].Samples, c.parserStats())
+	if !testkit.RaceEnabled && math.Abs(rate-10) > 0.3 {
 		t.Errorf("scan rate %.2f Hz, want 10 +- 0.3", rate)
 	}
-	if kbs < 13.0 || kbs > 14.4 {
+	if !testkit.RaceEnabled && (kbs < 13.0 || kbs > 14.4) {
 		t.Errorf("byte rate %.2f KB/s, want ~13.7", kbs)
 	}
 	if valid < 0.55 || valid > 0.65 {

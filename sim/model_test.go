@@ -158,7 +158,7 @@ func proofRun(seed int64, v [3]float64, delay time.Duration, ignore bool) stand.
 // 0.40 s at 0.2 m/s, 0.50 s at 0.35 m/s, 0.25 s rotating at 1.0 rad/s, within +-0.15 s, judged by
 // proofs/stand.Judge on the pure models with the stop frame at the trigger. The e-stop column is the fit
 // target because its trigger is the stop itself (plus the driver's few tens of ms); the deadman column is
-// not (see the Fit section of doc.go). Controls: the stop frame 0.3 s late (the deadman's own wait) lands
+// not (see the fit in docs/sim.md). Controls: the stop frame 0.3 s late (the deadman's own wait) lands
 // outside the band, and a board that ignores the stop never settles.
 func TestLagFitEstopColumn(t *testing.T) {
 	cases := []struct {

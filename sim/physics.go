@@ -24,7 +24,7 @@ func (k WorldKind) String() string {
 // stand judge (proofs/stand, threshold 0.0035 rad/s on 0.2 s windows) reads "still" as chapter 19's
 // e-stop column does (0.40 / 0.50 / 0.25 s at 0.2 m/s, 0.35 m/s, 1.0 rad/s): 0.30 / 0.43 / 0.265 s with
 // the stop frame at the trigger (TestLagFitEstopColumn pins +-0.15 s). Not fitted to the deadman column,
-// whose figures are shorter than its own 0.3 s wait allows: see the Fit section of doc.go.
+// whose figures are shorter than its own 0.3 s wait allows: see docs/sim.md.
 const WheelTau = 0.22
 
 // Physics is the pure mechanical state: wheel speeds, body velocity and pose. No clock: Step takes dt.

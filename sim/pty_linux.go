@@ -11,6 +11,8 @@ import (
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"github.com/rosorin/rosorin/internal/tty"
 )
 
 // port is one simulated serial device: a pty whose slave is published at a stable symlink.
@@ -37,7 +39,7 @@ type port struct {
 }
 
 // openPort creates a pty with its slave in raw mode at the given baud and points link at it.
-func openPort(link string, baud uint32) (*port, error) {
+func openPort(link string, baud int) (*port, error) {
 	m, s, err := pty.Open()
 	if err != nil {
 		return nil, fmt.Errorf("open a pseudo-terminal: %w (is /dev/ptmx available?)", err)
@@ -59,7 +61,9 @@ func openPort(link string, baud uint32) (*port, error) {
 	p := &port{link: link, slaveName: s.Name(), slave: s, master: os.NewFile(uintptr(fd), "ptmx"), done: make(chan struct{})}
 	p.rc, err = p.master.SyscallConn()
 	if err == nil {
-		err = setRaw(int(s.Fd()), baud)
+		if err = tty.SetRaw(int(s.Fd()), baud); err != nil {
+			err = fmt.Errorf("pty slave raw mode: %w", err)
+		}
 	}
 	if err == nil {
 		err = p.watchClients()
@@ -72,35 +76,6 @@ func openPort(link string, baud uint32) (*port, error) {
 		return nil, err
 	}
 	return p, nil
-}
-
-func setRaw(fd int, baud uint32) error {
-	t, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	if err != nil {
-		return fmt.Errorf("pty slave termios: %w", err)
-	}
-	// cfmakeraw
-	t.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
-	t.Oflag &^= unix.OPOST
-	t.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
-	t.Cflag &^= unix.CSIZE | unix.PARENB | unix.CBAUD
-	t.Cflag |= unix.CS8 | unix.CREAD | unix.CLOCAL | baudBits(baud)
-	t.Ispeed, t.Ospeed = baud, baud
-	t.Cc[unix.VMIN], t.Cc[unix.VTIME] = 1, 0
-	if err := unix.IoctlSetTermios(fd, unix.TCSETS, t); err != nil {
-		return fmt.Errorf("pty slave raw mode: %w", err)
-	}
-	return nil
-}
-
-func baudBits(b uint32) uint32 {
-	switch b {
-	case 230400:
-		return unix.B230400
-	case 1000000:
-		return unix.B1000000
-	}
-	return unix.B115200
 }
 
 // publishLink points link at target atomically (a rename over the old link), so a client never sees a
@@ -157,13 +132,6 @@ func (p *port) watchClients() error {
 	}()
 	return nil
 }
-
-// Results of port.write.
-const (
-	wrote    = iota
-	noClient // nobody has the device open: dropped, as a closed USB tty would
-	full     // the pty buffer is full (a stalled client): dropped, never waited for
-)
 
 // write sends b to the client without ever blocking and returns how it went.
 func (p *port) write(b []byte) int {

@@ -1,8 +1,6 @@
-//go:build !race
-
 package sim
 
-// Real-time end-to-end tests over ptys: CI runs them without -race (see .ci/run).
+// Real-time end-to-end tests over ptys; under -race their waits are widened with testkit.Bound.
 
 import (
 	"bufio"
@@ -14,12 +12,14 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -41,14 +41,14 @@ func TestMain(m *testing.M) {
 		s.Close()
 		os.Exit(0)
 	}
-	g0, f0, err := resourceBaseline()
+	ignore, f0, err := resourceBaseline()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
 	if code == 0 {
-		if msg := resourcesLeft(g0, f0, 3*time.Second); msg != "" {
+		if msg := resourcesLeft(ignore, f0, testkit.Bound(3*time.Second)); msg != "" {
 			fmt.Fprintln(os.Stderr, msg)
 			code = 1
 		}
@@ -57,46 +57,53 @@ func TestMain(m *testing.M) {
 }
 
 // resourceBaseline starts and closes one sim first, so that what the runtime and the libraries create
-// once on first use (the poller's epoll fd and wake-up eventfd) is in the baseline, then counts.
-func resourceBaseline() (goroutines, fds int, err error) {
+// once on first use (the poller's epoll fd and wake-up eventfd) is in the baseline, then takes the
+// goroutines running now as the ones to ignore and counts the fds.
+func resourceBaseline() (ignore goleak.Option, fds int, err error) {
 	dir, err := os.MkdirTemp("", "rosorin-sim-baseline")
 	if err != nil {
-		return 0, 0, err
+		return nil, 0, err
 	}
 	defer os.RemoveAll(dir)
 	s, err := Start(context.Background(), Config{Dir: dir, World: "stand", Seed: 1})
 	if err != nil {
-		return 0, 0, fmt.Errorf("baseline sim: %w", err)
+		return nil, 0, fmt.Errorf("baseline sim: %w", err)
 	}
 	if err := s.Close(); err != nil {
-		return 0, 0, fmt.Errorf("baseline sim: %w", err)
+		return nil, 0, fmt.Errorf("baseline sim: %w", err)
 	}
 	fds, err = countFDs()
-	return runtime.NumGoroutine(), fds, err
+	return goleak.IgnoreCurrent(), fds, err
 }
 
-// resourcesLeft waits up to d for the goroutine and fd counts to come back to the baseline and describes
-// what is left if they do not ("" when clean).
-func resourcesLeft(g0, f0 int, d time.Duration) string {
+// resourcesLeft checks that no goroutine outlived the baseline (goleak, which retries while goroutines
+// are still finishing) and waits up to d for the fd count to come back to f0; it describes what is left
+// if not ("" when clean).
+func resourcesLeft(ignore goleak.Option, f0 int, d time.Duration) string {
+	if err := goleak.Find(ignore); err != nil {
+		return "resource check FAILED: " + err.Error()
+	}
 	ok := waitUntil(d, func() bool {
 		f, err := countFDs()
-		return err == nil && f <= f0 && runtime.NumGoroutine() <= g0
+		return err == nil && f <= f0
 	})
-	g1 := runtime.NumGoroutine()
 	f1, _ := countFDs()
 	if ok {
-		fmt.Printf("resource check: goroutines %d -> %d, open fds %d -> %d\n", g0, g1, f0, f1)
+		fmt.Printf("resource check: no goroutine left, open fds %d -> %d\n", f0, f1)
 		return ""
 	}
+	return fmt.Sprintf("resource check FAILED: open fds %d before the tests, %d after\nfds: %s", f0, f1, fdTargets())
+}
+
+// fdTargets lists this process's open fds and what they point at, for a leak report.
+func fdTargets() string {
 	var fds []string
 	ents, _ := os.ReadDir("/proc/self/fd")
 	for _, e := range ents {
 		l, _ := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
 		fds = append(fds, e.Name()+"->"+l)
 	}
-	buf := make([]byte, 1<<18)
-	return fmt.Sprintf("resource check FAILED: goroutines %d before the tests, %d after; open fds %d before, %d after\nfds: %s\n%s",
-		g0, g1, f0, f1, strings.Join(fds, " "), buf[:runtime.Stack(buf, true)])
+	return strings.Join(fds, " ")
 }
 
 // countFDs counts this process's open file descriptors (the /proc/self/fd listing's own fd included,
@@ -109,9 +116,14 @@ func countFDs() (int, error) {
 	return len(e), nil
 }
 
-// TestCPU measures the simulator alone (a child process, read from /proc like ps) at the default rates
-// while both devices are read: it must stay well under 5 % of one core.
+// TestCPU measures the simulator alone (a child process) at the default rates while both devices are
+// read: it must stay well under 5 % of one core. The child's CPU time is what the kernel reports at its
+// exit (rusage), over its whole life, start-up included. A pure timing measurement: the race detector's
+// own cost would be measured too, so it does not run under -race.
 func TestCPU(t *testing.T) {
+	if testkit.RaceEnabled {
+		t.Skip("pure CPU measurement: under -race it would measure the race detector")
+	}
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "ROSORIN_SIM_CHILD_DIR="+dir)
@@ -120,12 +132,23 @@ func TestCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Stderr = os.Stderr
+	w0 := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	stopped := false
+	stop := func() time.Duration {
+		stopped = true
 		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("child sim: %v", err)
+		}
+		return time.Since(w0)
+	}
+	defer func() {
+		if !stopped {
+			stop()
+		}
 	}()
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil || line != "ready\n" {
@@ -133,32 +156,20 @@ func TestCPU(t *testing.T) {
 	}
 	b := openBoard(t, filepath.Join(dir, BoardLinkName))
 	l := openLidar(t, filepath.Join(dir, LidarLinkName))
-	time.Sleep(500 * time.Millisecond)
-	c0, w0 := procCPU(t, cmd.Process.Pid), time.Now()
-	time.Sleep(5 * time.Second)
-	cpu := (procCPU(t, cmd.Process.Pid) - c0).Seconds() / time.Since(w0).Seconds()
-	t0 := w0.Add(time.Second)
+	t0 := time.Now().Add(time.Second)
+	time.Sleep(5500 * time.Millisecond)
 	imu := float64(len(b.since(t0, board.FuncIMU))) / time.Since(t0).Seconds()
 	scans := len(l.scansSince(t0))
-	t.Logf("simulator CPU %.2f %% of one core over 5 s (IMU %.1f Hz, %d scans in %.1f s read meanwhile)", 100*cpu, imu, scans, time.Since(t0).Seconds())
+	wall := stop()
+	used := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	cpu := used.Seconds() / wall.Seconds()
+	t.Logf("simulator CPU %.2f %% of one core over its %.1f s life (IMU %.1f Hz, %d scans in %.1f s read meanwhile)", 100*cpu, wall.Seconds(), imu, scans, time.Since(t0).Seconds())
 	if cpu > 0.05 {
 		t.Errorf("simulator CPU %.1f %% of one core, want well under 5 %%", 100*cpu)
 	}
 	if imu < 100 || scans < 30 {
 		t.Errorf("the clients were not fed while measuring: IMU %.1f Hz, %d scans", imu, scans)
 	}
-}
-
-// procCPU is utime + stime of a process from /proc/PID/stat (clock ticks of 10 ms, USER_HZ = 100).
-func procCPU(t *testing.T, pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
 // TestNoLeaks: after Close every goroutine the sim started has exited and every file descriptor it opened
@@ -170,27 +181,21 @@ func procCPU(t *testing.T, pid int) time.Duration {
 func TestNoLeaks(t *testing.T) {
 	dir := t.TempDir()
 	// Warm-up: the runtime creates its poller (epoll fd, wake-up eventfd) and the serial library its
-	// goroutines on first use; count after one full cycle so only the sim's own resources are compared.
+	// goroutines on first use; take the baseline after one full cycle so only the sim's own resources are
+	// compared.
 	leakCycleFull(t, filepath.Join(dir, "warm"))
-	g0, f0 := runtime.NumGoroutine(), openFDs(t)
+	ignore, f0 := goleak.IgnoreCurrent(), openFDs(t)
 
 	leakCycleFull(t, filepath.Join(dir, "full"))
 	leakCycleFaultsPending(t, filepath.Join(dir, "pending"))
 	leakCycleStartFails(t, filepath.Join(dir, "fails"))
 
-	settled := waitUntil(3*time.Second, func() bool { return runtime.NumGoroutine() <= g0 && openFDs(t) <= f0 })
-	g1, f1 := runtime.NumGoroutine(), openFDs(t)
-	t.Logf("after 3 sims started and closed (+ 4 failed starts): goroutines %d -> %d, open fds %d -> %d", g0, g1, f0, f1)
+	goleak.VerifyNone(t, ignore)
+	settled := waitUntil(testkit.Bound(3*time.Second), func() bool { return openFDs(t) <= f0 })
+	f1 := openFDs(t)
+	t.Logf("after 3 sims started and closed (+ 4 failed starts): open fds %d -> %d", f0, f1)
 	if !settled {
-		buf := make([]byte, 1<<16)
-		fds, _ := os.ReadDir("/proc/self/fd")
-		var targets []string
-		for _, e := range fds {
-			l, _ := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
-			targets = append(targets, e.Name()+"->"+l)
-		}
-		t.Errorf("leak: goroutines %d before, %d after; fds %d before, %d after\nfds: %v\n%s",
-			g0, g1, f0, f1, targets, buf[:runtime.Stack(buf, true)])
+		t.Errorf("leak: fds %d before, %d after\nfds: %s", f0, f1, fdTargets())
 	}
 }
 

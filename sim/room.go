@@ -25,7 +25,7 @@ type Room struct {
 // DefaultRobotRadius: the floor proof's corridor uses "robot half width ~0.15" (chapter 19).
 const DefaultRobotRadius = 0.15
 
-// roomFile is the YAML shape documented in doc.go.
+// roomFile is the YAML shape documented in docs/sim.md.
 type roomFile struct {
 	Name        string        `yaml:"name"`
 	Start       []float64     `yaml:"start"` // x, y, yaw in degrees
@@ -38,7 +38,7 @@ type roomFile struct {
 	} `yaml:"boxes"`
 }
 
-// LoadRoom reads a room YAML file (format in doc.go).
+// LoadRoom reads a room YAML file (format in docs/sim.md).
 func LoadRoom(path string) (*Room, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -139,7 +139,7 @@ func DefaultRoom() *Room {
 	return r
 }
 
-// DefaultRoomYAML is the default room in the file format (also an example for doc.go readers).
+// DefaultRoomYAML is the default room in the file format (also an example for readers of docs/sim.md).
 const DefaultRoomYAML = `name: default living room
 start: [0, 0, 0]
 robot_radius: 0.15

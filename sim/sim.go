@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/protocol/coind6"
 )
 
 // Config configures a simulated robot.
@@ -27,13 +28,13 @@ type Config struct {
 	Faults    []string // applied at start, same syntax as the CLI --fault (see FaultHelp)
 }
 
-// Names inside Config.Dir and device rates.
+// Names inside Config.Dir and device rates (the protocols' own).
 const (
 	BoardLinkName = "ttyACM0"
 	LidarLinkName = "lidar"
 	ControlName   = "sim.sock"
-	BoardBaud     = 1000000
-	LidarBaud     = 230400
+	BoardBaud     = board.Baud
+	LidarBaud     = coind6.Baud
 	// IMURateHz: the board streams IMU frames unasked at about 110 Hz. The physics ticks at the same rate:
 	// one clock, one owner, about 1 % of a core.
 	IMURateHz     = 110

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/capture"
-	"github.com/urfave/cli/v2"
 )
 
 func decodeCommand() *cli.Command {
@@ -41,51 +37,12 @@ func decodeAction(c *cli.Context) error {
 	name := c.Args().First()
 	in := c.App.Reader
 	if name != "-" {
-		f, err := openCapture(name)
+		f, err := capture.OpenFile(name)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		in = f
 	}
-
-	out := bufio.NewWriterSize(c.App.Writer, 64<<10)
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
-	summaryOnly := c.Bool("summary-only")
-	sum, err := capture.Decode(in, kind, func(r capture.Record) error {
-		if summaryOnly {
-			return nil
-		}
-		return enc.Encode(r)
-	})
-	if err != nil {
-		_ = out.Flush() // the records decoded so far are still worth seeing
-		return fmt.Errorf("decode %s: %w", name, err)
-	}
-	if err := enc.Encode(sum); err != nil {
-		return fmt.Errorf("writing the summary: %w", err)
-	}
-	if err := out.Flush(); err != nil {
-		return fmt.Errorf("writing the output: %w", err)
-	}
-	return nil
-}
-
-// openCapture opens a capture file, turning the common mistakes into messages that say what to do.
-func openCapture(name string) (*os.File, error) {
-	st, err := os.Stat(name)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("capture file %s does not exist; check the path, or pass - to read stdin", name)
-	case err != nil:
-		return nil, fmt.Errorf("cannot read capture file: %w", err)
-	case st.IsDir():
-		return nil, fmt.Errorf("%s is a directory; pass a capture file inside it", name)
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("cannot open capture file: %w", err)
-	}
-	return f, nil
+	return capture.WriteJSON(c.App.Writer, in, name, kind, c.Bool("summary-only"))
 }

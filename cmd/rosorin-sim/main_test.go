@@ -28,9 +28,7 @@ func TestMain(m *testing.M) {
 func runCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	app := newApp()
-	app.Writer, app.ErrWriter = &out, &out
-	err := app.Run(append([]string{"rosorin-sim"}, args...))
+	err := run(append([]string{"rosorin-sim"}, args...), &out, &out)
 	return out.String(), err
 }
 

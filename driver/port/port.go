@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/rosorin/rosorin/internal/tty"
+	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/protocol/coind6"
 )
 
-// Baud rates of the robot's devices.
+// Baud rates of the robot's devices, defined by their protocols.
 const (
-	// BoardBaud is the controller board's rate (chapter 10/11: B1000000).
-	BoardBaud = 1_000_000
-	// LidarBaud is the COIN-D6's fixed rate (chapter 14: it streams at 230400 from power-on, no command).
-	LidarBaud = 230_400
+	BoardBaud = board.Baud
+	LidarBaud = coind6.Baud
 )
 
 // Options say how to open a port.
@@ -28,6 +30,9 @@ type Options struct {
 	KeepInput bool
 }
 
+// SupportedBaud reports whether b is a line rate Open accepts (a standard Linux rate; none elsewhere).
+func SupportedBaud(b int) bool { return tty.SupportedBaud(b) }
+
 // ErrUnsupported is returned on systems without the Linux tty ioctls.
 var ErrUnsupported = errors.New("port: serial ports are only supported on Linux")
 
@@ -41,12 +46,12 @@ func Open(path string, o Options) (*os.File, error) {
 	return f, nil
 }
 
-// OpenBoard opens the controller board: read-write, exclusive, raw 8N1 at 1,000,000 baud.
+// OpenBoard opens the controller board: read-write, exclusive, raw 8N1 at board.Baud.
 func OpenBoard(path string) (*os.File, error) {
 	return Open(path, Options{Baud: BoardBaud, Exclusive: true})
 }
 
-// OpenLidar opens the LiDAR: read-only, exclusive, raw 8N1 at 230400 baud.
+// OpenLidar opens the LiDAR: read-only, exclusive, raw 8N1 at coind6.Baud.
 func OpenLidar(path string) (*os.File, error) {
 	return Open(path, Options{Baud: LidarBaud, ReadOnly: true, Exclusive: true})
 }

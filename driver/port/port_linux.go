@@ -8,22 +8,13 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rosorin/rosorin/internal/tty"
 )
 
-var bauds = map[int]uint32{
-	9600: unix.B9600, 19200: unix.B19200, 38400: unix.B38400, 57600: unix.B57600, 115200: unix.B115200,
-	230400: unix.B230400, 460800: unix.B460800, 500000: unix.B500000, 576000: unix.B576000,
-	921600: unix.B921600, 1000000: unix.B1000000, 1152000: unix.B1152000, 1500000: unix.B1500000,
-	2000000: unix.B2000000, 3000000: unix.B3000000,
-}
-
-// SupportedBaud reports whether b is a standard Linux line rate that Open accepts.
-func SupportedBaud(b int) bool { _, ok := bauds[b]; return ok }
-
 func nativeOpen(path string, o Options) (*os.File, error) {
-	speed, ok := bauds[o.Baud]
-	if !ok {
-		return nil, fmt.Errorf("port %s: unsupported baud rate %d", path, o.Baud)
+	if !tty.SupportedBaud(o.Baud) {
+		return nil, fmt.Errorf("port %s: %w", path, &tty.BaudError{Baud: o.Baud})
 	}
 	mode := unix.O_RDWR
 	if o.ReadOnly {
@@ -58,7 +49,7 @@ func nativeOpen(path string, o Options) (*os.File, error) {
 			return fail("ioctl TIOCEXCL", fmt.Errorf("%w (is it a serial device?)", err))
 		}
 	}
-	if err := setRaw(fd, speed); err != nil {
+	if err := tty.SetRaw(fd, o.Baud); err != nil {
 		return fail("set raw termios", fmt.Errorf("%w (is it a serial device?)", err))
 	}
 	if !o.KeepInput {
@@ -76,23 +67,6 @@ func flockNB(fd int) error {
 			return err
 		}
 	}
-}
-
-// setRaw is cfmakeraw plus 8N1, receiver on, modem lines ignored, the given speed, VMIN 1 / VTIME 0: the same
-// settings as the seed's tcsetattr (a[0]=a[1]=a[3]=0, a[2]=CS8|CREAD|CLOCAL).
-func setRaw(fd int, speed uint32) error {
-	t, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	if err != nil {
-		return err
-	}
-	t.Iflag = 0
-	t.Oflag = 0
-	t.Lflag = 0
-	t.Cflag = unix.CS8 | unix.CREAD | unix.CLOCAL | speed
-	t.Ispeed, t.Ospeed = speed, speed
-	t.Cc[unix.VMIN] = 1
-	t.Cc[unix.VTIME] = 0
-	return unix.IoctlSetTermios(fd, unix.TCSETS, t)
 }
 
 // Drain waits until everything written to f has been transmitted (tcdrain).

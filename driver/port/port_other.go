@@ -4,9 +4,6 @@ package port
 
 import "os"
 
-// SupportedBaud reports whether b is a rate Open accepts (none on this system).
-func SupportedBaud(b int) bool { return false }
-
 func nativeOpen(path string, o Options) (*os.File, error) { return nil, ErrUnsupported }
 
 func nativeHolders(path string) []Holder { return nil }

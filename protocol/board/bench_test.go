@@ -1,9 +1,10 @@
 package board
 
 import (
-	"runtime"
 	"testing"
 	"time"
+
+	"github.com/rosorin/rosorin/protocol/internal/streamtest"
 )
 
 // BenchmarkParser feeds 10 s of synthetic board traffic (110 Hz IMU, battery, 20 Hz gamepad, 5 Hz motor
@@ -12,40 +13,12 @@ import (
 // allocs/frame measures the steady state a driver sees.
 func BenchmarkParser(b *testing.B) {
 	s := cleanBoardStream(b, 10*time.Second)
-	for _, c := range []struct {
-		name  string
-		chunk int
-	}{{"whole", len(s.data)}, {"chunk64", 64}, {"chunk1", 1}} {
-		b.Run(c.name, func(b *testing.B) {
-			var p Parser
-			frames := 0
-			emit := func(Frame) { frames++ }
-			feed := func() {
-				for d := s.data; len(d) > 0; {
-					n := min(c.chunk, len(d))
-					p.Feed(d[:n], emit)
-					d = d[n:]
-				}
-			}
-			feed() // warm up: the parser's buffer reaches its working size
-			frames = 0
-			b.SetBytes(int64(len(s.data)))
-			b.ReportAllocs()
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			b.ResetTimer()
-			for b.Loop() {
-				feed()
-			}
-			b.StopTimer()
-			runtime.ReadMemStats(&after)
-			if frames == 0 || frames%len(s.frames) != 0 {
-				b.Fatalf("%d frames, not a multiple of the stream's %d", frames, len(s.frames))
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames), "ns/frame")
-			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(frames), "allocs/frame")
-		})
-	}
+	streamtest.BenchParser(b, s.data, len(s.frames), "frame", func() (func([]byte), func() int) {
+		var p Parser
+		frames := 0
+		emit := func(Frame) { frames++ }
+		return func(d []byte) { p.Feed(d, emit) }, func() int { return frames }
+	})
 }
 
 // BenchmarkDecodeIMU is the per-frame decode cost of the most frequent report.

@@ -14,10 +14,10 @@ import (
 func parseOne(t *testing.T, raw []byte) Frame {
 	t.Helper()
 	r := whole(raw)
-	if len(r.frames) != 1 || r.pending != 0 || r.stats.SkippedBytes != 0 {
-		t.Fatalf("% X: %d frames, stats %+v, pending %d; want exactly one frame", raw, len(r.frames), r.stats, r.pending)
+	if len(r.Items) != 1 || r.Pending != 0 || r.Stats.SkippedBytes != 0 {
+		t.Fatalf("% X: %d frames, stats %+v, pending %d; want exactly one frame", raw, len(r.Items), r.Stats, r.Pending)
 	}
-	return r.frames[0]
+	return r.Items[0]
 }
 
 func mustEnc(t *testing.T) func([]byte, error) []byte {

@@ -22,6 +22,9 @@ const (
 	FuncCount    byte = 12
 )
 
+// Baud is the board's line rate, raw 8N1 (chapters 10/11: B1000000).
+const Baud = 1_000_000
+
 // Header bytes and sizes of the frame envelope.
 const (
 	Header0 byte = 0xAA

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/rosorin/rosorin/protocol/internal/streamtest"
 )
 
 // Run locally with, for example:
@@ -71,15 +73,14 @@ func FuzzBoardParser(f *testing.F) {
 				_ = reencode(t, v)
 			}
 		})
-		got := result{frames, p.Stats(), p.Pending()}
+		got := result{Items: frames, Stats: p.Stats(), Pending: p.Pending()}
 		checkAccounting(t, len(data), got)
 
-		cut := int(split % uint(len(data)+1))
-		two := feedChunks(data, func() int { n := cut; cut = len(data); return n })
+		two := feedChunks(data, streamtest.SplitAt(len(data), split))
 		checkResult(t, "two chunks", two, got)
 
 		ref, st, pend := refParse(data)
-		checkResult(t, "reference model", got, result{ref, st, pend})
+		checkResult(t, "reference model", got, result{Items: ref, Stats: st, Pending: pend})
 	})
 }
 

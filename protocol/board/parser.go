@@ -1,6 +1,8 @@
 package board
 
-import "bytes"
+import (
+	"github.com/rosorin/rosorin/protocol/internal/streambuf"
+)
 
 // Stats counts what a Parser has seen. Counts depend only on the bytes fed, never on how they were chunked:
 // bytes still waiting for the rest of a frame are counted once that frame is decided.
@@ -15,51 +17,33 @@ type Stats struct {
 // between; it emits every valid frame exactly once. The zero value is ready to use. Not safe for concurrent
 // use: one goroutine owns a Parser.
 type Parser struct {
-	buf   []byte // an unfinished frame (at most 259 bytes) or a trailing 0xAA
+	buf   streambuf.Buffer // an unfinished frame (at most 259 bytes) or a trailing 0xAA
 	stats Stats
 }
 
 // Feed parses chunk and calls emit for each complete, valid frame, in order. Frame.Payload aliases the
 // parser's buffer or chunk and is valid only during the call: copy it to keep it.
 func (p *Parser) Feed(chunk []byte, emit func(Frame)) {
-	if len(p.buf) == 0 { // common case: parse straight from the caller's bytes, keep only the tail
-		n := p.scan(chunk, emit)
-		p.buf = append(p.buf, chunk[n:]...)
-		return
-	}
-	p.buf = append(p.buf, chunk...)
-	n := p.scan(p.buf, emit)
-	p.buf = p.buf[:copy(p.buf, p.buf[n:])]
+	p.buf.Feed(chunk, func(data []byte) int { return p.scan(data, emit) })
 }
 
 // Stats returns the counters so far.
 func (p *Parser) Stats() Stats { return p.stats }
 
 // Pending returns the number of bytes buffered while waiting for the rest of a frame.
-func (p *Parser) Pending() int { return len(p.buf) }
+func (p *Parser) Pending() int { return p.buf.Len() }
 
 // Reset drops buffered bytes (for example after the port was reopened) and keeps the counters.
-func (p *Parser) Reset() { p.buf = p.buf[:0] }
+func (p *Parser) Reset() { p.buf.Reset() }
 
 // scan emits the complete frames in data and returns how many bytes were consumed. Unconsumed bytes start
 // with a header (or a lone 0xAA) whose frame is not complete yet.
 func (p *Parser) scan(data []byte, emit func(Frame)) int {
 	i := 0
 	for i < len(data) {
-		k := bytes.IndexByte(data[i:], Header0)
-		if k < 0 {
-			p.stats.SkippedBytes += uint64(len(data) - i)
-			return len(data)
-		}
-		p.stats.SkippedBytes += uint64(k)
-		i += k
-		if i+1 >= len(data) {
-			return i // a lone 0xAA may be the start of a header
-		}
-		if data[i+1] != Header1 {
-			p.stats.SkippedBytes++
-			i++
-			continue
+		var ok bool
+		if i, ok = streambuf.FindHeader(data, i, Header0, Header1, &p.stats.SkippedBytes); !ok {
+			return i // the end, or a lone 0xAA that may be the start of a header
 		}
 		if i+2 >= len(data) {
 			return i

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/rosorin/rosorin/protocol/internal/streamtest"
 )
 
 // This file builds realistic synthetic board streams (every frame made by the package's own encoders) with
@@ -227,41 +229,23 @@ func (c *collector) emit(f Frame) {
 }
 
 // result is everything observable about one parse of a stream.
-type result struct {
-	frames  []Frame
-	stats   Stats
-	pending int
-}
+type result = streamtest.Result[Frame, Stats]
 
 // feedChunks feeds data in chunks of the sizes next returns (0 included) and returns the result.
 func feedChunks(data []byte, next func() int) result {
 	var p Parser
 	var c collector
-	for len(data) > 0 {
-		n := min(next(), len(data))
-		p.Feed(data[:n], c.emit)
-		data = data[n:]
-	}
-	return result{c.frames, p.Stats(), p.Pending()}
+	streamtest.Chunks(data, next, func(b []byte) { p.Feed(b, c.emit) })
+	return result{Items: c.frames, Stats: p.Stats(), Pending: p.Pending()}
 }
 
 func whole(data []byte) result {
 	return feedChunks(data, func() int { return len(data) })
 }
 
-func sameFrames(a, b []Frame) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Func != b[i].Func || !bytes.Equal(a[i].Payload, b[i].Payload) {
-			return false
-		}
-	}
-	return true
-}
+func sameFrames(a, b []Frame) bool { return firstDiff(a, b) == "" }
 
-// firstDiff describes where two frame lists part, for failure messages.
+// firstDiff describes where two frame lists part, for failure messages ("" when they do not).
 func firstDiff(got, want []Frame) string {
 	for i := range min(len(got), len(want)) {
 		if got[i].Func != want[i].Func || !bytes.Equal(got[i].Payload, want[i].Payload) {
@@ -269,5 +253,8 @@ func firstDiff(got, want []Frame) string {
 				FuncName(got[i].Func), got[i].Payload, FuncName(want[i].Func), want[i].Payload)
 		}
 	}
-	return fmt.Sprintf("got %d frames, want %d", len(got), len(want))
+	if len(got) != len(want) {
+		return fmt.Sprintf("got %d frames, want %d", len(got), len(want))
+	}
+	return ""
 }

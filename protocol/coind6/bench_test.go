@@ -1,8 +1,9 @@
 package coind6
 
 import (
-	"runtime"
 	"testing"
+
+	"github.com/rosorin/rosorin/protocol/internal/streamtest"
 )
 
 // BenchmarkParser feeds one second of synthetic LiDAR output (10 revolutions, 170 packets, about 13.7 KB,
@@ -10,40 +11,12 @@ import (
 // time. It reports MB/s, ns/packet and allocs/packet in steady state (the parser is reused).
 func BenchmarkParser(b *testing.B) {
 	s := cleanLidarStream(b, 10)
-	for _, c := range []struct {
-		name  string
-		chunk int
-	}{{"whole", len(s.data)}, {"chunk64", 64}, {"chunk1", 1}} {
-		b.Run(c.name, func(b *testing.B) {
-			var p Parser
-			pkts := 0
-			emit := func([]byte) { pkts++ }
-			feed := func() {
-				for d := s.data; len(d) > 0; {
-					n := min(c.chunk, len(d))
-					p.Feed(d[:n], emit)
-					d = d[n:]
-				}
-			}
-			feed()
-			pkts = 0
-			b.SetBytes(int64(len(s.data)))
-			b.ReportAllocs()
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			b.ResetTimer()
-			for b.Loop() {
-				feed()
-			}
-			b.StopTimer()
-			runtime.ReadMemStats(&after)
-			if pkts == 0 || pkts%len(s.pkts) != 0 {
-				b.Fatalf("%d packets, not a multiple of the stream's %d", pkts, len(s.pkts))
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(pkts), "ns/packet")
-			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(pkts), "allocs/packet")
-		})
-	}
+	streamtest.BenchParser(b, s.data, len(s.pkts), "packet", func() (func([]byte), func() int) {
+		var p Parser
+		pkts := 0
+		emit := func([]byte) { pkts++ }
+		return func(d []byte) { p.Feed(d, emit) }, func() int { return pkts }
+	})
 }
 
 // BenchmarkDecodeAssemble is the rest of the LiDAR path per packet: DecodeInto with a reused sample buffer

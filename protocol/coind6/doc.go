@@ -2,7 +2,7 @@
 // 13.7 KB/s, 10 revolutions per second, about 401 samples per revolution): bytes in, packets and scans out,
 // with no I/O, goroutines or clocks (times are parameters).
 //
-// The layout was worked out from captured bytes on the robot (chapter 14, 2026-09-26) and matches the YDLIDAR
+// The layout was worked out from captured bytes on the robot (chapter 14) and matches the YDLIDAR
 // TOF "intensity" packet:
 //
 //	0-1  PH   AA 55
@@ -13,7 +13,7 @@
 //	8-9  CS   XOR of the u16 words PH, CT|LSN<<8, FSA, LSA, each S0, each S2<<8|S1
 //	10.. 3 bytes per sample: S0 intensity, distance mm = S2<<6 | S1>>2
 //
-// All 16-bit values are little-endian. Native angles run clockwise seen from above (floor test 2026-09-28);
+// All 16-bit values are little-endian. Native angles run clockwise seen from above (chapter 14's floor test);
 // the robot's forward is the LiDAR's 180 degrees (a transform with yaw pi, not this package's business).
 //
 // Errata and open points:

@@ -7,6 +7,10 @@ import (
 	"math"
 )
 
+// Baud is the COIN-D6's fixed line rate: it streams at 230400 baud from power-on, with no command
+// (chapter 14).
+const Baud = 230_400
+
 // Sizes of a packet.
 const (
 	HeaderLen  = 10

@@ -2,91 +2,56 @@ package coind6
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"testing"
-	"testing/iotest"
+
+	"github.com/rosorin/rosorin/protocol/internal/streamtest"
 )
 
-// readAll feeds a Parser from r through one reused read buffer (as a serial reader does; any pointer kept
-// into an old chunk would see it overwritten). Timeouts are transient; other errors end the read.
+// readAll feeds a Parser from r the way a serial reader does (streamtest.ReadAll).
 func readAll(t *testing.T, r io.Reader, bufSize int) result {
 	t.Helper()
 	var p Parser
 	var pkts [][]byte
-	buf := make([]byte, bufSize)
-	for zeros := 0; ; {
-		n, err := r.Read(buf)
-		p.Feed(buf[:n], func(pkt []byte) { pkts = append(pkts, bytes.Clone(pkt)) })
-		clear(buf[:n])
-		switch {
-		case errors.Is(err, io.EOF):
-			return result{pkts, p.Stats(), p.Pending()}
-		case errors.Is(err, iotest.ErrTimeout):
-		case err != nil:
-			t.Fatalf("read: %v", err)
-		case n == 0:
-			if zeros++; zeros > 1000 {
-				t.Fatal("reader makes no progress")
-			}
-		default:
-			zeros = 0
-		}
-	}
-}
-
-// chunkReader returns chunks of random size between 0 and max (zero-byte reads included) from a seeded RNG.
-type chunkReader struct {
-	data []byte
-	rng  *rand.Rand
-	max  int
-}
-
-func (r *chunkReader) Read(b []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, io.EOF
-	}
-	n := min(r.rng.IntN(r.max+1), len(b), len(r.data))
-	copy(b, r.data[:n])
-	r.data = r.data[n:]
-	return n, nil
+	streamtest.ReadAll(t, r, bufSize, func(b []byte) { p.Feed(b, func(pkt []byte) { pkts = append(pkts, bytes.Clone(pkt)) }) })
+	return result{Items: pkts, Stats: p.Stats(), Pending: p.Pending()}
 }
 
 func TestParserHostileStreamGroundTruth(t *testing.T) {
 	s := hostileLidarStream(t)
 	got := whole(s.data)
-	if !samePkts(got.pkts, s.pkts) {
-		t.Fatalf("packets differ from those put into the stream: %s", firstDiff(got.pkts, s.pkts))
+	if !samePkts(got.Items, s.pkts) {
+		t.Fatalf("packets differ from those put into the stream: %s", firstDiff(got.Items, s.pkts))
 	}
-	for _, p := range got.pkts {
+	for _, p := range got.Items {
 		if _, err := Decode(p); err != nil {
 			t.Fatalf("emitted packet does not decode: %v", err)
 		}
 	}
 	// At least: AA 55 00 FF in the garbage, 2 false headers behind damaged headers, a flipped sample bit,
 	// a flipped checksum byte.
-	if got.stats.BadChecksum < 5 {
-		t.Errorf("BadChecksum = %d, want >= 5", got.stats.BadChecksum)
+	if got.Stats.BadChecksum < 5 {
+		t.Errorf("BadChecksum = %d, want >= 5", got.Stats.BadChecksum)
 	}
-	if got.pending != 20 {
-		t.Errorf("pending %d bytes, want the 20 bytes of the cut-off packet", got.pending)
+	if got.Pending != 20 {
+		t.Errorf("pending %d bytes, want the 20 bytes of the cut-off packet", got.Pending)
 	}
 	checkAccounting(t, len(s.data), got)
 	ref, st, pend := refParse(s.data)
-	checkResult(t, "reference model", got, result{ref, st, pend})
-	t.Logf("%d bytes: %+v, %d pending", len(s.data), got.stats, got.pending)
+	checkResult(t, "reference model", got, result{Items: ref, Stats: st, Pending: pend})
+	t.Logf("%d bytes: %+v, %d pending", len(s.data), got.Stats, got.Pending)
 }
 
 func TestParserCleanStream(t *testing.T) {
 	s := cleanLidarStream(t, 10)
 	got := whole(s.data)
-	if !samePkts(got.pkts, s.pkts) {
-		t.Fatal(firstDiff(got.pkts, s.pkts))
+	if !samePkts(got.Items, s.pkts) {
+		t.Fatal(firstDiff(got.Items, s.pkts))
 	}
-	if want := (Stats{Packets: uint64(len(s.pkts))}); got.stats != want || got.pending != 0 {
-		t.Fatalf("clean stream: stats %+v pending %d, want %+v and 0", got.stats, got.pending, want)
+	if want := (Stats{Packets: uint64(len(s.pkts))}); got.Stats != want || got.Pending != 0 {
+		t.Fatalf("clean stream: stats %+v pending %d, want %+v and 0", got.Stats, got.Pending, want)
 	}
 	if len(s.pkts) != 10*17 || len(s.data) < 13000 || len(s.data) > 14500 {
 		t.Fatalf("one second of LiDAR is %d packets in %d bytes; the robot sends 170 packets in about 13.7 KB", len(s.pkts), len(s.data))
@@ -105,30 +70,9 @@ func TestParserCleanStream(t *testing.T) {
 func TestParserChunkingIndependent(t *testing.T) {
 	s := hostileLidarStream(t)
 	want := whole(s.data)
-	rd := func() io.Reader { return bytes.NewReader(s.data) }
-	type tc struct {
-		name string
-		r    func() io.Reader
-		buf  int
-	}
-	cases := []tc{
-		{"OneByteReader", func() io.Reader { return iotest.OneByteReader(rd()) }, 64},
-		{"HalfReader/61", func() io.Reader { return iotest.HalfReader(rd()) }, 61},
-		{"HalfReader/4096", func() io.Reader { return iotest.HalfReader(rd()) }, 4096},
-		{"DataErrReader", func() io.Reader { return iotest.DataErrReader(rd()) }, 100},
-		{"DataErrReader/OneByte", func() io.Reader { return iotest.DataErrReader(iotest.OneByteReader(rd())) }, 100},
-		{"TimeoutReader", func() io.Reader { return iotest.TimeoutReader(rd()) }, 33},
-		{"buf1", rd, 1}, {"buf2", rd, 2}, {"buf9", rd, 9}, {"buf10", rd, 10},
-		{"buf84", rd, 84}, {"buf85", rd, 85}, {"buf64", rd, 64}, {"buf775", rd, 775},
-	}
-	for seed := range uint64(8) {
-		for _, max := range []int{3, 90, 1000} {
-			cases = append(cases, tc{fmt.Sprintf("random/seed%d/max%d", seed, max),
-				func() io.Reader { return &chunkReader{s.data, rand.New(rand.NewPCG(seed, 1)), max} }, 1024})
-		}
-	}
+	cases := streamtest.Cases(s.data, []int{1, 2, 9, 10, 84, 85, 64, 775}, []int{3, 90, 1000}, 1024)
 	for _, c := range cases {
-		checkResult(t, c.name, readAll(t, c.r(), c.buf), want)
+		checkResult(t, c.Name, readAll(t, c.Reader(), c.Buf), want)
 	}
 }
 
@@ -138,12 +82,8 @@ func TestParserZeroByteFeeds(t *testing.T) {
 	var p Parser
 	var pkts [][]byte
 	emit := func(pkt []byte) { pkts = append(pkts, bytes.Clone(pkt)) }
-	for i := range s.data {
-		p.Feed(nil, emit)
-		p.Feed(s.data[i:i], emit)
-		p.Feed(s.data[i:i+1], emit)
-	}
-	checkResult(t, "zero-byte feeds", result{pkts, p.Stats(), p.Pending()}, want)
+	streamtest.ZeroByteFeeds(s.data, func(b []byte) { p.Feed(b, emit) })
+	checkResult(t, "zero-byte feeds", result{Items: pkts, Stats: p.Stats(), Pending: p.Pending()}, want)
 }
 
 // TestParserFalseHeaderDoesNotSwallow damages the real header of a packet whose samples contain AA 55 and
@@ -168,18 +108,18 @@ func TestParserFalseHeaderDoesNotSwallow(t *testing.T) {
 		}
 		tested++
 		for _, r := range []result{whole(intact), feedChunks(intact, func() int { return 1 })} {
-			if len(r.pkts) != 12 || r.stats.BadChecksum != 0 {
-				t.Errorf("intact packet with AA 55 at byte %d: %d packets, stats %+v; want 12, no bad checksum", k, len(r.pkts), r.stats)
+			if len(r.Items) != 12 || r.Stats.BadChecksum != 0 {
+				t.Errorf("intact packet with AA 55 at byte %d: %d packets, stats %+v; want 12, no bad checksum", k, len(r.Items), r.Stats)
 			}
 		}
 		damaged := bytes.Clone(intact)
 		damaged[0] = 0x00
 		for _, r := range []result{whole(damaged), feedChunks(damaged, func() int { return 1 })} {
-			if len(r.pkts) != 11 || !bytes.Equal(r.pkts[0], revs[i+1].raw) {
-				t.Errorf("damaged header, false AA 55 at byte %d claiming %d bytes: %d packets, want the 11 behind it", k, claimed, len(r.pkts))
+			if len(r.Items) != 11 || !bytes.Equal(r.Items[0], revs[i+1].raw) {
+				t.Errorf("damaged header, false AA 55 at byte %d claiming %d bytes: %d packets, want the 11 behind it", k, claimed, len(r.Items))
 			}
-			if r.stats.BadChecksum != 1 || r.stats.SkippedBytes != uint64(len(p.raw)) {
-				t.Errorf("damaged header: stats %+v, want 1 bad checksum and the %d bytes of the damaged packet skipped", r.stats, len(p.raw))
+			if r.Stats.BadChecksum != 1 || r.Stats.SkippedBytes != uint64(len(p.raw)) {
+				t.Errorf("damaged header: stats %+v, want 1 bad checksum and the %d bytes of the damaged packet skipped", r.Stats, len(p.raw))
 			}
 		}
 	}
@@ -198,8 +138,8 @@ func TestParserResyncByTwo(t *testing.T) {
 	}
 	data := append([]byte{0xAA, 0x55}, tail...)
 	r := whole(data)
-	if len(r.pkts) != len(revs)-1 || r.stats.BadChecksum != 1 || r.stats.SkippedBytes != 2 {
-		t.Fatalf("%d packets, stats %+v; want %d packets, 1 bad checksum, 2 bytes skipped", len(r.pkts), r.stats, len(revs)-1)
+	if len(r.Items) != len(revs)-1 || r.Stats.BadChecksum != 1 || r.Stats.SkippedBytes != 2 {
+		t.Fatalf("%d packets, stats %+v; want %d packets, 1 bad checksum, 2 bytes skipped", len(r.Items), r.Stats, len(revs)-1)
 	}
 }
 
@@ -222,11 +162,11 @@ func TestParserCorruptedNeverEmitted(t *testing.T) {
 			bad[pos] ^= 1 << bit
 			data := bytes.Join([][]byte{before, bad, after, behind}, nil)
 			r := whole(data)
-			if len(r.pkts) != len(revs)-1 || !bytes.Equal(r.pkts[0], before) || !bytes.Equal(r.pkts[1], after) {
-				t.Fatalf("byte %d bit %d flipped: %d packets, want the %d good ones", pos, bit, len(r.pkts), len(revs)-1)
+			if len(r.Items) != len(revs)-1 || !bytes.Equal(r.Items[0], before) || !bytes.Equal(r.Items[1], after) {
+				t.Fatalf("byte %d bit %d flipped: %d packets, want the %d good ones", pos, bit, len(r.Items), len(revs)-1)
 			}
-			if r.stats.BadChecksum < 1 {
-				t.Fatalf("byte %d bit %d flipped: stats %+v, want the bad checksum counted", pos, bit, r.stats)
+			if r.Stats.BadChecksum < 1 {
+				t.Fatalf("byte %d bit %d flipped: stats %+v, want the bad checksum counted", pos, bit, r.Stats)
 			}
 		}
 	}
@@ -240,8 +180,8 @@ func TestParserLeadingGarbage(t *testing.T) {
 	} {
 		data := append(bytes.Clone(garbage), pkt...)
 		for _, r := range []result{whole(data), feedChunks(data, func() int { return 1 })} {
-			if len(r.pkts) != 1 || r.stats.SkippedBytes != uint64(len(garbage)) || r.pending != 0 || r.stats.BadChecksum != 0 {
-				t.Errorf("garbage % x: %d packets, stats %+v, pending %d", garbage[:min(8, len(garbage))], len(r.pkts), r.stats, r.pending)
+			if len(r.Items) != 1 || r.Stats.SkippedBytes != uint64(len(garbage)) || r.Pending != 0 || r.Stats.BadChecksum != 0 {
+				t.Errorf("garbage % x: %d packets, stats %+v, pending %d", garbage[:min(8, len(garbage))], len(r.Items), r.Stats, r.Pending)
 			}
 		}
 	}
@@ -292,7 +232,7 @@ func TestParserMatchesReferenceOnRandomStreams(t *testing.T) {
 		}
 		ref, st, pend := refParse(data)
 		got := feedChunks(data, func() int { return rng.IntN(120) })
-		checkResult(t, fmt.Sprintf("random stream %d", iter), got, result{ref, st, pend})
+		checkResult(t, fmt.Sprintf("random stream %d", iter), got, result{Items: ref, Stats: st, Pending: pend})
 		checkAccounting(t, len(data), got)
 		if t.Failed() {
 			t.FailNow()

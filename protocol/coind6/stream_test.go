@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/rosorin/rosorin/protocol/internal/streamtest"
 )
 
 // This file builds realistic synthetic COIN-D6 streams (every packet made by Encode) with known ground truth,
@@ -235,68 +237,40 @@ func refParse(data []byte) (pkts [][]byte, st Stats, pending int) {
 }
 
 // result is everything observable about one parse of a stream.
-type result struct {
-	pkts    [][]byte
-	stats   Stats
-	pending int
-}
+type result = streamtest.Result[[]byte, Stats]
 
 func feedChunks(data []byte, next func() int) result {
 	var p Parser
 	var pkts [][]byte
-	for len(data) > 0 {
-		n := min(next(), len(data))
-		p.Feed(data[:n], func(pkt []byte) { pkts = append(pkts, bytes.Clone(pkt)) })
-		data = data[n:]
-	}
-	return result{pkts, p.Stats(), p.Pending()}
+	streamtest.Chunks(data, next, func(b []byte) { p.Feed(b, func(pkt []byte) { pkts = append(pkts, bytes.Clone(pkt)) }) })
+	return result{Items: pkts, Stats: p.Stats(), Pending: p.Pending()}
 }
 
 func whole(data []byte) result { return feedChunks(data, func() int { return len(data) }) }
 
-func samePkts(a, b [][]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !bytes.Equal(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
-}
+func samePkts(a, b [][]byte) bool { return firstDiff(a, b) == "" }
 
+// firstDiff describes where two packet lists part, for failure messages ("" when they do not).
 func firstDiff(got, want [][]byte) string {
 	for i := range min(len(got), len(want)) {
 		if !bytes.Equal(got[i], want[i]) {
 			return fmt.Sprintf("packet %d: got % x, want % x", i, got[i][:min(16, len(got[i]))], want[i][:min(16, len(want[i]))])
 		}
 	}
-	return fmt.Sprintf("got %d packets, want %d", len(got), len(want))
+	if len(got) != len(want) {
+		return fmt.Sprintf("got %d packets, want %d", len(got), len(want))
+	}
+	return ""
 }
 
 func checkResult(t *testing.T, name string, got, want result) {
 	t.Helper()
-	if !samePkts(got.pkts, want.pkts) {
-		t.Errorf("%s: packets differ from the whole-buffer feed: %s", name, firstDiff(got.pkts, want.pkts))
-	}
-	if got.stats != want.stats {
-		t.Errorf("%s: stats %+v, whole-buffer feed %+v", name, got.stats, want.stats)
-	}
-	if got.pending != want.pending {
-		t.Errorf("%s: %d bytes pending, whole-buffer feed %d", name, got.pending, want.pending)
-	}
+	streamtest.CheckResult(t, name, got, want, firstDiff)
 }
 
 // checkAccounting asserts that every input byte is in exactly one place: an emitted packet, the skipped
 // count or the pending tail.
 func checkAccounting(t *testing.T, n int, r result) {
 	t.Helper()
-	pb := 0
-	for _, p := range r.pkts {
-		pb += len(p)
-	}
-	if uint64(pb)+r.stats.SkippedBytes+uint64(r.pending) != uint64(n) {
-		t.Errorf("%d packet bytes + %d skipped + %d pending != %d input bytes", pb, r.stats.SkippedBytes, r.pending, n)
-	}
+	streamtest.CheckAccounting(t, n, r.Items, func(p []byte) int { return len(p) }, r.Stats.SkippedBytes, r.Pending)
 }

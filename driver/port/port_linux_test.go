@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rosorin/rosorin/driver/port"
+	"github.com/rosorin/rosorin/internal/tty"
 )
 
 func newPty(t *testing.T) string {
@@ -84,7 +85,8 @@ func TestNotATty(t *testing.T) {
 	if _, err := port.OpenShared(p, port.BoardBaud); err == nil || !strings.Contains(err.Error(), "serial device") {
 		t.Errorf("regular file: %v", err)
 	}
-	if _, err := port.Open(p, port.Options{Baud: 12345}); err == nil || !strings.Contains(err.Error(), "baud") {
+	var be *tty.BaudError
+	if _, err := port.Open(p, port.Options{Baud: 12345}); !errors.As(err, &be) || be.Baud != 12345 || !strings.Contains(err.Error(), "unsupported baud rate 12345") {
 		t.Errorf("odd baud: %v", err)
 	}
 	if _, err := port.OpenBoard(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, os.ErrNotExist) {
