@@ -319,8 +319,7 @@ func (s *SimTarget) Clear(ctx context.Context) error {
 	if s.fault == nil || !s.fault.On {
 		return nil
 	}
-	switch s.fault.Kind {
-	case sim.FaultHang, sim.FaultIgnoreMotor, sim.FaultLidarSilent, sim.FaultPad, sim.FaultStall:
+	if s.fault.Kind.IsSwitch() { // a fault with a state to clear (the sim's fault table says which)
 		return s.sim.Apply(string(s.fault.Kind) + "=off")
 	}
 	return nil
