@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/heartbeat"
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/protocol/board"
 )
@@ -83,8 +84,8 @@ func (r *runtime) run(ctx context.Context) error {
 	}
 	// Only now, with the final stop frames written (or failed), may the supervisor stop expecting ticks: the
 	// teardown below can take longer than its watchdog timeout without the wheels being at risk. The same
-	// write tells it whether the e-stop is latched, so the next driver keeps the latch (FinalWord).
-	r.beat(FinalWord(r.gate.Status().EStop))
+	// write tells it whether the e-stop is latched, so the next driver keeps the latch (heartbeat.FinalWord).
+	r.beat(heartbeat.FinalWord(r.gate.Status().EStop))
 	if !writerEnded {
 		r.log.Error("a board write is stuck in the kernel (port hung); the stop frame may not reach the board: use the power switch")
 	}
