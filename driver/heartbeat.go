@@ -16,7 +16,7 @@ var beatTick = []byte{heartbeat.Tick}
 // beat writes one heartbeat byte. The writer must never block (see Options.Heartbeat); a failed write is
 // counted and logged once: the supervisor is stopped or gone, and the loop goes on regardless, because a
 // driver that stopped deciding for want of a listener would be worse than one nobody watches.
-func (r *runtime) beat(b []byte) {
+func (r *loopState) beat(b []byte) {
 	if r.o.Heartbeat == nil {
 		return
 	}

@@ -98,7 +98,7 @@ func (c *stickyClock) release() {
 type beatRig struct {
 	t    *testing.T
 	clk  *stickyClock
-	r    *runtime
+	r    *loopState
 	log  *wireLog
 	stop func()
 }

@@ -10,7 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	goruntime "runtime"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -213,11 +213,11 @@ func (c *fakeClock) advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// loopRig is a runtime on a fake clock, driven through its api.Handler methods.
+// loopRig is a loopState on a fake clock, driven through its api.Handler methods.
 type loopRig struct {
 	t    *testing.T
 	clk  *fakeClock
-	r    *runtime
+	r    *loopState
 	sink *frameSink
 	stop func()
 }
@@ -430,7 +430,7 @@ func TestPublisherGrouping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newRuntime(o, p)
+	r := newLoopState(o, p)
 	now := o.Clock.Now()
 	me := api.Peer{PID: os.Getpid(), PPID: os.Getppid()}
 	dead := func() int { // a pid that has exited (reaped)
@@ -506,7 +506,7 @@ func abs(v float64) float64 {
 }
 
 func TestNoGoroutineLeft(t *testing.T) {
-	before := goruntime.NumGoroutine()
+	before := runtime.NumGoroutine()
 	for range 3 {
 		g := newLoopRig(t)
 		g.tick()
@@ -514,12 +514,12 @@ func TestNoGoroutineLeft(t *testing.T) {
 	}
 	// The loop, reader, writer and disk goroutines end with Run; give the scheduler a moment.
 	deadline := time.Now().Add(2 * time.Second)
-	for goruntime.NumGoroutine() > before && time.Now().Before(deadline) {
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := goruntime.NumGoroutine(); n > before {
+	if n := runtime.NumGoroutine(); n > before {
 		buf := make([]byte, 1<<16)
-		t.Fatalf("%d goroutines before, %d after three start/stop cycles:\n%s", before, n, buf[:goruntime.Stack(buf, true)])
+		t.Fatalf("%d goroutines before, %d after three start/stop cycles:\n%s", before, n, buf[:runtime.Stack(buf, true)])
 	}
 }
 

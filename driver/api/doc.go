@@ -36,18 +36,8 @@
 //	my_planner | curl --unix-socket /run/rosorin/base.sock -T - http://rosorin/v1/cmd_vel   (one publisher)
 //	curl -N --unix-socket /run/rosorin/base.sock 'http://rosorin/v1/imu?follow=1'
 //
-// Publishers (the two-publisher rule): every sender is identified by the kernel's SO_PEERCRED pid (and its
-// parent pid) of its connection. The driver counts as publishers, at every tick:
-//   - each pid holding an open cmd_vel stream (a closed stream is a publisher gone, as in the ROS graph);
-//   - each pid that sent a one-shot command within the last second and is still running;
-//   - each parent of pids that sent a one-shot command within the last second and have exited, together with
-//     its still-running children that did the same.
-//
-// The grouping by parent is this package's change to "distinct pids within the last second": `curl` in a shell
-// loop is a new process per command, so ten commands a second from one loop would otherwise be ten
-// publishers, while one loop is one publisher. Two programs, two loops in two shells, or a loop and an open
-// stream trip "multiple cmd_vel publishers" at the next tick. Missed by design: two one-shot senders that
-// share a parent and exit at once (two cron jobs under the same daemon).
+// Publishers: every connection carries the kernel's SO_PEERCRED pid of its sender (Peer), from which the
+// driver applies the two-publisher rule (driver/publishers.go).
 //
 // Bad input: strict JSON (unknown fields, trailing data, NaN/Infinity literals and numbers beyond float64
 // are 400), bodies over MaxBody are 413, one-shot floods over RequestRate are 429, a stream over its rate

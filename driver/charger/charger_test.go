@@ -1,21 +1,26 @@
-package motion
+package charger
 
 import (
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 )
 
+var t0 = time.Date(2026, 9, 27, 7, 37, 0, 0, time.UTC)
+
+func at(s float64) time.Time { return t0.Add(time.Duration(math.Round(s * 1e9))) }
+
 type chargerEv struct {
 	at   float64
-	ev   ChargerEvent
+	ev   Event
 	step int
 }
 
 // feedBattery feeds one reading per second (the board's rate) from s0 to s1 seconds; wheels(t) says whether
-// motion is enabled at t (SetWheels is called every 20 ms tick, as the runtime would).
-func feedBattery(t *testing.T, d *ChargerDetector, s0, s1 float64, mv func(s float64) int, wheels func(s float64) bool) []chargerEv {
+// motion is enabled at t (SetWheels is called every 20 ms tick, as the driver does).
+func feedBattery(t *testing.T, d *Detector, s0, s1 float64, mv func(s float64) int, wheels func(s float64) bool) []chargerEv {
 	t.Helper()
 	var out []chargerEv
 	for i := int(s0 * 50); i <= int(s1*50); i++ {
@@ -27,7 +32,7 @@ func feedBattery(t *testing.T, d *ChargerDetector, s0, s1 float64, mv func(s flo
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ev != ChargerNone {
+			if ev != EventNone {
 				out = append(out, chargerEv{s, ev, step})
 			}
 		}
@@ -136,7 +141,7 @@ func TestChargerDetector(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d := NewChargerDetector(DefaultChargerConfig(), c.initial)
+			d := New(DefaultConfig(), c.initial)
 			evs := feedBattery(t, d, 0, 60, c.mv, c.wheels)
 			var got []string
 			for _, e := range evs {
@@ -147,7 +152,7 @@ func TestChargerDetector(t *testing.T) {
 			}
 			if len(c.want) > 0 {
 				p := d.Plugged()
-				if p == nil || *p != (evs[len(evs)-1].ev == ChargerPlugged) {
+				if p == nil || *p != (evs[len(evs)-1].ev == EventPlugged) {
 					t.Fatalf("state %v after %v", p, got)
 				}
 			}
@@ -156,7 +161,7 @@ func TestChargerDetector(t *testing.T) {
 }
 
 func TestChargerStateAndInput(t *testing.T) {
-	d := NewChargerDetector(DefaultChargerConfig(), nil)
+	d := New(DefaultConfig(), nil)
 	if d.Plugged() != nil {
 		t.Fatal("unknown state not nil")
 	}
@@ -170,7 +175,7 @@ func TestChargerStateAndInput(t *testing.T) {
 	}
 	// The returned pointer is a copy: changing it does not change the detector.
 	b := false
-	d2 := NewChargerDetector(DefaultChargerConfig(), &b)
+	d2 := New(DefaultConfig(), &b)
 	b = true
 	if p := d2.Plugged(); *p {
 		t.Fatal("detector shares the caller's bool")
@@ -183,7 +188,7 @@ func TestChargerStateAndInput(t *testing.T) {
 	for i := 0; i < 5000; i++ {
 		_, _, _ = d.Add(12000, t0.Add(time.Duration(i)*time.Millisecond))
 	}
-	if len(d.hist) > maxChargerHistory {
+	if len(d.hist) > maxHistory {
 		t.Fatalf("history grew to %d", len(d.hist))
 	}
 }
