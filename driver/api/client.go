@@ -288,40 +288,38 @@ func (s *lineStream) close() (StreamResult, error) {
 	return s.res, s.err
 }
 
+// Stream is one long-lived stream of T values to the driver over one connection (velocity commands or
+// scans).
+type Stream[T any] struct{ s *lineStream }
+
+// Send delivers one value. It fails once the driver has closed the stream (bad input, flood, shutdown).
+func (st *Stream[T]) Send(v T) error { return st.s.send(v) }
+
+// Close ends the stream and returns the driver's count of accepted, rejected and dropped lines.
+func (st *Stream[T]) Close() (StreamResult, error) { return st.s.close() }
+
+func openTyped[T any](ctx context.Context, c *Client, route string) (*Stream[T], error) {
+	s, err := c.openStream(ctx, route)
+	if err != nil {
+		return nil, err
+	}
+	return &Stream[T]{s: s}, nil
+}
+
 // CmdVelStream is one long-lived velocity command publisher (one connection: one publisher for the
 // two-publisher rule, for as long as it is open).
-type CmdVelStream struct{ s *lineStream }
+type CmdVelStream = Stream[Twist]
 
 // StreamCmdVel opens a velocity command stream.
 func (c *Client) StreamCmdVel(ctx context.Context) (*CmdVelStream, error) {
-	s, err := c.openStream(ctx, "/v1/cmd_vel")
-	if err != nil {
-		return nil, err
-	}
-	return &CmdVelStream{s: s}, nil
+	return openTyped[Twist](ctx, c, "/v1/cmd_vel")
 }
 
-// Send publishes one command. It fails once the driver has closed the stream (bad input, flood, shutdown).
-func (c *CmdVelStream) Send(t Twist) error { return c.s.send(t) }
-
-// Close ends the stream and returns the driver's count of accepted, rejected and dropped commands.
-func (c *CmdVelStream) Close() (StreamResult, error) { return c.s.close() }
-
 // ScanSender delivers LiDAR scans to the driver over one long-lived connection (the reader process's pid is
-// taken from it for the state record).
-type ScanSender struct{ s *lineStream }
+// taken from it for the state record); the driver's scan gate counts each arrival.
+type ScanSender = Stream[Scan]
 
 // StreamScans opens the scan ingestion stream.
 func (c *Client) StreamScans(ctx context.Context) (*ScanSender, error) {
-	s, err := c.openStream(ctx, "/v1/scan")
-	if err != nil {
-		return nil, err
-	}
-	return &ScanSender{s: s}, nil
+	return openTyped[Scan](ctx, c, "/v1/scan")
 }
-
-// Send delivers one scan. The driver's scan gate counts its arrival.
-func (c *ScanSender) Send(sc Scan) error { return c.s.send(sc) }
-
-// Close ends the stream and returns the driver's counts.
-func (c *ScanSender) Close() (StreamResult, error) { return c.s.close() }
