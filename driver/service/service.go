@@ -66,21 +66,8 @@ func Run(ctx context.Context, o Options) error {
 	if o.Lidar != nil {
 		lidarDev = *o.Lidar
 	}
-	common := []string{"--socket", o.Socket}
-	for _, f := range configs {
-		common = append(common, "--config", f)
-	}
-	dargs := append([]string{"driver", "--supervisor-pid", strconv.Itoa(os.Getpid())}, common...)
-	if o.StateDir != "" {
-		dargs = append(dargs, "--state-dir", o.StateDir)
-	}
-	if o.TestDriverHoldsBoardEOF {
-		dargs = append(dargs, "--test-hold-board-eof")
-	}
-	var rargs []string
-	if lidarDev != "" {
-		rargs = append([]string{"lidar-reader", "--lidar", lidarDev}, common...)
-	} else {
+	dargs, rargs := ChildArgs(o, configs, lidarDev, os.Getpid())
+	if rargs == nil {
 		log.Warn("no LiDAR reader (--lidar \"\"): the scan gate holds software commands; only gamepad driving moves the wheels")
 	}
 	if o.TestNoPdeathsig {
@@ -101,6 +88,26 @@ func Run(ctx context.Context, o Options) error {
 		NoReaderRespawn: o.NoLidarRespawn || !cfg.LidarRespawn, WatchdogTimeout: o.Watchdog, NoWatchdog: o.Watchdog == 0,
 		Log: log, NoDriverPdeathsig: o.TestNoPdeathsig,
 	})
+}
+
+// ChildArgs returns the command lines (after the program name) of the driver child and the LiDAR reader
+// child (nil: no reader, lidarDev is ""), which load the same parameter files as the service.
+func ChildArgs(o Options, configs []string, lidarDev string, supervisorPID int) (driver, reader []string) {
+	common := []string{"--socket", o.Socket}
+	for _, f := range configs {
+		common = append(common, "--config", f)
+	}
+	driver = append([]string{"driver", "--supervisor-pid", strconv.Itoa(supervisorPID)}, common...)
+	if o.StateDir != "" {
+		driver = append(driver, "--state-dir", o.StateDir)
+	}
+	if o.TestDriverHoldsBoardEOF {
+		driver = append(driver, "--test-hold-board-eof")
+	}
+	if lidarDev != "" {
+		reader = append([]string{"lidar-reader", "--lidar", lidarDev}, common...)
+	}
+	return driver, reader
 }
 
 // SignalContext ends on SIGINT or SIGTERM (and the extra signals), so that long-running commands (the
