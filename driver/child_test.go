@@ -6,14 +6,12 @@ package driver
 // gone) ends the driver with a stop frame.
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -24,25 +22,6 @@ import (
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 )
-
-// frameLog records every write, in order.
-type frameLog struct {
-	mu     sync.Mutex
-	frames [][]byte
-}
-
-func (f *frameLog) Write(p []byte) (int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.frames = append(f.frames, bytes.Clone(p))
-	return len(p), nil
-}
-
-func (f *frameLog) snapshot() [][]byte {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([][]byte(nil), f.frames...)
-}
 
 // afterFirstStop returns the writes from the first stop frame that follows a motor frame on.
 func afterFirstStop(frames [][]byte) (tail [][]byte, motors int) {
@@ -83,7 +62,7 @@ func TestChildSignalHaltsTheBoard(t *testing.T) {
 		{"SIGHUP", syscall.SIGHUP, os.Getppid(), "why=\"stop requested\""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rec := &frameLog{}
+			rec := newFrameSink()
 			hw := supervisor.NewHaltWriter(rec)
 			sigs := make(chan os.Signal, 1)
 			signal.Notify(sigs, c.sig)
@@ -106,7 +85,7 @@ func TestChildSignalHaltsTheBoard(t *testing.T) {
 				}
 			}()
 			if err := testkit.Eventually(testkit.Bound(time.Second), func() error {
-				if len(rec.snapshot()) < 10 {
+				if _, raw := rec.snapshot(); len(raw) < 10 {
 					return errors.New("no motor frames yet")
 				}
 				return nil
@@ -133,7 +112,8 @@ func TestChildSignalHaltsTheBoard(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tail, motors := afterFirstStop(rec.snapshot())
+			_, raw := rec.snapshot()
+			tail, motors := afterFirstStop(raw)
 			if len(tail) == 0 {
 				t.Fatalf("%d motor frames and no stop frame after them", motors)
 			}
@@ -153,7 +133,7 @@ func TestChildSignalHaltsTheBoard(t *testing.T) {
 // supervisor does), with the default configuration and no socket.
 type childRig struct {
 	boardW *os.File
-	out    *frameLog
+	out    *frameSink
 	beats  *testkit.LockedBuffer
 	log    *testkit.LockedBuffer
 	done   chan error
@@ -167,14 +147,14 @@ func startChild(t *testing.T, holdEOF bool) *childRig {
 	}
 	t.Cleanup(func() { r.Close(); w.Close() })
 	log, logBuf := testLogger()
-	g := &childRig{boardW: w, out: &frameLog{}, beats: &testkit.LockedBuffer{}, log: logBuf, done: make(chan error, 1)}
+	g := &childRig{boardW: w, out: newFrameSink(), beats: &testkit.LockedBuffer{}, log: logBuf, done: make(chan error, 1)}
 	o := ChildOptions{StateDir: t.TempDir(), HoldBoardEOF: holdEOF, Log: log}
 	go func() {
 		g.done <- runChild(context.Background(), o, childIO{in: r, out: g.out, heartbeat: g.beats, ppid: os.Getppid()})
 	}()
 	// The first stop frame is written after the signal handler is in place.
 	if err := testkit.Eventually(testkit.Bound(2*time.Second), func() error {
-		if len(g.out.snapshot()) == 0 || g.beats.Len() < 3 {
+		if _, raw := g.out.snapshot(); len(raw) == 0 || g.beats.Len() < 3 {
 			return errors.New("driver not running yet")
 		}
 		return nil
@@ -197,7 +177,7 @@ func (g *childRig) wait(t *testing.T, d time.Duration) error {
 
 func (g *childRig) lastIsStop(t *testing.T) {
 	t.Helper()
-	fr := g.out.snapshot()
+	_, fr := g.out.snapshot()
 	if len(fr) == 0 || !board.IsStopFrame(fr[len(fr)-1]) {
 		t.Fatalf("last of %d board writes is not a stop frame", len(fr))
 	}
