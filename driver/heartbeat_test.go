@@ -4,9 +4,7 @@ package driver
 // the loop is stuck, the final word after the final stop frames. Injected clock, race-safe.
 
 import (
-	"context"
 	"errors"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -104,24 +102,11 @@ type beatRig struct {
 }
 
 func newBeatRig(t *testing.T, fail bool) *beatRig {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	clk := &stickyClock{fakeClock: newFakeClock()}
 	wl := &wireLog{fail: fail}
-	r, err := start(Options{Config: config.Default(), BoardIn: pr, BoardOut: wl.board(), Heartbeat: wl,
+	r, stop := runLoop(t, Options{Config: config.Default(), BoardOut: wl.board(), Heartbeat: wl,
 		Log: quietLog(), Clock: clk, StateDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.run(ctx) }()
-	g := &beatRig{t: t, clk: clk, r: r, log: wl}
-	var once sync.Once
-	g.stop = func() { once.Do(func() { cancel(); <-done; pw.Close(); pr.Close() }) }
-	t.Cleanup(g.stop)
+	g := &beatRig{t: t, clk: clk, r: r, log: wl, stop: stop}
 	// The loop's first beat comes before its first select: wait for it (or, when beats fail, for the state).
 	if _, err := r.State(); err != nil {
 		t.Fatal(err)

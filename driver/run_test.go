@@ -19,6 +19,7 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -88,22 +89,41 @@ func (s *frameSink) waitCount(t *testing.T, n int) [][4]float64 {
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func TestRunStopFrameFirstAndTwiceOnCancel(t *testing.T) {
+// startRun runs the driver on a real board pipe (the test holds the write end, as the supervisor does) with
+// the default configuration and no socket; Run's result arrives on the channel.
+func startRun(t *testing.T, ctx context.Context, sink *frameSink) (boardW *os.File, done chan error) {
+	t.Helper()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pw.Close()
-	defer pr.Close()
-	sink := newFrameSink()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
+	t.Cleanup(func() { pw.Close(); pr.Close() })
+	done = make(chan error, 1)
 	go func() {
 		done <- Run(ctx, Options{Config: config.Default(), BoardIn: pr, BoardOut: sink, Log: quietLog(), StateDir: t.TempDir()})
 	}()
+	return pw, done
+}
+
+// runEnds waits for Run's result.
+func runEnds(t *testing.T, done chan error, d time.Duration, what string) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(testkit.Bound(d)):
+		t.Fatalf("Run did not return after %s", what)
+		return nil
+	}
+}
+
+func TestRunStopFrameFirstAndTwiceOnCancel(t *testing.T) {
+	sink := newFrameSink()
+	ctx, cancel := context.WithCancel(context.Background())
+	_, done := startRun(t, ctx, sink)
 	sink.waitCount(t, 1)
 	cancel()
-	if err := <-done; err != nil {
+	if err := runEnds(t, done, 2*time.Second, "the cancel"); err != nil {
 		t.Fatalf("Run on cancel: %v, want nil", err)
 	}
 	_, raw := sink.snapshot()
@@ -116,26 +136,13 @@ func TestRunStopFrameFirstAndTwiceOnCancel(t *testing.T) {
 }
 
 func TestRunReturnsWhenBoardInEnds(t *testing.T) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
 	sink := newFrameSink()
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(context.Background(), Options{Config: config.Default(), BoardIn: pr, BoardOut: sink, Log: quietLog(), StateDir: t.TempDir()})
-	}()
+	pw, done := startRun(t, context.Background(), sink)
 	sink.waitCount(t, 1)
 	pw.Write(board.EncodeIMU(board.IMU{Accel: [3]float32{0, 0, 1}}))
 	pw.Close() // the board is gone
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "board input ended") {
-			t.Fatalf("Run: %v, want 'board input ended'", err)
-		}
-	case <-time.After(2 * time.Second):
-		t.Fatal("Run did not return after BoardIn ended")
+	if err := runEnds(t, done, 2*time.Second, "BoardIn ended"); err == nil || !strings.Contains(err.Error(), "board input ended") {
+		t.Fatalf("Run: %v, want 'board input ended'", err)
 	}
 	if _, raw := sink.snapshot(); !board.IsStopFrame(raw[len(raw)-1]) {
 		t.Fatal("no stop frame after the board input ended")
@@ -143,25 +150,11 @@ func TestRunReturnsWhenBoardInEnds(t *testing.T) {
 }
 
 func TestRunReturnsWhenBoardOutFails(t *testing.T) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pw.Close()
-	defer pr.Close()
 	sink := newFrameSink()
 	sink.failAt = 3 // the start stop frame and one refresh go through
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(context.Background(), Options{Config: config.Default(), BoardIn: pr, BoardOut: sink, Log: quietLog(), StateDir: t.TempDir()})
-	}()
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "write to the board") {
-			t.Fatalf("Run: %v, want a write error", err)
-		}
-	case <-time.After(3 * time.Second):
-		t.Fatal("Run did not return after BoardOut failed")
+	_, done := startRun(t, context.Background(), sink)
+	if err := runEnds(t, done, 3*time.Second, "BoardOut failed"); err == nil || !strings.Contains(err.Error(), "write to the board") {
+		t.Fatalf("Run: %v, want a write error", err)
 	}
 	sink.mu.Lock()
 	n := sink.n
@@ -223,28 +216,38 @@ type loopRig struct {
 }
 
 func newLoopRig(t *testing.T, opts ...func(*Options)) *loopRig {
+	clk := newFakeClock()
+	sink := newFrameSink()
+	o := Options{Config: config.Default(), BoardOut: sink, Log: quietLog(), Clock: clk, StateDir: t.TempDir()}
+	for _, f := range opts {
+		f(&o)
+	}
+	r, stop := runLoop(t, o)
+	return &loopRig{t: t, clk: clk, r: r, sink: sink, stop: stop}
+}
+
+// runLoop starts the driver (start, then run) with o on a board pipe of its own as BoardIn; stop ends it
+// and closes the pipe, once (also at the test's end).
+func runLoop(t *testing.T, o Options) (r *loopState, stop func()) {
+	t.Helper()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := newFakeClock()
-	sink := newFrameSink()
-	o := Options{Config: config.Default(), BoardIn: pr, BoardOut: sink, Log: quietLog(), Clock: clk, StateDir: t.TempDir()}
-	for _, f := range opts {
-		f(&o)
-	}
-	r, err := start(o)
+	o.BoardIn = pr
+	r, err = start(o)
 	if err != nil {
+		pw.Close()
+		pr.Close()
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.run(ctx) }()
-	rig := &loopRig{t: t, clk: clk, r: r, sink: sink}
 	var once sync.Once
-	rig.stop = func() { once.Do(func() { cancel(); <-done; pw.Close(); pr.Close() }) }
-	t.Cleanup(rig.stop)
-	return rig
+	stop = func() { once.Do(func() { cancel(); <-done; pw.Close(); pr.Close() }) }
+	t.Cleanup(stop)
+	return r, stop
 }
 
 // tick advances the clock by one period and runs one tick; the state request after it returns once the

@@ -24,24 +24,14 @@ func socketFlag() cli.Flag {
 // clientCommands returns the control-socket clients: state, enable, disable, estop, reset, drive, imu.
 func clientCommands() []*cli.Command {
 	return []*cli.Command{
-		{
-			Name:  "state",
-			Usage: "print the driver's state record (JSON); --follow prints one line per record at 10 Hz",
-			Flags: []cli.Flag{socketFlag(), &cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing"}},
-			Action: func(c *cli.Context) error {
-				cl := api.NewClient(c.String("socket"))
-				ctx, stop := service.SignalContext(c.Context)
-				defer stop()
-				if c.Bool("follow") {
-					return quietCancel(cl.Follow(ctx, api.TopicState, printLine))
-				}
+		followCommand("state", "print the driver's state record (JSON); --follow prints one line per record at 10 Hz", api.TopicState,
+			func(ctx context.Context, cl *api.Client) error {
 				s, err := cl.State(ctx)
 				if err != nil {
 					return err
 				}
 				return printJSON(s)
-			},
-		},
+			}),
 		replyCommand("enable", "enable motion (refused while the e-stop is latched)", func(ctx context.Context, cl *api.Client) (api.Reply, error) {
 			return cl.Enable(ctx, true)
 		}),
@@ -72,30 +62,37 @@ func clientCommands() []*cli.Command {
 			},
 			Action: drive,
 		},
-		{
-			Name:  "imu",
-			Usage: "print IMU messages (JSON lines); --follow keeps printing",
-			Flags: []cli.Flag{socketFlag(), &cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing"}},
-			Action: func(c *cli.Context) error {
-				cl := api.NewClient(c.String("socket"))
-				ctx, stop := service.SignalContext(c.Context)
-				defer stop()
-				if !c.Bool("follow") {
-					// One message: follow and stop at the first.
-					errDone := errors.New("done")
-					err := cl.Follow(ctx, api.TopicIMU, func(b []byte) error {
-						if err := printLine(b); err != nil {
-							return err
-						}
-						return errDone
-					})
-					if errors.Is(err, errDone) {
-						return nil
+		followCommand("imu", "print IMU messages (JSON lines); --follow keeps printing", api.TopicIMU,
+			func(ctx context.Context, cl *api.Client) error {
+				// One message: follow and stop at the first.
+				errDone := errors.New("done")
+				err := cl.Follow(ctx, api.TopicIMU, func(b []byte) error {
+					if err := printLine(b); err != nil {
+						return err
 					}
-					return quietCancel(err)
+					return errDone
+				})
+				if errors.Is(err, errDone) {
+					return nil
 				}
-				return quietCancel(cl.Follow(ctx, api.TopicIMU, printLine))
-			},
+				return quietCancel(err)
+			}),
+	}
+}
+
+// followCommand prints what once prints, or with --follow one line per message of topic until Ctrl-C.
+func followCommand(name, usage, topic string, once func(context.Context, *api.Client) error) *cli.Command {
+	return &cli.Command{
+		Name: name, Usage: usage,
+		Flags: []cli.Flag{socketFlag(), &cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing"}},
+		Action: func(c *cli.Context) error {
+			cl := api.NewClient(c.String("socket"))
+			ctx, stop := service.SignalContext(c.Context)
+			defer stop()
+			if c.Bool("follow") {
+				return quietCancel(cl.Follow(ctx, topic, printLine))
+			}
+			return once(ctx, cl)
 		},
 	}
 }

@@ -200,21 +200,20 @@ func (c *Client) Follow(ctx context.Context, topic string, fn func(line []byte) 
 
 // FollowState calls fn with each state record.
 func (c *Client) FollowState(ctx context.Context, fn func(State) error) error {
-	return c.Follow(ctx, TopicState, func(b []byte) error {
-		var s State
-		if err := json.Unmarshal(b, &s); err != nil {
-			return fmt.Errorf("decode state: %w", err)
-		}
-		return fn(s)
-	})
+	return followJSON(ctx, c, TopicState, "state", fn)
 }
 
 // FollowIMU calls fn with each IMU message.
 func (c *Client) FollowIMU(ctx context.Context, fn func(IMU) error) error {
-	return c.Follow(ctx, TopicIMU, func(b []byte) error {
-		var m IMU
+	return followJSON(ctx, c, TopicIMU, "imu", fn)
+}
+
+// followJSON follows topic and decodes each line as a T.
+func followJSON[T any](ctx context.Context, c *Client, topic, what string, fn func(T) error) error {
+	return c.Follow(ctx, topic, func(b []byte) error {
+		var m T
 		if err := json.Unmarshal(b, &m); err != nil {
-			return fmt.Errorf("decode imu: %w", err)
+			return fmt.Errorf("decode %s: %w", what, err)
 		}
 		return fn(m)
 	})

@@ -320,24 +320,29 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			// (in their handlers) not the rate limit for e-stop and disable. A client that fills every cap must
 			// not be able to keep anyone from stopping the robot. enable(true) is rate limited in postEnable.
 		case r.Method == http.MethodGet && isFollow(r):
-			if n := s.followers.Add(1); n > MaxFollowers {
-				s.followers.Add(-1)
-				refuse(sw, http.StatusServiceUnavailable, Reply{Message: fmt.Sprintf(
-					"too many open follow streams (%d); close idle followers and retry", MaxFollowers)})
+			if !admit(sw, &s.followers, MaxFollowers, "too many open follow streams (%d); close idle followers and retry") {
 				return
 			}
 			defer s.followers.Add(-1)
 		default:
-			if n := s.active.Add(1); n > MaxActive {
-				s.active.Add(-1)
-				refuse(sw, http.StatusServiceUnavailable, Reply{Message: fmt.Sprintf(
-					"too many open requests (%d); close idle streams and retry", MaxActive)})
+			if !admit(sw, &s.active, MaxActive, "too many open requests (%d); close idle streams and retry") {
 				return
 			}
 			defer s.active.Add(-1)
 		}
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// admit counts one more open request on open, or refuses it with 503 (msg names the cap) when that would
+// pass limit. The caller releases an admitted request.
+func admit(w http.ResponseWriter, open *atomic.Int64, limit int64, msg string) bool {
+	if open.Add(1) > limit {
+		open.Add(-1)
+		refuse(w, http.StatusServiceUnavailable, Reply{Message: fmt.Sprintf(msg, limit)})
+		return false
+	}
+	return true
 }
 
 // isSafety: the requests that stop the robot (and enable, whose body says which way it goes only once read).

@@ -42,6 +42,21 @@ func feedBattery(t *testing.T, d *Detector, s0, s1 float64, mv func(s float64) i
 
 func off(float64) bool { return false }
 
+// steps returns a voltage that starts at mv[0] and becomes mv[i] at at[i-1] seconds.
+func steps(mv []int, at ...float64) func(s float64) int {
+	return func(s float64) int {
+		v := mv[0]
+		for i, a := range at {
+			if s >= a {
+				v = mv[i+1]
+			}
+		}
+		return v
+	}
+}
+
+func wheelsOnUntil(end float64) func(float64) bool { return func(s float64) bool { return s < end } }
+
 func TestChargerDetector(t *testing.T) {
 	const rest = 12400
 	cases := []struct {
@@ -52,16 +67,8 @@ func TestChargerDetector(t *testing.T) {
 		want    []string // "PLUGGED@s" with the step in mV
 	}{
 		{
-			name: "plug +249 then unplug -226, wheels off",
-			mv: func(s float64) int {
-				switch {
-				case s < 20:
-					return rest
-				case s < 40:
-					return rest + 249
-				}
-				return rest + 249 - 226
-			},
+			name:   "plug +249 then unplug -226, wheels off",
+			mv:     steps([]int{rest, rest + 249, rest + 249 - 226}, 20, 40),
 			wheels: off,
 			want:   []string{"PLUGGED@20 (+249)", "UNPLUGGED@40 (-226)"},
 		},
@@ -72,7 +79,7 @@ func TestChargerDetector(t *testing.T) {
 		},
 		{
 			name:   "150 mV step: below 190, nothing",
-			mv:     func(s float64) int { return map[bool]int{true: rest, false: rest + 150}[s < 20] },
+			mv:     steps([]int{rest, rest + 150}, 20),
 			wheels: off,
 		},
 		{
@@ -84,58 +91,35 @@ func TestChargerDetector(t *testing.T) {
 		},
 		{
 			name:   "even a +249 step with the wheels on: ignored",
-			mv:     func(s float64) int { return map[bool]int{true: rest, false: rest + 249}[s < 20] },
+			mv:     steps([]int{rest, rest + 249}, 20),
 			wheels: func(float64) bool { return true },
 		},
 		{
-			name: "load release of +250 right at disable (within 3 s): ignored, also later",
-			mv: func(s float64) int {
-				if s < 20 {
-					return rest - 250 // sagged under load
-				}
-				return rest
-			},
-			wheels: func(s float64) bool { return s < 20 },
+			name:   "load release of +250 right at disable (within 3 s): ignored, also later",
+			mv:     steps([]int{rest - 250, rest}, 20), // sagged under load, then released
+			wheels: wheelsOnUntil(20),
 		},
 		{
-			name: "real plug within 3 s of disable: ignored (the transient window)",
-			mv: func(s float64) int {
-				if s < 21 {
-					return rest
-				}
-				return rest + 249
-			},
-			wheels: func(s float64) bool { return s < 20 },
+			name:   "real plug within 3 s of disable: ignored (the transient window)",
+			mv:     steps([]int{rest, rest + 249}, 21),
+			wheels: wheelsOnUntil(20),
 		},
 		{
-			name: "negative control: the same plug 10 s after disable is seen",
-			mv: func(s float64) int {
-				if s < 30 {
-					return rest
-				}
-				return rest + 249
-			},
-			wheels: func(s float64) bool { return s < 20 },
+			name:   "negative control: the same plug 10 s after disable is seen",
+			mv:     steps([]int{rest, rest + 249}, 30),
+			wheels: wheelsOnUntil(20),
 			want:   []string{"PLUGGED@30 (+249)"},
 		},
 		{
 			name:    "state loaded as plugged: a step up does not repeat PLUGGED, a step down is UNPLUGGED",
 			initial: func() *bool { b := true; return &b }(),
-			mv: func(s float64) int {
-				switch {
-				case s < 20:
-					return rest
-				case s < 40:
-					return rest + 249
-				}
-				return rest + 249 - 226
-			},
-			wheels: off,
-			want:   []string{"UNPLUGGED@40 (-226)"},
+			mv:      steps([]int{rest, rest + 249, rest + 249 - 226}, 20, 40),
+			wheels:  off,
+			want:    []string{"UNPLUGGED@40 (-226)"},
 		},
 		{
 			name:   "first 3 s after start count as just disabled",
-			mv:     func(s float64) int { return map[bool]int{true: rest, false: rest + 249}[s < 2] },
+			mv:     steps([]int{rest, rest + 249}, 2),
 			wheels: off,
 		},
 	}
