@@ -9,7 +9,6 @@ import (
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
-
 type keyErr struct{ key, msg string }
 
 // Validate checks every value's range. Load calls it; use it after changing a Config in code.
