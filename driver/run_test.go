@@ -275,6 +275,25 @@ func (g *loopRig) settle() {
 	}
 }
 
+// driveTicks runs n ticks, each after a scan and the command tw from peer.
+func (g *loopRig) driveTicks(peer api.Peer, tw api.Twist, n int) {
+	for range n {
+		g.r.Scan(peer, &api.Scan{}, true)
+		g.r.CmdVel(peer, tw, false)
+		g.tick()
+	}
+}
+
+// stopsAtOnce checks that do writes exactly one frame, the stop frame, before any tick.
+func (g *loopRig) stopsAtOnce(what string, do func()) {
+	g.t.Helper()
+	n := len(g.frames())
+	do()
+	if f := g.frames(); len(f) != n+1 || f[n] != [4]float64{} {
+		g.t.Fatalf("%s: want the stop frame at once, got %d new frames", what, len(f)-n)
+	}
+}
+
 func (g *loopRig) frames() [][4]float64 {
 	g.settle()
 	f, _ := g.sink.snapshot()
@@ -341,11 +360,7 @@ func TestLoopTripWritesStopBeforeTheNextTick(t *testing.T) {
 	g.r.Scan(peer, &api.Scan{}, true)
 	g.r.Enable(peer, true)
 	g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
-	for range 5 {
-		g.r.Scan(peer, &api.Scan{}, true)
-		g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
-		g.tick()
-	}
+	g.driveTicks(peer, api.Twist{VX: 0.2}, 5)
 	f := g.frames()
 	if f[len(f)-1][0] <= 0 {
 		t.Fatalf("not moving: %v", f[len(f)-1])
@@ -364,45 +379,23 @@ func TestLoopTripWritesStopBeforeTheNextTick(t *testing.T) {
 	g.r.Reset(peer)
 	g.r.Enable(peer, true)
 	g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
-	for range 5 {
-		g.r.Scan(peer, &api.Scan{}, true)
-		g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
-		g.tick()
-	}
-	n = len(g.frames())
-	if _, err := g.r.CmdVel(peer, api.Twist{VX: 1e9}, false); !errors.Is(err, motion.ErrBadCommand) {
-		t.Fatalf("absurd command: %v", err)
-	}
-	if f = g.frames(); len(f) != n+1 || f[n] != [4]float64{} {
-		t.Fatalf("absurd command: want the stop frame at once, got %d new frames", len(f)-n)
-	}
+	g.driveTicks(peer, api.Twist{VX: 0.2}, 5)
+	g.stopsAtOnce("absurd command", func() {
+		if _, err := g.r.CmdVel(peer, api.Twist{VX: 1e9}, false); !errors.Is(err, motion.ErrBadCommand) {
+			t.Fatalf("absurd command: %v", err)
+		}
+	})
 	st := g.tick()
 	if st.Link.RejectedCmds != 1 || !strings.Contains(st.LastRejected, "linear speed over") {
 		t.Fatalf("rejection not counted: %+v %q", st.Link, st.LastRejected)
 	}
 	g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
-	for range 5 {
-		g.r.Scan(peer, &api.Scan{}, true)
-		g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
-		g.tick()
-	}
-	n = len(g.frames())
-	g.r.Enable(peer, false)
-	if f = g.frames(); len(f) != n+1 || f[n] != [4]float64{} {
-		t.Fatalf("disable: want the stop frame at once, got %d new frames", len(f)-n)
-	}
+	g.driveTicks(peer, api.Twist{VX: 0.2}, 5)
+	g.stopsAtOnce("disable", func() { g.r.Enable(peer, false) })
 	// An unparseable command stops the wheels too.
 	g.r.Enable(peer, true)
-	for range 5 {
-		g.r.Scan(peer, &api.Scan{}, true)
-		g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
-		g.tick()
-	}
-	n = len(g.frames())
-	g.r.BadCommand(peer, "bad json")
-	if f = g.frames(); len(f) != n+1 || f[n] != [4]float64{} {
-		t.Fatalf("bad command: want the stop frame at once, got %d new frames", len(f)-n)
-	}
+	g.driveTicks(peer, api.Twist{VX: 0.2}, 5)
+	g.stopsAtOnce("bad command", func() { g.r.BadCommand(peer, "bad json") })
 }
 
 func TestLoopScanGateExactOnTheInjectedClock(t *testing.T) {
