@@ -96,7 +96,8 @@ func runChild(ctx context.Context, o ChildOptions, cio childIO) error {
 	if herr := hw.Halt(); herr != nil {
 		log.Error("final stop frame failed", "err", herr)
 	}
-	signal.Stop(sigs)
+	// No signal.Stop: the handler stays until the process exits, so a second signal during the exit does not
+	// end it by signal (which the supervisor would count as an unclean end, starting the next driver latched).
 	stopped := ctx.Err() != nil
 	cancel()
 	<-watched
