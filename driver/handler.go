@@ -9,8 +9,8 @@ import (
 	"github.com/rosorin/rosorin/driver/motion"
 )
 
-// The runtime is the api.Handler of its transports: each call becomes a request to the control loop.
-var _ api.Handler = (*runtime)(nil)
+// The loopState is the api.Handler of its transports: each call becomes a request to the control loop.
+var _ api.Handler = (*loopState)(nil)
 
 type reqKind uint8
 
@@ -50,7 +50,7 @@ const CallTimeout = time.Second
 var errLoopGone = errors.New("driver is shutting down")
 
 // call hands q to the loop and waits for its answer (when q.reply is set).
-func (r *runtime) call(q request) (response, error) {
+func (r *loopState) call(q request) (response, error) {
 	t := time.NewTimer(CallTimeout)
 	defer t.Stop()
 	select {
@@ -76,7 +76,7 @@ func (r *runtime) call(q request) (response, error) {
 func withReply(q request) request { q.reply = make(chan response, 1); return q }
 
 // CmdVel implements api.Handler.
-func (r *runtime) CmdVel(p api.Peer, t api.Twist, stream bool) (api.CmdReply, error) {
+func (r *loopState) CmdVel(p api.Peer, t api.Twist, stream bool) (api.CmdReply, error) {
 	res, err := r.call(withReply(request{kind: reqCmd, peer: p, at: r.clk.Now(), on: stream,
 		twist: motion.Twist{VX: t.VX, VY: t.VY, WZ: t.WZ}}))
 	if err != nil {
@@ -86,17 +86,17 @@ func (r *runtime) CmdVel(p api.Peer, t api.Twist, stream bool) (api.CmdReply, er
 }
 
 // BadCommand implements api.Handler.
-func (r *runtime) BadCommand(p api.Peer, why string) {
+func (r *loopState) BadCommand(p api.Peer, why string) {
 	_, _ = r.call(request{kind: reqBadCmd, peer: p, reason: why, at: r.clk.Now()})
 }
 
 // CmdStream implements api.Handler.
-func (r *runtime) CmdStream(p api.Peer, open bool) {
+func (r *loopState) CmdStream(p api.Peer, open bool) {
 	_, _ = r.call(withReply(request{kind: reqCmdStream, peer: p, on: open, at: r.clk.Now()}))
 }
 
 // EStop implements api.Handler.
-func (r *runtime) EStop(p api.Peer, reason string) api.Reply {
+func (r *loopState) EStop(p api.Peer, reason string) api.Reply {
 	res, err := r.call(withReply(request{kind: reqEStop, peer: p, reason: reason}))
 	if err != nil {
 		return api.Reply{Message: "e-stop NOT latched: " + err.Error() + "; use the gamepad or the power switch"}
@@ -105,7 +105,7 @@ func (r *runtime) EStop(p api.Peer, reason string) api.Reply {
 }
 
 // Enable implements api.Handler.
-func (r *runtime) Enable(p api.Peer, on bool) api.Reply {
+func (r *loopState) Enable(p api.Peer, on bool) api.Reply {
 	res, err := r.call(withReply(request{kind: reqEnable, peer: p, on: on}))
 	if err != nil {
 		return api.Reply{Message: err.Error()}
@@ -114,7 +114,7 @@ func (r *runtime) Enable(p api.Peer, on bool) api.Reply {
 }
 
 // Reset implements api.Handler.
-func (r *runtime) Reset(p api.Peer) api.Reply {
+func (r *loopState) Reset(p api.Peer) api.Reply {
 	res, err := r.call(withReply(request{kind: reqReset, peer: p}))
 	if err != nil {
 		return api.Reply{Message: err.Error()}
@@ -127,7 +127,7 @@ func (r *runtime) Reset(p api.Peer) api.Reply {
 //
 // A sender that may not feed the scan gate (scanauth.go) is dropped here too, for transports that do not ask
 // AuthorizeScan first (the socket server does, and answers 403).
-func (r *runtime) Scan(p api.Peer, s *api.Scan, stream bool) {
+func (r *loopState) Scan(p api.Peer, s *api.Scan, stream bool) {
 	if scanSender(p, r.o.SupervisorPID) != nil {
 		return
 	}
@@ -136,7 +136,7 @@ func (r *runtime) Scan(p api.Peer, s *api.Scan, stream bool) {
 }
 
 // ScanStream implements api.Handler.
-func (r *runtime) ScanStream(p api.Peer, open bool) {
+func (r *loopState) ScanStream(p api.Peer, open bool) {
 	if scanSender(p, r.o.SupervisorPID) != nil {
 		return // never the reader: its pid is not reported
 	}
@@ -144,16 +144,16 @@ func (r *runtime) ScanStream(p api.Peer, open bool) {
 }
 
 // State implements api.Handler.
-func (r *runtime) State() (api.State, error) {
+func (r *loopState) State() (api.State, error) {
 	res, err := r.call(withReply(request{kind: reqState}))
 	return res.state, err
 }
 
 // Config implements api.Handler.
-func (r *runtime) Config() any { return r.cfgView }
+func (r *loopState) Config() any { return r.cfgView }
 
 // onRequest runs in the loop.
-func (r *runtime) onRequest(q request) {
+func (r *loopState) onRequest(q request) {
 	var res response
 	now := r.clk.Now()
 	switch q.kind {
@@ -234,7 +234,7 @@ func (r *runtime) onRequest(q request) {
 
 // enable is the seed's on_enable without the arm: enable(true) refused while latched; enable(false) writes the
 // stop frame at once.
-func (r *runtime) enable(on bool, p api.Peer, now time.Time) api.Reply {
+func (r *loopState) enable(on bool, p api.Peer, now time.Time) api.Reply {
 	err := r.gate.Enable(on)
 	var rep api.Reply
 	switch {
@@ -254,7 +254,7 @@ func (r *runtime) enable(on bool, p api.Peer, now time.Time) api.Reply {
 	return rep
 }
 
-func (r *runtime) logRejected(err error) {
+func (r *loopState) logRejected(err error) {
 	n := r.gate.Snapshot(r.clk.Now()).Rejected
 	if n == 1 || n%100 == 0 {
 		r.log.Warn("velocity command refused; wheels stopped", "err", err, "count", n)

@@ -325,7 +325,7 @@ type stand struct {
 	logs   *logSink
 	cancel context.CancelFunc
 	done   chan error
-	r      *runtime
+	r      *loopState
 }
 
 type standOpt func(*Options)

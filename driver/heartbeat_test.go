@@ -1,19 +1,17 @@
 package driver
 
 // The control loop's heartbeat (heartbeat.go): one byte per tick from the loop goroutine itself, silence when
-// the loop is stuck, HeartbeatStopping after the final stop frames. Injected clock, race-safe.
+// the loop is stuck, the final word after the final stop frames. Injected clock, race-safe.
 
 import (
-	"context"
 	"errors"
-	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
+	"github.com/rosorin/rosorin/driver/heartbeat"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -58,7 +56,7 @@ func (l *wireLog) snapshot() []string {
 func (l *wireLog) beats() int {
 	n := 0
 	for _, e := range l.snapshot() {
-		if e == string(HeartbeatTick) {
+		if e == string(heartbeat.Tick) {
 			n++
 		}
 	}
@@ -98,30 +96,17 @@ func (c *stickyClock) release() {
 type beatRig struct {
 	t    *testing.T
 	clk  *stickyClock
-	r    *runtime
+	r    *loopState
 	log  *wireLog
 	stop func()
 }
 
 func newBeatRig(t *testing.T, fail bool) *beatRig {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	clk := &stickyClock{fakeClock: newFakeClock()}
 	wl := &wireLog{fail: fail}
-	r, err := start(Options{Config: config.Default(), BoardIn: pr, BoardOut: wl.board(), Heartbeat: wl,
+	r, stop := runLoop(t, Options{Config: config.Default(), BoardOut: wl.board(), Heartbeat: wl,
 		Log: quietLog(), Clock: clk, StateDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.run(ctx) }()
-	g := &beatRig{t: t, clk: clk, r: r, log: wl}
-	var once sync.Once
-	g.stop = func() { once.Do(func() { cancel(); <-done; pw.Close(); pr.Close() }) }
-	t.Cleanup(g.stop)
+	g := &beatRig{t: t, clk: clk, r: r, log: wl, stop: stop}
 	// The loop's first beat comes before its first select: wait for it (or, when beats fail, for the state).
 	if _, err := r.State(); err != nil {
 		t.Fatal(err)
@@ -169,8 +154,8 @@ func TestHeartbeatOnePerTickFromTheLoop(t *testing.T) {
 	g.stop()
 	ev := g.log.snapshot()
 	last := len(ev) - 1
-	if ev[last] != string(HeartbeatStopping)+"U\n" {
-		t.Fatalf("last event %q, want the final word %q; tail %q", ev[last], string(HeartbeatStopping)+"U\n", ev[max(0, last-5):])
+	if ev[last] != string(heartbeat.Stopping)+"U\n" {
+		t.Fatalf("last event %q, want the final word %q; tail %q", ev[last], string(heartbeat.Stopping)+"U\n", ev[max(0, last-5):])
 	}
 	if ev[last-1] != "stop" || ev[last-2] != "stop" {
 		t.Fatalf("the stopping byte does not follow the two final stop frames: tail %v", ev[max(0, last-5):])
@@ -198,19 +183,16 @@ func TestHeartbeatFailuresDoNotStopTheLoop(t *testing.T) {
 }
 
 // TestFinalWordCarriesTheLatch: a driver that ends latched says so after its final stop frames, in the same
-// write as the stopping byte, with control characters of the reason made harmless and its length bounded.
+// write as the stopping byte, with control characters of the reason made harmless (the codec's bound on its
+// length is tested in driver/heartbeat).
 func TestFinalWordCarriesTheLatch(t *testing.T) {
 	g := newBeatRig(t, false)
 	g.r.EStop(api.Peer{PID: 42, Comm: "curl"}, "operator\nline two\x00")
 	g.r.State()
 	g.stop()
 	ev := g.log.snapshot()
-	want := string(HeartbeatStopping) + "Lestop request from pid 42 (curl): operator line two \n"
+	want := string(heartbeat.Stopping) + "Lestop request from pid 42 (curl): operator line two \n"
 	if last := ev[len(ev)-1]; last != want {
 		t.Fatalf("final word %q, want %q", last, want)
-	}
-	long := FinalWord(strings.Repeat("x", 1000))
-	if len(long) != 2+MaxFinalReason+1 || long[len(long)-1] != '\n' {
-		t.Fatalf("final word of a 1000-byte reason: %d bytes", len(long))
 	}
 }

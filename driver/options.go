@@ -32,8 +32,8 @@ type Options struct {
 	Log *slog.Logger
 	// Clock gives monotonic time and the control ticker; nil = the real clock.
 	Clock Clock
-	// Heartbeat, if set, receives one HeartbeatTick byte from the control loop when it starts and after every
-	// tick, and FinalWord (HeartbeatStopping and the e-stop latch) after the final stop frames (heartbeat.go).
+	// Heartbeat, if set, receives one heartbeat.Tick byte from the control loop when it starts and after every
+	// tick, and heartbeat.FinalWord (the e-stop latch) after the final stop frames (heartbeat.go).
 	// The supervisor's watchdog reads it to tell a hung driver from a live one. Write must never block (a
 	// non-blocking pipe: supervisor.ChildHeartbeat); its errors are counted and otherwise ignored. nil = no
 	// heartbeat.

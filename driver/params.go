@@ -6,12 +6,13 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/charger"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
-// params is everything the runtime takes from the configuration, in the motion package's types. paramsFrom is
+// params is everything the loopState takes from the configuration, in the motion package's types. paramsFrom is
 // the one place that knows driver/config's field names.
 type params struct {
 	limits   motion.Limits
@@ -21,7 +22,7 @@ type params struct {
 	bias     motion.GyroBiasConfig
 	imu      motion.IMUCalib
 	pad      motion.PadConfig
-	charger  motion.ChargerConfig
+	charger  charger.Config
 	estopKey int
 	rateHz   float64
 
@@ -33,7 +34,7 @@ func defaultParams() params {
 	return params{
 		limits: motion.DefaultLimits(), geom: motion.DefaultGeometry(), odom: motion.DefaultOdomConfig(),
 		calib: motion.DefaultGyroCalibConfig(), bias: motion.DefaultGyroBiasConfig(), imu: motion.DefaultIMUCalib(),
-		pad: motion.DefaultPadConfig(), charger: motion.DefaultChargerConfig(), estopKey: 1, rateHz: 50,
+		pad: motion.DefaultPadConfig(), charger: charger.DefaultConfig(), estopKey: 1, rateHz: 50,
 		imuFrame: "imu_link", odomFrame: "odom", baseFrame: "base_link",
 	}
 }

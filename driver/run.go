@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/heartbeat"
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/protocol/board"
 )
@@ -28,7 +29,7 @@ func Run(ctx context.Context, o Options) error {
 }
 
 // start writes the first stop frame, checks the configuration and opens the control socket.
-func start(o Options) (*runtime, error) {
+func start(o Options) (*loopState, error) {
 	o = o.withDefaults()
 	// Known state first, before anything that can fail: whatever the wheels did before this start, they stop.
 	if err := writeStopNow(o.BoardOut); err != nil {
@@ -38,7 +39,7 @@ func start(o Options) (*runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("driver start: configuration: %w", err)
 	}
-	r := newRuntime(o, p)
+	r := newLoopState(o, p)
 	if o.SocketPath != "" {
 		srv, err := api.Listen(o.SocketPath, r, o.Log)
 		if err != nil {
@@ -51,7 +52,7 @@ func start(o Options) (*runtime, error) {
 
 // run starts the goroutines, runs the loop and tears everything down in order: stop frames first, then the
 // socket, then the helpers.
-func (r *runtime) run(ctx context.Context) error {
+func (r *loopState) run(ctx context.Context) error {
 	rctx, cancel := context.WithCancel(ctx)
 	readerDone := make(chan struct{})
 	go func() {
@@ -83,8 +84,8 @@ func (r *runtime) run(ctx context.Context) error {
 	}
 	// Only now, with the final stop frames written (or failed), may the supervisor stop expecting ticks: the
 	// teardown below can take longer than its watchdog timeout without the wheels being at risk. The same
-	// write tells it whether the e-stop is latched, so the next driver keeps the latch (FinalWord).
-	r.beat(FinalWord(r.gate.Status().EStop))
+	// write tells it whether the e-stop is latched, so the next driver keeps the latch (heartbeat.FinalWord).
+	r.beat(heartbeat.FinalWord(r.gate.Status().EStop))
 	if !writerEnded {
 		r.log.Error("a board write is stuck in the kernel (port hung); the stop frame may not reach the board: use the power switch")
 	}
@@ -116,7 +117,7 @@ func (r *runtime) run(ctx context.Context) error {
 }
 
 // loop is the one goroutine that owns the gate and all driver state.
-func (r *runtime) loop(ctx context.Context) error {
+func (r *loopState) loop(ctx context.Context) error {
 	tk := r.clk.NewTicker(r.tick)
 	defer tk.Stop()
 	r.lastTick = r.clk.Now()
@@ -145,7 +146,7 @@ func (r *runtime) loop(ctx context.Context) error {
 
 // onTick is one control tick (chapter 11 control()): publisher rule, gamepad locks, gate step, scan gate log,
 // odometry, gyro stillness, wheel frame on change or every 0.2 s, state record at 10 Hz, board silence.
-func (r *runtime) onTick(now time.Time) {
+func (r *loopState) onTick(now time.Time) {
 	dt := now.Sub(r.lastTick)
 	r.lastTick = now
 	r.jitter.add(dt, r.tick)
@@ -185,7 +186,7 @@ func (r *runtime) onTick(now time.Time) {
 
 // writeWheels encodes and queues a wheel frame. An encoder refusal (non-finite or over board.MaxRPS: a
 // configuration the gate's limits should make impossible) writes the stop frame instead and is counted.
-func (r *runtime) writeWheels(rps [4]float64, now time.Time) {
+func (r *loopState) writeWheels(rps [4]float64, now time.Time) {
 	f, err := board.EncodeWheelRPS(rps)
 	if err != nil {
 		r.encodeErrors++
@@ -202,20 +203,20 @@ func (r *runtime) writeWheels(rps [4]float64, now time.Time) {
 }
 
 // writeStop queues the stop frame at once (trips, disable, refused commands).
-func (r *runtime) writeStop(now time.Time) {
+func (r *loopState) writeStop(now time.Time) {
 	r.out.send(board.StopFrame())
 	r.stopFrames++
 	r.lastRPS, r.lastWrite, r.haveWrite = [4]float64{}, now, true
 }
 
 // trip latches the e-stop with reason and writes the stop frame at once, not at the next tick.
-func (r *runtime) trip(reason string) {
+func (r *loopState) trip(reason string) {
 	first := r.gate.Trip(reason)
 	r.afterTrip(reason, first)
 }
 
 // afterTrip does what every trip does after Gate.Trip: stop frame now, gamepad locked, one log line.
-func (r *runtime) afterTrip(reason string, first bool) {
+func (r *loopState) afterTrip(reason string, first bool) {
 	now := r.clk.Now()
 	if first || r.lastRPS != ([4]float64{}) {
 		r.writeStop(now)
@@ -227,7 +228,7 @@ func (r *runtime) afterTrip(reason string, first bool) {
 }
 
 // logScanGate logs the scan gate's hold and release once each way (seed: two call sites on purpose).
-func (r *runtime) logScanGate(now time.Time) {
+func (r *loopState) logScanGate(now time.Time) {
 	blocked := r.gate.BlockReason(now) == motion.BlockNoScan
 	if blocked == r.scanBlocked {
 		return
@@ -245,7 +246,7 @@ func (r *runtime) logScanGate(now time.Time) {
 }
 
 // checkBoardSilence logs loudly, once each way, when no board frame arrived for BoardSilentAfter.
-func (r *runtime) checkBoardSilence(now time.Time) {
+func (r *loopState) checkBoardSilence(now time.Time) {
 	silent, age := r.boardSilent(now)
 	if silent == r.silentLogged {
 		return
@@ -262,7 +263,7 @@ func (r *runtime) checkBoardSilence(now time.Time) {
 // firmware, not a gap.
 const BoardSilentAfter = 500 * time.Millisecond
 
-func (r *runtime) boardSilent(now time.Time) (bool, time.Duration) {
+func (r *loopState) boardSilent(now time.Time) (bool, time.Duration) {
 	ref := r.start
 	if r.hasFrame {
 		ref = r.lastFrameAt
@@ -276,7 +277,7 @@ func silentWarning(age time.Duration) string {
 		age.Seconds())
 }
 
-func (r *runtime) publish(topic string, msg any) {
+func (r *loopState) publish(topic string, msg any) {
 	if r.tr != nil {
 		r.tr.Publish(topic, msg)
 	}

@@ -10,7 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	goruntime "runtime"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +19,7 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -88,22 +89,41 @@ func (s *frameSink) waitCount(t *testing.T, n int) [][4]float64 {
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func TestRunStopFrameFirstAndTwiceOnCancel(t *testing.T) {
+// startRun runs the driver on a real board pipe (the test holds the write end, as the supervisor does) with
+// the default configuration and no socket; Run's result arrives on the channel.
+func startRun(t *testing.T, ctx context.Context, sink *frameSink) (boardW *os.File, done chan error) {
+	t.Helper()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pw.Close()
-	defer pr.Close()
-	sink := newFrameSink()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
+	t.Cleanup(func() { pw.Close(); pr.Close() })
+	done = make(chan error, 1)
 	go func() {
 		done <- Run(ctx, Options{Config: config.Default(), BoardIn: pr, BoardOut: sink, Log: quietLog(), StateDir: t.TempDir()})
 	}()
+	return pw, done
+}
+
+// runEnds waits for Run's result.
+func runEnds(t *testing.T, done chan error, d time.Duration, what string) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(testkit.Bound(d)):
+		t.Fatalf("Run did not return after %s", what)
+		return nil
+	}
+}
+
+func TestRunStopFrameFirstAndTwiceOnCancel(t *testing.T) {
+	sink := newFrameSink()
+	ctx, cancel := context.WithCancel(context.Background())
+	_, done := startRun(t, ctx, sink)
 	sink.waitCount(t, 1)
 	cancel()
-	if err := <-done; err != nil {
+	if err := runEnds(t, done, 2*time.Second, "the cancel"); err != nil {
 		t.Fatalf("Run on cancel: %v, want nil", err)
 	}
 	_, raw := sink.snapshot()
@@ -116,26 +136,13 @@ func TestRunStopFrameFirstAndTwiceOnCancel(t *testing.T) {
 }
 
 func TestRunReturnsWhenBoardInEnds(t *testing.T) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
 	sink := newFrameSink()
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(context.Background(), Options{Config: config.Default(), BoardIn: pr, BoardOut: sink, Log: quietLog(), StateDir: t.TempDir()})
-	}()
+	pw, done := startRun(t, context.Background(), sink)
 	sink.waitCount(t, 1)
 	pw.Write(board.EncodeIMU(board.IMU{Accel: [3]float32{0, 0, 1}}))
 	pw.Close() // the board is gone
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "board input ended") {
-			t.Fatalf("Run: %v, want 'board input ended'", err)
-		}
-	case <-time.After(2 * time.Second):
-		t.Fatal("Run did not return after BoardIn ended")
+	if err := runEnds(t, done, 2*time.Second, "BoardIn ended"); err == nil || !strings.Contains(err.Error(), "board input ended") {
+		t.Fatalf("Run: %v, want 'board input ended'", err)
 	}
 	if _, raw := sink.snapshot(); !board.IsStopFrame(raw[len(raw)-1]) {
 		t.Fatal("no stop frame after the board input ended")
@@ -143,25 +150,11 @@ func TestRunReturnsWhenBoardInEnds(t *testing.T) {
 }
 
 func TestRunReturnsWhenBoardOutFails(t *testing.T) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pw.Close()
-	defer pr.Close()
 	sink := newFrameSink()
 	sink.failAt = 3 // the start stop frame and one refresh go through
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(context.Background(), Options{Config: config.Default(), BoardIn: pr, BoardOut: sink, Log: quietLog(), StateDir: t.TempDir()})
-	}()
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "write to the board") {
-			t.Fatalf("Run: %v, want a write error", err)
-		}
-	case <-time.After(3 * time.Second):
-		t.Fatal("Run did not return after BoardOut failed")
+	_, done := startRun(t, context.Background(), sink)
+	if err := runEnds(t, done, 3*time.Second, "BoardOut failed"); err == nil || !strings.Contains(err.Error(), "write to the board") {
+		t.Fatalf("Run: %v, want a write error", err)
 	}
 	sink.mu.Lock()
 	n := sink.n
@@ -213,38 +206,48 @@ func (c *fakeClock) advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// loopRig is a runtime on a fake clock, driven through its api.Handler methods.
+// loopRig is a loopState on a fake clock, driven through its api.Handler methods.
 type loopRig struct {
 	t    *testing.T
 	clk  *fakeClock
-	r    *runtime
+	r    *loopState
 	sink *frameSink
 	stop func()
 }
 
 func newLoopRig(t *testing.T, opts ...func(*Options)) *loopRig {
+	clk := newFakeClock()
+	sink := newFrameSink()
+	o := Options{Config: config.Default(), BoardOut: sink, Log: quietLog(), Clock: clk, StateDir: t.TempDir()}
+	for _, f := range opts {
+		f(&o)
+	}
+	r, stop := runLoop(t, o)
+	return &loopRig{t: t, clk: clk, r: r, sink: sink, stop: stop}
+}
+
+// runLoop starts the driver (start, then run) with o on a board pipe of its own as BoardIn; stop ends it
+// and closes the pipe, once (also at the test's end).
+func runLoop(t *testing.T, o Options) (r *loopState, stop func()) {
+	t.Helper()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := newFakeClock()
-	sink := newFrameSink()
-	o := Options{Config: config.Default(), BoardIn: pr, BoardOut: sink, Log: quietLog(), Clock: clk, StateDir: t.TempDir()}
-	for _, f := range opts {
-		f(&o)
-	}
-	r, err := start(o)
+	o.BoardIn = pr
+	r, err = start(o)
 	if err != nil {
+		pw.Close()
+		pr.Close()
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.run(ctx) }()
-	rig := &loopRig{t: t, clk: clk, r: r, sink: sink}
 	var once sync.Once
-	rig.stop = func() { once.Do(func() { cancel(); <-done; pw.Close(); pr.Close() }) }
-	t.Cleanup(rig.stop)
-	return rig
+	stop = func() { once.Do(func() { cancel(); <-done; pw.Close(); pr.Close() }) }
+	t.Cleanup(stop)
+	return r, stop
 }
 
 // tick advances the clock by one period and runs one tick; the state request after it returns once the
@@ -269,6 +272,25 @@ func (g *loopRig) settle() {
 			g.t.Fatal("board writer never idle")
 		}
 		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+// driveTicks runs n ticks, each after a scan and the command tw from peer.
+func (g *loopRig) driveTicks(peer api.Peer, tw api.Twist, n int) {
+	for range n {
+		g.r.Scan(peer, &api.Scan{}, true)
+		g.r.CmdVel(peer, tw, false)
+		g.tick()
+	}
+}
+
+// stopsAtOnce checks that do writes exactly one frame, the stop frame, before any tick.
+func (g *loopRig) stopsAtOnce(what string, do func()) {
+	g.t.Helper()
+	n := len(g.frames())
+	do()
+	if f := g.frames(); len(f) != n+1 || f[n] != [4]float64{} {
+		g.t.Fatalf("%s: want the stop frame at once, got %d new frames", what, len(f)-n)
 	}
 }
 
@@ -338,11 +360,7 @@ func TestLoopTripWritesStopBeforeTheNextTick(t *testing.T) {
 	g.r.Scan(peer, &api.Scan{}, true)
 	g.r.Enable(peer, true)
 	g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
-	for range 5 {
-		g.r.Scan(peer, &api.Scan{}, true)
-		g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
-		g.tick()
-	}
+	g.driveTicks(peer, api.Twist{VX: 0.2}, 5)
 	f := g.frames()
 	if f[len(f)-1][0] <= 0 {
 		t.Fatalf("not moving: %v", f[len(f)-1])
@@ -361,45 +379,23 @@ func TestLoopTripWritesStopBeforeTheNextTick(t *testing.T) {
 	g.r.Reset(peer)
 	g.r.Enable(peer, true)
 	g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
-	for range 5 {
-		g.r.Scan(peer, &api.Scan{}, true)
-		g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
-		g.tick()
-	}
-	n = len(g.frames())
-	if _, err := g.r.CmdVel(peer, api.Twist{VX: 1e9}, false); !errors.Is(err, motion.ErrBadCommand) {
-		t.Fatalf("absurd command: %v", err)
-	}
-	if f = g.frames(); len(f) != n+1 || f[n] != [4]float64{} {
-		t.Fatalf("absurd command: want the stop frame at once, got %d new frames", len(f)-n)
-	}
+	g.driveTicks(peer, api.Twist{VX: 0.2}, 5)
+	g.stopsAtOnce("absurd command", func() {
+		if _, err := g.r.CmdVel(peer, api.Twist{VX: 1e9}, false); !errors.Is(err, motion.ErrBadCommand) {
+			t.Fatalf("absurd command: %v", err)
+		}
+	})
 	st := g.tick()
 	if st.Link.RejectedCmds != 1 || !strings.Contains(st.LastRejected, "linear speed over") {
 		t.Fatalf("rejection not counted: %+v %q", st.Link, st.LastRejected)
 	}
 	g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
-	for range 5 {
-		g.r.Scan(peer, &api.Scan{}, true)
-		g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
-		g.tick()
-	}
-	n = len(g.frames())
-	g.r.Enable(peer, false)
-	if f = g.frames(); len(f) != n+1 || f[n] != [4]float64{} {
-		t.Fatalf("disable: want the stop frame at once, got %d new frames", len(f)-n)
-	}
+	g.driveTicks(peer, api.Twist{VX: 0.2}, 5)
+	g.stopsAtOnce("disable", func() { g.r.Enable(peer, false) })
 	// An unparseable command stops the wheels too.
 	g.r.Enable(peer, true)
-	for range 5 {
-		g.r.Scan(peer, &api.Scan{}, true)
-		g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
-		g.tick()
-	}
-	n = len(g.frames())
-	g.r.BadCommand(peer, "bad json")
-	if f = g.frames(); len(f) != n+1 || f[n] != [4]float64{} {
-		t.Fatalf("bad command: want the stop frame at once, got %d new frames", len(f)-n)
-	}
+	g.driveTicks(peer, api.Twist{VX: 0.2}, 5)
+	g.stopsAtOnce("bad command", func() { g.r.BadCommand(peer, "bad json") })
 }
 
 func TestLoopScanGateExactOnTheInjectedClock(t *testing.T) {
@@ -430,7 +426,7 @@ func TestPublisherGrouping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newRuntime(o, p)
+	r := newLoopState(o, p)
 	now := o.Clock.Now()
 	me := api.Peer{PID: os.Getpid(), PPID: os.Getppid()}
 	dead := func() int { // a pid that has exited (reaped)
@@ -506,7 +502,7 @@ func abs(v float64) float64 {
 }
 
 func TestNoGoroutineLeft(t *testing.T) {
-	before := goruntime.NumGoroutine()
+	before := runtime.NumGoroutine()
 	for range 3 {
 		g := newLoopRig(t)
 		g.tick()
@@ -514,12 +510,12 @@ func TestNoGoroutineLeft(t *testing.T) {
 	}
 	// The loop, reader, writer and disk goroutines end with Run; give the scheduler a moment.
 	deadline := time.Now().Add(2 * time.Second)
-	for goruntime.NumGoroutine() > before && time.Now().Before(deadline) {
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := goruntime.NumGoroutine(); n > before {
+	if n := runtime.NumGoroutine(); n > before {
 		buf := make([]byte, 1<<16)
-		t.Fatalf("%d goroutines before, %d after three start/stop cycles:\n%s", before, n, buf[:goruntime.Stack(buf, true)])
+		t.Fatalf("%d goroutines before, %d after three start/stop cycles:\n%s", before, n, buf[:runtime.Stack(buf, true)])
 	}
 }
 

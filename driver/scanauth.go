@@ -18,7 +18,7 @@ import (
 // the parent is not: only the supervisor can have children of its own. Without a supervisor (SupervisorPID
 // 0: tests, a driver run by hand) anyone may send scans.
 
-var _ api.ScanAuthorizer = (*runtime)(nil)
+var _ api.ScanAuthorizer = (*loopState)(nil)
 
 // scanSender returns nil when p may send scans to a driver whose supervisor is supervisorPID (0: none), or
 // the reason it may not.
@@ -42,7 +42,7 @@ func scanSender(p api.Peer, supervisorPID int) error {
 
 // AuthorizeScan implements api.ScanAuthorizer (called from transport goroutines; reads only immutable
 // options).
-func (r *runtime) AuthorizeScan(p api.Peer) error {
+func (r *loopState) AuthorizeScan(p api.Peer) error {
 	err := scanSender(p, r.o.SupervisorPID)
 	if err != nil {
 		if n := r.scanRefusals.Add(1); n == 1 || n%100 == 0 {

@@ -1,5 +1,5 @@
-//go:build !race
-
+// The scan sender rule (scanauth.go) with real processes: helpers started from this test binary, named as
+// a test asks, connect over the real socket. Real time: waits are widened under -race (testkit.Bound).
 package driver
 
 import (
@@ -12,6 +12,7 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/internal/testkit"
 )
 
 // startScanHelper starts this test binary as a scan sender named comm ("" keeps the test binary's name).
@@ -79,7 +80,7 @@ func TestStandScansOnlyFromTheSupervisorsReader(t *testing.T) {
 	}
 	// A child of the supervisor that is not the reader.
 	_, code := startScanHelper(t, s.sock, "")
-	if c := exitWithin(t, code, 5*time.Second); c != 3 {
+	if c := exitWithin(t, code, testkit.Bound(5*time.Second)); c != 3 {
 		t.Fatalf("scans from the supervisor's child named %q: helper exit %d, want 3 (refused)", "driver.test", c)
 	}
 	// Nothing moves on software commands: the scan gate never saw a scan.
@@ -106,7 +107,7 @@ func TestStandScansOnlyFromTheSupervisorsReader(t *testing.T) {
 	}
 	// The reader: the supervisor's child named rosorin-lidar.
 	reader, code := startScanHelper(t, s.sock, api.ReaderComm)
-	if _, _, ok := s.b.waitFrame(from, 3*time.Second, moving); !ok {
+	if _, _, ok := s.b.waitFrame(from, testkit.Bound(3*time.Second), moving); !ok {
 		t.Fatalf("wheels never turned with the reader's scans; state %+v", s.state())
 	}
 	p.halt()
@@ -126,7 +127,7 @@ func TestStandScansOnlyFromTheSupervisorsReader(t *testing.T) {
 func TestStandScansRefusedFromAnotherParent(t *testing.T) {
 	s := newStand(t, func(o *Options) { o.SupervisorPID = os.Getppid() })
 	_, code := startScanHelper(t, s.sock, api.ReaderComm)
-	if c := exitWithin(t, code, 5*time.Second); c != 3 {
+	if c := exitWithin(t, code, testkit.Bound(5*time.Second)); c != 3 {
 		t.Fatalf("a %s whose parent is not the supervisor: helper exit %d, want 3 (refused)", api.ReaderComm, c)
 	}
 	if st := s.state(); st.ScanAgeS != nil || st.PIDs.LidarReader != 0 || st.Link.RefusedScans != 1 {

@@ -8,7 +8,7 @@ import (
 )
 
 // state builds the state record at now (the seed's ~/state plus link health, pids, publishers, loop timing).
-func (r *runtime) state(now time.Time) api.State {
+func (r *loopState) state(now time.Time) api.State {
 	g := r.gate.Snapshot(now)
 	s := api.State{
 		Stamp:            r.wall(now),

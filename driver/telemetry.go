@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/charger"
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
 // onBoard handles one read's worth of board frames (chapter 11 read_loop dispatch), in the loop.
-func (r *runtime) onBoard(b boardBatch) {
+func (r *loopState) onBoard(b boardBatch) {
 	r.parser, r.malformed = b.stats, b.malformed
 	if b.frames > 0 {
 		r.hasFrame, r.lastFrameAt = true, b.at
@@ -36,7 +37,7 @@ func (r *runtime) onBoard(b boardBatch) {
 
 // onIMU: start-up calibration first (samples not published during it), then the bias tracker, the
 // accelerometer calibration, SI units and the chapter 11 covariances (publish_imu).
-func (r *runtime) onIMU(m board.IMU, at time.Time) {
+func (r *loopState) onIMU(m board.IMU, at time.Time) {
 	r.imuRate.add(at)
 	g := [3]float64{float64(m.Gyro[0]), float64(m.Gyro[1]), float64(m.Gyro[2])}
 	a := [3]float64{float64(m.Accel[0]), float64(m.Accel[1]), float64(m.Accel[2])}
@@ -73,7 +74,7 @@ func (r *runtime) onIMU(m board.IMU, at time.Time) {
 
 // onBattery: charger detection from voltage steps (persisted), the battery message and the CSV log line every
 // 10 s (unix time, mV, wheels enabled).
-func (r *runtime) onBattery(b board.Battery, at time.Time) {
+func (r *loopState) onBattery(b board.Battery, at time.Time) {
 	mv := int(b.MilliVolts)
 	ev, step, err := r.charger.Add(mv, at)
 	if err != nil {
@@ -81,10 +82,10 @@ func (r *runtime) onBattery(b board.Battery, at time.Time) {
 		return
 	}
 	r.batteryMV = mv
-	if ev != motion.ChargerNone {
+	if ev != charger.EventNone {
 		r.log.Info(fmt.Sprintf("battery: %s (%+d mV)", ev, step))
 		if pl := r.charger.Plugged(); pl != nil && r.o.StateDir != "" {
-			if data, err := motion.MarshalPlugged(*pl, r.wall(at)); err == nil {
+			if data, err := charger.MarshalPlugged(*pl, r.wall(at)); err == nil {
 				r.disk.put(diskJob{path: r.pluggedPath(), data: data})
 			}
 		}
@@ -109,10 +110,10 @@ func (r *runtime) onBattery(b board.Battery, at time.Time) {
 // BatteryLogEvery: one CSV line per 10 s (owner 2026-10-01: learn the full charge and the plug step).
 const BatteryLogEvery = 10 * time.Second
 
-func (r *runtime) pluggedPath() string { return filepath.Join(r.o.StateDir, "plugged.json") }
+func (r *loopState) pluggedPath() string { return filepath.Join(r.o.StateDir, "plugged.json") }
 
 // loadPlugged reads the last charger state: a driver restart does not move the cable.
-func (r *runtime) loadPlugged() {
+func (r *loopState) loadPlugged() {
 	if r.o.StateDir == "" {
 		r.log.Warn("no state directory (no $HOME): charger state and battery log are not kept; pass --state-dir")
 		return
@@ -121,18 +122,18 @@ func (r *runtime) loadPlugged() {
 	if err != nil {
 		return // first start, or never detected
 	}
-	pl, t, err := motion.LoadPlugged(data)
+	pl, t, err := charger.LoadPlugged(data)
 	if err != nil {
 		r.log.Warn("charger state not loaded", "file", r.pluggedPath(), "err", err)
 		return
 	}
-	r.charger = motion.NewChargerDetector(r.p.charger, pl)
+	r.charger = charger.New(r.p.charger, pl)
 	r.log.Info("charger state loaded", "plugged", *pl, "detected", t.Format(time.RFC3339))
 }
 
 // onGamepad: the Joy message, then the pad's decisions (trip on the first frame of any button but MODE, MODE
 // hold reset, drive unlock).
-func (r *runtime) onGamepad(g board.Gamepad, at time.Time) {
+func (r *loopState) onGamepad(g board.Gamepad, at time.Time) {
 	r.lastPadAt, r.hasPad = at, true
 	r.padHist[r.padHistN%len(r.padHist)] = padRaw{at: at, f: g}
 	r.padHistN++
@@ -155,7 +156,7 @@ func (r *runtime) onGamepad(g board.Gamepad, at time.Time) {
 }
 
 // applyPad carries out a pad decision (from a frame or a tick).
-func (r *runtime) applyPad(res motion.PadResult, at time.Time) {
+func (r *loopState) applyPad(res motion.PadResult, at time.Time) {
 	if res.ResetRequest {
 		was := r.gate.Reset()
 		r.log.Info(fmt.Sprintf("e-stop cleared by gamepad MODE hold (was: %s); motion still disabled", was))
@@ -175,7 +176,7 @@ func (r *runtime) applyPad(res motion.PadResult, at time.Time) {
 	}
 }
 
-func (r *runtime) padFrames() []string {
+func (r *loopState) padFrames() []string {
 	var out []string
 	n := min(r.padHistN, len(r.padHist))
 	for i := r.padHistN - n; i < r.padHistN; i++ {
@@ -187,11 +188,11 @@ func (r *runtime) padFrames() []string {
 
 // wall turns a monotonic reading into a wall-clock stamp for messages: the start's wall time plus the
 // monotonic time since start (a wall clock step does not bend message stamps mid-run).
-func (r *runtime) wall(at time.Time) time.Time {
+func (r *loopState) wall(at time.Time) time.Time {
 	return r.startWall.Add(at.Sub(r.start)).Round(0)
 }
 
-func (r *runtime) odomMsg(o motion.OdomSample) *api.Odom {
+func (r *loopState) odomMsg(o motion.OdomSample) *api.Odom {
 	return &api.Odom{Stamp: r.wall(o.Stamp), FrameID: r.p.odomFrame, ChildFrameID: r.p.baseFrame,
 		X: o.Pose.X, Y: o.Pose.Y, Theta: o.Pose.Theta, QZ: o.QZ, QW: o.QW,
 		Twist:          api.Twist{VX: o.Twist.VX, VY: o.Twist.VY, WZ: o.Twist.WZ},

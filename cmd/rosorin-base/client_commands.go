@@ -4,18 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/service"
 )
 
 // socketFlag is --socket on every client command (env ROSORIN_SOCKET, default /run/rosorin/base.sock).
@@ -27,24 +24,14 @@ func socketFlag() cli.Flag {
 // clientCommands returns the control-socket clients: state, enable, disable, estop, reset, drive, imu.
 func clientCommands() []*cli.Command {
 	return []*cli.Command{
-		{
-			Name:  "state",
-			Usage: "print the driver's state record (JSON); --follow prints one line per record at 10 Hz",
-			Flags: []cli.Flag{socketFlag(), &cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing"}},
-			Action: func(c *cli.Context) error {
-				cl := api.NewClient(c.String("socket"))
-				ctx, stop := signalContext(c.Context)
-				defer stop()
-				if c.Bool("follow") {
-					return quietCancel(cl.Follow(ctx, api.TopicState, printLine))
-				}
+		followCommand("state", "print the driver's state record (JSON); --follow prints one line per record at 10 Hz", api.TopicState,
+			func(ctx context.Context, cl *api.Client) error {
 				s, err := cl.State(ctx)
 				if err != nil {
 					return err
 				}
 				return printJSON(s)
-			},
-		},
+			}),
 		replyCommand("enable", "enable motion (refused while the e-stop is latched)", func(ctx context.Context, cl *api.Client) (api.Reply, error) {
 			return cl.Enable(ctx, true)
 		}),
@@ -75,30 +62,37 @@ func clientCommands() []*cli.Command {
 			},
 			Action: drive,
 		},
-		{
-			Name:  "imu",
-			Usage: "print IMU messages (JSON lines); --follow keeps printing",
-			Flags: []cli.Flag{socketFlag(), &cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing"}},
-			Action: func(c *cli.Context) error {
-				cl := api.NewClient(c.String("socket"))
-				ctx, stop := signalContext(c.Context)
-				defer stop()
-				if !c.Bool("follow") {
-					// One message: follow and stop at the first.
-					errDone := errors.New("done")
-					err := cl.Follow(ctx, api.TopicIMU, func(b []byte) error {
-						if err := printLine(b); err != nil {
-							return err
-						}
-						return errDone
-					})
-					if errors.Is(err, errDone) {
-						return nil
+		followCommand("imu", "print IMU messages (JSON lines); --follow keeps printing", api.TopicIMU,
+			func(ctx context.Context, cl *api.Client) error {
+				// One message: follow and stop at the first.
+				errDone := errors.New("done")
+				err := cl.Follow(ctx, api.TopicIMU, func(b []byte) error {
+					if err := printLine(b); err != nil {
+						return err
 					}
-					return quietCancel(err)
+					return errDone
+				})
+				if errors.Is(err, errDone) {
+					return nil
 				}
-				return quietCancel(cl.Follow(ctx, api.TopicIMU, printLine))
-			},
+				return quietCancel(err)
+			}),
+	}
+}
+
+// followCommand prints what once prints, or with --follow one line per message of topic until Ctrl-C.
+func followCommand(name, usage, topic string, once func(context.Context, *api.Client) error) *cli.Command {
+	return &cli.Command{
+		Name: name, Usage: usage,
+		Flags: []cli.Flag{socketFlag(), &cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing"}},
+		Action: func(c *cli.Context) error {
+			cl := api.NewClient(c.String("socket"))
+			ctx, stop := service.SignalContext(c.Context)
+			defer stop()
+			if c.Bool("follow") {
+				return quietCancel(cl.Follow(ctx, topic, printLine))
+			}
+			return once(ctx, cl)
 		},
 	}
 }
@@ -126,24 +120,7 @@ func runReply(c *cli.Context, fn func(context.Context, *api.Client) (api.Reply, 
 }
 
 func drive(c *cli.Context) error {
-	// urfave/cli stops reading flags at the first argument, so `drive 0.1 0 0 --for 3s` (the documented
-	// order) leaves the flags among the arguments: read them here with the same names and defaults.
 	args := c.Args().Slice()
-	dur, rate, coast := c.Duration("for"), c.Float64("rate"), c.Bool("coast")
-	if len(args) > 3 {
-		fs := flag.NewFlagSet("drive", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		fs.DurationVar(&dur, "for", dur, "")
-		fs.Float64Var(&rate, "rate", rate, "")
-		fs.BoolVar(&coast, "coast", coast, "")
-		if err := fs.Parse(args[3:]); err != nil {
-			return fmt.Errorf("drive: %v (flags: --for DURATION, --rate HZ, --coast)", err)
-		}
-		if fs.NArg() > 0 {
-			return fmt.Errorf("drive: unexpected %q after VX VY WZ", fs.Args())
-		}
-		args = args[:3]
-	}
 	if len(args) != 3 {
 		return fmt.Errorf("drive needs VX VY WZ (three numbers), got %d; e.g. rosorin-base drive 0.1 0 0 --for 3s "+
 			"(a negative first value needs --: rosorin-base drive -- -0.1 0 0)", len(args))
@@ -156,13 +133,12 @@ func drive(c *cli.Context) error {
 		}
 		v[i] = f
 	}
-	if !(rate >= 1 && rate <= 100) {
-		return fmt.Errorf("drive: --rate %v out of 1..100 Hz", rate)
+	d := api.DriveConfig{Twist: api.Twist{VX: v[0], VY: v[1], WZ: v[2]}, For: c.Duration("for"), Rate: c.Float64("rate"),
+		Coast: c.Bool("coast")}
+	if err := d.Check(); err != nil {
+		return err
 	}
-	if dur <= 0 {
-		return fmt.Errorf("drive: --for %v must be > 0", dur)
-	}
-	ctx, stop := signalContext(c.Context)
+	ctx, stop := service.SignalContext(c.Context)
 	defer stop()
 	cl := api.NewClient(c.String("socket"))
 	if st, err := cl.State(ctx); err != nil {
@@ -170,43 +146,17 @@ func drive(c *cli.Context) error {
 	} else if st.Blocked != nil && *st.Blocked != "cmd timeout" {
 		fmt.Fprintf(os.Stderr, "note: wheels held (%s); commands are sent anyway\n", *st.Blocked)
 	}
-	s, err := cl.StreamCmdVel(context.Background()) // not ctx: Ctrl-C ends the stream cleanly below
-	if err != nil {
+	res, err := cl.Drive(ctx, d)
+	if !res.Opened {
 		return err
 	}
-	tw := api.Twist{VX: v[0], VY: v[1], WZ: v[2]}
-	t := time.NewTicker(time.Duration(float64(time.Second) / rate))
-	defer t.Stop()
-	end := time.After(dur)
-	sent := 0
-	var sendErr error
-loop:
-	for {
-		if sendErr = s.Send(tw); sendErr != nil {
-			break
-		}
-		sent++
-		select {
-		case <-ctx.Done():
-			break loop
-		case <-end:
-			break loop
-		case <-t.C:
-		}
+	end := "then silence (the deadman stops the wheels)"
+	if res.Stopped {
+		end = "then a zero command (stop now)"
 	}
-	end_ := "then silence (the deadman stops the wheels)"
-	if sendErr == nil && !coast {
-		if sendErr = s.Send(api.Twist{}); sendErr == nil {
-			end_ = "then a zero command (stop now)"
-		}
-	}
-	res, err := s.Close()
 	fmt.Printf("sent %d commands in %v, %s: driver accepted %d, rejected %d, dropped %d (%s)\n",
-		sent, dur, end_, res.Accepted, res.Rejected, res.Dropped, res.Message)
-	if err != nil {
-		return err
-	}
-	return sendErr
+		res.Sent, d.For, end, res.Stream.Accepted, res.Stream.Rejected, res.Stream.Dropped, res.Stream.Message)
+	return err
 }
 
 func printJSON(v any) error {
@@ -221,14 +171,6 @@ func printJSON(v any) error {
 func printLine(b []byte) error {
 	_, err := fmt.Println(string(b))
 	return err
-}
-
-// signalContext ends on SIGINT/SIGTERM so that followers and drive end cleanly.
-func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
-	if parent == nil {
-		parent = context.Background()
-	}
-	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 }
 
 func quietCancel(err error) error {

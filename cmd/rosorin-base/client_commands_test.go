@@ -1,8 +1,7 @@
-//go:build !race
-
 // The client subcommands as a person or a script runs them: the built binary against a real driver
 // (`rosorin-base run` on the simulated robot), judged by their output and exit status, and for `drive` by
-// the frames the sim's board received. Real time, so not under -race.
+// the frames the sim's board received. Real time: under -race the binary is race-built and the waits are
+// widened (testkit.Bound).
 
 package main
 
@@ -17,12 +16,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -46,7 +45,7 @@ func clientEnv(extra ...string) []string {
 
 func runCLI(t *testing.T, bin string, env []string, args ...string) cliRun {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(20*time.Second))
 	defer cancel()
 	c := exec.CommandContext(ctx, bin, args...)
 	c.Env = env
@@ -68,24 +67,7 @@ type cliStack struct {
 	sim  *sim.Sim
 	sock string
 	cl   *api.Client
-	log  *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	log  *testkit.LockedBuffer
 }
 
 func startCLIStack(t *testing.T, bin string) *cliStack {
@@ -104,7 +86,7 @@ func startCLIStack(t *testing.T, bin string) *cliStack {
 	if err := os.WriteFile(cfg, []byte("rosorin_board_driver:\n  ros__parameters:\n    max_linear: 0.35\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st := &cliStack{sim: s, sock: filepath.Join(dir, "base.sock"), log: &syncBuffer{}}
+	st := &cliStack{sim: s, sock: filepath.Join(dir, "base.sock"), log: &testkit.LockedBuffer{}}
 	svc := exec.Command(bin, "run", "--device", s.BoardPath(), "--lidar", s.LidarPath(), "--socket", st.sock,
 		"--config", cfg, "--state-dir", filepath.Join(dir, "state"))
 	svc.Env = clientEnv()
@@ -119,7 +101,7 @@ func startCLIStack(t *testing.T, bin string) *cliStack {
 		_ = svc.Process.Signal(os.Interrupt)
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(testkit.Bound(5 * time.Second)):
 			_ = svc.Process.Kill()
 			<-done
 		}
@@ -129,7 +111,7 @@ func startCLIStack(t *testing.T, bin string) *cliStack {
 	})
 	st.cl = api.NewClient(st.sock)
 	t.Cleanup(st.cl.CloseIdle)
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(15 * time.Second))
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		x, err := st.cl.State(ctx)
@@ -181,12 +163,11 @@ func speeds(r sim.Received) ([4]float64, bool) {
 // TestClientCommands runs state, enable, drive, estop, enable (refused), reset, disable and imu against one
 // driver, then every client against no driver.
 func TestClientCommands(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "rosorin-base")
-	b := exec.Command("go", "build", "-o", bin, ".")
-	b.Stdout, b.Stderr = os.Stderr, os.Stderr
-	if err := b.Run(); err != nil {
-		t.Fatalf("build rosorin-base: %v", err)
+	bin, err := testkit.Binary("./cmd/rosorin-base")
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(testkit.Cleanup)
 	st := startCLIStack(t, bin)
 	env := clientEnv()
 	sock := []string{"--socket", st.sock}
@@ -212,7 +193,7 @@ func TestClientCommands(t *testing.T) {
 	})
 
 	t.Run("state --follow", func(t *testing.T) {
-		lines, code := follow(t, bin, env, 3, 5*time.Second, "state", "--socket", st.sock, "--follow")
+		lines, code := follow(t, bin, env, 3, testkit.Bound(5*time.Second), "state", "--socket", st.sock, "--follow")
 		for _, l := range lines {
 			var s api.State
 			if err := json.Unmarshal([]byte(l), &s); err != nil || s.PIDs.Driver == 0 {
@@ -244,7 +225,7 @@ func TestClientCommands(t *testing.T) {
 			t.Fatalf("drive: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 		}
 		// The zero command is applied at the driver's next tick: wait for the stop frame after the moving ones.
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Second))
 		defer cancel()
 		moved := false
 		_, _, _ = st.sim.WaitFrameSince(ctx, seq, func(f sim.Received) bool {
@@ -281,13 +262,13 @@ func TestClientCommands(t *testing.T) {
 		if firstMove.IsZero() || stop.IsZero() {
 			t.Fatalf("drive: %d frames, first moving %v, stop %v; want non-zero motor frames then a stop", len(frames), firstMove, stop)
 		}
-		if d := stop.Sub(firstMove); d < 800*time.Millisecond || d > 1500*time.Millisecond {
+		if d := stop.Sub(firstMove); d < 800*time.Millisecond || d > 800*time.Millisecond+testkit.Bound(700*time.Millisecond) {
 			t.Errorf("wheels commanded for %v, want about --for 1s", d)
 		}
-		if stop.After(tEnd.Add(100 * time.Millisecond)) {
+		if stop.After(tEnd.Add(testkit.Bound(100 * time.Millisecond))) {
 			t.Errorf("stop frame %v after drive exited: the final zero command must stop the wheels at once", stop.Sub(tEnd))
 		}
-		for end := time.Now().Add(time.Second); st.sim.Truth().TargetRPS != [4]float64{}; { // applied at the sim's next tick
+		for end := time.Now().Add(testkit.Bound(time.Second)); st.sim.Truth().TargetRPS != [4]float64{}; { // applied at the sim's next tick
 			if time.Now().After(end) {
 				t.Errorf("wheel targets %v 1 s after the stop frame", st.sim.Truth().TargetRPS)
 				break
@@ -362,7 +343,7 @@ func TestClientCommands(t *testing.T) {
 			}
 		}
 		// The IMU is published after the 3 s start-up gyro calibration: the deadline covers it.
-		lines, code := follow(t, bin, env, 5, 10*time.Second, "imu", "--socket", st.sock, "--follow")
+		lines, code := follow(t, bin, env, 5, testkit.Bound(10*time.Second), "imu", "--socket", st.sock, "--follow")
 		for _, l := range lines {
 			check(l)
 		}
@@ -441,7 +422,7 @@ func follow(t *testing.T, bin string, env []string, n int, timeout time.Duration
 	go func() { done <- c.Wait() }()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testkit.Bound(5 * time.Second)):
 		c.Process.Kill()
 		<-done
 		t.Fatalf("%s still running 5 s after SIGINT", strings.Join(args, " "))

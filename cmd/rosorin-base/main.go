@@ -9,10 +9,12 @@ import (
 	"os"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/rosorin/rosorin/internal/cliargs"
 )
 
-func main() {
-	app := &cli.App{
+func newApp() *cli.App {
+	return &cli.App{
 		Name:  "rosorin-base",
 		Usage: "ROSOrin board driver: safety gate, telemetry, crash-stop supervisor, LiDAR reader",
 		// Process commands (supervisor, driver child, LiDAR reader, stop-motors) and client commands
@@ -20,7 +22,12 @@ func main() {
 		Commands:             append(processCommands(), clientCommands()...),
 		EnableBashCompletion: true,
 	}
-	if err := app.Run(os.Args); err != nil {
+}
+
+func main() {
+	app := newApp()
+	// Flags may follow the arguments (`drive 0.1 0 0 --for 3s`): urfave/cli stops at the first argument.
+	if err := app.Run(cliargs.Reorder(os.Args, app)); err != nil {
 		fmt.Fprintln(os.Stderr, "rosorin-base:", err)
 		os.Exit(1)
 	}

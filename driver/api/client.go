@@ -200,21 +200,20 @@ func (c *Client) Follow(ctx context.Context, topic string, fn func(line []byte) 
 
 // FollowState calls fn with each state record.
 func (c *Client) FollowState(ctx context.Context, fn func(State) error) error {
-	return c.Follow(ctx, TopicState, func(b []byte) error {
-		var s State
-		if err := json.Unmarshal(b, &s); err != nil {
-			return fmt.Errorf("decode state: %w", err)
-		}
-		return fn(s)
-	})
+	return followJSON(ctx, c, TopicState, "state", fn)
 }
 
 // FollowIMU calls fn with each IMU message.
 func (c *Client) FollowIMU(ctx context.Context, fn func(IMU) error) error {
-	return c.Follow(ctx, TopicIMU, func(b []byte) error {
-		var m IMU
+	return followJSON(ctx, c, TopicIMU, "imu", fn)
+}
+
+// followJSON follows topic and decodes each line as a T.
+func followJSON[T any](ctx context.Context, c *Client, topic, what string, fn func(T) error) error {
+	return c.Follow(ctx, topic, func(b []byte) error {
+		var m T
 		if err := json.Unmarshal(b, &m); err != nil {
-			return fmt.Errorf("decode imu: %w", err)
+			return fmt.Errorf("decode %s: %w", what, err)
 		}
 		return fn(m)
 	})
@@ -288,40 +287,38 @@ func (s *lineStream) close() (StreamResult, error) {
 	return s.res, s.err
 }
 
+// Stream is one long-lived stream of T values to the driver over one connection (velocity commands or
+// scans).
+type Stream[T any] struct{ s *lineStream }
+
+// Send delivers one value. It fails once the driver has closed the stream (bad input, flood, shutdown).
+func (st *Stream[T]) Send(v T) error { return st.s.send(v) }
+
+// Close ends the stream and returns the driver's count of accepted, rejected and dropped lines.
+func (st *Stream[T]) Close() (StreamResult, error) { return st.s.close() }
+
+func openTyped[T any](ctx context.Context, c *Client, route string) (*Stream[T], error) {
+	s, err := c.openStream(ctx, route)
+	if err != nil {
+		return nil, err
+	}
+	return &Stream[T]{s: s}, nil
+}
+
 // CmdVelStream is one long-lived velocity command publisher (one connection: one publisher for the
 // two-publisher rule, for as long as it is open).
-type CmdVelStream struct{ s *lineStream }
+type CmdVelStream = Stream[Twist]
 
 // StreamCmdVel opens a velocity command stream.
 func (c *Client) StreamCmdVel(ctx context.Context) (*CmdVelStream, error) {
-	s, err := c.openStream(ctx, "/v1/cmd_vel")
-	if err != nil {
-		return nil, err
-	}
-	return &CmdVelStream{s: s}, nil
+	return openTyped[Twist](ctx, c, "/v1/cmd_vel")
 }
 
-// Send publishes one command. It fails once the driver has closed the stream (bad input, flood, shutdown).
-func (c *CmdVelStream) Send(t Twist) error { return c.s.send(t) }
-
-// Close ends the stream and returns the driver's count of accepted, rejected and dropped commands.
-func (c *CmdVelStream) Close() (StreamResult, error) { return c.s.close() }
-
 // ScanSender delivers LiDAR scans to the driver over one long-lived connection (the reader process's pid is
-// taken from it for the state record).
-type ScanSender struct{ s *lineStream }
+// taken from it for the state record); the driver's scan gate counts each arrival.
+type ScanSender = Stream[Scan]
 
 // StreamScans opens the scan ingestion stream.
 func (c *Client) StreamScans(ctx context.Context) (*ScanSender, error) {
-	s, err := c.openStream(ctx, "/v1/scan")
-	if err != nil {
-		return nil, err
-	}
-	return &ScanSender{s: s}, nil
+	return openTyped[Scan](ctx, c, "/v1/scan")
 }
-
-// Send delivers one scan. The driver's scan gate counts its arrival.
-func (c *ScanSender) Send(sc Scan) error { return c.s.send(sc) }
-
-// Close ends the stream and returns the driver's counts.
-func (c *ScanSender) Close() (StreamResult, error) { return c.s.close() }

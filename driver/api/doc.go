@@ -20,13 +20,8 @@
 //	POST /v1/reset               ~/reset_estop (std_srvs/Trigger): "e-stop cleared (was: X); motion still disabled"
 //	POST /v1/scan                scan ingestion from the LiDAR reader process (chunked JSON lines)
 //
-// Who may send scans: the scan gate lets software commands move the wheels only while scans arrive, so a
-// Handler may restrict ingestion (ScanAuthorizer); a refused sender gets 403 with the reason, is counted
-// (state: link.refused_scans) and never reaches the gate or the state's pids.lidar_reader. The driver under
-// `rosorin-base run` (its SupervisorPID set) takes scans only from a peer whose SO_PEERCRED pid has the
-// supervisor as parent (/proc/PID/stat) and is named ReaderComm ("rosorin-lidar", /proc/PID/comm): the
-// reader child the supervisor started. Without a supervisor (SupervisorPID 0: tests, a driver started by
-// hand) any client of the socket may send scans, and the state names whoever streams them as the reader.
+// Who may send scans (ScanAuthorizer), the limits on bad input and floods, and why e-stop and disable are
+// never refused are in docs/driver.md ("The control API").
 //
 // Examples:
 //
@@ -36,35 +31,8 @@
 //	my_planner | curl --unix-socket /run/rosorin/base.sock -T - http://rosorin/v1/cmd_vel   (one publisher)
 //	curl -N --unix-socket /run/rosorin/base.sock 'http://rosorin/v1/imu?follow=1'
 //
-// Publishers (the two-publisher rule): every sender is identified by the kernel's SO_PEERCRED pid (and its
-// parent pid) of its connection. The driver counts as publishers, at every tick:
-//   - each pid holding an open cmd_vel stream (a closed stream is a publisher gone, as in the ROS graph);
-//   - each pid that sent a one-shot command within the last second and is still running;
-//   - each parent of pids that sent a one-shot command within the last second and have exited, together with
-//     its still-running children that did the same.
-//
-// The grouping by parent is this package's change to "distinct pids within the last second": `curl` in a shell
-// loop is a new process per command, so ten commands a second from one loop would otherwise be ten
-// publishers, while one loop is one publisher. Two programs, two loops in two shells, or a loop and an open
-// stream trip "multiple cmd_vel publishers" at the next tick. Missed by design: two one-shot senders that
-// share a parent and exit at once (two cron jobs under the same daemon).
-//
-// Bad input: strict JSON (unknown fields, trailing data, NaN/Infinity literals and numbers beyond float64
-// are 400), bodies over MaxBody are 413, one-shot floods over RequestRate are 429, a stream over its rate
-// has lines dropped and is closed with 429 after StreamFloodLimit drops. An unparseable velocity command
-// stops the wheels (Handler.BadCommand) and is counted; a parseable but absurd one is refused by the gate,
-// which stops the wheels too.
-//
-// E-stop and disable are never refused by a limit: POST /v1/estop and POST /v1/enable are outside the
-// concurrent-request cap (MaxActive) and the followers' cap (MaxFollowers); e-stop and enable false are not
-// rate limited (enable true is); their bodies may be up to MaxSafetyBody (64 KB), and an e-stop with a
-// broken or oversize body still latches. Follow streams have a cap of their own (MaxFollowers), so open
-// dashboards never crowd out commands; other requests (cmd_vel and scan streams, one-shot GETs and POSTs)
-// share MaxActive.
-//
-// Output streams never block the driver: each follower has a queue of SubscriberQueue messages; when it is
-// full, messages for that follower are dropped and counted (state: link.dropped_msgs), and a follower that
-// takes nothing for WriteTimeout is disconnected.
+// Publishers: every connection carries the kernel's SO_PEERCRED pid of its sender (Peer), from which the
+// driver applies the two-publisher rule (driver/publishers.go).
 //
 // Errata: HTTP/1.1 cannot answer a stream line by line without full duplex; a cmd_vel stream's outcome
 // (accepted, rejected, dropped) comes once, when it ends. A refused command's details are in the state

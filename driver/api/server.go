@@ -2,6 +2,7 @@ package api
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,10 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/rosorin/rosorin/internal/procfs"
 )
 
 // Limits of the control socket. Each refusal is counted (TransportStats) and answered with a message that
@@ -79,7 +84,7 @@ type Server struct {
 	subs   map[string]map[*subscriber]struct{}
 	latest map[string]any
 
-	bucket    bucket
+	requests  *rate.Limiter // one-shot POSTs over all clients together
 	active    atomic.Int64
 	followers atomic.Int64
 	conns     atomic.Uint64
@@ -114,7 +119,7 @@ func Listen(path string, h Handler, log *slog.Logger) (*Server, error) {
 		h: h, log: log, ln: ln, path: path,
 		closing: make(chan struct{}), serveDone: make(chan struct{}),
 		subs: map[string]map[*subscriber]struct{}{}, latest: map[string]any{},
-		bucket: bucket{rate: RequestRate, burst: RequestBurst, tokens: RequestBurst},
+		requests: rate.NewLimiter(RequestRate, RequestBurst),
 	}
 	s.srv = &http.Server{
 		Handler:           s.routes(),
@@ -125,7 +130,10 @@ func Listen(path string, h Handler, log *slog.Logger) (*Server, error) {
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			p := Peer{Conn: s.conns.Add(1)}
 			if pid, uid, gid, ok := nativePeerCred(c); ok {
-				p.PID, p.UID, p.GID, p.Comm, p.PPID = pid, uid, gid, nativeComm(pid), nativeParent(pid)
+				p.PID, p.UID, p.GID, p.Comm = pid, uid, gid, procfs.Comm(pid)
+				if st, err := procfs.ReadStat(pid); err == nil {
+					p.PPID = st.PPID
+				}
 			}
 			return context.WithValue(ctx, ctxKey{}, p)
 		},
@@ -312,24 +320,29 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			// (in their handlers) not the rate limit for e-stop and disable. A client that fills every cap must
 			// not be able to keep anyone from stopping the robot. enable(true) is rate limited in postEnable.
 		case r.Method == http.MethodGet && isFollow(r):
-			if n := s.followers.Add(1); n > MaxFollowers {
-				s.followers.Add(-1)
-				refuse(sw, http.StatusServiceUnavailable, Reply{Message: fmt.Sprintf(
-					"too many open follow streams (%d); close idle followers and retry", MaxFollowers)})
+			if !admit(sw, &s.followers, MaxFollowers, "too many open follow streams (%d); close idle followers and retry") {
 				return
 			}
 			defer s.followers.Add(-1)
 		default:
-			if n := s.active.Add(1); n > MaxActive {
-				s.active.Add(-1)
-				refuse(sw, http.StatusServiceUnavailable, Reply{Message: fmt.Sprintf(
-					"too many open requests (%d); close idle streams and retry", MaxActive)})
+			if !admit(sw, &s.active, MaxActive, "too many open requests (%d); close idle streams and retry") {
 				return
 			}
 			defer s.active.Add(-1)
 		}
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// admit counts one more open request on open, or refuses it with 503 (msg names the cap) when that would
+// pass limit. The caller releases an admitted request.
+func admit(w http.ResponseWriter, open *atomic.Int64, limit int64, msg string) bool {
+	if open.Add(1) > limit {
+		open.Add(-1)
+		refuse(w, http.StatusServiceUnavailable, Reply{Message: fmt.Sprintf(msg, limit)})
+		return false
+	}
+	return true
 }
 
 // isSafety: the requests that stop the robot (and enable, whose body says which way it goes only once read).
@@ -361,7 +374,7 @@ func refuse(w http.ResponseWriter, code int, r Reply) {
 
 // allow takes one token of the shared one-shot budget, answering 429 when there is none.
 func (s *Server) allow(w http.ResponseWriter) bool {
-	if s.bucket.allow(time.Now()) {
+	if s.requests.Allow() {
 		return true
 	}
 	writeReply(w, http.StatusTooManyRequests, Reply{Message: fmt.Sprintf(
@@ -523,39 +536,53 @@ func (s *Server) cmdStream(w http.ResponseWriter, r *http.Request, p Peer) {
 	s.h.CmdStream(p, true)
 	defer s.h.CmdStream(p, false)
 	var res StreamResult
-	lim := bucket{rate: StreamCmdRate, burst: StreamCmdBurst, tokens: StreamCmdBurst}
-	br := bufio.NewReaderSize(r.Body, MaxCmdLine)
+	lim := rate.NewLimiter(StreamCmdRate, StreamCmdBurst)
+	tooLong := func() string {
+		s.h.BadCommand(p, "cmd_vel stream line too long")
+		return fmt.Sprintf("line over %d bytes; the wheels were stopped and the stream closed", MaxCmdLine)
+	}
+	streamLines(w, r.Body, MaxCmdLine, &res, tooLong, func(line []byte) bool {
+		if !lim.Allow() {
+			res.Dropped++
+			if res.Dropped >= StreamFloodLimit {
+				res.Message = fmt.Sprintf("flood: over %.0f commands/s; publish at 10-50 Hz", StreamCmdRate)
+				writeJSON(w, http.StatusTooManyRequests, res)
+				return false
+			}
+			return true
+		}
+		t, perr := ParseTwist(bytes.TrimSpace(line))
+		if perr != nil {
+			s.h.BadCommand(p, perr.Error())
+			res.Message = perr.Error() + "; the wheels were stopped and the stream closed"
+			writeJSON(w, http.StatusBadRequest, res)
+			return false
+		}
+		if _, cerr := s.h.CmdVel(p, t, true); cerr != nil {
+			res.Rejected++
+			res.Message = cerr.Error()
+		} else {
+			res.Accepted++
+		}
+		return true
+	})
+}
+
+// streamLines reads a stream's JSON lines of at most maxLine bytes and hands each non-blank one to line, which
+// returns false when it has answered and the stream ends. A line over maxLine is answered 413 with
+// tooLong's message; the end of the body is answered 200 with res; any other read error means the client is
+// gone (or the server closes), and nobody is left to answer.
+func streamLines(w http.ResponseWriter, body io.Reader, maxLine int, res *StreamResult, tooLong func() string, line func([]byte) bool) {
+	br := bufio.NewReaderSize(body, maxLine)
 	for {
-		line, err := br.ReadSlice('\n')
+		b, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			s.h.BadCommand(p, "cmd_vel stream line too long")
-			res.Message = fmt.Sprintf("line over %d bytes; the wheels were stopped and the stream closed", MaxCmdLine)
+			res.Message = tooLong()
 			writeJSON(w, http.StatusRequestEntityTooLarge, res)
 			return
 		}
-		if l := strings.TrimSpace(string(line)); l != "" {
-			if !lim.allow(time.Now()) {
-				res.Dropped++
-				if res.Dropped >= StreamFloodLimit {
-					res.Message = fmt.Sprintf("flood: over %.0f commands/s; publish at 10-50 Hz", StreamCmdRate)
-					writeJSON(w, http.StatusTooManyRequests, res)
-					return
-				}
-			} else {
-				t, perr := ParseTwist([]byte(l))
-				if perr != nil {
-					s.h.BadCommand(p, perr.Error())
-					res.Message = perr.Error() + "; the wheels were stopped and the stream closed"
-					writeJSON(w, http.StatusBadRequest, res)
-					return
-				}
-				if _, cerr := s.h.CmdVel(p, t, true); cerr != nil {
-					res.Rejected++
-					res.Message = cerr.Error()
-				} else {
-					res.Accepted++
-				}
-			}
+		if len(bytes.TrimSpace(b)) > 0 && !line(b) {
+			return
 		}
 		if err != nil {
 			if err == io.EOF {
@@ -565,7 +592,6 @@ func (s *Server) cmdStream(w http.ResponseWriter, r *http.Request, p Peer) {
 				}
 				writeJSON(w, http.StatusOK, res)
 			}
-			// Any other error: the client is gone (or the server closes); nobody to answer.
 			return
 		}
 	}
@@ -655,70 +681,29 @@ func (s *Server) postScan(w http.ResponseWriter, r *http.Request) {
 	defer s.h.ScanStream(p, false)
 	var res StreamResult
 	var bad int
-	lim := bucket{rate: StreamScanRate, burst: StreamScanBurst, tokens: StreamScanBurst}
-	br := bufio.NewReaderSize(r.Body, MaxScanLine)
-	for {
-		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			res.Message = fmt.Sprintf("scan line over %d bytes; stream closed", MaxScanLine)
-			writeJSON(w, http.StatusRequestEntityTooLarge, res)
-			return
+	lim := rate.NewLimiter(StreamScanRate, StreamScanBurst)
+	tooLong := func() string { return fmt.Sprintf("scan line over %d bytes; stream closed", MaxScanLine) }
+	streamLines(w, r.Body, MaxScanLine, &res, tooLong, func(line []byte) bool {
+		var sc Scan
+		perr := strictUnmarshal(line, &sc)
+		if perr == nil {
+			perr = sc.Validate()
 		}
-		if len(strings.TrimSpace(string(line))) > 0 {
-			var sc Scan
-			perr := strictUnmarshal(line, &sc)
-			if perr == nil {
-				perr = sc.Validate()
+		switch {
+		case perr != nil:
+			// A bad scan is not an arrival: it must not hold the scan gate open.
+			res.Rejected++
+			res.Message = perr.Error()
+			if bad++; bad >= MaxBadScanLines {
+				writeJSON(w, http.StatusBadRequest, res)
+				return false
 			}
-			switch {
-			case perr != nil:
-				// A bad scan is not an arrival: it must not hold the scan gate open.
-				res.Rejected++
-				res.Message = perr.Error()
-				if bad++; bad >= MaxBadScanLines {
-					writeJSON(w, http.StatusBadRequest, res)
-					return
-				}
-			case !lim.allow(time.Now()):
-				res.Dropped++
-			default:
-				s.h.Scan(p, &sc, true)
-				res.Accepted++
-			}
+		case !lim.Allow():
+			res.Dropped++
+		default:
+			s.h.Scan(p, &sc, true)
+			res.Accepted++
 		}
-		if err != nil {
-			if err == io.EOF {
-				res.Success = true
-				if res.Message == "" {
-					res.Message = "stream ended"
-				}
-				writeJSON(w, http.StatusOK, res)
-			}
-			return
-		}
-	}
-}
-
-// bucket is a token bucket (rate tokens/s, up to burst). Not safe for concurrent use except through the
-// server's shared one, which locks.
-type bucket struct {
-	mu     sync.Mutex
-	rate   float64
-	burst  float64
-	tokens float64
-	last   time.Time
-}
-
-func (b *bucket) allow(now time.Time) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.last.IsZero() {
-		b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
-	}
-	b.last = now
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
+		return true
+	})
 }

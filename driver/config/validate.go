@@ -6,11 +6,8 @@ import (
 	"math"
 
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/protocol/board"
 )
-
-// BoardMaxRPS is the largest wheel speed the motor frame encoder accepts (protocol/board MaxRPS). A limit set
-// that could ask for more in a diagonal turn is refused at start rather than at the first fast command.
-const BoardMaxRPS = 5.0
 
 type keyErr struct{ key, msg string }
 
@@ -52,9 +49,10 @@ func (c Config) check() []keyErr {
 	num("cmd_timeout", c.CmdTimeout, 0, 2, true, " s; the deadman cannot be off (default 0.3)")
 	num("scan_timeout", c.ScanTimeout, 0, 5, false, " s; 0 turns the scan gate off (default 0.5)")
 	if len(out) == 0 {
-		if rps := c.Limits().MaxWheelRPS(motion.DefaultGeometry()); rps > BoardMaxRPS {
+		// Refused at start rather than at the first fast command the motor frame encoder would refuse.
+		if rps := c.Limits().MaxWheelRPS(motion.DefaultGeometry()); rps > board.MaxRPS {
 			add("max_linear", "%v with max_angular %v can ask one wheel for %.2f rps in a diagonal turn; the board "+
-				"refuses more than %g; lower max_linear or max_angular", c.MaxLinear, c.MaxAngular, rps, BoardMaxRPS)
+				"refuses more than %g; lower max_linear or max_angular", c.MaxLinear, c.MaxAngular, rps, board.MaxRPS)
 		}
 	}
 

@@ -1,12 +1,12 @@
 // Package motion is the board driver's pure logic: the safety gate that decides every control tick whether
 // and how fast the wheels may turn, mecanum kinematics, wheel odometry, IMU conversion with gyro calibration
-// and bias tracking, charger detection from the battery voltage, and the gamepad and board-key e-stop logic.
+// and bias tracking, and the gamepad and board-key e-stop logic. (Charger detection is driver/charger.)
 //
 // Nothing here does I/O, starts goroutines or reads a clock: every time is a parameter (pass monotonic
 // time.Time values, e.g. time.Now() at the moment the input arrived), every decision is a return value, and
-// each type is owned by one goroutine (the runtime's control loop). The runtime (serial ports, processes,
-// the control socket) is built on top of this package and does what the values say: write the stop frame on
-// a trip, send a SourceGamepad command for a PadResult.Drive, persist the charger state, and so on.
+// each type is owned by one goroutine (the driver's control loop). The driver (serial ports, processes, the
+// control socket) is built on top of this package and does what the values say: write the stop frame on a
+// trip, send a SourceGamepad command for a PadResult.Drive, and so on.
 //
 // One file per concern:
 //
@@ -16,14 +16,13 @@
 //	odometry.go   Odometry from the gated commanded velocity (dead reckoning)
 //	gyro.go       GyroCalibrator (start-up bias), GyroBias (tracking while commanded still)
 //	imu.go        accelerometer calibration, SI units, IMU covariances
-//	charger.go    ChargerDetector (voltage step), plugged-state record
 //	pad.go        Pad: gamepad trip, MODE hold reset, drive-mode unlock, stick mapping
 //	key.go        KeyTrip: board key events
 //
 // # Spec
 //
 // Chapter 11 of the seed ("Making it move": motion.py MotionGate, mecanum_rps, integrate_pose, gyro_bias.py,
-// board_driver.py calibrate, publish_imu, publish_wheel_odom, publish_battery, the gamepad read-thread logic)
+// board_driver.py calibrate, publish_imu, publish_wheel_odom, the gamepad read-thread logic)
 // and chapter 19 (the stop-path table, MODE hold). Facts and figures were carried over; the code is new.
 //
 // # Deliberate differences from the seed (errata)
@@ -41,10 +40,6 @@
 //     and 10x are clamped, as the seed did.
 //   - The ramp's time step is capped at 100 ms, so a stalled loop cannot jump to full speed.
 //   - Headings wrap to (-pi, pi] (atan2 can return -pi).
-//   - Charger: samples taken with the wheels enabled, or within 3 s of their disable, never form the baseline;
-//     the seed's baseline could reach back into the loaded voltage and report a load release as PLUGGED. Also
-//     every disable counts (the seed reset its timer only on ~/enable false, not on a trip), and the wheels
-//     count as just disabled at start.
 //   - Gamepad MODE hold counts only time spent e-stopped (the seed counted from the press, so a hold started
 //     before a trip cleared the new e-stop at once).
 //   - Gamepad drive mode is designed here (the seed's modes were partly arm modes, out of scope): a double

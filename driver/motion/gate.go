@@ -246,7 +246,7 @@ func (g *Gate) SetPublishers(n int) (tripped bool) {
 	return false
 }
 
-// Status is the small part of the gate's state other logic (Pad, ChargerDetector) decides on. It never
+// Status is the small part of the gate's state other logic (Pad, the charger detector) decides on. It never
 // allocates.
 type Status struct {
 	Enabled bool

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rosorin/rosorin/driver/heartbeat"
 	"github.com/rosorin/rosorin/driver/port"
 )
 
@@ -116,7 +117,7 @@ type child struct {
 	lastBeat atomic.Int64 // unix nanoseconds of the last heartbeat read; 0 = none yet
 	maxGap   atomic.Int64 // the longest interval between two heartbeats read (ns): the margin to the timeout
 
-	// driver: its final word (driver.FinalWord), set by the watcher before it closes watchDone
+	// driver: its final word (heartbeat.FinalWord), set by the watcher before it closes watchDone
 	final     []byte
 	watchDone chan struct{}
 }
@@ -569,7 +570,7 @@ func (s *supervisor) driverExited(ev exitEvent) {
 	case <-time.After(200 * time.Millisecond):
 	}
 	end := driverEnd{how: how}
-	if latch, ok := parseFinalWord(c.final); ok {
+	if latch, ok := heartbeat.ParseFinalWord(c.final); ok {
 		end.latch = latch
 		end.clean = ev.err == nil && ev.ws.Exited() && ev.ws.ExitStatus() == 0 && c.hung.Load() == nil
 	} else if ev.err == nil && ev.ws.Exited() && ev.ws.ExitStatus() == 0 {

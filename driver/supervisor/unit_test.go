@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rosorin/rosorin/driver"
+	"github.com/rosorin/rosorin/driver/heartbeat"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -236,7 +236,7 @@ func TestFinalWordParse(t *testing.T) {
 		for _, r := range c.reads {
 			beats += f.add([]byte(r))
 		}
-		latch, ok := parseFinalWord(f.b)
+		latch, ok := heartbeat.ParseFinalWord(f.b)
 		if latch != c.latch || ok != c.ok {
 			t.Errorf("reads %q: (%q, %v), want (%q, %v)", c.reads, latch, ok, c.latch, c.ok)
 		}
@@ -275,7 +275,7 @@ func TestWatcherDeliversTheFinalWord(t *testing.T) {
 	closeW()
 	select {
 	case b := <-got:
-		if latch, ok := parseFinalWord(b); !ok || latch != "key1" {
+		if latch, ok := heartbeat.ParseFinalWord(b); !ok || latch != "key1" {
 			t.Fatalf("final word %q: (%q, %v)", b, latch, ok)
 		}
 	case <-time.After(2 * time.Second):
@@ -296,23 +296,5 @@ func TestChildStartLatchedAndEnvSafe(t *testing.T) {
 	}
 	if n := len(envSafe(strings.Repeat("x", 5000))); n != 512 {
 		t.Fatalf("envSafe kept %d bytes", n)
-	}
-}
-
-// TestFinalWordAgreesWithTheDriver: what driver.FinalWord writes, parseFinalWord reads.
-func TestFinalWordAgreesWithTheDriver(t *testing.T) {
-	for latch, want := range map[string]string{
-		"":                               "",
-		"gamepad button 0x0040":          "gamepad button 0x0040",
-		"estop request from pid 4: a\nb": "estop request from pid 4: a b",
-		strings.Repeat("y", 300):         strings.Repeat("y", driver.MaxFinalReason),
-	} {
-		got, ok := parseFinalWord(driver.FinalWord(latch))
-		if !ok || got != want {
-			t.Errorf("FinalWord(%q) read back as (%q, %v), want %q", latch, got, ok, want)
-		}
-	}
-	if driver.HeartbeatStopping != HeartbeatStopping {
-		t.Fatal("stopping bytes differ")
 	}
 }

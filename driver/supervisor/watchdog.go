@@ -2,7 +2,7 @@ package supervisor
 
 // The driver watchdog: a driver that is alive but hung (a deadlock, a control loop stuck inside a tick,
 // SIGSTOP) never exits, so the crash-stop path (waitChild) never fires, and the board keeps the last wheel
-// speed forever. The driver's control loop writes one byte per tick (driver.HeartbeatTick, 50 Hz) on a pipe
+// speed forever. The driver's control loop writes one byte per tick (heartbeat.Tick, 50 Hz) on a pipe
 // the supervisor passes as HeartbeatFD; this file reads it and stops a driver that falls silent.
 //
 // On a hang, in this order, from the watcher goroutine (not the loop: like the crash path, the stop must not
@@ -21,7 +21,7 @@ package supervisor
 //     frame written after the reap is the last frame the board hears before the next driver, which starts
 //     latched and writes a stop frame first.
 //
-// A driver that ends its loop on purpose (SIGINT, board gone) writes driver.HeartbeatStopping after its own
+// A driver that ends its loop on purpose (SIGINT, board gone) writes heartbeat.Stopping after its own
 // final stop frames; from then on it gets StopTimeout to exit before it is treated as hung, so a slow teardown
 // is not reported as a hang. Before the first heartbeat it gets WatchdogStartGrace (configuration, socket).
 
@@ -34,6 +34,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rosorin/rosorin/driver/heartbeat"
 )
 
 // HeartbeatFD is the write end of the driver child's heartbeat pipe (see ChildHeartbeat).
@@ -43,10 +45,6 @@ const HeartbeatFD = 5
 // heartbeat pipe is on HeartbeatFD (the sd_listen_fds pattern: a descriptor number is only trusted when the
 // parent says it passed one; fd 5 in a process started by hand may be anything).
 const HeartbeatEnv = "ROSORIN_HEARTBEAT_FD"
-
-// HeartbeatStopping is the byte by which the driver says its loop has ended after its final stop frames; it
-// equals driver.HeartbeatStopping (a test checks). Every other byte is a sign of life.
-const HeartbeatStopping byte = 'q'
 
 // Watchdog defaults.
 const (
@@ -78,7 +76,7 @@ type watchdog struct {
 	started                        time.Time // the fork
 	last                           time.Time // the last heartbeat read
 	beats                          uint64
-	stopping                       bool      // HeartbeatStopping seen
+	stopping                       bool      // heartbeat.Stopping seen
 	recheckAt                      time.Time // after a late wake: judge again then (zero: none)
 	rechecks                       int       // late wakes since the last heartbeat
 }
@@ -95,7 +93,7 @@ func (w *watchdog) beat(now time.Time, b []byte) {
 	w.beats += uint64(len(b))
 	w.last = now
 	w.recheckAt, w.rechecks = time.Time{}, 0
-	if bytes.IndexByte(b, HeartbeatStopping) >= 0 {
+	if bytes.IndexByte(b, heartbeat.Stopping) >= 0 {
 		w.stopping = true
 	}
 }
@@ -157,7 +155,7 @@ func (w *watchdog) check(now time.Time) (v verdict, why string, late time.Durati
 
 // watchHooks are the watcher's reports: seen for each read's time and heartbeat count (status); late when
 // the supervisor woke late past a deadline and rechecks (logged, counted); hung once, when the driver is hung;
-// final when the watcher returns, with the driver's final word (HeartbeatStopping and what followed it, at
+// final when the watcher returns, with the driver's final word (heartbeat.Stopping and what followed it, at
 // most maxFinalWord bytes; nil if the stopping byte never came).
 type watchHooks struct {
 	seen  func(at time.Time, n int)
@@ -166,8 +164,8 @@ type watchHooks struct {
 	final func(word []byte)
 }
 
-// maxFinalWord bounds what is kept of the driver's final word (driver.FinalWord: 3 bytes plus a reason of at
-// most 256).
+// maxFinalWord bounds what is kept of the driver's final word (heartbeat.FinalWord: 3 bytes plus a reason of
+// at most heartbeat.MaxReason).
 const maxFinalWord = 512
 
 // finalWord collects the driver's final word from the heartbeat's reads.
@@ -180,7 +178,7 @@ type finalWord struct {
 // latch line after it).
 func (f *finalWord) add(chunk []byte) int {
 	if !f.stopping {
-		i := bytes.IndexByte(chunk, HeartbeatStopping)
+		i := bytes.IndexByte(chunk, heartbeat.Stopping)
 		if i < 0 {
 			return len(chunk)
 		}
@@ -192,22 +190,6 @@ func (f *finalWord) add(chunk []byte) int {
 		f.b = append(f.b, chunk[:min(len(chunk), room)]...)
 	}
 	return 0
-}
-
-// parseFinalWord reads a driver's final word: the stopping byte, then "U\n" (not latched) or "L" + reason +
-// "\n". ok is false for anything else (cut short, garbled, missing): the e-stop state is then unknown.
-func parseFinalWord(b []byte) (latch string, ok bool) {
-	if len(b) < 3 || b[0] != HeartbeatStopping || b[len(b)-1] != '\n' {
-		return "", false
-	}
-	line := b[1 : len(b)-1]
-	switch {
-	case len(line) == 1 && line[0] == 'U':
-		return "", true
-	case len(line) > 1 && line[0] == 'L' && bytes.IndexByte(line, '\n') < 0:
-		return string(line[1:]), true
-	}
-	return "", false
 }
 
 // watchHeartbeat reads the heartbeat pipe r until it ends (EOF: every write end is closed, the driver is gone)

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rosorin/rosorin/driver"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/supervisor"
 )
@@ -39,13 +38,6 @@ func hungSilences(log string) (ms []int, pids []int) {
 		ms, pids = append(ms, a), append(pids, p)
 	}
 	return ms, pids
-}
-
-func TestHeartbeatProtocolAgrees(t *testing.T) {
-	if driver.HeartbeatStopping != supervisor.HeartbeatStopping || driver.HeartbeatTick == supervisor.HeartbeatStopping {
-		t.Fatalf("driver writes %q/%q, supervisor reads %q as stopping", driver.HeartbeatTick, driver.HeartbeatStopping,
-			supervisor.HeartbeatStopping)
-	}
 }
 
 // quietBeforeKill waits until the driver has run for a while and the last frame it wrote has been read, so

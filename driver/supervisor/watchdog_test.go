@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rosorin/rosorin/driver/heartbeat"
 )
 
 func TestWatchdogJudge(t *testing.T) {
@@ -217,7 +219,7 @@ func TestWatcherStopGrace(t *testing.T) {
 	r, w, _ := beatPipe(t)
 	run := startWatch(r, newWatchdog(time.Now(), 50*time.Millisecond, time.Second, 400*time.Millisecond), true)
 	beatFor(t, w, 20*time.Millisecond, 100*time.Millisecond)
-	if _, err := w.Write([]byte{HeartbeatStopping}); err != nil {
+	if _, err := w.Write([]byte{heartbeat.Stopping}); err != nil {
 		t.Fatal(err)
 	}
 	q := time.Now()

@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/charger"
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
-// runtime is the driver's state. Every field below "owned by the loop" is touched only by the control loop
+// loopState is the driver's state. Every field below "owned by the loop" is touched only by the control loop
 // goroutine; other goroutines talk to it over reqs and batches.
-type runtime struct {
+type loopState struct {
 	o   Options
 	p   params
 	log *slog.Logger
@@ -38,7 +39,7 @@ type runtime struct {
 	odom    *motion.Odometry
 	calib   *motion.GyroCalibrator
 	bias    *motion.GyroBias
-	charger *motion.ChargerDetector
+	charger *charger.Detector
 	pad     *motion.Pad
 
 	start     time.Time
@@ -84,7 +85,7 @@ type padRaw struct {
 	f  board.Gamepad
 }
 
-func newRuntime(o Options, p params) *runtime {
+func newLoopState(o Options, p params) *loopState {
 	now := o.Clock.Now()
 	pad, err := motion.NewPad(p.pad)
 	if err != nil {
@@ -92,7 +93,7 @@ func newRuntime(o Options, p params) *runtime {
 		o.Log.Error("gamepad config refused; using defaults", "err", err)
 		pad, _ = motion.NewPad(motion.DefaultPadConfig())
 	}
-	r := &runtime{
+	r := &loopState{
 		o: o, p: p, log: o.Log, clk: o.Clock,
 		reqs:      make(chan request, 64),
 		batches:   make(chan boardBatch, 64),
@@ -106,7 +107,7 @@ func newRuntime(o Options, p params) *runtime {
 		odom:    motion.NewOdometry(p.odom),
 		calib:   motion.NewGyroCalibrator(p.calib),
 		bias:    motion.NewGyroBias(p.bias, [3]float64{}),
-		charger: motion.NewChargerDetector(p.charger, nil),
+		charger: charger.New(p.charger, nil),
 		pad:     pad,
 
 		cfgView: configView(o.Config),

@@ -1,4 +1,4 @@
-package motion
+package charger
 
 import (
 	"encoding/json"
@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// ChargerConfig sets the charger detector (chapter 11 publish_battery).
-type ChargerConfig struct {
+// Config sets the charger detector (chapter 11 publish_battery).
+type Config struct {
 	// StepMV is the smallest voltage step that means plug or unplug (PLUG_STEP_MV 190). On 2026-10-01 the
 	// battery log showed +249 mV on plugging and -226 mV on unplugging, in one step, with the wheels off;
 	// motor load moves the voltage by about 170 mV with the wheels on.
@@ -25,42 +25,42 @@ type ChargerConfig struct {
 	WheelsOffFor time.Duration
 }
 
-// DefaultChargerConfig returns 190 mV, 8 s, 2 s, 3 s.
-func DefaultChargerConfig() ChargerConfig {
-	return ChargerConfig{StepMV: 190, History: 8 * time.Second, BaselineAge: 2 * time.Second, WheelsOffFor: 3 * time.Second}
+// DefaultConfig returns 190 mV, 8 s, 2 s, 3 s.
+func DefaultConfig() Config {
+	return Config{StepMV: 190, History: 8 * time.Second, BaselineAge: 2 * time.Second, WheelsOffFor: 3 * time.Second}
 }
 
-// ChargerEvent is what one battery sample revealed.
-type ChargerEvent uint8
+// Event is what one battery sample revealed.
+type Event uint8
 
 const (
-	// ChargerNone: no change.
-	ChargerNone ChargerEvent = iota
-	// ChargerPlugged: a step up of at least StepMV; the charger was plugged in.
-	ChargerPlugged
-	// ChargerUnplugged: a step down of at least StepMV; the charger was pulled.
-	ChargerUnplugged
+	// EventNone: no change.
+	EventNone Event = iota
+	// EventPlugged: a step up of at least StepMV; the charger was plugged in.
+	EventPlugged
+	// EventUnplugged: a step down of at least StepMV; the charger was pulled.
+	EventUnplugged
 )
 
 // String returns "none", "PLUGGED" or "UNPLUGGED" (the seed's log words).
-func (e ChargerEvent) String() string {
+func (e Event) String() string {
 	switch e {
-	case ChargerNone:
+	case EventNone:
 		return "none"
-	case ChargerPlugged:
+	case EventPlugged:
 		return "PLUGGED"
-	case ChargerUnplugged:
+	case EventUnplugged:
 		return "UNPLUGGED"
 	}
-	return fmt.Sprintf("ChargerEvent(%d)", uint8(e))
+	return fmt.Sprintf("Event(%d)", uint8(e))
 }
 
-// maxChargerHistory bounds the history whatever the battery report rate (the board sends about 1 Hz; a
+// maxHistory bounds the history whatever the battery report rate (the board sends about 1 Hz; a
 // simulator at full rate must not grow it without end).
-const maxChargerHistory = 512
+const maxHistory = 512
 
 // ErrBadVoltage is returned for an implausible battery reading; the sample is counted and skipped.
-var ErrBadVoltage = errors.New("motion: implausible battery voltage")
+var ErrBadVoltage = errors.New("charger: implausible battery voltage")
 
 type batSample struct {
 	t      time.Time
@@ -68,7 +68,7 @@ type batSample struct {
 	loaded bool // wheels enabled, or within WheelsOffFor of their disable
 }
 
-// ChargerDetector tells from the battery voltage whether the charger is plugged in. The voltage level alone
+// Detector tells from the battery voltage whether the charger is plugged in. The voltage level alone
 // cannot (12.30 V plugged and 12.40 V on battery were both seen on 2026-09-29); the plug and unplug show as a
 // step. A sample at least StepMV above (below) the median of the samples older than BaselineAge is a plug
 // (unplug), judged only while the wheels have been disabled for more than WheelsOffFor.
@@ -78,8 +78,8 @@ type batSample struct {
 // voltage, so a load release bigger than StepMV would read as a plug 3 s after a disable.
 //
 // Persistence (the state survives a driver restart) is the runtime's job: MarshalPlugged and LoadPlugged.
-type ChargerDetector struct {
-	cfg      ChargerConfig
+type Detector struct {
+	cfg      Config
 	plugged  *bool
 	hist     []batSample
 	wheelsOn bool
@@ -88,11 +88,11 @@ type ChargerDetector struct {
 	rejected uint64
 }
 
-// NewChargerDetector starts with plugged (nil = unknown, or the state loaded from disk) and the wheels
+// New starts with plugged (nil = unknown, or the state loaded from disk) and the wheels
 // disabled. Until SetWheels says otherwise, the wheels count as disabled since the first sample: right after a
 // (re)start they may just have been stopped.
-func NewChargerDetector(cfg ChargerConfig, plugged *bool) *ChargerDetector {
-	d := &ChargerDetector{cfg: cfg, hist: make([]batSample, 0, 16)}
+func New(cfg Config, plugged *bool) *Detector {
+	d := &Detector{cfg: cfg, hist: make([]batSample, 0, 16)}
 	if plugged != nil {
 		v := *plugged
 		d.plugged = &v
@@ -102,7 +102,7 @@ func NewChargerDetector(cfg ChargerConfig, plugged *bool) *ChargerDetector {
 
 // SetWheels tells the detector whether motion is enabled at now. Call it on every change (or every tick: it
 // only acts on changes); the time of the change to disabled starts the WheelsOffFor wait.
-func (d *ChargerDetector) SetWheels(enabled bool, now time.Time) {
+func (d *Detector) SetWheels(enabled bool, now time.Time) {
 	if enabled {
 		d.wheelsOn = true
 		return
@@ -115,10 +115,10 @@ func (d *ChargerDetector) SetWheels(enabled bool, now time.Time) {
 
 // Add feeds one battery reading in millivolts at now and returns the event it revealed and the step against
 // the baseline (0 when no judgement was possible). A reading outside 1..60000 mV is counted and refused.
-func (d *ChargerDetector) Add(mv int, now time.Time) (ChargerEvent, int, error) {
+func (d *Detector) Add(mv int, now time.Time) (Event, int, error) {
 	if mv <= 0 || mv > 60000 {
 		d.rejected++
-		return ChargerNone, 0, fmt.Errorf("%w: %d mV; sample skipped", ErrBadVoltage, mv)
+		return EventNone, 0, fmt.Errorf("%w: %d mV; sample skipped", ErrBadVoltage, mv)
 	}
 	if !d.wheelsOn && !d.hasOff {
 		d.offSince, d.hasOff = now, true
@@ -132,24 +132,24 @@ func (d *ChargerDetector) Add(mv int, now time.Time) (ChargerEvent, int, error) 
 	}
 	d.hist = keep
 	loaded := d.wheelsOn || now.Sub(d.offSince) <= d.cfg.WheelsOffFor
-	ev, step := ChargerNone, 0
+	ev, step := EventNone, 0
 	if !loaded {
 		if base, ok := d.baseline(now); ok {
 			step = mv - base
 			switch {
 			case step >= d.cfg.StepMV && (d.plugged == nil || !*d.plugged):
-				ev = ChargerPlugged
+				ev = EventPlugged
 			case step <= -d.cfg.StepMV && (d.plugged == nil || *d.plugged):
-				ev = ChargerUnplugged
+				ev = EventUnplugged
 			}
 		}
 	}
-	if ev != ChargerNone {
-		v := ev == ChargerPlugged
+	if ev != EventNone {
+		v := ev == EventPlugged
 		d.plugged = &v
 		d.hist = d.hist[:0] // the new level is the next baseline
 	}
-	if len(d.hist) == maxChargerHistory {
+	if len(d.hist) == maxHistory {
 		d.hist = append(d.hist[:0], d.hist[1:]...)
 	}
 	d.hist = append(d.hist, batSample{t: now, mv: mv, loaded: loaded})
@@ -158,7 +158,7 @@ func (d *ChargerDetector) Add(mv int, now time.Time) (ChargerEvent, int, error) 
 
 // baseline is the (upper) median of the unloaded samples older than BaselineAge, or, when none is that old
 // yet, the oldest unloaded sample (as the seed fell back to hist[0]).
-func (d *ChargerDetector) baseline(now time.Time) (int, bool) {
+func (d *Detector) baseline(now time.Time) (int, bool) {
 	var buf [64]int
 	vals := buf[:0]
 	first, hasFirst := 0, false
@@ -181,7 +181,7 @@ func (d *ChargerDetector) baseline(now time.Time) (int, bool) {
 }
 
 // Plugged returns the charger state: nil = unknown since start (and nothing loaded), else a copy.
-func (d *ChargerDetector) Plugged() *bool {
+func (d *Detector) Plugged() *bool {
 	if d.plugged == nil {
 		return nil
 	}
@@ -190,7 +190,7 @@ func (d *ChargerDetector) Plugged() *bool {
 }
 
 // Rejected counts implausible readings.
-func (d *ChargerDetector) Rejected() uint64 { return d.rejected }
+func (d *Detector) Rejected() uint64 { return d.rejected }
 
 // PluggedRecord is the small JSON file that carries the charger state across driver restarts (the seed's
 // ~/battery/plugged.json): a restart does not move the cable.
@@ -215,7 +215,7 @@ func LoadPlugged(b []byte) (plugged *bool, t time.Time, err error) {
 	if r.Plugged == nil {
 		return nil, time.Time{}, errors.New(`charger state file: no "plugged" value; delete it, the state starts unknown`)
 	}
-	if !isFinite(r.T) || r.T < 0 {
+	if math.IsNaN(r.T) || math.IsInf(r.T, 0) || r.T < 0 {
 		r.T = 0
 	}
 	sec, frac := math.Modf(r.T)

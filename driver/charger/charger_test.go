@@ -1,21 +1,26 @@
-package motion
+package charger
 
 import (
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 )
 
+var t0 = time.Date(2026, 9, 27, 7, 37, 0, 0, time.UTC)
+
+func at(s float64) time.Time { return t0.Add(time.Duration(math.Round(s * 1e9))) }
+
 type chargerEv struct {
 	at   float64
-	ev   ChargerEvent
+	ev   Event
 	step int
 }
 
 // feedBattery feeds one reading per second (the board's rate) from s0 to s1 seconds; wheels(t) says whether
-// motion is enabled at t (SetWheels is called every 20 ms tick, as the runtime would).
-func feedBattery(t *testing.T, d *ChargerDetector, s0, s1 float64, mv func(s float64) int, wheels func(s float64) bool) []chargerEv {
+// motion is enabled at t (SetWheels is called every 20 ms tick, as the driver does).
+func feedBattery(t *testing.T, d *Detector, s0, s1 float64, mv func(s float64) int, wheels func(s float64) bool) []chargerEv {
 	t.Helper()
 	var out []chargerEv
 	for i := int(s0 * 50); i <= int(s1*50); i++ {
@@ -27,7 +32,7 @@ func feedBattery(t *testing.T, d *ChargerDetector, s0, s1 float64, mv func(s flo
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ev != ChargerNone {
+			if ev != EventNone {
 				out = append(out, chargerEv{s, ev, step})
 			}
 		}
@@ -36,6 +41,21 @@ func feedBattery(t *testing.T, d *ChargerDetector, s0, s1 float64, mv func(s flo
 }
 
 func off(float64) bool { return false }
+
+// steps returns a voltage that starts at mv[0] and becomes mv[i] at at[i-1] seconds.
+func steps(mv []int, at ...float64) func(s float64) int {
+	return func(s float64) int {
+		v := mv[0]
+		for i, a := range at {
+			if s >= a {
+				v = mv[i+1]
+			}
+		}
+		return v
+	}
+}
+
+func wheelsOnUntil(end float64) func(float64) bool { return func(s float64) bool { return s < end } }
 
 func TestChargerDetector(t *testing.T) {
 	const rest = 12400
@@ -47,16 +67,8 @@ func TestChargerDetector(t *testing.T) {
 		want    []string // "PLUGGED@s" with the step in mV
 	}{
 		{
-			name: "plug +249 then unplug -226, wheels off",
-			mv: func(s float64) int {
-				switch {
-				case s < 20:
-					return rest
-				case s < 40:
-					return rest + 249
-				}
-				return rest + 249 - 226
-			},
+			name:   "plug +249 then unplug -226, wheels off",
+			mv:     steps([]int{rest, rest + 249, rest + 249 - 226}, 20, 40),
 			wheels: off,
 			want:   []string{"PLUGGED@20 (+249)", "UNPLUGGED@40 (-226)"},
 		},
@@ -67,7 +79,7 @@ func TestChargerDetector(t *testing.T) {
 		},
 		{
 			name:   "150 mV step: below 190, nothing",
-			mv:     func(s float64) int { return map[bool]int{true: rest, false: rest + 150}[s < 20] },
+			mv:     steps([]int{rest, rest + 150}, 20),
 			wheels: off,
 		},
 		{
@@ -79,64 +91,41 @@ func TestChargerDetector(t *testing.T) {
 		},
 		{
 			name:   "even a +249 step with the wheels on: ignored",
-			mv:     func(s float64) int { return map[bool]int{true: rest, false: rest + 249}[s < 20] },
+			mv:     steps([]int{rest, rest + 249}, 20),
 			wheels: func(float64) bool { return true },
 		},
 		{
-			name: "load release of +250 right at disable (within 3 s): ignored, also later",
-			mv: func(s float64) int {
-				if s < 20 {
-					return rest - 250 // sagged under load
-				}
-				return rest
-			},
-			wheels: func(s float64) bool { return s < 20 },
+			name:   "load release of +250 right at disable (within 3 s): ignored, also later",
+			mv:     steps([]int{rest - 250, rest}, 20), // sagged under load, then released
+			wheels: wheelsOnUntil(20),
 		},
 		{
-			name: "real plug within 3 s of disable: ignored (the transient window)",
-			mv: func(s float64) int {
-				if s < 21 {
-					return rest
-				}
-				return rest + 249
-			},
-			wheels: func(s float64) bool { return s < 20 },
+			name:   "real plug within 3 s of disable: ignored (the transient window)",
+			mv:     steps([]int{rest, rest + 249}, 21),
+			wheels: wheelsOnUntil(20),
 		},
 		{
-			name: "negative control: the same plug 10 s after disable is seen",
-			mv: func(s float64) int {
-				if s < 30 {
-					return rest
-				}
-				return rest + 249
-			},
-			wheels: func(s float64) bool { return s < 20 },
+			name:   "negative control: the same plug 10 s after disable is seen",
+			mv:     steps([]int{rest, rest + 249}, 30),
+			wheels: wheelsOnUntil(20),
 			want:   []string{"PLUGGED@30 (+249)"},
 		},
 		{
 			name:    "state loaded as plugged: a step up does not repeat PLUGGED, a step down is UNPLUGGED",
 			initial: func() *bool { b := true; return &b }(),
-			mv: func(s float64) int {
-				switch {
-				case s < 20:
-					return rest
-				case s < 40:
-					return rest + 249
-				}
-				return rest + 249 - 226
-			},
-			wheels: off,
-			want:   []string{"UNPLUGGED@40 (-226)"},
+			mv:      steps([]int{rest, rest + 249, rest + 249 - 226}, 20, 40),
+			wheels:  off,
+			want:    []string{"UNPLUGGED@40 (-226)"},
 		},
 		{
 			name:   "first 3 s after start count as just disabled",
-			mv:     func(s float64) int { return map[bool]int{true: rest, false: rest + 249}[s < 2] },
+			mv:     steps([]int{rest, rest + 249}, 2),
 			wheels: off,
 		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d := NewChargerDetector(DefaultChargerConfig(), c.initial)
+			d := New(DefaultConfig(), c.initial)
 			evs := feedBattery(t, d, 0, 60, c.mv, c.wheels)
 			var got []string
 			for _, e := range evs {
@@ -147,7 +136,7 @@ func TestChargerDetector(t *testing.T) {
 			}
 			if len(c.want) > 0 {
 				p := d.Plugged()
-				if p == nil || *p != (evs[len(evs)-1].ev == ChargerPlugged) {
+				if p == nil || *p != (evs[len(evs)-1].ev == EventPlugged) {
 					t.Fatalf("state %v after %v", p, got)
 				}
 			}
@@ -156,7 +145,7 @@ func TestChargerDetector(t *testing.T) {
 }
 
 func TestChargerStateAndInput(t *testing.T) {
-	d := NewChargerDetector(DefaultChargerConfig(), nil)
+	d := New(DefaultConfig(), nil)
 	if d.Plugged() != nil {
 		t.Fatal("unknown state not nil")
 	}
@@ -170,7 +159,7 @@ func TestChargerStateAndInput(t *testing.T) {
 	}
 	// The returned pointer is a copy: changing it does not change the detector.
 	b := false
-	d2 := NewChargerDetector(DefaultChargerConfig(), &b)
+	d2 := New(DefaultConfig(), &b)
 	b = true
 	if p := d2.Plugged(); *p {
 		t.Fatal("detector shares the caller's bool")
@@ -183,7 +172,7 @@ func TestChargerStateAndInput(t *testing.T) {
 	for i := 0; i < 5000; i++ {
 		_, _, _ = d.Add(12000, t0.Add(time.Duration(i)*time.Millisecond))
 	}
-	if len(d.hist) > maxChargerHistory {
+	if len(d.hist) > maxHistory {
 		t.Fatalf("history grew to %d", len(d.hist))
 	}
 }

@@ -1,0 +1,158 @@
+// Package service is `rosorin-base run` and the signals of the client commands: it turns the command line
+// into the supervisor's configuration (driver/supervisor) and the two child command lines (the driver,
+// driver.RunChild, and the LiDAR reader, lidar.RunProcess), and checks what a wrong flag would make unsafe
+// before the port is touched.
+package service
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/rosorin/rosorin/driver/config"
+	"github.com/rosorin/rosorin/driver/supervisor"
+)
+
+// DefaultConfig is read when no --config is given and the file exists; otherwise the built-in defaults
+// (chapter 11's parameter table) apply.
+const DefaultConfig = "/etc/rosorin/base.yaml"
+
+// Options are `rosorin-base run`'s flags. Device and Lidar override the configuration's device and
+// lidar_device when set (nil: the configuration's).
+type Options struct {
+	Device, Lidar  *string
+	Socket         string
+	Configs        []string // nil: DefaultConfig if it exists
+	StateDir       string
+	NoLidarRespawn bool
+	RestartDelay   time.Duration
+	// Watchdog is the driver watchdog's timeout (0 = off).
+	Watchdog time.Duration
+	// TestNoPdeathsig and TestDriverHoldsBoardEOF are the negative controls of the supervisor-death test.
+	TestNoPdeathsig, TestDriverHoldsBoardEOF bool
+	Log                                      *slog.Logger
+}
+
+// ErrWatchdog is returned for a negative watchdog timeout.
+var ErrWatchdog = errors.New("--driver-watchdog must be 0 (off) or positive")
+
+// Run is the service until SIGINT, SIGTERM or SIGHUP (or ctx): the supervisor and its two children. The
+// configuration is checked here, before the port: a wrong type is a clear error at start, not a driver child
+// that exits and restarts forever.
+func Run(ctx context.Context, o Options) error {
+	log := o.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	if o.Watchdog < 0 {
+		return ErrWatchdog
+	}
+	ctx, stop := SignalContext(ctx, syscall.SIGHUP)
+	defer stop()
+	configs := ResolveConfigs(o.Configs, log)
+	cfg, err := LoadConfig(configs, log)
+	if err != nil {
+		return err
+	}
+	device, lidarDev := cfg.Device, cfg.LidarDevice
+	if o.Device != nil {
+		device = *o.Device
+	}
+	if o.Lidar != nil {
+		lidarDev = *o.Lidar
+	}
+	dargs, rargs := ChildArgs(o, configs, lidarDev, os.Getpid())
+	if rargs == nil {
+		log.Warn("no LiDAR reader (--lidar \"\"): the scan gate holds software commands; only gamepad driving moves the wheels")
+	}
+	if o.TestNoPdeathsig {
+		log.Warn("TEST ONLY --test-no-pdeathsig: the driver has no parent-death signal")
+	}
+	if o.TestDriverHoldsBoardEOF {
+		log.Warn("TEST ONLY --test-driver-holds-board-eof: the driver ignores the end of its board pipe")
+	}
+	if o.Watchdog == 0 {
+		log.Warn("driver watchdog OFF (--driver-watchdog 0): a hung driver leaves the wheels at their last speed")
+	} else if o.Watchdog < 60*time.Millisecond {
+		// Three ticks at 50 Hz: below that a GC pause or a busy CPU would kill healthy drivers.
+		log.Warn("driver watchdog below 3 control ticks: expect healthy drivers to be killed", "driver_watchdog", o.Watchdog)
+	}
+	return supervisor.Run(ctx, supervisor.Config{
+		Device: device, Socket: o.Socket, DriverArgs: dargs, ReaderArgs: rargs,
+		RestartDelay: o.RestartDelay, ReaderRespawnDelay: cfg.LidarRespawnDelay(),
+		NoReaderRespawn: o.NoLidarRespawn || !cfg.LidarRespawn, WatchdogTimeout: o.Watchdog, NoWatchdog: o.Watchdog == 0,
+		Log: log, NoDriverPdeathsig: o.TestNoPdeathsig,
+	})
+}
+
+// ChildArgs returns the command lines (after the program name) of the driver child and the LiDAR reader
+// child (nil: no reader, lidarDev is ""), which load the same parameter files as the service.
+func ChildArgs(o Options, configs []string, lidarDev string, supervisorPID int) (driver, reader []string) {
+	common := []string{"--socket", o.Socket}
+	for _, f := range configs {
+		common = append(common, "--config", f)
+	}
+	driver = append([]string{"driver", "--supervisor-pid", strconv.Itoa(supervisorPID)}, common...)
+	if o.StateDir != "" {
+		driver = append(driver, "--state-dir", o.StateDir)
+	}
+	if o.TestDriverHoldsBoardEOF {
+		driver = append(driver, "--test-hold-board-eof")
+	}
+	if lidarDev != "" {
+		reader = append([]string{"lidar-reader", "--lidar", lidarDev}, common...)
+	}
+	return driver, reader
+}
+
+// SignalContext ends on SIGINT or SIGTERM (and the extra signals), so that long-running commands (the
+// service, followers, drive, stop-motors) end cleanly.
+func SignalContext(parent context.Context, extra ...os.Signal) (context.Context, context.CancelFunc) {
+	if parent == nil {
+		parent = context.Background()
+	}
+	return signal.NotifyContext(parent, append([]os.Signal{os.Interrupt, syscall.SIGTERM}, extra...)...)
+}
+
+// ResolveConfigs returns the parameter files every process of the service loads: the given list, or
+// DefaultConfig if it exists.
+func ResolveConfigs(configs []string, log *slog.Logger) []string {
+	if configs != nil {
+		return configs
+	}
+	if _, err := os.Stat(DefaultConfig); err == nil {
+		return []string{DefaultConfig}
+	}
+	log.Info("no --config and no " + DefaultConfig + ": using the built-in defaults (chapter 11's parameter table)")
+	return nil
+}
+
+// LoadConfig loads the files and logs what was ignored (arm keys at info, anything else as a warning).
+func LoadConfig(paths []string, log *slog.Logger) (config.Config, error) {
+	cfg, notes, err := config.Load(paths...)
+	if err != nil {
+		return cfg, err
+	}
+	for _, n := range notes {
+		if n.Warning() {
+			log.Warn("config: " + n.String())
+		} else {
+			log.Debug("config: " + n.String())
+		}
+	}
+	if ign := notes.Ignored(); len(ign) > 0 {
+		log.Info("config: arm parameters ignored (the arm is not this driver's business)", "count", len(ign))
+	}
+	return cfg, nil
+}
+
+// ProcLogger logs text lines to stderr (the journal under systemd) tagged with the process's role and pid:
+// the supervisor and its children share one journal stream.
+func ProcLogger(role string) *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, nil)).With("proc", role, "pid", os.Getpid())
+}
