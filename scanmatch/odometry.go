@@ -82,6 +82,11 @@ func (e Estimate) WeakBearingDeg() float64 {
 	return a
 }
 
+// DegenerateVariance is the variance (m^2, or (m of yaw x Lever)^2) Cov gives a degenerate direction:
+// unknown, yet finite so that a filter downstream stays numerically sane. The Hessian's own small
+// eigenvalue would claim centimetres where nothing is measured (the corridor: 8 mm).
+const DegenerateVariance = 1e4
+
 // ErrBins: the scan does not have Config.Bins bins. ErrStamp: a scan's stamp is not after the previous one's.
 var (
 	ErrBins  = errors.New("scanmatch: scan has the wrong number of bins")
@@ -578,6 +583,9 @@ func (o *Odometry) match(guess Pose2) match {
 				}
 			}
 			inv := sigma2 / math.Max(lam, 1e-12*float64(used))
+			if lam < floor {
+				inv = DegenerateVariance
+			}
 			for r := 0; r < 3; r++ {
 				for c := 0; c < 3; c++ {
 					cov[r][c] += v[r] * v[c] * inv
