@@ -120,6 +120,13 @@ type keyframe struct {
 	line           []bool
 	cell           []int32 // bearing cell -> bin, -1 empty; 2 cells per bin
 	lines          int
+
+	rng      []float64 // its ranges, for a second de-skew
+	scanTime float64
+	vel      Twist // the velocity it was de-skewed with
+	prevVel  Twist // the mean velocity over the interval before it
+	havePrev bool
+	refine   bool // not yet de-skewed again with the motion after it
 }
 
 // Odometry turns successive scans into base poses. It is a pure value: no I/O, goroutines or clocks; not
@@ -172,7 +179,7 @@ func New(cfg Config) (*Odometry, error) {
 	o.cur = newCloud(n)
 	o.next = newCloud(n)
 	o.key = keyframe{cloud: newCloud(n), cx: make([]float64, n), cy: make([]float64, n), nx: make([]float64, n),
-		ny: make([]float64, n), line: make([]bool, n), cell: make([]int32, 2*n)}
+		ny: make([]float64, n), line: make([]bool, n), cell: make([]int32, 2*n), rng: make([]float64, n)}
 	var q [1]float64
 	lapack64.Syev(lapack.EVCompute, o.sym(), o.eigW[:], q[:], -1)
 	o.work = make([]float64, max(int(q[0]), 8))
@@ -239,8 +246,8 @@ func (o *Odometry) Add(s coind6.Scan, aux Aux) (Estimate, error) {
 		if !math.IsNaN(yawRate) {
 			v.W = yawRate
 		}
-		o.deskew(&o.cur, v, scanTime)
-		if lines := o.setKeyframe(&o.cur); lines < o.cfg.MinPoints {
+		o.deskew(&o.cur, o.rng, v, scanTime)
+		if lines := o.setKeyframe(&o.cur, o.rng, scanTime, v); lines < o.cfg.MinPoints {
 			return Estimate{}, &ScanError{"line points in the first scan", lines, o.cfg.MinPoints}
 		}
 		o.started, o.last, o.lastRef, o.keyPose, o.rel, o.vel, o.haveVel = true, s.Stamp, ref, Pose2{}, Pose2{}, v, false
@@ -255,25 +262,25 @@ func (o *Odometry) Add(s coind6.Scan, aux Aux) (Estimate, error) {
 		v.W = yawRate
 	}
 	guess := o.rel.Compose(v.Exp(dt))
-	var m match
 	trusted := o.haveVel && dt <= o.cfg.MaxGap
-	for pass := 0; pass < 3; pass++ {
-		o.deskew(&o.cur, v, scanTime)
-		m = o.match(guess)
-		if !m.ok {
-			break
+	m, v := o.solve(guess, v, dt, scanTime, trusted)
+	if m.ok && o.key.refine && o.rel == (Pose2{}) {
+		// The keyframe is the previous scan, de-skewed with a velocity extrapolated from before it (or,
+		// for the first scan, with the gyro or nothing). Now the motion on both sides of it is known:
+		// de-skew it again with their mean and match once more.
+		o.key.refine = false
+		vk := Log(m.pose, dt)
+		if o.key.havePrev {
+			p := o.key.prevVel
+			vk = Twist{(vk.Vx + p.Vx) / 2, (vk.Vy + p.Vy) / 2, (vk.W + p.W) / 2}
 		}
-		// The sweep is centred on this scan's Time, but the measured velocity is the mean since the
-		// previous scan's, 0.5 x dt earlier: extrapolate it by half a step with the previous mean.
-		vNew := Log(o.rel.Between(m.pose), dt)
-		if trusted {
-			vNew = Twist{1.5*vNew.Vx - 0.5*o.vel.Vx, 1.5*vNew.Vy - 0.5*o.vel.Vy, 1.5*vNew.W - 0.5*o.vel.W}
-		}
-		// De-skew again while the velocity moves a ray at the end of the sweep by more than ~0.3 mm.
-		dv := math.Hypot(vNew.Vx-v.Vx, vNew.Vy-v.Vy) + math.Abs(vNew.W-v.W)*m.lever
-		v, guess = vNew, m.pose
-		if dv*scanTime < 3e-4 {
-			break
+		kv := o.key.vel
+		if (math.Hypot(vk.Vx-kv.Vx, vk.Vy-kv.Vy)+math.Abs(vk.W-kv.W)*m.lever)*o.key.scanTime > 3e-4 {
+			o.deskew(&o.next, o.key.rng, vk, o.key.scanTime)
+			o.setKeyframe(&o.next, o.key.rng, o.key.scanTime, vk)
+			if m2, v2 := o.solve(m.pose, v, dt, scanTime, trusted); m2.ok {
+				m, v = m2, v2
+			}
 		}
 	}
 	o.last, o.lastRef = s.Stamp, ref
@@ -284,7 +291,7 @@ func (o *Odometry) Add(s coind6.Scan, aux Aux) (Estimate, error) {
 		// The keyframe no longer overlaps: start again from this scan at the predicted pose.
 		o.keyPose = o.keyPose.Compose(guess)
 		o.rel = Pose2{}
-		o.setKeyframe(&o.cur)
+		o.setKeyframe(&o.cur, o.rng, scanTime, v)
 		need := max(o.cfg.MinPoints, int(math.Ceil(o.cfg.MinOverlap*float64(valid))))
 		return Estimate{}, &ScanError{"correspondences with the keyframe", m.used, need}
 	}
@@ -306,12 +313,40 @@ func (o *Odometry) Add(s coind6.Scan, aux Aux) (Estimate, error) {
 	overlap := float64(m.used) / float64(valid)
 	if math.Hypot(o.rel.X, o.rel.Y) > o.cfg.KeyframeDistance || math.Abs(o.rel.Yaw) > o.cfg.KeyframeYaw ||
 		overlap < o.cfg.KeyframeOverlap {
-		if o.setKeyframe(&o.cur) >= o.cfg.MinPoints {
+		if o.setKeyframe(&o.cur, o.rng, scanTime, v) >= o.cfg.MinPoints {
+			o.key.prevVel, o.key.havePrev = e.Velocity, true
 			o.keyPose, o.rel = e.Pose, Pose2{}
 			e.Keyframe = true
 		}
 	}
 	return e, nil
+}
+
+// solve de-skews the current scan with v, matches it from guess, and repeats with the velocity the match
+// implies until that no longer changes the de-skew (at most three times). It returns the match and the
+// de-skew velocity of the last pass.
+func (o *Odometry) solve(guess Pose2, v Twist, dt, scanTime float64, trusted bool) (match, Twist) {
+	var m match
+	for pass := 0; pass < 3; pass++ {
+		o.deskew(&o.cur, o.rng, v, scanTime)
+		m = o.match(guess)
+		if !m.ok {
+			break
+		}
+		// The sweep is centred on this scan's Time, but the measured velocity is the mean since the
+		// previous scan's, 0.5 x dt earlier: extrapolate it by half a step with the previous mean.
+		vNew := Log(o.rel.Between(m.pose), dt)
+		if trusted {
+			vNew = Twist{1.5*vNew.Vx - 0.5*o.vel.Vx, 1.5*vNew.Vy - 0.5*o.vel.Vy, 1.5*vNew.W - 0.5*o.vel.W}
+		}
+		// De-skew again while the velocity moves a ray at the end of the sweep by more than ~0.3 mm.
+		dv := math.Hypot(vNew.Vx-v.Vx, vNew.Vy-v.Vy) + math.Abs(vNew.W-v.W)*m.lever
+		if dv*scanTime < 3e-4 {
+			break
+		}
+		v, guess = vNew, m.pose
+	}
+	return m, v
 }
 
 // rotCov expresses a covariance of (x, y, yaw) in a frame rotated by a.
@@ -363,9 +398,9 @@ func (o *Odometry) load(s coind6.Scan) int {
 
 // deskew places this scan's rays in the base frame at mid-sweep, moving each by the constant twist v over
 // its time after Stamp (KISS-ICP's motion compensation, on SE(2)).
-func (o *Odometry) deskew(c *cloud, v Twist, scanTime float64) {
+func (o *Odometry) deskew(c *cloud, rng []float64, v Twist, scanTime float64) {
 	c.idx = c.idx[:0]
-	for i, r := range o.rng {
+	for i, r := range rng {
 		if r == 0 {
 			c.ok[i] = false
 			continue
@@ -380,9 +415,14 @@ func (o *Odometry) deskew(c *cloud, v Twist, scanTime float64) {
 }
 
 // setKeyframe makes c the keyframe: a line through each point's bin neighbours and the bearing lookup.
-// It returns the number of points with a line.
-func (o *Odometry) setKeyframe(c *cloud) int {
+// It keeps the ranges, sweep time and de-skew velocity so that the next scan can de-skew it again. It
+// returns the number of points with a line.
+func (o *Odometry) setKeyframe(c *cloud, rng []float64, scanTime float64, v Twist) int {
 	k := &o.key
+	if &k.rng[0] != &rng[0] {
+		copy(k.rng, rng)
+	}
+	k.scanTime, k.vel, k.refine, k.havePrev = scanTime, v, true, false
 	copy(k.x, c.x)
 	copy(k.y, c.y)
 	copy(k.ok, c.ok)
