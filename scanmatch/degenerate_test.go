@@ -38,6 +38,9 @@ func TestCorridorDegenerate(t *testing.T) {
 				t.Errorf("%s, scan %d: degenerate %v, weak bearing %.1f deg from the axis, observable along %v across %v; want true, ~0, false, true",
 					c.name, k+1, e.Degenerate, bearing, e.Observable(along[0], along[1]), e.Observable(across[0], across[1]))
 			}
+			if !e.ObservableYaw() {
+				t.Errorf("%s, scan %d: the walls' direction is seen, yet yaw reported unobservable", c.name, k+1)
+			}
 			if math.Sqrt(e.Cov[0][0]+e.Cov[1][1]) < 0.1 {
 				t.Errorf("%s, scan %d: covariance %v claims the corridor axis is known", c.name, k+1, e.Cov)
 			}

@@ -32,8 +32,10 @@ type Estimate struct {
 	Pose     Pose2 // the base at Time relative to the base at the first scan's Time
 	Delta    Pose2 // motion since the previous accepted scan's Time, in that scan's base frame
 	Velocity Twist // Delta over the time between the two scans
-	// Cov is the covariance of this scan's match against its keyframe (x, y in m, yaw in rad; the order of
-	// Pose's fields). A direction without information gets a huge variance, not a small one.
+	// Cov is the covariance of this scan's match against its keyframe, in this scan's base frame (x
+	// forward, y left in m, yaw in rad), from the residuals' spread and the Hessian: sigma^2 H^-1, with
+	// DegenerateVariance along a degenerate direction. Zero for the first scan (the origin, by definition).
+	// TestCovarianceHonest checks it against the truth.
 	Cov [3][3]float64
 	// Degenerate: the scan does not constrain some direction (a corridor: the motion along it). Pose is then
 	// the constant-velocity prediction along Weak, and a zero motion along it is no evidence of stillness;
@@ -67,6 +69,15 @@ func (e Estimate) Observable(dx, dy float64) bool {
 		return false
 	}
 	return e.weakDims < 2 || math.Abs(dx*e.weak2[0]+dy*e.weak2[1]) <= thr
+}
+
+// ObservableYaw reports whether the rotation is measured (false in a round room, or with garbage).
+func (e Estimate) ObservableYaw() bool {
+	if !e.Degenerate {
+		return true
+	}
+	const thr = 0.3
+	return e.weakDims <= 2 && math.Abs(e.Weak[2]) <= thr && (e.weakDims < 2 || math.Abs(e.weak2[2]) <= thr)
 }
 
 // WeakBearingDeg returns the base-frame bearing (degrees, 0 = forward, CCW) of the translational part of the
