@@ -2,6 +2,7 @@ package scanmatch
 
 import (
 	"math"
+	"runtime"
 	"testing"
 	"time"
 
@@ -25,6 +26,8 @@ func benchScans(b *testing.B, traj trajectory, n int) []coind6.Scan {
 }
 
 // benchAdd times Add over a loop of scans; each op is one scan matched against its keyframe (one pair).
+// Besides wall time it reports the thread's CPU time per op (what one core spends, whatever else runs on
+// this shared machine) and the Gauss-Newton steps per op (all passes).
 func benchAdd(b *testing.B, scans []coind6.Scan) {
 	o, err := New(DefaultConfig())
 	if err != nil {
@@ -37,8 +40,12 @@ func benchAdd(b *testing.B, scans []coind6.Scan) {
 			b.Fatal(err)
 		}
 	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	b.ReportAllocs()
+	steps0 := o.steps
 	b.ResetTimer()
+	cpu0 := threadCPU()
 	fails := 0
 	for i := 0; i < b.N; i++ {
 		k := i % n
@@ -48,6 +55,10 @@ func benchAdd(b *testing.B, scans []coind6.Scan) {
 			fails++
 		}
 	}
+	if cpu := threadCPU() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+	b.ReportMetric(float64(o.steps-steps0)/float64(b.N), "steps/op")
 	if fails > 0 {
 		b.Fatalf("%d of %d scans failed", fails, b.N)
 	}

@@ -74,7 +74,7 @@ func DefaultConfig() Config {
 		SweepReversed:  true,
 		Mask:           []Sector{{112, 248}},
 
-		MaxIterations:  25,
+		MaxIterations:  15,
 		SearchBins:     4,
 		MaxPointDist:   0.3,
 		ResidualGate:   0.03,

@@ -159,6 +159,8 @@ type Odometry struct {
 	started   bool
 	haveVel   bool
 
+	steps int // Gauss-Newton steps taken, for the benchmarks
+
 	eigA [9]float64
 	eigW [3]float64
 	work []float64
@@ -289,7 +291,7 @@ func (o *Odometry) Add(s coind6.Scan, aux Aux) (Estimate, error) {
 		if (math.Hypot(vk.Vx-kv.Vx, vk.Vy-kv.Vy)+math.Abs(vk.W-kv.W)*m.lever)*o.key.scanTime > 3e-4 {
 			o.deskew(&o.next, o.key.rng, vk, o.key.scanTime)
 			o.setKeyframe(&o.next, o.key.rng, o.key.scanTime, vk)
-			if m2, v2 := o.solve(m.pose, v, dt, scanTime, trusted); m2.ok {
+			if m2, v2 := o.solve(m.pose, v, dt, scanTime, trusted); m2.ok { // (its first pass is cold: the keyframe changed)
 				m, v = m2, v2
 			}
 		}
@@ -340,7 +342,7 @@ func (o *Odometry) solve(guess Pose2, v Twist, dt, scanTime float64, trusted boo
 	var m match
 	for pass := 0; pass < 3; pass++ {
 		o.deskew(&o.cur, o.rng, v, scanTime)
-		m = o.match(guess)
+		m = o.match(guess, pass > 0)
 		if !m.ok {
 			break
 		}
@@ -352,7 +354,7 @@ func (o *Odometry) solve(guess Pose2, v Twist, dt, scanTime float64, trusted boo
 		}
 		// De-skew again while the velocity moves a ray at the end of the sweep by more than ~0.3 mm.
 		dv := math.Hypot(vNew.Vx-v.Vx, vNew.Vy-v.Vy) + math.Abs(vNew.W-v.W)*m.lever
-		if dv*scanTime < 3e-4 {
+		if dv*scanTime < 6e-4 {
 			break
 		}
 		v, guess = vNew, m.pose
@@ -512,7 +514,7 @@ type match struct {
 // match runs point-to-line Gauss-Newton of the current cloud against the keyframe from guess (the
 // current base in the keyframe frame). Association is projective: a point looks only at the keyframe
 // points in the bearing cells around its own.
-func (o *Odometry) match(guess Pose2) match {
+func (o *Odometry) match(guess Pose2, warm bool) match {
 	cfg := &o.cfg
 	k := &o.key
 	nc := 2 * cfg.Bins
@@ -531,12 +533,21 @@ func (o *Odometry) match(guess Pose2) match {
 	T := guess
 	var res match
 	res.lever = lever
+	// The residual gate shrinks by 3.4 per step from MaxPointDist (from 2 x ResidualGate when the guess is
+	// already a converged match, de-skewed anew) to ResidualGate.
+	gate := cfg.MaxPointDist
+	if warm {
+		gate = math.Min(gate, 2*cfg.ResidualGate)
+	}
+	finalSteps := 0
 	for it := 0; it < cfg.MaxIterations; it++ {
-		gate := math.Max(cfg.ResidualGate, cfg.MaxPointDist*math.Pow(0.5, float64(it)))
+		if it > 0 {
+			gate = math.Max(cfg.ResidualGate, gate/3.4)
+		}
 		// Once the first steps have removed the guess's error a point moves by far less than a bin per
 		// step, so the later steps look only at the cells next to the point's own.
 		win := wide
-		if it >= 2 {
+		if warm || it >= 2 {
 			win = min(wide, 4)
 		}
 		var h [6]float64 // upper triangle: 00 01 02 11 12 22
@@ -604,6 +615,7 @@ func (o *Odometry) match(guess Pose2) match {
 			used++
 		}
 		res.used, res.iters = used, it+1
+		o.steps++
 		if used < cfg.MinPoints {
 			res.ok = false
 			return res
@@ -656,8 +668,13 @@ func (o *Odometry) match(guess Pose2) match {
 		T.X += step[0]
 		T.Y += step[1]
 		T.Yaw = wrap(T.Yaw + step[2]/lever)
-		if it >= 4 && math.Hypot(step[0], step[1]) < 1e-6 && math.Abs(step[2]) < 1e-6 {
-			break
+		// Converged when a step at the final gate moves by under 0.03 mm; an association flipping between
+		// two neighbours can keep it from that, so at most four steps at the final gate.
+		if gate <= cfg.ResidualGate {
+			finalSteps++
+			if finalSteps >= 4 || math.Hypot(step[0], step[1]) < 3e-5 && math.Abs(step[2]) < 3e-5*lever {
+				break
+			}
 		}
 	}
 	res.pose, res.ok = T, finite(T.X) && finite(T.Y) && finite(T.Yaw)
