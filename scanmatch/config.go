@@ -88,7 +88,7 @@ func DefaultConfig() Config {
 		DegenerateInfo: 0.03,
 
 		KeyframeDistance: 0.2,
-		KeyframeYaw:      0.4,
+		KeyframeYaw:      0.6,
 		KeyframeOverlap:  0.7,
 		MaxGap:           0.5,
 	}

@@ -6,7 +6,7 @@
 //
 // The method (docs/scanmatch.md has the reasoning, the anchors and the measured figures):
 //   - Point-to-line ICP (Censi's PL-ICP, as in laser_scan_matcher) against a keyframe, not the previous
-//     scan, so that a still robot does not drift; a new keyframe only after 0.2 m or 0.4 rad of motion or
+//     scan, so that a still robot does not drift; a new keyframe only after 0.2 m or 0.6 rad of motion or
 //     when under 70 % of the valid points still find a correspondence.
 //   - Projective association: a point looks only at the keyframe points in the bearing cells around its
 //     own (bin order, as rf2o and Hector exploit it), then at the line fitted through that point's bin
