@@ -31,7 +31,7 @@
 //   - A degenerate direction is dead-reckoned with the previous velocity: in a featureless corridor the pose
 //     along it is a prediction, never a measurement. Ask Estimate.Observable before judging a direction.
 //   - Per scan pair the planar error is bounded by the scan's information, not the matcher: with the sim's
-//     6 mm range noise in its default room the p95 is about 2.2 mm (about 1.8 mm per axis), the same as
+//     6 mm range noise in its default room the p95 is about 2.2 mm (1.7 mm per axis), the same as
 //     standing still, where only noise acts.
 //   - The origin is where the first scan says the walls are: its own noise (about 1.5 mm) stays as an
 //     offset of every later pose.

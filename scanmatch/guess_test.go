@@ -54,3 +54,49 @@ func TestGuessIsNoPrior(t *testing.T) {
 		}
 	})
 }
+
+// TestGapsAndUnknownSweep: revolutions lost on the link (a 0.3 s gap, and a 0.7 s one beyond MaxGap where
+// the previous velocity is not trusted) in a 0.35 m/s leg, and scans without a ScanTime (no de-skew, Time =
+// Stamp): the leg still reads within 1 %.
+func TestGapsAndUnknownSweep(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		drop     func(k int) bool
+		noSweep  bool
+		maxError float64
+	}{
+		{"0.3 s gap", func(k int) bool { return k >= 10 && k < 13 }, false, 0.01},
+		{"0.7 s gap", func(k int) bool { return k >= 10 && k < 17 }, false, 0.01},
+		{"no ScanTime", func(int) bool { return false }, true, 0.01},
+	} {
+		w := newWorld(61, sim.DefaultRoom(), leg(sim.DefaultRoom().Start, 0.3, 1, 0, 0.35, 0, 1, 1.5))
+		o, _ := New(DefaultConfig())
+		var first, e Estimate
+		var firstT, lastT float64
+		for k := 0; k < 30; k++ {
+			if c.drop(k) {
+				continue
+			}
+			s := w.scan(k)
+			if c.noSweep {
+				s.ScanTime = 0
+			}
+			var err error
+			if e, err = o.Add(s, Aux{}); err != nil {
+				t.Fatalf("%s: scan %d: %v", c.name, k, err)
+			}
+			if k == 0 {
+				first, firstT = e, e.Time.Sub(epoch).Seconds()
+			}
+			lastT = e.Time.Sub(epoch).Seconds()
+		}
+		a, b := w.traj(firstT), w.traj(lastT)
+		want := Pose2{a[0], a[1], a[2]}.Between(Pose2{b[0], b[1], b[2]})
+		got := first.Pose.Between(e.Pose)
+		rel := (math.Hypot(got.X, got.Y) - math.Hypot(want.X, want.Y)) / math.Hypot(want.X, want.Y)
+		t.Logf("%-12s read %.1f mm, truth %.1f mm: %+.2f %%", c.name, 1e3*got.X, 1e3*want.X, 100*rel)
+		if math.Abs(rel) > c.maxError {
+			t.Errorf("%s: read %.1f mm, truth %.1f mm (%+.2f %%)", c.name, 1e3*got.X, 1e3*want.X, 100*rel)
+		}
+	}
+}

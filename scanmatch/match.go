@@ -60,15 +60,20 @@ func (o *Odometry) match(guess Pose2, warm bool) match {
 	if warm {
 		gate = math.Min(gate, 2*cfg.ResidualGate)
 	}
-	finalSteps := 0
+	finalSteps, lastStep := 0, 0.0
 	for it := 0; it < cfg.MaxIterations; it++ {
 		if it > 0 {
-			gate = math.Max(cfg.ResidualGate, gate/3.4)
+			// Shrink, but never below twice the last step: while the estimate still moves far, points
+			// that are far off now are the ones that will fit (a long gap with a poor guess).
+			gate = math.Max(cfg.ResidualGate, math.Min(gate, math.Max(gate/3.4, 2*lastStep)))
 		}
 		// Once the first steps have removed the guess's error a point moves by far less than a bin per
 		// step, so the later steps look only at the cells next to the point's own.
+		// Huber's kernel widens with the gate: while the gate is wide the residuals are the guess's error,
+		// not noise, and down-weighing them would shorten the step.
+		huber := math.Max(cfg.Huber, gate/2)
 		win := wide
-		if warm || it >= 2 {
+		if warm || it >= 2 && gate < 0.1 {
 			win = min(wide, 4)
 		}
 		var h [6]float64 // upper triangle: 00 01 02 11 12 22
@@ -118,8 +123,8 @@ func (o *Odometry) match(guess Pose2, warm bool) match {
 			inc := math.Sqrt(inc2)
 			an := ar / inc
 			w := 1 / inc2
-			if an > cfg.Huber {
-				w *= cfg.Huber / an
+			if an > huber {
+				w *= huber / an
 			}
 			j0, j1, j2 := nx, ny, (-nx*dy+ny*dx)/lever
 			h[0] += w * j0 * j0
@@ -186,6 +191,7 @@ func (o *Odometry) match(guess Pose2, warm bool) match {
 		}
 		res.cov, res.degenerate, res.degenerateDims = cov, dims > 0, dims
 		res.rms = math.Sqrt(cost / math.Max(wsum, 1))
+		lastStep = math.Hypot(step[0], step[1]) + math.Abs(step[2])
 		T.X += step[0]
 		T.Y += step[1]
 		T.Yaw = wrap(T.Yaw + step[2]/lever)
