@@ -2,6 +2,7 @@ package scanmatch
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -164,5 +165,30 @@ func TestGarbageNeverConfident(t *testing.T) {
 	}
 	if confident > 0 {
 		t.Errorf("%d of 50 garbage scans gave a confident estimate", confident)
+	}
+}
+
+// TestRoundRoomYawDegenerate: at the centre of a round room (a 180-sided polygon, 2 m radius) the
+// rotation is unobservable: degenerate, ObservableYaw false, translation still observable.
+func TestRoundRoomYawDegenerate(t *testing.T) {
+	yaml := "name: round\nwalls:\n  - ["
+	for i := 0; i <= 180; i++ {
+		a := 2 * math.Pi * float64(i) / 180
+		if i > 0 {
+			yaml += ", "
+		}
+		yaml += fmt.Sprintf("[%.6f, %.6f]", 2*math.Cos(a), 2*math.Sin(a))
+	}
+	yaml += "]\n"
+	room, err := sim.ParseRoom([]byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := run(t, newWorld(13, room, still([3]float64{-0.048, 0, 0})), 5, false)
+	e := est[4]
+	t.Logf("round room: degenerate %v, info %.4f, weak %.2f", e.Degenerate, e.Info, e.Weak)
+	if !e.Degenerate || e.ObservableYaw() || !e.Observable(1, 0) || !e.Observable(0, 1) {
+		t.Errorf("round room: degenerate %v, yaw observable %v, x %v, y %v; want true, false, true, true",
+			e.Degenerate, e.ObservableYaw(), e.Observable(1, 0), e.Observable(0, 1))
 	}
 }
