@@ -25,6 +25,8 @@ type trajectory func(t float64) [3]float64
 type world struct {
 	lid  *sim.LidarModel
 	traj trajectory
+	// scene, when set, picks the LiDAR model (and so the room) for a sample's time: a room that changes.
+	scene func(t float64) *sim.LidarModel
 }
 
 func newWorld(seed int64, room *sim.Room, traj trajectory) *world {
@@ -37,7 +39,12 @@ func (w *world) scan(k int) coind6.Scan {
 		Ranges: make([]float32, coind6.DefaultBins), RangeMin: 0.12, RangeMax: 8}
 	t0 := float64(k) * scanPeriod
 	for n := 0; n < coind6.DefaultBins; n++ {
-		smp := w.lid.Measure(w.traj(t0+float64(n)/coind6.DefaultBins*scanPeriod), float64(n)*sim.LidarStepDeg)
+		ts := t0 + float64(n)/coind6.DefaultBins*scanPeriod
+		lid := w.lid
+		if w.scene != nil {
+			lid = w.scene(ts)
+		}
+		smp := lid.Measure(w.traj(ts), float64(n)*sim.LidarStepDeg)
 		r := float32(math.Inf(1))
 		if smp.DistMM > 0 {
 			r = float32(smp.DistMM) / 1000
