@@ -67,11 +67,11 @@ func (o *Odometry) match(guess Pose2, warm bool) match {
 			// that are far off now are the ones that will fit (a long gap with a poor guess).
 			gate = math.Max(cfg.ResidualGate, math.Min(gate, math.Max(gate/3.4, 2*lastStep)))
 		}
-		// Once the first steps have removed the guess's error a point moves by far less than a bin per
-		// step, so the later steps look only at the cells next to the point's own.
 		// Huber's kernel widens with the gate: while the gate is wide the residuals are the guess's error,
 		// not noise, and down-weighing them would shorten the step.
 		huber := math.Max(cfg.Huber, gate/2)
+		// Once the first steps have removed the guess's error a point moves by far less than a bin per
+		// step, so the later steps look only at the cells next to the point's own.
 		win := wide
 		if warm || it >= 2 && gate < 0.1 {
 			win = min(wide, 4)
