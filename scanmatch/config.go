@@ -58,6 +58,8 @@ type Config struct {
 	KeyframeDistance float64 // m
 	KeyframeYaw      float64 // rad
 	KeyframeOverlap  float64 // 0..1
+	// DeskewDeadband: de-skew with each velocity component shrunk toward zero by this much (see deadband).
+	DeskewDeadband Twist
 	// MaxGap: after a gap longer than this (s) between scans the previous velocity is not trusted as a guess.
 	MaxGap float64
 }
@@ -90,6 +92,7 @@ func DefaultConfig() Config {
 		KeyframeDistance: 0.2,
 		KeyframeYaw:      0.6,
 		KeyframeOverlap:  0.7,
+		DeskewDeadband:   Twist{0.02, 0.02, 0.02},
 		MaxGap:           0.5,
 	}
 }
@@ -151,6 +154,9 @@ func (c Config) validate() error {
 		if err := pos(f.n, f.v); err != nil {
 			return err
 		}
+	}
+	if d := c.DeskewDeadband; !(d.Vx >= 0 && d.Vy >= 0 && d.W >= 0) || !finite(d.Vx) || !finite(d.Vy) || !finite(d.W) {
+		return &ConfigError{"DeskewDeadband", d, "finite, >= 0"}
 	}
 	if !(c.MinOverlap >= 0 && c.MinOverlap <= 1) {
 		return &ConfigError{"MinOverlap", c.MinOverlap, "0..1"}

@@ -119,6 +119,7 @@ func (o *Odometry) Add(s coind6.Scan, aux Aux) (Estimate, error) {
 		if !math.IsNaN(yawRate) {
 			v.W = yawRate
 		}
+		v = o.deadband(v)
 		o.deskew(&o.cur, o.rng, v, scanTime)
 		if lines := o.setKeyframe(&o.cur, o.rng, scanTime, v); lines < o.cfg.MinPoints {
 			return Estimate{}, &ScanError{"line points in the first scan", lines, o.cfg.MinPoints}
@@ -135,8 +136,7 @@ func (o *Odometry) Add(s coind6.Scan, aux Aux) (Estimate, error) {
 		v.W = yawRate
 	}
 	guess := o.rel.Compose(v.Exp(dt))
-	trusted := o.haveVel && dt <= o.cfg.MaxGap
-	m, v := o.solve(guess, v, dt, scanTime, trusted)
+	m, v := o.solve(guess, v, dt, scanTime)
 	if m.ok && o.key.refine && o.rel == (Pose2{}) {
 		// The keyframe is the previous scan, de-skewed with a velocity extrapolated from before it (or,
 		// for the first scan, with the gyro or nothing). Now the motion on both sides of it is known:
@@ -147,11 +147,12 @@ func (o *Odometry) Add(s coind6.Scan, aux Aux) (Estimate, error) {
 			p := o.key.prevVel
 			vk = Twist{(vk.Vx + p.Vx) / 2, (vk.Vy + p.Vy) / 2, (vk.W + p.W) / 2}
 		}
+		vk = o.deadband(vk)
 		kv := o.key.vel
 		if (math.Hypot(vk.Vx-kv.Vx, vk.Vy-kv.Vy)+math.Abs(vk.W-kv.W)*m.lever)*o.key.scanTime > 3e-4 {
 			o.deskew(&o.next, o.key.rng, vk, o.key.scanTime)
 			o.setKeyframe(&o.next, o.key.rng, o.key.scanTime, vk)
-			if m2, v2 := o.solve(m.pose, v, dt, scanTime, trusted); m2.ok { // (its first pass is cold: the keyframe changed)
+			if m2, v2 := o.solve(m.pose, v, dt, scanTime); m2.ok { // (its first pass is cold: the keyframe changed)
 				m, v = m2, v2
 			}
 		}
@@ -198,20 +199,19 @@ func (o *Odometry) Add(s coind6.Scan, aux Aux) (Estimate, error) {
 // solve de-skews the current scan with v, matches it from guess, and repeats with the velocity the match
 // implies until that no longer changes the de-skew (at most three times). It returns the match and the
 // de-skew velocity of the last pass.
-func (o *Odometry) solve(guess Pose2, v Twist, dt, scanTime float64, trusted bool) (match, Twist) {
+func (o *Odometry) solve(guess Pose2, v Twist, dt, scanTime float64) (match, Twist) {
 	var m match
+	v = o.deadband(v)
 	for pass := 0; pass < 3; pass++ {
 		o.deskew(&o.cur, o.rng, v, scanTime)
 		m = o.match(guess, pass > 0)
 		if !m.ok {
 			break
 		}
-		// The sweep is centred on this scan's Time, but the measured velocity is the mean since the
-		// previous scan's, 0.5 x dt earlier: extrapolate it by half a step with the previous mean.
-		vNew := Log(o.rel.Between(m.pose), dt)
-		if trusted {
-			vNew = Twist{1.5*vNew.Vx - 0.5*o.vel.Vx, 1.5*vNew.Vy - 0.5*o.vel.Vy, 1.5*vNew.W - 0.5*o.vel.W}
-		}
+		// The mean velocity since the previous scan's Time. It lags the sweep by half a step;
+		// extrapolating it with the previous mean (1.5 v - 0.5 v_prev) amplified its noise by 1.6 and left
+		// the pair p95 worse (2.16 against 2.11 mm), accelerating phases included.
+		vNew := o.deadband(Log(o.rel.Between(m.pose), dt))
 		// De-skew again while the velocity moves a ray at the end of the sweep by more than ~0.3 mm.
 		dv := math.Hypot(vNew.Vx-v.Vx, vNew.Vy-v.Vy) + math.Abs(vNew.W-v.W)*m.lever
 		if dv*scanTime < 6e-4 {
@@ -220,6 +220,25 @@ func (o *Odometry) solve(guess Pose2, v Twist, dt, scanTime float64, trusted boo
 		v, guess = vNew, m.pose
 	}
 	return m, v
+}
+
+// deadband shrinks each component of a de-skew velocity toward zero by Config.DeskewDeadband. A velocity
+// measured from two noisy scans is about 1 cm/s and 0.01 rad/s off; de-skewing a still robot's scan with
+// that noise bent it enough to raise the pair error's p95 from 1.75 to 2.27 mm at one place in the room. A
+// real motion is far above the band, and the shrink it suffers (at most the band) moves the rays at the
+// sweep's ends by under 1 mm, both ways, which leaves the mid-sweep pose alone.
+func (o *Odometry) deadband(v Twist) Twist {
+	shrink := func(x, b float64) float64 {
+		switch {
+		case x > b:
+			return x - b
+		case x < -b:
+			return x + b
+		}
+		return 0
+	}
+	d := o.cfg.DeskewDeadband
+	return Twist{shrink(v.Vx, d.Vx), shrink(v.Vy, d.Vy), shrink(v.W, d.W)}
 }
 
 // rotCov expresses a covariance of (x, y, yaw) in a frame rotated by a.
