@@ -30,7 +30,7 @@
 // Errata and limits:
 //   - A degenerate direction is dead-reckoned with the previous velocity: in a featureless corridor the pose
 //     along it is a prediction, never a measurement. Ask Estimate.Observable before judging a direction.
-//   - Per scan pair the planar error's p95 is about 2.2 mm (1.7 mm per axis) in the sim's default room with
+//   - Per scan pair the planar error's p95 is about 2.1 mm (1.6 mm per axis) in the sim's default room with
 //     its 6 mm range noise, the same as standing still, where only noise acts; the Cramer-Rao bound there
 //     is 1.6-1.95 mm (TestInformationBound), so the 2 mm target leaves little room.
 //   - The origin is where the first scan says the walls are: its own noise (about 1.5 mm) stays as an
