@@ -20,8 +20,9 @@
 //     velocity filter and Cartographer's prior residuals pull weakly seen directions toward the prediction:
 //     the likely cause of rf2o reading a 15 cm strafe as 1.1 cm).
 //   - De-skew: each ray is moved to the base frame at mid-sweep (Estimate.Time) by the constant velocity,
-//     first the predicted one, then the one the match implies; a keyframe is de-skewed once more when the
-//     next scan shows the motion after it.
+//     first the predicted one, then the one the match implies, through a small deadband so that a still
+//     robot's velocity noise does not bend its scans; a keyframe is de-skewed once more when the next scan
+//     shows the motion after it.
 //   - The blind rear and the self-returns are masked by Config.Mask (base bearings 112-248 degrees), and
 //     returns outside the scan's range limits are ignored as coind6.Scan documents.
 //
