@@ -48,14 +48,6 @@ func TestChangingScene(t *testing.T) {
 	} {
 		w := newWorld(80, sim.DefaultRoom(), leg(start, 0.3, 1, 0, 0.2, 0, 1, 1.5))
 		w.scene = c.scene
-		est := run(t, w, 30, false)
-		last := len(est) - 1
-		got, want := est[last].Pose, w.truth(last)
-		dg, dw := math.Hypot(got.X, got.Y), math.Hypot(want.X, want.Y)
-		rel := (dg - dw) / dw
-		t.Logf("%-34s distance %.1f mm, truth %.1f mm (%+.2f %%), heading %.3f deg", c.name, 1e3*dg, 1e3*dw, 100*rel, got.Yaw*180/math.Pi)
-		if math.Abs(rel) > 0.01 || math.Abs(got.Yaw) > 0.2*math.Pi/180 {
-			t.Errorf("%s: distance %.1f mm, truth %.1f (%+.2f %%), heading %.3f deg", c.name, 1e3*dg, 1e3*dw, 100*rel, got.Yaw*180/math.Pi)
-		}
+		checkLeg(t, c.name, w, 30, 0.01, 0.2*math.Pi/180)
 	}
 }
