@@ -1,5 +1,3 @@
-//go:build !race
-
 // Bad input end to end: whatever arrives on the control socket or the board link, no non-finite or
 // over-limit wheel speed reaches the board, and the driver's counters show what it dropped.
 
@@ -18,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/sim"
 )
 
@@ -78,7 +77,7 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 		if code != http.StatusBadRequest {
 			t.Errorf("%s: status %d, want 400", c.name, code)
 		}
-		stopLat = append(stopLat, fmt.Sprintf("%s %s", c.name, ms(d)))
+		stopLat = append(stopLat, fmt.Sprintf("%s %s", c.name, testkit.Ms(d)))
 	}
 	t.Logf("refused one-shot commands -> stop frame: %s", strings.Join(stopLat, "; "))
 	if code := rawPost(t, s.sock, "/v1/cmd_vel", `{"vx":0.1,"pad":"`+strings.Repeat("x", 8000)+`"}`); code != http.StatusRequestEntityTooLarge {
@@ -95,7 +94,7 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	if code != http.StatusBadRequest || res.Accepted != 2 || res.Rejected != 1 {
 		t.Errorf("garbage stream: status %d result %+v, want 400 with 2 accepted and 1 rejected", code, res)
 	}
-	t.Logf("stream with a huge and a garbage line -> stop frame %s; %q", ms(d), res.Message)
+	t.Logf("stream with a huge and a garbage line -> stop frame %s; %q", testkit.Ms(d), res.Message)
 
 	// Garbage bytes at the HTTP level: random bytes, a broken request line, a request cut off mid-body.
 	rng := rand.New(rand.NewPCG(7, 7))

@@ -1,5 +1,3 @@
-//go:build !race
-
 // Negative controls: the judges of this package must be able to say FAIL.
 
 package simtest_test

@@ -1,5 +1,3 @@
-//go:build !race
-
 package simtest_test
 
 import (
@@ -9,6 +7,7 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -97,7 +96,7 @@ func TestPadDriveSticksTurnWheels(t *testing.T) {
 		t.Fatalf("driving: pad %q source %q, want drive, gamepad", st.PadMode, st.CmdSource)
 	}
 	t.Logf("unlocked: first moving frame %s after the second MODE press, wheels at %.3f rps (want %.3f for vx %.3f m/s)",
-		ms(r.T.Sub(t0)), s.sim.Truth().WheelRPS[0], want[0], v[0])
+		testkit.Ms(r.T.Sub(t0)), s.sim.Truth().WheelRPS[0], want[0], v[0])
 
 	// LiDAR silent: gamepad driving is not held by the scan gate.
 	seq = s.sim.RxSeq()
@@ -112,14 +111,14 @@ func TestPadDriveSticksTurnWheels(t *testing.T) {
 	end = time.Now().Add(500 * time.Millisecond)
 	for time.Now().Before(end) {
 		if tr := s.sim.Truth(); !near(v)(tr) {
-			t.Fatalf("LiDAR silent %s: wheels %v, want still %v under gamepad driving", ms(time.Since(t1)), tr.WheelRPS, want)
+			t.Fatalf("LiDAR silent %s: wheels %v, want still %v under gamepad driving", testkit.Ms(time.Since(t1)), tr.WheelRPS, want)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	frames, _ = s.sim.ReceivedSince(seq)
 	for _, f := range frames {
 		if isStop(f) || !isMoving(f) {
-			t.Fatalf("LiDAR silent: a stop or zero frame reached the board %s after the silence", ms(f.T.Sub(t1)))
+			t.Fatalf("LiDAR silent: a stop or zero frame reached the board %s after the silence", testkit.Ms(f.T.Sub(t1)))
 		}
 	}
 	st = s.state(t)
@@ -127,7 +126,7 @@ func TestPadDriveSticksTurnWheels(t *testing.T) {
 		t.Fatalf("LiDAR silent: blocked %s source %q pad %q, want not blocked, gamepad, drive", strp(st.Blocked), st.CmdSource, st.PadMode)
 	}
 	t.Logf("LiDAR silent %s (scan age %.2f s, scan_timeout %v): %d moving frames, no stop, wheels at %.3f rps",
-		ms(time.Since(t1)), *st.ScanAgeS, s.limits.ScanTimeout, len(frames), s.sim.Truth().WheelRPS[0])
+		testkit.Ms(time.Since(t1)), *st.ScanAgeS, s.limits.ScanTimeout, len(frames), s.sim.Truth().WheelRPS[0])
 
 	// Any other button trips the e-stop, even while driving by pad; the stick stays pushed.
 	seq = s.sim.RxSeq()
@@ -157,5 +156,5 @@ func TestPadDriveSticksTurnWheels(t *testing.T) {
 		t.Fatalf("wheels %v 0.5 s after the e-stop, stick still forward", tr.WheelRPS)
 	}
 	t.Logf("CROSS while driving by pad: stop frame %s after the sim was told to press it, pad locked, estop %q",
-		ms(r.T.Sub(t2)), *st.EStop)
+		testkit.Ms(r.T.Sub(t2)), *st.EStop)
 }

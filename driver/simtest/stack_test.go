@@ -1,5 +1,3 @@
-//go:build !race
-
 package simtest_test
 
 import (
@@ -13,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +21,8 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/internal/procfs"
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -34,10 +33,10 @@ const robotConfig = "rosorin_board_driver:\n  ros__parameters:\n    max_linear: 
 
 // tick is one control period at the default 50 Hz; slack is what a loaded 2-core machine may add on top of
 // a rule's own time before an assertion fails (the measured figures are logged, not the bounds).
-const (
-	tick  = 20 * time.Millisecond
-	slack = 40 * time.Millisecond
-)
+// slack is widened under -race (testkit.Bound), as are the waits of the helpers below.
+const tick = 20 * time.Millisecond
+
+var slack = testkit.Bound(40 * time.Millisecond)
 
 // stack is one simulated robot plus one `rosorin-base run` (supervisor, driver child, LiDAR reader child).
 type stack struct {
@@ -45,7 +44,7 @@ type stack struct {
 
 	sim  *sim.Sim
 	cmd  *exec.Cmd
-	log  *lockedBuffer
+	log  *testkit.LockedBuffer
 	done chan struct{}
 	err  error
 	cl   *api.Client
@@ -77,7 +76,7 @@ func startStack() (*stack, error) {
 		return nil, err
 	}
 	s := &stack{dir: dir, sock: filepath.Join(dir, "base.sock"), cfgPath: filepath.Join(dir, "base.yaml"),
-		truthPath: filepath.Join(dir, "truth.jsonl"), log: &lockedBuffer{}, done: make(chan struct{})}
+		truthPath: filepath.Join(dir, "truth.jsonl"), log: &testkit.LockedBuffer{}, done: make(chan struct{})}
 	fail := func(err error) (*stack, error) {
 		s.close()
 		return nil, err
@@ -142,7 +141,7 @@ func (s *stack) interrupt(timeout time.Duration) (code int, ok bool) {
 // close stops everything it started (SIGINT, then SIGKILL) and removes the directory. Idempotent.
 func (s *stack) close() {
 	if s.cmd != nil && s.cmd.Process != nil {
-		if _, ok := s.interrupt(5 * time.Second); !ok {
+		if _, ok := s.interrupt(testkit.Bound(5 * time.Second)); !ok {
 			_ = s.cmd.Process.Kill()
 			<-s.done
 		}
@@ -158,11 +157,12 @@ func (s *stack) close() {
 
 // ready waits until a driver other than notPID answers with a fresh scan and a live board link.
 func (s *stack) ready(notPID int, timeout time.Duration) (api.State, error) {
+	timeout = testkit.Bound(timeout)
 	deadline := time.Now().Add(timeout)
 	var last api.State
 	var lastErr error
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Second))
 		st, err := s.cl.State(ctx)
 		cancel()
 		if err == nil && st.PIDs.Driver != 0 && st.PIDs.Driver != notPID && st.ScanAgeS != nil &&
@@ -241,7 +241,7 @@ func (s *stack) prepare(t *testing.T) {
 	if _, err := s.ready(0, 15*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(5*time.Second))
 	defer cancel()
 	if _, err := s.cl.Reset(ctx); err != nil {
 		t.Fatalf("reset: %v", err)
@@ -271,7 +271,7 @@ func (s *stack) prepare(t *testing.T) {
 // state, enable, estop and reset are the client calls with a deadline; a transport error fails the test.
 func (s *stack) state(t *testing.T) api.State {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(5*time.Second))
 	defer cancel()
 	st, err := s.cl.State(ctx)
 	if err != nil {
@@ -282,7 +282,7 @@ func (s *stack) state(t *testing.T) api.State {
 
 func (s *stack) enable(t *testing.T, on bool) api.Reply {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(5*time.Second))
 	defer cancel()
 	r, err := s.cl.Enable(ctx, on)
 	if err != nil {
@@ -300,7 +300,7 @@ func (s *stack) mustEnable(t *testing.T) {
 
 func (s *stack) estop(t *testing.T, reason string) api.Reply {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(5*time.Second))
 	defer cancel()
 	r, err := s.cl.EStop(ctx, reason)
 	if err != nil {
@@ -311,7 +311,7 @@ func (s *stack) estop(t *testing.T, reason string) api.Reply {
 
 func (s *stack) reset(t *testing.T) api.Reply {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(5*time.Second))
 	defer cancel()
 	r, err := s.cl.Reset(ctx)
 	if err != nil {
@@ -320,9 +320,12 @@ func (s *stack) reset(t *testing.T) api.Reply {
 	return r
 }
 
+// The waits below (ready, waitRx, waitTruth, waitState, waitEvent) widen their timeouts under -race
+// (testkit.Bound): a wait is not a bound; the assertions on the times measured are.
+
 // waitRx waits up to timeout for the first received frame with sequence >= seq that satisfies pred.
 func (s *stack) waitRx(seq int, timeout time.Duration, pred func(sim.Received) bool) (sim.Received, int, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(timeout))
 	defer cancel()
 	r, next, err := s.sim.WaitFrameSince(ctx, seq, pred)
 	return r, next, err == nil
@@ -330,7 +333,7 @@ func (s *stack) waitRx(seq int, timeout time.Duration, pred func(sim.Received) b
 
 // waitTruth polls the sim's truth until ok holds; it returns the last truth seen.
 func (s *stack) waitTruth(timeout time.Duration, ok func(sim.Truth) bool) (sim.Truth, bool) {
-	deadline := time.Now().Add(timeout)
+	deadline := time.Now().Add(testkit.Bound(timeout))
 	for {
 		tr := s.sim.Truth()
 		if ok(tr) {
@@ -346,9 +349,10 @@ func (s *stack) waitTruth(timeout time.Duration, ok func(sim.Truth) bool) (sim.T
 // waitState polls the driver's state until ok holds.
 func (s *stack) waitState(t *testing.T, timeout time.Duration, what string, ok func(api.State) bool) api.State {
 	t.Helper()
+	timeout = testkit.Bound(timeout)
 	deadline := time.Now().Add(timeout)
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Second))
 		st, err := s.cl.State(ctx)
 		cancel()
 		if err == nil && ok(st) {
@@ -566,6 +570,7 @@ func stopAfter(t0 time.Time) func(sim.Received) bool {
 
 // waitEvent waits for a sim event (truth file, "event" lines) containing text, stamped after `after`.
 func (s *stack) waitEvent(text string, after time.Time, timeout time.Duration) (time.Time, error) {
+	timeout = testkit.Bound(timeout)
 	deadline := time.Now().Add(timeout)
 	for {
 		if err := s.readEvents(); err != nil {
@@ -715,107 +720,27 @@ func (p *publisher) halt() (api.StreamResult, error) {
 	return p.res, p.resErr
 }
 
-// quantiles returns the median, p99 (nearest rank) and max.
-func quantiles(d []time.Duration) (p50, p99, mx time.Duration) {
-	if len(d) == 0 {
-		return
-	}
-	v := slices.Clone(d)
-	slices.Sort(v)
-	rank := func(p float64) time.Duration {
-		k := int(math.Ceil(p/100*float64(len(v)))) - 1
-		return v[max(0, min(len(v)-1, k))]
-	}
-	return rank(50), rank(99), v[len(v)-1]
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
-
-func figures(d []time.Duration) string {
-	p50, p99, mx := quantiles(d)
-	return fmt.Sprintf("n %d: median %s, p99 %s, max %s", len(d), ms(p50), ms(p99), ms(mx))
-}
-
-// procInfo reads /proc/PID/stat: parent pid, state letter and start time (clock ticks since boot), which
-// tells a process from a later one that reuses its pid.
-type procInfo struct {
-	ppid  int
-	state string
-	start uint64
-}
-
-func readProc(pid int) (procInfo, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return procInfo{}, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return procInfo{}, false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return procInfo{}, false
-	}
-	ppid, _ := strconv.Atoi(f[1])
-	start, _ := strconv.ParseUint(f[19], 10, 64)
-	return procInfo{ppid: ppid, state: f[0], start: start}, true
-}
-
 // childrenOf lists the live processes whose parent is pid.
-func childrenOf(pid int) map[int]procInfo {
-	out := map[int]procInfo{}
+func childrenOf(pid int) map[int]procfs.Stat {
+	out := map[int]procfs.Stat{}
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		p, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		if pi, ok := readProc(p); ok && pi.ppid == pid && pi.state != "Z" {
-			out[p] = pi
+		if st, err := procfs.ReadStat(p); err == nil && st.PPID == pid && st.Alive() {
+			out[p] = st
 		}
 	}
 	return out
 }
 
-// stillRunning reports whether the process that had pid and start time pi is still there (not a zombie).
-func stillRunning(pid int, pi procInfo) bool {
-	now, ok := readProc(pid)
-	return ok && now.start == pi.start && now.state != "Z"
-}
-
-// lockedBuffer collects the service's log lines from several goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func (l *lockedBuffer) Len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Len()
-}
-
-func (l *lockedBuffer) From(off int) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if off > l.b.Len() {
-		return ""
-	}
-	return string(l.b.Bytes()[off:])
+// stillRunning reports whether the process was is still there (not a zombie): same pid and start time, which
+// tells it from a later process that reuses the pid.
+func stillRunning(was procfs.Stat) bool {
+	now, err := procfs.ReadStat(was.PID)
+	return err == nil && now.Start == was.Start && now.Alive()
 }
 
 // tail returns the last n lines of s.

@@ -1,5 +1,3 @@
-//go:build !race
-
 // The chapter 11 stand harness (its seven checks, run by hand on the robot on its stand) as tests against the
 // sim. Each judges motion from the sim's record of received frames and its truth (wheel targets and speeds).
 
@@ -13,6 +11,7 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -105,9 +104,9 @@ func TestStandForwardThenSilenceDeadman(t *testing.T) {
 		t.Fatal("no stop frame within 2 s of the last command")
 	}
 	d := r.T.Sub(last)
-	t.Logf("forward 0.1 m/s: wheels %.3f %.3f %.3f %.3f rps; last command -> stop frame %s", w[0], w[1], w[2], w[3], ms(d))
+	t.Logf("forward 0.1 m/s: wheels %.3f %.3f %.3f %.3f rps; last command -> stop frame %s", w[0], w[1], w[2], w[3], testkit.Ms(d))
 	if d < 300*time.Millisecond-10*time.Millisecond || d > 300*time.Millisecond+tick+slack {
-		t.Errorf("deadman stop %s after the last command, want 0.3 s plus at most one tick", ms(d))
+		t.Errorf("deadman stop %s after the last command, want 0.3 s plus at most one tick", testkit.Ms(d))
 	}
 	if tr, ok := s.waitTruth(3*time.Second, wheelsStopped); !ok {
 		t.Errorf("wheels not stopped after the deadman: targets %v wheels %v", tr.TargetRPS, tr.WheelRPS)
@@ -214,7 +213,7 @@ func TestStandEStopWhileCommandsKeepComing(t *testing.T) {
 		}
 	}
 	t.Logf("e-stop: stop frame %s after the request; wheels still (< 0.01 rps) %s later; %d commands sent meanwhile, %d zero frames and no other after the stop",
-		ms(r.T.Sub(t0)), ms(runDown), p.count()-sent0, len(frames))
+		testkit.Ms(r.T.Sub(t0)), testkit.Ms(runDown), p.count()-sent0, len(frames))
 	p.halt()
 }
 
@@ -249,7 +248,7 @@ func TestStandGamepadButtonTrips(t *testing.T) {
 			t.Fatalf("non-zero motor frame after the button's stop frame")
 		}
 	}
-	t.Logf("gamepad button 0x0100 (one 20 Hz report): stop frame %s after the sim was told to press it", ms(r.T.Sub(t0)))
+	t.Logf("gamepad button 0x0100 (one 20 Hz report): stop frame %s after the sim was told to press it", testkit.Ms(r.T.Sub(t0)))
 	p.halt()
 }
 
@@ -283,12 +282,12 @@ func TestStandScanGateHoldsAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("LiDAR silent: stop frame %s after the last scan reached the driver, %s after the sim went silent (rule: scan_timeout %v plus at most one %v tick)",
-		ms(hold), ms(r.T.Sub(silentAt)), scanTimeout, tick)
+		testkit.Ms(hold), testkit.Ms(r.T.Sub(silentAt)), scanTimeout, tick)
 	if hold < scanTimeout-10*time.Millisecond || hold > scanTimeout+tick+slack {
-		t.Errorf("held %s after the last scan, want scan_timeout plus at most one tick", ms(hold))
+		t.Errorf("held %s after the last scan, want scan_timeout plus at most one tick", testkit.Ms(hold))
 	}
 	if d := r.T.Sub(silentAt); d > scanTimeout+tick+slack {
-		t.Errorf("held %s after the LiDAR went silent, want within scan_timeout plus one tick", ms(d))
+		t.Errorf("held %s after the LiDAR went silent, want within scan_timeout plus one tick", testkit.Ms(d))
 	}
 	if tr, ok := s.waitTruth(time.Second, func(tr sim.Truth) bool { return tr.TargetRPS == [4]float64{} }); !ok {
 		t.Fatalf("wheel targets %v while held", tr.TargetRPS)
@@ -307,7 +306,7 @@ func TestStandScanGateHoldsAndResumes(t *testing.T) {
 	if st := s.state(t); st.Blocked != nil || !st.Enabled {
 		t.Errorf("after the scans returned: enabled %v blocked %s", st.Enabled, strp(st.Blocked))
 	}
-	t.Logf("LiDAR back: wheels commanded again %s after the sim resumed the scans, nobody asked", ms(r2.T.Sub(t1)))
+	t.Logf("LiDAR back: wheels commanded again %s after the sim resumed the scans, nobody asked", testkit.Ms(r2.T.Sub(t1)))
 	p.halt()
 }
 
@@ -349,7 +348,7 @@ func TestStandGamepadDrivingNotHeldByScanGate(t *testing.T) {
 		t.Fatalf("gamepad drive, no scan for %.2f s: blocked %s source %q pad %q enabled %v estop %s; want not blocked",
 			*st.ScanAgeS, strp(st.Blocked), st.CmdSource, st.PadMode, st.Enabled, strp(st.EStop))
 	}
-	t.Logf("gamepad drive mode, LiDAR silent %s: scan age %.2f s, blocked null, command source %q", ms(time.Since(t0)), *st.ScanAgeS, st.CmdSource)
+	t.Logf("gamepad drive mode, LiDAR silent %s: scan age %.2f s, blocked null, command source %q", testkit.Ms(time.Since(t0)), *st.ScanAgeS, st.CmdSource)
 
 	// Negative control in the same silence: a software command is held.
 	s.enable(t, false) // locks the pad

@@ -1,0 +1,18 @@
+package testkit
+
+import "testing"
+
+func TestLockedBufferFrom(t *testing.T) {
+	var b LockedBuffer
+	b.Write([]byte("before "))
+	off := b.Len()
+	b.Write([]byte("mine"))
+	for _, tc := range []struct {
+		off  int
+		want string
+	}{{off, "mine"}, {0, "before mine"}, {b.Len(), ""}, {b.Len() + 1, ""}, {-1, ""}} {
+		if got := b.From(tc.off); got != tc.want {
+			t.Errorf("From(%d) = %q, want %q", tc.off, got, tc.want)
+		}
+	}
+}
