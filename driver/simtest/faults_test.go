@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/standtest"
 	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/sim"
@@ -36,7 +37,7 @@ func testUSBDrop(t *testing.T, d time.Duration) {
 	logOff := s.log.Len()
 	s.mustEnable(t)
 	p := s.publish(t, api.Twist{VX: 0.2})
-	if tr, ok := s.waitTruth(3*time.Second, turning); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
 		t.Fatalf("wheels not turning: %v", tr.WheelRPS)
 	}
 	seq := s.sim.RxSeq()
@@ -51,7 +52,7 @@ func testUSBDrop(t *testing.T, d time.Duration) {
 		if !slices.Contains(tr.Faults, "usb-drop") {
 			break
 		}
-		if !turning(tr) {
+		if !standtest.Turning(tr) {
 			t.Fatalf("wheels stopped while the board was gone (%v): nothing can have stopped them", tr.WheelRPS)
 		}
 		if sup, err := supervisor.ReadStatus(s.sock); err == nil && sup.Port == supervisor.PortGone {
@@ -96,7 +97,7 @@ func testUSBDrop(t *testing.T, d time.Duration) {
 		t.Errorf("driver back after the drop: enabled %v estop %q, want disabled and latched with %q",
 			back.Enabled, strp(back.EStop), "board port reopened after USB drop")
 	}
-	if tr, ok := s.waitTruth(3*time.Second, wheelsStopped); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, standtest.WheelsStopped); !ok {
 		t.Errorf("wheels after the return: targets %v wheels %v", tr.TargetRPS, tr.WheelRPS)
 	}
 	frames, _ := s.sim.ReceivedSince(r.Seq)
@@ -117,7 +118,7 @@ func testUSBDrop(t *testing.T, d time.Duration) {
 	if n := strings.Count(s.log.From(logOff), "BOARD PORT LOST"); n != 1 {
 		t.Errorf("%d BOARD PORT LOST lines in the supervisor's log, want 1", n)
 	}
-	p.halt()
+	p.Halt()
 	t.Logf("USB drop %v while turning: wheels turning at all %d polls during the drop; device back %.3f s after the drop; stop frame %s after the return (the first frame); driver back (pid %d -> %d), disabled",
 		d, polls, tBack.Sub(tDrop).Seconds(), testkit.Ms(lat), st0.PIDs.Driver, back.PIDs.Driver)
 	if lat > testkit.Bound(300*time.Millisecond) {
@@ -132,7 +133,7 @@ func TestLidarReaderKillAndUnplug(t *testing.T) {
 	s := sharedStack(t)
 	s.mustEnable(t)
 	p := s.publish(t, api.Twist{VX: 0.1})
-	if tr, ok := s.waitTruth(3*time.Second, turning); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
 		t.Fatalf("wheels not turning: %v", tr.WheelRPS)
 	}
 	st := s.state(t)
@@ -185,5 +186,5 @@ func TestLidarReaderKillAndUnplug(t *testing.T) {
 	if d := res.T.Sub(tBack); d > testkit.Bound(5*time.Second) {
 		t.Errorf("wheels back %s after the LiDAR returned, want within 5 s", testkit.Ms(d))
 	}
-	p.halt()
+	p.Halt()
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/driver/standtest"
 	"github.com/rosorin/rosorin/internal/procfs"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
@@ -255,7 +256,7 @@ func (s *stack) prepare(t *testing.T) {
 	s.waitState(t, 2*time.Second, "no fresh velocity command", func(st api.State) bool {
 		return st.CmdAgeS == nil || *st.CmdAgeS > stale
 	})
-	if tr, ok := s.waitTruth(3*time.Second, wheelsStopped); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, standtest.WheelsStopped); !ok {
 		t.Fatalf("wheels still turning at the start of the test: targets %v wheels %v", tr.TargetRPS, tr.WheelRPS)
 	}
 	seq := s.sim.RxSeq()
@@ -333,17 +334,7 @@ func (s *stack) waitRx(seq int, timeout time.Duration, pred func(sim.Received) b
 
 // waitTruth polls the sim's truth until ok holds; it returns the last truth seen.
 func (s *stack) waitTruth(timeout time.Duration, ok func(sim.Truth) bool) (sim.Truth, bool) {
-	deadline := time.Now().Add(testkit.Bound(timeout))
-	for {
-		tr := s.sim.Truth()
-		if ok(tr) {
-			return tr, true
-		}
-		if time.Now().After(deadline) {
-			return tr, false
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	return standtest.WaitTruth(s.sim, timeout, ok)
 }
 
 // waitState polls the driver's state until ok holds.
@@ -371,29 +362,6 @@ func strp(p *string) string {
 		return "null"
 	}
 	return strconv.Quote(*p)
-}
-
-// wheelsStopped is the truth judge "the wheels stopped": every target zero and every wheel below 0.01 rps.
-func wheelsStopped(tr sim.Truth) bool {
-	if tr.TargetRPS != [4]float64{} {
-		return false
-	}
-	for _, w := range tr.WheelRPS {
-		if math.Abs(w) >= 0.01 {
-			return false
-		}
-	}
-	return true
-}
-
-// turning: every wheel above 0.1 rps (the sim's wheels lag their targets by WheelTau 0.22 s).
-func turning(tr sim.Truth) bool {
-	for _, w := range tr.WheelRPS {
-		if math.Abs(w) < 0.1 {
-			return false
-		}
-	}
-	return true
 }
 
 // corruptToBoard sets the sim's corruption rates and records the to-board window for checkFramesSince.
@@ -467,19 +435,7 @@ func checkFrames(frames []sim.Received, bound float64, excuse func(sim.Received)
 	var bad []string
 	for _, r := range frames {
 		rep.n++
-		rps, err := decodeSpeeds(r)
-		if err == nil {
-			for i, v := range rps {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					err = fmt.Errorf("motor %d speed %v is not finite", i+1, v)
-					break
-				}
-				if math.Abs(v) > bound {
-					err = fmt.Errorf("motor %d speed %.4f rps over the limit %.4f rps", i+1, v, bound)
-					break
-				}
-			}
-		}
+		rps, err := standtest.MotorSpeeds(r.Func, r.Payload, bound)
 		if err != nil {
 			if excuse != nil && excuse(r) {
 				rep.transit++
@@ -499,28 +455,6 @@ func checkFrames(frames []sim.Received, bound float64, excuse func(sim.Received)
 		}
 	}
 	return rep, bad
-}
-
-// decodeSpeeds decodes a frame as the driver must send it: a motor set-many frame for ids 0..3.
-func decodeSpeeds(r sim.Received) ([4]float64, error) {
-	var rps [4]float64
-	if r.Func != board.FuncMotor {
-		return rps, fmt.Errorf("function %d: the driver sends only motor frames", r.Func)
-	}
-	mc, err := board.DecodeMotor(r.Payload)
-	if err != nil {
-		return rps, err
-	}
-	if mc.Kind != board.MotorSetMany || len(mc.Speeds) != 4 {
-		return rps, fmt.Errorf("motor command kind %d with %d speeds, want set-many with 4", mc.Kind, len(mc.Speeds))
-	}
-	for i, sp := range mc.Speeds {
-		if sp.ID != uint8(i) {
-			return rps, fmt.Errorf("speed %d for motor id %d, want id %d", i, sp.ID, i)
-		}
-		rps[i] = float64(sp.RPS)
-	}
-	return rps, nil
 }
 
 // forwardShape: [a, a, -a, -a] bit for bit (or all zero), the only shape a forward/backward command gives.
@@ -555,7 +489,7 @@ func frameBytes(r sim.Received) []byte {
 func isStop(r sim.Received) bool { return board.IsStopFrame(frameBytes(r)) }
 
 func isMoving(r sim.Received) bool {
-	rps, err := decodeSpeeds(r)
+	rps, err := standtest.MotorSpeeds(r.Func, r.Payload, 0)
 	return err == nil && rps != [4]float64{}
 }
 
@@ -631,93 +565,10 @@ func (s *stack) readEvents() error {
 	return nil
 }
 
-// publisher sends one twist at 20 Hz over one cmd_vel stream (one publisher) until silenced or halted.
-type publisher struct {
-	st     *api.CmdVelStream
-	mu     sync.Mutex // held during each send, so silence() returns after any send in flight
-	tw     api.Twist
-	paused bool
-	last   time.Time
-	sent   int
-	err    error
-	stop   chan struct{}
-	done   chan struct{}
-	once   sync.Once
-	res    api.StreamResult
-	resErr error
-}
-
-func (s *stack) publish(t *testing.T, tw api.Twist) *publisher {
+// publish starts a publisher (20 Hz, one cmd_vel stream), halted when the test ends.
+func (s *stack) publish(t *testing.T, tw api.Twist) *standtest.Publisher {
 	t.Helper()
-	st, err := s.cl.StreamCmdVel(context.Background())
-	if err != nil {
-		t.Fatalf("cmd_vel stream: %v", err)
-	}
-	p := &publisher{st: st, tw: tw, stop: make(chan struct{}), done: make(chan struct{})}
-	go p.run()
-	t.Cleanup(func() { p.halt() })
-	return p
-}
-
-func (p *publisher) run() {
-	defer close(p.done)
-	tk := time.NewTicker(50 * time.Millisecond)
-	defer tk.Stop()
-	for {
-		p.mu.Lock()
-		if !p.paused {
-			if err := p.st.Send(p.tw); err != nil {
-				p.err = err
-				p.mu.Unlock()
-				return
-			}
-			p.last = time.Now()
-			p.sent++
-		}
-		p.mu.Unlock()
-		select {
-		case <-p.stop:
-			return
-		case <-tk.C:
-		}
-	}
-}
-
-func (p *publisher) set(tw api.Twist) {
-	p.mu.Lock()
-	p.tw, p.paused = tw, false
-	p.mu.Unlock()
-}
-
-// silence stops sending (the stream stays open) and returns when the last command was sent.
-func (p *publisher) silence() time.Time {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.paused = true
-	return p.last
-}
-
-// count is the number of commands sent so far; failed the send error that ended the publisher, if any.
-func (p *publisher) count() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.sent
-}
-
-func (p *publisher) failed() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.err
-}
-
-// halt stops the publisher and closes its stream; it returns the driver's counts. Idempotent.
-func (p *publisher) halt() (api.StreamResult, error) {
-	p.once.Do(func() {
-		close(p.stop)
-		<-p.done
-		p.res, p.resErr = p.st.Close()
-	})
-	return p.res, p.resErr
+	return standtest.Publish(t, s.cl, tw)
 }
 
 // childrenOf lists the live processes whose parent is pid.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/standtest"
 	"github.com/rosorin/rosorin/internal/procfs"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/sim"
@@ -43,12 +44,12 @@ func TestTimingEStopRequestToStopFrame(t *testing.T) {
 		}
 		lat = append(lat, r.T.Sub(t0))
 	}
-	p.halt()
+	p.Halt()
 	t.Logf("e-stop request -> stop frame at the board, %s", testkit.Figures(lat))
 	if p99, bound := testkit.Quantile(lat, 0.99), testkit.Bound(100*time.Millisecond); p99 > bound {
 		t.Errorf("e-stop p99 %s, bound %s", testkit.Ms(p99), testkit.Ms(bound))
 	}
-	if tr, ok := s.waitTruth(3*time.Second, wheelsStopped); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, standtest.WheelsStopped); !ok {
 		t.Errorf("wheels after the last e-stop: %v", tr.WheelRPS)
 	}
 }
@@ -60,17 +61,17 @@ func TestTimingDeadman(t *testing.T) {
 	s := sharedStack(t)
 	s.mustEnable(t)
 	p := s.publish(t, api.Twist{})
-	p.silence()
+	p.Silence()
 	const runs = 12
 	var fromSend, fromArrival []time.Duration
 	for i := range runs {
 		time.Sleep(time.Duration(rand.IntN(20000)) * time.Microsecond) // the random phase (a stimulus)
 		seq := s.sim.RxSeq()
-		p.set(api.Twist{VX: 0.1})
+		p.Set(api.Twist{VX: 0.1})
 		if _, _, ok := s.waitRx(seq, 2*time.Second, isMoving); !ok {
 			t.Fatalf("run %d: wheels never commanded; blocked %s", i, strp(s.state(t).Blocked))
 		}
-		last := p.silence()
+		last := p.Silence()
 		r, _, ok := s.waitRx(seq, 2*time.Second, stopAfter(last))
 		if !ok {
 			t.Fatalf("run %d: no stop frame within 2 s of the last command", i)
@@ -86,7 +87,7 @@ func TestTimingDeadman(t *testing.T) {
 			t.Errorf("run %d: stop frame %s after the last command, want 0.3 s plus at most one tick (bounds 290 ms-%s)", i, testkit.Ms(d), testkit.Ms(hi))
 		}
 	}
-	p.halt()
+	p.Halt()
 	t.Logf("deadman: last command sent -> stop frame at the board, %s", testkit.Figures(fromSend))
 	t.Logf("deadman: last command at the driver (state stamp - cmd_age) -> stop frame, %s", testkit.Figures(fromArrival))
 }
@@ -120,8 +121,8 @@ func sigintOnce(t *testing.T, run int) (firstStop, exited time.Duration) {
 		t.Fatalf("run %d: enable: %+v %v", run, r, err)
 	}
 	p := s.publish(t, api.Twist{VX: 0.2})
-	defer p.halt()
-	if tr, ok := s.waitTruth(3*time.Second, turning); !ok {
+	defer p.Halt()
+	if tr, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
 		t.Fatalf("run %d: wheels not turning: %v", run, tr.WheelRPS)
 	}
 	st, err := s.cl.State(ctx)
@@ -180,7 +181,7 @@ func sigintOnce(t *testing.T, run int) (firstStop, exited time.Duration) {
 	if left := procsMentioning(s.dir); len(left) > 0 {
 		t.Errorf("run %d: processes left: %v", run, left)
 	}
-	p.halt()
+	p.Halt()
 	t.Logf("run %d: SIGINT -> stop frames at %s; exit 0 after %s; %d processes (driver %d, reader %d) gone",
 		run, strings.Join(stops, ", "), testkit.Ms(tExit.Sub(t0)), len(all), st.PIDs.Driver, st.PIDs.LidarReader)
 	return r.T.Sub(t0), tExit.Sub(t0)
