@@ -145,7 +145,9 @@ func TestStandTwoPublishersTrip(t *testing.T) {
 	s.enable(true)
 	tripped := func() bool { st := s.state(); return st.EStop != nil && *st.EStop == motion.ReasonMultiplePublishers }
 	// Negative control: one-shot commands from short-lived processes of one parent (a curl loop) are one
-	// publisher, however many pids within the second.
+	// publisher, however many pids within the second. (Under -race each helper would sleep 1 s at exit, and
+	// four of them would leave the second.)
+	t.Setenv("GORACE", testkit.QuickExitGORACE())
 	for range 4 {
 		runHelper(t, s.sock, "oneshot")
 	}

@@ -15,6 +15,7 @@ func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
 	defer testkit.Cleanup()
+	os.Setenv("GORACE", testkit.QuickExitGORACE()) // the -race children exit as fast as normal ones
 	var err error
 	if binPath, err = testkit.Binary("./cmd/rosorin-base"); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -16,3 +16,10 @@ func TestLockedBufferFrom(t *testing.T) {
 		}
 	}
 }
+
+func TestQuickExitGORACE(t *testing.T) {
+	t.Setenv("GORACE", "halt_on_error=1")
+	if got := QuickExitGORACE(); got != "halt_on_error=1 atexit_sleep_ms=0" {
+		t.Fatalf("QuickExitGORACE() = %q", got)
+	}
+}
