@@ -59,14 +59,15 @@ func (p *ptyTarget) Frames(from int) []standtest.Frame {
 	return out
 }
 
-func (p *ptyTarget) Scans(t testing.TB, on bool) {
+func (p *ptyTarget) Scans(t testing.TB, on bool) (lastSent time.Time) {
 	switch {
 	case on && p.feed == nil:
 		p.feed = p.s.feedScans()
 	case !on && p.feed != nil:
-		p.feed.halt()
+		lastSent = p.feed.halt()
 		p.feed = nil
 	}
+	return lastSent
 }
 
 func (p *ptyTarget) PadConnected(t testing.TB, on bool) {

@@ -7,6 +7,7 @@ package simtest_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/standtest"
@@ -50,7 +51,11 @@ func (g *simTarget) Frames(from int) []standtest.Frame {
 	return out
 }
 
-func (g *simTarget) Scans(t testing.TB, on bool)           { must(t, g.s.sim.LidarSilent(!on)) }
+func (g *simTarget) Scans(t testing.TB, on bool) time.Time {
+	must(t, g.s.sim.LidarSilent(!on))
+	return time.Time{} // the sim's LiDAR sends; the suite times the hold from the driver's last scan
+}
+
 func (g *simTarget) PadConnected(t testing.TB, on bool)    { must(t, g.s.sim.PadConnected(on)) }
 func (g *simTarget) PadPress(t testing.TB, buttons uint16) { must(t, g.s.sim.HoldButton(buttons, 1)) }
 func (g *simTarget) PadStick(t testing.TB, ly int8)        { must(t, g.s.sim.PadSticks(0, ly, 0, 0)) }

@@ -47,8 +47,9 @@ type Target interface {
 	// Count is the index the next frame will get; Frames returns the frames from index from on.
 	Count() int
 	Frames(from int) []Frame
-	// Scans turns the LiDAR scans reaching the driver on or off (off: silence, as an unplugged LiDAR).
-	Scans(t testing.TB, on bool)
+	// Scans turns the LiDAR scans reaching the driver on or off (off: silence, as an unplugged LiDAR). Turning
+	// them off returns when the last scan was sent, where the target feeds them itself (else zero).
+	Scans(t testing.TB, on bool) (lastSent time.Time)
 	// PadConnected makes the gamepad send its 20 Hz reports (centred sticks unless PadStick) or stop.
 	PadConnected(t testing.TB, on bool)
 	// PadPress sends buttons in one report (a quick tap).
@@ -346,8 +347,13 @@ func estopLatches(t *testing.T, tg Target) {
 		if st := state(t, tg); st.Enabled || st.EStop != nil || st.Blocked == nil || *st.Blocked != motion.BlockDisabled {
 			t.Fatalf("cycle %d: after reset: enabled %v estop %s blocked %s, want disabled", i, st.Enabled, strp(st.EStop), strp(st.Blocked))
 		}
-		// Commands keep coming after the reset too: nothing may move.
-		for end := time.Now().Add(testkit.Bound(100 * time.Millisecond)); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		// Commands keep coming after the reset too: nothing may move (watched for 0.5 s where the wheels' truth
+		// is known, 0.1 s of frames otherwise).
+		watch := 100 * time.Millisecond
+		if hasTruth {
+			watch = 500 * time.Millisecond
+		}
+		for end := time.Now().Add(testkit.Bound(watch)); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
 			if hasTruth {
 				if x := tr.Truth(); x.TargetRPS != [4]float64{} {
 					t.Fatalf("cycle %d: wheel targets %v after reset (motion must stay disabled)", i, x.TargetRPS)
@@ -440,7 +446,7 @@ func scanGateHoldsAndResumes(t *testing.T, tg Target) {
 	}
 	from := tg.Count()
 	t0 := time.Now()
-	tg.Scans(t, false)
+	lastSent := tg.Scans(t, false)
 	g, ok := WaitFrame(tg, from, 2*time.Second, func(g Frame) bool { return g.At.After(t0) && !g.Moving() })
 	if !ok {
 		t.Fatal("wheels not held within 2 s of LiDAR silence")
@@ -459,6 +465,11 @@ func scanGateHoldsAndResumes(t *testing.T, tg Target) {
 	}
 	if d := g.At.Sub(t0); d > scanTimeout+cfg.Tick+cfg.Slack {
 		t.Errorf("held %s after the LiDAR went silent, want within scan_timeout plus one tick", testkit.Ms(d))
+	}
+	if !lastSent.IsZero() {
+		if d := g.At.Sub(lastSent); d < scanTimeout-5*time.Millisecond || d > scanTimeout+cfg.Tick+cfg.Slack {
+			t.Errorf("held %s after the last scan was sent, want scan_timeout plus at most one tick", testkit.Ms(d))
+		}
 	}
 	if hasTruth {
 		if x, ok := WaitTruth(tr, time.Second, func(x sim.Truth) bool { return x.TargetRPS == [4]float64{} }); !ok {

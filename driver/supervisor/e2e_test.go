@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/sim"
 )
 
 // killBound is the generous assertion bound for "a stop frame within a few milliseconds" (measured figures are
@@ -34,11 +36,7 @@ var killBound = testkit.Bound(100 * time.Millisecond)
 // SIGKILL of the driver while the wheels turn produces no zero frame for 300 ms and the sim's wheels keep
 // turning; after SIGCONT the supervisor reaps it and the stop frame comes, after a moving frame.
 func TestKillNegativeControl(t *testing.T) {
-	s, svc, cl := startSimStack(t)
-	st := waitDriver(t, cl, 0, 10*time.Second)
-	stop := drive(t, cl, 0.2)
-	defer stop()
-	seq0 := waitMoving(t, s)
+	s, svc, st, _, seq0 := turningStack(t)
 	if err := svc.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -78,14 +76,20 @@ type supervisorKillTrial struct {
 	driverPID int
 }
 
-func runSupervisorKill(t *testing.T, args ...string) supervisorKillTrial {
+// turningStack starts the sim stack with args, waits for the driver (with scans) and the reader, and drives
+// the wheels at 0.2 m/s until the test ends; seq0 is a moving frame's sequence number at the board.
+func turningStack(t *testing.T, args ...string) (s *sim.Sim, svc *service, st api.State, sup supervisor.Status, seq0 int) {
 	t.Helper()
 	s, svc, cl := startSimStack(t, args...)
-	st := waitDriver(t, cl, 0, 10*time.Second)
-	sup := svc.waitStatus(3*time.Second, "reader running", func(x supervisor.Status) bool { return x.ReaderPID != 0 })
-	stop := drive(t, cl, 0.2)
-	defer stop()
-	seq0 := waitMoving(t, s)
+	st = waitDriver(t, cl, 0, 10*time.Second)
+	sup = svc.waitStatus(3*time.Second, "reader running", func(x supervisor.Status) bool { return x.ReaderPID != 0 })
+	t.Cleanup(drive(t, cl, 0.2))
+	return s, svc, st, sup, waitMoving(t, s)
+}
+
+func runSupervisorKill(t *testing.T, args ...string) supervisorKillTrial {
+	t.Helper()
+	s, svc, st, sup, seq0 := turningStack(t, args...)
 	t0 := time.Now()
 	_ = svc.cmd.Process.Kill()
 	tr := supervisorKillTrial{driverPID: st.PIDs.Driver}
@@ -190,12 +194,7 @@ func TestSupervisorKillNegativeControl(t *testing.T) {
 // frame after the signal follows a moving one, no moving frame comes after it, the supervisor's own two
 // shutdown stop frames are the last it wrote, exit 0, no process left.
 func TestSIGINTShutdown(t *testing.T) {
-	s, svc, cl := startSimStack(t)
-	st := waitDriver(t, cl, 0, 10*time.Second)
-	sup := svc.waitStatus(3*time.Second, "reader running", func(x supervisor.Status) bool { return x.ReaderPID != 0 })
-	stop := drive(t, cl, 0.2)
-	defer stop()
-	seq0 := waitMoving(t, s)
+	s, svc, st, sup, seq0 := turningStack(t)
 	t0 := time.Now()
 	_ = svc.cmd.Process.Signal(syscall.SIGINT)
 	first, ok := waitStopAfterMoving(t, s, seq0, t0, 2*time.Second)
