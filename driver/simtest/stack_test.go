@@ -22,6 +22,7 @@ import (
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/driver/standtest"
+	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/internal/procfs"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
@@ -97,8 +98,14 @@ func startStack() (*stack, error) {
 	if err != nil {
 		return fail(err)
 	}
-	s.cmd = exec.Command(binPath, "run", "--device", s.sim.BoardPath(), "--lidar", s.sim.LidarPath(),
-		"--socket", s.sock, "--config", s.cfgPath, "--state-dir", filepath.Join(dir, "state"))
+	args := []string{"run", "--device", s.sim.BoardPath(), "--lidar", s.sim.LidarPath(),
+		"--socket", s.sock, "--config", s.cfgPath, "--state-dir", filepath.Join(dir, "state")}
+	if testkit.RaceEnabled {
+		// A -race driver starved by a loaded machine can miss its heartbeat by more than 150 ms; these tests
+		// are not about the watchdog (driver/supervisor's are).
+		args = append(args, "--driver-watchdog", testkit.Bound(supervisor.DefaultWatchdogTimeout).String())
+	}
+	s.cmd = exec.Command(binPath, args...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	s.cmd.WaitDelay = 2 * time.Second // a child that kept the log pipe must not hang the test
 	if err := s.cmd.Start(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -222,6 +223,9 @@ func startService(t *testing.T, dir, device string, args ...string) *service {
 		if err := os.WriteFile(cfg, []byte("rosorin_board_driver:\n  ros__parameters: {}\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if testkit.RaceEnabled && !slices.Contains(args, "--driver-watchdog") {
+		args = append(args, "--driver-watchdog", wdTimeout.String())
 	}
 	all := append([]string{"run", "--device", device, "--socket", sock, "--config", cfg, "--state-dir", filepath.Join(dir, "state")}, args...)
 	s := &service{t: t, socket: sock, log: &testkit.LockedBuffer{}, done: make(chan struct{})}
