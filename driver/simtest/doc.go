@@ -13,9 +13,10 @@
 // must be a four-motor speed frame with finite speeds no larger than the configured limits allow
 // (standtest.MotorSpeeds). The driver's state record is read only for what the sim cannot know: readiness, the
 // counters of dropped input, the e-stop reason and the gamepad mode. Device return times come from the sim's
-// truth file events ("board device back", "LiDAR device back"). Every judge has a negative control
-// (judges_test.go). The tests run under -race as well, with their waits and bounds widened by testkit.Bound;
-// the figures they log are in docs/supervisor.md.
+// truth file events ("board device back", "LiDAR device back"). The frame judge and the truth judge "wheels
+// stopped" (standtest.MotorSpeeds, standtest.WheelsStopped) have negative controls in judges_test.go. The
+// tests run under -race as well, with their waits and bounds widened by testkit.Bound; the figures they log
+// are in docs/supervisor.md.
 //
 // Spec: issue 4, "What must be shown"; chapter 11 (the stand checks).
 //
