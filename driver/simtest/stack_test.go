@@ -277,26 +277,11 @@ func (s *stack) prepare(t *testing.T) {
 }
 
 // state, enable, estop and reset are the client calls with a deadline; a transport error fails the test.
-func (s *stack) state(t *testing.T) api.State {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(5*time.Second))
-	defer cancel()
-	st, err := s.cl.State(ctx)
-	if err != nil {
-		t.Fatalf("state: %v", err)
-	}
-	return st
-}
+func (s *stack) state(t *testing.T) api.State { t.Helper(); return standtest.State(t, s.cl) }
 
 func (s *stack) enable(t *testing.T, on bool) api.Reply {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(5*time.Second))
-	defer cancel()
-	r, err := s.cl.Enable(ctx, on)
-	if err != nil {
-		t.Fatalf("enable(%v): %v", on, err)
-	}
-	return r
+	return standtest.Call(t, "enable", func(ctx context.Context) (api.Reply, error) { return s.cl.Enable(ctx, on) })
 }
 
 func (s *stack) mustEnable(t *testing.T) {
@@ -308,24 +293,12 @@ func (s *stack) mustEnable(t *testing.T) {
 
 func (s *stack) estop(t *testing.T, reason string) api.Reply {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(5*time.Second))
-	defer cancel()
-	r, err := s.cl.EStop(ctx, reason)
-	if err != nil {
-		t.Fatalf("estop: %v", err)
-	}
-	return r
+	return standtest.Call(t, "estop", func(ctx context.Context) (api.Reply, error) { return s.cl.EStop(ctx, reason) })
 }
 
 func (s *stack) reset(t *testing.T) api.Reply {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(5*time.Second))
-	defer cancel()
-	r, err := s.cl.Reset(ctx)
-	if err != nil {
-		t.Fatalf("reset: %v", err)
-	}
-	return r
+	return standtest.Call(t, "reset", s.cl.Reset)
 }
 
 // The waits below (ready, waitRx, waitTruth, waitState, waitEvent) widen their timeouts under -race

@@ -314,7 +314,7 @@ func estopLatches(t *testing.T, tg Target) {
 			}
 		}
 		t0 := time.Now()
-		rep := call(t, "estop", func(ctx context.Context) (api.Reply, error) { return tg.Client().EStop(ctx, "stand harness") })
+		rep := Call(t, "estop", func(ctx context.Context) (api.Reply, error) { return tg.Client().EStop(ctx, "stand harness") })
 		if !rep.Success || !strings.HasPrefix(rep.Message, "e-stop latched: estop request from pid") {
 			t.Fatalf("cycle %d: estop: %+v", i, rep)
 		}
@@ -340,7 +340,7 @@ func estopLatches(t *testing.T, tg Target) {
 		if r := enable(t, tg, true); r.Success || r.Message != "refused: e-stop latched ("+reason+")" {
 			t.Fatalf("cycle %d: enable while latched: %+v, want refused: e-stop latched (%s)", i, r, reason)
 		}
-		rr := call(t, "reset", tg.Client().Reset)
+		rr := Call(t, "reset", tg.Client().Reset)
 		if !rr.Success || rr.Message != "e-stop cleared (was: "+reason+"); motion still disabled" {
 			t.Fatalf("cycle %d: reset: %+v", i, rr)
 		}
@@ -413,7 +413,7 @@ func gamepadButtonTrips(t *testing.T, tg Target) {
 	p.Close()
 	// MODE alone does not trip. The observation lasts past the pad's 1.5 s unlock window, so that this press
 	// cannot pair with a MODE press of the next case (it would unlock, and that case's double press lock again).
-	call(t, "reset", tg.Client().Reset)
+	Call(t, "reset", tg.Client().Reset)
 	mustEnable(t, tg)
 	mode := uint16(1) << state(t, tg).Config.PadModeBit
 	tg.PadPress(t, mode)
@@ -759,8 +759,8 @@ func Turning(x sim.Truth) bool {
 
 const callTimeout = 5 * time.Second
 
-// call runs one client request with a deadline; a transport error fails the test.
-func call(t *testing.T, what string, fn func(ctx context.Context) (api.Reply, error)) api.Reply {
+// Call runs one client request with a deadline (widened under -race); a transport error fails the test.
+func Call(t testing.TB, what string, fn func(ctx context.Context) (api.Reply, error)) api.Reply {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(callTimeout))
 	defer cancel()
@@ -771,20 +771,26 @@ func call(t *testing.T, what string, fn func(ctx context.Context) (api.Reply, er
 	return r
 }
 
-func state(t *testing.T, tg Target) api.State {
+// State reads the driver's state with a deadline; a transport error fails the test.
+func State(t testing.TB, cl *api.Client) api.State {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(callTimeout))
 	defer cancel()
-	st, err := tg.Client().State(ctx)
+	st, err := cl.State(ctx)
 	if err != nil {
 		t.Fatalf("state: %v", err)
 	}
 	return st
 }
 
+func state(t *testing.T, tg Target) api.State {
+	t.Helper()
+	return State(t, tg.Client())
+}
+
 func enable(t *testing.T, tg Target, on bool) api.Reply {
 	t.Helper()
-	return call(t, "enable", func(ctx context.Context) (api.Reply, error) { return tg.Client().Enable(ctx, on) })
+	return Call(t, "enable", func(ctx context.Context) (api.Reply, error) { return tg.Client().Enable(ctx, on) })
 }
 
 func mustEnable(t *testing.T, tg Target) {
