@@ -29,8 +29,7 @@ func TestUSBDrop8s(t *testing.T) {
 // testUSBDrop: while the wheels turn the board vanishes for d. Nothing can stop the wheels meanwhile (the sim,
 // like the board, has no watchdog) and the supervisor says so (status "gone" with a warning, the driver child
 // stopped, one ERROR line); the first frame the returned board receives is the stop frame; the driver comes
-// back, disabled and latched. These are the package's only USB drops: the supervisor's tests of the same path
-// against a pty and against the sim were folded in here (issue 8).
+// back, disabled and latched. These are the only USB drops among the driver's tests (docs/supervisor.md).
 func testUSBDrop(t *testing.T, d time.Duration) {
 	s := sharedStack(t)
 	st0 := s.state(t)
