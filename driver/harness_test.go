@@ -3,7 +3,6 @@ package driver
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -22,14 +21,18 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/driver/standtest"
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
 // fakeBoard is the test's controller board behind a real pseudo-terminal: the driver gets the tty end (raw,
 // as the supervisor configures the real port) as BoardIn and BoardOut; the board end streams IMU frames at
-// 110 Hz and battery reports, sends gamepad and key frames on demand, and records every frame the driver
-// writes with its arrival time, checking each one: a frame that does not decode, or carries a non-finite or
-// over-limit wheel speed, fails the test.
+// 110 Hz and battery reports, gamepad reports at 20 Hz while the pad is connected, sends gamepad and key frames
+// on demand, and records every frame the driver writes with its arrival time, checking each one
+// (standtest.MotorSpeeds): a frame that does not decode, or carries a non-finite or over-limit wheel speed,
+// fails the test. It is the in-process target of the stand suite (ptyTarget, stand_test.go); the sim is the
+// other.
 type fakeBoard struct {
 	t      testing.TB
 	master *os.File
@@ -46,6 +49,8 @@ type fakeBoard struct {
 	imuOn   bool
 	batMV   uint16
 	batHz   float64
+	padOn   bool // a connected gamepad: a report every 50 ms
+	padLY   int8 // the left stick's forward axis in every report
 
 	wmu  sync.Mutex // serialises writes to the master
 	stop chan struct{}
@@ -158,41 +163,27 @@ func (b *fakeBoard) readLoop() {
 func (b *fakeBoard) check(at time.Time, f board.Frame, raw []byte) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if f.Func != board.FuncMotor {
-		b.bad = append(b.bad, fmt.Sprintf("func %d frame % x", f.Func, raw))
+	rps, err := standtest.MotorSpeeds(f.Func, f.Payload, b.maxRPS)
+	if err != nil {
+		b.bad = append(b.bad, fmt.Sprintf("frame % x: %v", raw, err))
 		return
 	}
-	c, err := board.DecodeMotor(f.Payload)
-	if err != nil || c.Kind != board.MotorSetMany || len(c.Speeds) != 4 {
-		b.bad = append(b.bad, fmt.Sprintf("motor frame % x: %v", raw, err))
-		return
-	}
-	var g gotFrame
-	g.at, g.raw = at, raw
-	for i, s := range c.Speeds {
-		v := float64(s.RPS)
-		if s.ID != uint8(i) || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > b.maxRPS {
-			b.bad = append(b.bad, fmt.Sprintf("motor frame % x: id %d speed %v (limit %.3f)", raw, s.ID, v, b.maxRPS))
-			return
-		}
-		g.rps[i] = v
-	}
-	b.frames = append(b.frames, g)
+	b.frames = append(b.frames, gotFrame{at: at, rps: rps, raw: raw})
 }
 
-// sendLoop streams IMU at 110 Hz and battery reports at batHz.
+// sendLoop streams IMU at 110 Hz, battery reports at batHz and gamepad reports at 20 Hz while padOn.
 func (b *fakeBoard) sendLoop() {
 	defer b.wg.Done()
 	tk := time.NewTicker(time.Second / 110)
 	defer tk.Stop()
-	var lastBat time.Time
+	var lastBat, lastPad time.Time
 	for {
 		select {
 		case <-b.stop:
 			return
 		case now := <-tk.C:
 			b.mu.Lock()
-			on, gyro, mv, hz := b.imuOn, b.imuGyro, b.batMV, b.batHz
+			on, gyro, mv, hz, pad, ly := b.imuOn, b.imuGyro, b.batMV, b.batHz, b.padOn, b.padLY
 			b.mu.Unlock()
 			var out []byte
 			if on {
@@ -201,6 +192,10 @@ func (b *fakeBoard) sendLoop() {
 			if hz > 0 && now.Sub(lastBat) >= time.Duration(float64(time.Second)/hz) {
 				lastBat = now
 				out = append(out, board.EncodeBattery(board.Battery{MilliVolts: mv})...)
+			}
+			if pad && now.Sub(lastPad) >= 50*time.Millisecond {
+				lastPad = now
+				out = append(out, board.EncodeGamepad(board.Gamepad{LY: ly})...)
 			}
 			if len(out) > 0 {
 				b.send(out)
@@ -236,10 +231,16 @@ func (b *fakeBoard) set(fn func(b *fakeBoard)) {
 func (b *fakeBoard) pad(g board.Gamepad) { b.send(board.EncodeGamepad(g)) }
 
 // snapshot returns the frames received so far.
-func (b *fakeBoard) snapshot() []gotFrame {
+func (b *fakeBoard) snapshot() []gotFrame { return b.since(0) }
+
+// since returns the frames from index from on.
+func (b *fakeBoard) since(from int) []gotFrame {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return slices.Clone(b.frames)
+	if from >= len(b.frames) {
+		return nil
+	}
+	return slices.Clone(b.frames[max(from, 0):])
 }
 
 func (b *fakeBoard) count() int {
@@ -248,9 +249,11 @@ func (b *fakeBoard) count() int {
 	return len(b.frames)
 }
 
-// waitFrame waits for the first frame from index from on that satisfies ok, returning it and its index.
+// waitFrame waits for the first frame from index from on that satisfies ok, returning it and its index. The
+// waits of this harness (waitFrame, ctx, stop) are widened under -race (testkit.Bound); the bounds the tests
+// assert are widened where they are defined.
 func (b *fakeBoard) waitFrame(from int, timeout time.Duration, ok func(gotFrame) bool) (gotFrame, int, bool) {
-	end := time.Now().Add(timeout)
+	end := time.Now().Add(testkit.Bound(timeout))
 	for {
 		b.mu.Lock()
 		for i := from; i < len(b.frames); i++ {
@@ -383,14 +386,14 @@ func (s *stand) stop() {
 		if err != nil {
 			s.t.Errorf("driver returned %v on cancel", err)
 		}
-	case <-time.After(3 * time.Second):
-		s.t.Errorf("driver did not stop within 3 s of cancel")
+	case <-time.After(testkit.Bound(3 * time.Second)):
+		s.t.Errorf("driver did not stop within %v of cancel", testkit.Bound(3*time.Second))
 	}
 	s.cl.CloseIdle()
 }
 
 func (s *stand) ctx() context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(5*time.Second))
 	s.t.Cleanup(cancel)
 	return ctx
 }
@@ -471,96 +474,13 @@ func (f *scanFeeder) halt() time.Time {
 	return f.last
 }
 
-// publisher streams one twist at 20 Hz over one connection until stopped.
-type publisher struct {
-	stop chan struct{}
-	done chan struct{}
-	mu   sync.Mutex
-	last time.Time
-	tw   api.Twist
-	res  api.StreamResult
-	err  error
-}
+// publisher streams one twist at 20 Hz over one stream (standtest.Publisher); halt closes the stream and
+// returns the time of the last command sent.
+type publisher struct{ *standtest.Publisher }
 
-func (s *stand) publish(tw api.Twist) *publisher {
+func (s *stand) publish(tw api.Twist) publisher {
 	s.t.Helper()
-	st, err := s.cl.StreamCmdVel(context.Background())
-	if err != nil {
-		s.t.Fatalf("cmd_vel stream: %v", err)
-	}
-	p := &publisher{stop: make(chan struct{}), done: make(chan struct{}), tw: tw}
-	go func() {
-		defer close(p.done)
-		tk := time.NewTicker(50 * time.Millisecond)
-		defer tk.Stop()
-		for {
-			p.mu.Lock()
-			tw := p.tw
-			p.mu.Unlock()
-			if err := st.Send(tw); err != nil {
-				p.err = err
-				break
-			}
-			p.mu.Lock()
-			p.last = time.Now()
-			p.mu.Unlock()
-			select {
-			case <-p.stop:
-				p.res, p.err = st.Close()
-				return
-			case <-tk.C:
-			}
-		}
-		p.res, _ = st.Close()
-	}()
-	s.t.Cleanup(func() { p.halt() })
-	return p
+	return publisher{standtest.Publish(s.t, s.cl, tw)}
 }
 
-func (p *publisher) setTwist(tw api.Twist) {
-	p.mu.Lock()
-	p.tw = tw
-	p.mu.Unlock()
-}
-
-// halt stops publishing (the stream closes) and returns the time of the last command sent.
-func (p *publisher) halt() time.Time {
-	select {
-	case <-p.stop:
-	default:
-		close(p.stop)
-	}
-	<-p.done
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.last
-}
-
-// quantiles returns the median, p99 and max of d.
-func quantiles(d []time.Duration) (p50, p99, mx time.Duration) {
-	if len(d) == 0 {
-		return
-	}
-	v := slices.Clone(d)
-	slices.Sort(v)
-	return v[len(v)/2], v[min(len(v)-1, int(math.Ceil(float64(len(v))*0.99))-1)], v[len(v)-1]
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
-
-var errTimeout = errors.New("timeout")
-
-// eventually polls fn until it returns nil or timeout.
-func eventually(timeout time.Duration, fn func() error) error {
-	end := time.Now().Add(timeout)
-	for {
-		err := fn()
-		if err == nil {
-			return nil
-		}
-		if time.Now().After(end) {
-			return fmt.Errorf("%w: %v", errTimeout, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+func (p publisher) halt() time.Time { return p.Close() }

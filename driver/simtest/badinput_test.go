@@ -1,5 +1,3 @@
-//go:build !race
-
 // Bad input end to end: whatever arrives on the control socket or the board link, no non-finite or
 // over-limit wheel speed reaches the board, and the driver's counters show what it dropped.
 
@@ -18,6 +16,8 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/standtest"
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/sim"
 )
 
@@ -28,7 +28,7 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	st0 := s.state(t)
 	drv := st0.PIDs.Driver
 	p := s.publish(t, api.Twist{VX: 0.1})
-	if tr, ok := s.waitTruth(3*time.Second, turning); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
 		t.Fatalf("wheels not turning: %v", tr.WheelRPS)
 	}
 	// stopsWheels runs send while the wheels are commanded to turn and returns how long the stop frame took.
@@ -48,17 +48,17 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	}
 
 	// Over the limit but not absurd (< 10x max_linear): clamped to max_linear, never more.
-	p.set(api.Twist{VX: 3.0})
+	p.Set(api.Twist{VX: 3.0})
 	clamp := s.fwdBound * 0.999
 	r, _, ok := s.waitRx(seq0, 3*time.Second, func(r sim.Received) bool {
-		rps, err := decodeSpeeds(r)
+		rps, err := standtest.MotorSpeeds(r.Func, r.Payload, 0)
 		return err == nil && rps[0] >= clamp
 	})
 	if !ok {
 		t.Fatalf("vx 3.0 never reached the max_linear clamp (%.4f rps)", s.fwdBound)
 	}
 	t.Logf("vx 3.0 m/s clamped: frame % x", frameBytes(r))
-	p.set(api.Twist{VX: 0.1})
+	p.Set(api.Twist{VX: 0.1})
 
 	// One-shot requests with non-finite, huge, overflowing and malformed bodies: each refused, each stops the
 	// wheels (the publisher keeps driving them again between cases).
@@ -78,7 +78,7 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 		if code != http.StatusBadRequest {
 			t.Errorf("%s: status %d, want 400", c.name, code)
 		}
-		stopLat = append(stopLat, fmt.Sprintf("%s %s", c.name, ms(d)))
+		stopLat = append(stopLat, fmt.Sprintf("%s %s", c.name, testkit.Ms(d)))
 	}
 	t.Logf("refused one-shot commands -> stop frame: %s", strings.Join(stopLat, "; "))
 	if code := rawPost(t, s.sock, "/v1/cmd_vel", `{"vx":0.1,"pad":"`+strings.Repeat("x", 8000)+`"}`); code != http.StatusRequestEntityTooLarge {
@@ -95,7 +95,7 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	if code != http.StatusBadRequest || res.Accepted != 2 || res.Rejected != 1 {
 		t.Errorf("garbage stream: status %d result %+v, want 400 with 2 accepted and 1 rejected", code, res)
 	}
-	t.Logf("stream with a huge and a garbage line -> stop frame %s; %q", ms(d), res.Message)
+	t.Logf("stream with a huge and a garbage line -> stop frame %s; %q", testkit.Ms(d), res.Message)
 
 	// Garbage bytes at the HTTP level: random bytes, a broken request line, a request cut off mid-body.
 	rng := rand.New(rand.NewPCG(7, 7))
@@ -129,7 +129,7 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	t.Logf("floods: %d of 300 one-shots throttled (429); stream of 1000 lines: %d accepted, %d dropped, %q", throttled, res.Accepted, res.Dropped, res.Message)
 
 	// 1 % of the bytes corrupted both ways while driving.
-	if _, ok := s.waitTruth(3*time.Second, turning); !ok {
+	if _, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
 		t.Fatal("wheels not turning before the corruption")
 	}
 	stC := s.state(t)
@@ -142,9 +142,9 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	// tick, about 50 frames a second to be damaged on the way (a steady command is refreshed at 5 Hz only).
 	for i := 0; time.Since(tC) < corruptFor; i++ { // observation: the wheels keep turning, nothing trips
 		if i%5 == 0 {
-			p.set(api.Twist{VX: 0.1 + 0.1*float64(i/5%2)})
+			p.Set(api.Twist{VX: 0.1 + 0.1*float64(i/5%2)})
 		}
-		if tr := s.sim.Truth(); !turning(tr) {
+		if tr := s.sim.Truth(); !standtest.Turning(tr) {
 			if st := s.state(t); st.EStop != nil || !st.Enabled {
 				t.Fatalf("corrupted bytes disturbed the driver: estop %s enabled %v", strp(st.EStop), st.Enabled)
 			}
@@ -152,7 +152,7 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	s.corruptToBoard(t, 0, 0)
-	p.set(api.Twist{VX: 0.1})
+	p.Set(api.Twist{VX: 0.1})
 	st := s.state(t)
 	simS := s.sim.Stats()
 	rep := s.checkFramesSince(t, seqC, s.fwdBound, nil)
@@ -175,7 +175,7 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	}
 
 	// What was dropped, from the driver's counters: every refused command, the bad requests, the 429s.
-	p.halt()
+	p.Halt()
 	refused := uint64(len(bodies) + 2) // the one-shots, the stream's huge line and its garbage line
 	if got := link.RejectedCmds - st0.Link.RejectedCmds; got < refused {
 		t.Errorf("rejected_cmds grew by %d, want >= %d", got, refused)

@@ -1,5 +1,3 @@
-//go:build !race
-
 // Negative controls: the judges of this package must be able to say FAIL.
 
 package simtest_test
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/standtest"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -80,7 +79,7 @@ func TestJudgeWheelsNegativeControl(t *testing.T) {
 	defer s.sim.IgnoreMotor(false)
 	s.mustEnable(t)
 	p := s.publish(t, api.Twist{VX: 0.2})
-	if tr, ok := s.waitTruth(3*time.Second, turning); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
 		t.Fatalf("wheels not turning: %v", tr.WheelRPS)
 	}
 	seq := s.sim.RxSeq()
@@ -96,15 +95,15 @@ func TestJudgeWheelsNegativeControl(t *testing.T) {
 	if _, _, ok := s.waitRx(seq, time.Second, stopAfter(t0)); !ok {
 		t.Fatal("no stop frame after the e-stop")
 	}
-	if tr, ok := s.waitTruth(time.Second, wheelsStopped); ok {
+	if tr, ok := s.waitTruth(time.Second, standtest.WheelsStopped); ok {
 		t.Fatalf("truth judge said the wheels stopped while the board ignored the stop frame: %v", tr.WheelRPS)
 	}
 	if err := s.sim.IgnoreMotor(false); err != nil {
 		t.Fatal(err)
 	}
 	// The next frame (the driver's 0.2 s refresh of the zero command) is obeyed.
-	if tr, ok := s.waitTruth(3*time.Second, wheelsStopped); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, standtest.WheelsStopped); !ok {
 		t.Errorf("wheels not stopped once the board obeys again: %v", tr.WheelRPS)
 	}
-	p.halt()
+	p.Halt()
 }

@@ -1,5 +1,3 @@
-//go:build !race
-
 package simtest_test
 
 import (
@@ -9,6 +7,8 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/driver/standtest"
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -80,13 +80,13 @@ func TestPadDriveSticksTurnWheels(t *testing.T) {
 		st := s.state(t)
 		t.Fatalf("no moving frame within 2 s of the second MODE press (pad %q, source %q, blocked %s)", st.PadMode, st.CmdSource, strp(st.Blocked))
 	}
-	rps, _ := decodeSpeeds(r)
+	rps, _ := standtest.MotorSpeeds(r.Func, r.Payload, 0)
 	for i := range rps {
 		if math.Signbit(rps[i]) != math.Signbit(want[i]) || rps[i] == 0 {
 			t.Fatalf("first gamepad frame %v: wheel %d not turning the way forward does (%v)", rps, i+1, want)
 		}
 	}
-	if tr, ok := s.waitTruth(3*time.Second, near(v)); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, standtest.Near(v)); !ok {
 		t.Fatalf("wheels %v, want %v (vx %.3f m/s from LY %d)", tr.WheelRPS, want, v[0], ly)
 	}
 	if body := sim.BodyVelocity(s.sim.Truth().WheelRPS); body[0] <= 0 {
@@ -97,7 +97,7 @@ func TestPadDriveSticksTurnWheels(t *testing.T) {
 		t.Fatalf("driving: pad %q source %q, want drive, gamepad", st.PadMode, st.CmdSource)
 	}
 	t.Logf("unlocked: first moving frame %s after the second MODE press, wheels at %.3f rps (want %.3f for vx %.3f m/s)",
-		ms(r.T.Sub(t0)), s.sim.Truth().WheelRPS[0], want[0], v[0])
+		testkit.Ms(r.T.Sub(t0)), s.sim.Truth().WheelRPS[0], want[0], v[0])
 
 	// LiDAR silent: gamepad driving is not held by the scan gate.
 	seq = s.sim.RxSeq()
@@ -111,15 +111,15 @@ func TestPadDriveSticksTurnWheels(t *testing.T) {
 	})
 	end = time.Now().Add(500 * time.Millisecond)
 	for time.Now().Before(end) {
-		if tr := s.sim.Truth(); !near(v)(tr) {
-			t.Fatalf("LiDAR silent %s: wheels %v, want still %v under gamepad driving", ms(time.Since(t1)), tr.WheelRPS, want)
+		if tr := s.sim.Truth(); !standtest.Near(v)(tr) {
+			t.Fatalf("LiDAR silent %s: wheels %v, want still %v under gamepad driving", testkit.Ms(time.Since(t1)), tr.WheelRPS, want)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	frames, _ = s.sim.ReceivedSince(seq)
 	for _, f := range frames {
 		if isStop(f) || !isMoving(f) {
-			t.Fatalf("LiDAR silent: a stop or zero frame reached the board %s after the silence", ms(f.T.Sub(t1)))
+			t.Fatalf("LiDAR silent: a stop or zero frame reached the board %s after the silence", testkit.Ms(f.T.Sub(t1)))
 		}
 	}
 	st = s.state(t)
@@ -127,7 +127,7 @@ func TestPadDriveSticksTurnWheels(t *testing.T) {
 		t.Fatalf("LiDAR silent: blocked %s source %q pad %q, want not blocked, gamepad, drive", strp(st.Blocked), st.CmdSource, st.PadMode)
 	}
 	t.Logf("LiDAR silent %s (scan age %.2f s, scan_timeout %v): %d moving frames, no stop, wheels at %.3f rps",
-		ms(time.Since(t1)), *st.ScanAgeS, s.limits.ScanTimeout, len(frames), s.sim.Truth().WheelRPS[0])
+		testkit.Ms(time.Since(t1)), *st.ScanAgeS, s.limits.ScanTimeout, len(frames), s.sim.Truth().WheelRPS[0])
 
 	// Any other button trips the e-stop, even while driving by pad; the stick stays pushed.
 	seq = s.sim.RxSeq()
@@ -139,7 +139,7 @@ func TestPadDriveSticksTurnWheels(t *testing.T) {
 	if !ok {
 		t.Fatal("no stop frame within 1 s of CROSS while driving by pad")
 	}
-	if tr, ok := s.waitTruth(3*time.Second, wheelsStopped); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, standtest.WheelsStopped); !ok {
 		t.Fatalf("wheels did not stop after CROSS: %v", tr.WheelRPS)
 	}
 	st = s.waitState(t, time.Second, "pad locked by the e-stop", func(st api.State) bool { return st.PadMode == string(motion.PadLocked) })
@@ -153,9 +153,9 @@ func TestPadDriveSticksTurnWheels(t *testing.T) {
 			t.Fatalf("non-zero motor frame after CROSS's stop frame, stick still forward")
 		}
 	}
-	if tr := s.sim.Truth(); !wheelsStopped(tr) {
+	if tr := s.sim.Truth(); !standtest.WheelsStopped(tr) {
 		t.Fatalf("wheels %v 0.5 s after the e-stop, stick still forward", tr.WheelRPS)
 	}
 	t.Logf("CROSS while driving by pad: stop frame %s after the sim was told to press it, pad locked, estop %q",
-		ms(r.T.Sub(t2)), *st.EStop)
+		testkit.Ms(r.T.Sub(t2)), *st.EStop)
 }

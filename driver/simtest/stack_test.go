@@ -1,5 +1,3 @@
-//go:build !race
-
 package simtest_test
 
 import (
@@ -13,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +21,10 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/driver/standtest"
+	"github.com/rosorin/rosorin/driver/supervisor"
+	"github.com/rosorin/rosorin/internal/procfs"
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -34,10 +35,10 @@ const robotConfig = "rosorin_board_driver:\n  ros__parameters:\n    max_linear: 
 
 // tick is one control period at the default 50 Hz; slack is what a loaded 2-core machine may add on top of
 // a rule's own time before an assertion fails (the measured figures are logged, not the bounds).
-const (
-	tick  = 20 * time.Millisecond
-	slack = 40 * time.Millisecond
-)
+// slack is widened under -race (testkit.Bound), as are the waits of the helpers below.
+const tick = 20 * time.Millisecond
+
+var slack = testkit.Bound(40 * time.Millisecond)
 
 // stack is one simulated robot plus one `rosorin-base run` (supervisor, driver child, LiDAR reader child).
 type stack struct {
@@ -45,7 +46,7 @@ type stack struct {
 
 	sim  *sim.Sim
 	cmd  *exec.Cmd
-	log  *lockedBuffer
+	log  *testkit.LockedBuffer
 	done chan struct{}
 	err  error
 	cl   *api.Client
@@ -77,7 +78,7 @@ func startStack() (*stack, error) {
 		return nil, err
 	}
 	s := &stack{dir: dir, sock: filepath.Join(dir, "base.sock"), cfgPath: filepath.Join(dir, "base.yaml"),
-		truthPath: filepath.Join(dir, "truth.jsonl"), log: &lockedBuffer{}, done: make(chan struct{})}
+		truthPath: filepath.Join(dir, "truth.jsonl"), log: &testkit.LockedBuffer{}, done: make(chan struct{})}
 	fail := func(err error) (*stack, error) {
 		s.close()
 		return nil, err
@@ -97,8 +98,14 @@ func startStack() (*stack, error) {
 	if err != nil {
 		return fail(err)
 	}
-	s.cmd = exec.Command(binPath, "run", "--device", s.sim.BoardPath(), "--lidar", s.sim.LidarPath(),
-		"--socket", s.sock, "--config", s.cfgPath, "--state-dir", filepath.Join(dir, "state"))
+	args := []string{"run", "--device", s.sim.BoardPath(), "--lidar", s.sim.LidarPath(),
+		"--socket", s.sock, "--config", s.cfgPath, "--state-dir", filepath.Join(dir, "state")}
+	if testkit.RaceEnabled {
+		// A -race driver starved by a loaded machine can miss its heartbeat by more than 150 ms; these tests
+		// are not about the watchdog (driver/supervisor's are).
+		args = append(args, "--driver-watchdog", testkit.Bound(supervisor.DefaultWatchdogTimeout).String())
+	}
+	s.cmd = exec.Command(binPath, args...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	s.cmd.WaitDelay = 2 * time.Second // a child that kept the log pipe must not hang the test
 	if err := s.cmd.Start(); err != nil {
@@ -142,7 +149,7 @@ func (s *stack) interrupt(timeout time.Duration) (code int, ok bool) {
 // close stops everything it started (SIGINT, then SIGKILL) and removes the directory. Idempotent.
 func (s *stack) close() {
 	if s.cmd != nil && s.cmd.Process != nil {
-		if _, ok := s.interrupt(5 * time.Second); !ok {
+		if _, ok := s.interrupt(testkit.Bound(5 * time.Second)); !ok {
 			_ = s.cmd.Process.Kill()
 			<-s.done
 		}
@@ -158,11 +165,12 @@ func (s *stack) close() {
 
 // ready waits until a driver other than notPID answers with a fresh scan and a live board link.
 func (s *stack) ready(notPID int, timeout time.Duration) (api.State, error) {
+	timeout = testkit.Bound(timeout)
 	deadline := time.Now().Add(timeout)
 	var last api.State
 	var lastErr error
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Second))
 		st, err := s.cl.State(ctx)
 		cancel()
 		if err == nil && st.PIDs.Driver != 0 && st.PIDs.Driver != notPID && st.ScanAgeS != nil &&
@@ -241,7 +249,7 @@ func (s *stack) prepare(t *testing.T) {
 	if _, err := s.ready(0, 15*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(5*time.Second))
 	defer cancel()
 	if _, err := s.cl.Reset(ctx); err != nil {
 		t.Fatalf("reset: %v", err)
@@ -255,7 +263,7 @@ func (s *stack) prepare(t *testing.T) {
 	s.waitState(t, 2*time.Second, "no fresh velocity command", func(st api.State) bool {
 		return st.CmdAgeS == nil || *st.CmdAgeS > stale
 	})
-	if tr, ok := s.waitTruth(3*time.Second, wheelsStopped); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, standtest.WheelsStopped); !ok {
 		t.Fatalf("wheels still turning at the start of the test: targets %v wheels %v", tr.TargetRPS, tr.WheelRPS)
 	}
 	seq := s.sim.RxSeq()
@@ -269,26 +277,11 @@ func (s *stack) prepare(t *testing.T) {
 }
 
 // state, enable, estop and reset are the client calls with a deadline; a transport error fails the test.
-func (s *stack) state(t *testing.T) api.State {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	st, err := s.cl.State(ctx)
-	if err != nil {
-		t.Fatalf("state: %v", err)
-	}
-	return st
-}
+func (s *stack) state(t *testing.T) api.State { t.Helper(); return standtest.State(t, s.cl) }
 
 func (s *stack) enable(t *testing.T, on bool) api.Reply {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	r, err := s.cl.Enable(ctx, on)
-	if err != nil {
-		t.Fatalf("enable(%v): %v", on, err)
-	}
-	return r
+	return standtest.Call(t, "enable", func(ctx context.Context) (api.Reply, error) { return s.cl.Enable(ctx, on) })
 }
 
 func (s *stack) mustEnable(t *testing.T) {
@@ -300,29 +293,20 @@ func (s *stack) mustEnable(t *testing.T) {
 
 func (s *stack) estop(t *testing.T, reason string) api.Reply {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	r, err := s.cl.EStop(ctx, reason)
-	if err != nil {
-		t.Fatalf("estop: %v", err)
-	}
-	return r
+	return standtest.Call(t, "estop", func(ctx context.Context) (api.Reply, error) { return s.cl.EStop(ctx, reason) })
 }
 
 func (s *stack) reset(t *testing.T) api.Reply {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	r, err := s.cl.Reset(ctx)
-	if err != nil {
-		t.Fatalf("reset: %v", err)
-	}
-	return r
+	return standtest.Call(t, "reset", s.cl.Reset)
 }
+
+// The waits below (ready, waitRx, waitTruth, waitState, waitEvent) widen their timeouts under -race
+// (testkit.Bound): a wait is not a bound; the assertions on the times measured are.
 
 // waitRx waits up to timeout for the first received frame with sequence >= seq that satisfies pred.
 func (s *stack) waitRx(seq int, timeout time.Duration, pred func(sim.Received) bool) (sim.Received, int, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(timeout))
 	defer cancel()
 	r, next, err := s.sim.WaitFrameSince(ctx, seq, pred)
 	return r, next, err == nil
@@ -330,25 +314,16 @@ func (s *stack) waitRx(seq int, timeout time.Duration, pred func(sim.Received) b
 
 // waitTruth polls the sim's truth until ok holds; it returns the last truth seen.
 func (s *stack) waitTruth(timeout time.Duration, ok func(sim.Truth) bool) (sim.Truth, bool) {
-	deadline := time.Now().Add(timeout)
-	for {
-		tr := s.sim.Truth()
-		if ok(tr) {
-			return tr, true
-		}
-		if time.Now().After(deadline) {
-			return tr, false
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	return standtest.WaitTruth(s.sim, timeout, ok)
 }
 
 // waitState polls the driver's state until ok holds.
 func (s *stack) waitState(t *testing.T, timeout time.Duration, what string, ok func(api.State) bool) api.State {
 	t.Helper()
+	timeout = testkit.Bound(timeout)
 	deadline := time.Now().Add(timeout)
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Second))
 		st, err := s.cl.State(ctx)
 		cancel()
 		if err == nil && ok(st) {
@@ -367,29 +342,6 @@ func strp(p *string) string {
 		return "null"
 	}
 	return strconv.Quote(*p)
-}
-
-// wheelsStopped is the truth judge "the wheels stopped": every target zero and every wheel below 0.01 rps.
-func wheelsStopped(tr sim.Truth) bool {
-	if tr.TargetRPS != [4]float64{} {
-		return false
-	}
-	for _, w := range tr.WheelRPS {
-		if math.Abs(w) >= 0.01 {
-			return false
-		}
-	}
-	return true
-}
-
-// turning: every wheel above 0.1 rps (the sim's wheels lag their targets by WheelTau 0.22 s).
-func turning(tr sim.Truth) bool {
-	for _, w := range tr.WheelRPS {
-		if math.Abs(w) < 0.1 {
-			return false
-		}
-	}
-	return true
 }
 
 // corruptToBoard sets the sim's corruption rates and records the to-board window for checkFramesSince.
@@ -463,19 +415,7 @@ func checkFrames(frames []sim.Received, bound float64, excuse func(sim.Received)
 	var bad []string
 	for _, r := range frames {
 		rep.n++
-		rps, err := decodeSpeeds(r)
-		if err == nil {
-			for i, v := range rps {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					err = fmt.Errorf("motor %d speed %v is not finite", i+1, v)
-					break
-				}
-				if math.Abs(v) > bound {
-					err = fmt.Errorf("motor %d speed %.4f rps over the limit %.4f rps", i+1, v, bound)
-					break
-				}
-			}
-		}
+		rps, err := standtest.MotorSpeeds(r.Func, r.Payload, bound)
 		if err != nil {
 			if excuse != nil && excuse(r) {
 				rep.transit++
@@ -495,28 +435,6 @@ func checkFrames(frames []sim.Received, bound float64, excuse func(sim.Received)
 		}
 	}
 	return rep, bad
-}
-
-// decodeSpeeds decodes a frame as the driver must send it: a motor set-many frame for ids 0..3.
-func decodeSpeeds(r sim.Received) ([4]float64, error) {
-	var rps [4]float64
-	if r.Func != board.FuncMotor {
-		return rps, fmt.Errorf("function %d: the driver sends only motor frames", r.Func)
-	}
-	mc, err := board.DecodeMotor(r.Payload)
-	if err != nil {
-		return rps, err
-	}
-	if mc.Kind != board.MotorSetMany || len(mc.Speeds) != 4 {
-		return rps, fmt.Errorf("motor command kind %d with %d speeds, want set-many with 4", mc.Kind, len(mc.Speeds))
-	}
-	for i, sp := range mc.Speeds {
-		if sp.ID != uint8(i) {
-			return rps, fmt.Errorf("speed %d for motor id %d, want id %d", i, sp.ID, i)
-		}
-		rps[i] = float64(sp.RPS)
-	}
-	return rps, nil
 }
 
 // forwardShape: [a, a, -a, -a] bit for bit (or all zero), the only shape a forward/backward command gives.
@@ -551,7 +469,7 @@ func frameBytes(r sim.Received) []byte {
 func isStop(r sim.Received) bool { return board.IsStopFrame(frameBytes(r)) }
 
 func isMoving(r sim.Received) bool {
-	rps, err := decodeSpeeds(r)
+	rps, err := standtest.MotorSpeeds(r.Func, r.Payload, 0)
 	return err == nil && rps != [4]float64{}
 }
 
@@ -566,6 +484,7 @@ func stopAfter(t0 time.Time) func(sim.Received) bool {
 
 // waitEvent waits for a sim event (truth file, "event" lines) containing text, stamped after `after`.
 func (s *stack) waitEvent(text string, after time.Time, timeout time.Duration) (time.Time, error) {
+	timeout = testkit.Bound(timeout)
 	deadline := time.Now().Add(timeout)
 	for {
 		if err := s.readEvents(); err != nil {
@@ -626,196 +545,33 @@ func (s *stack) readEvents() error {
 	return nil
 }
 
-// publisher sends one twist at 20 Hz over one cmd_vel stream (one publisher) until silenced or halted.
-type publisher struct {
-	st     *api.CmdVelStream
-	mu     sync.Mutex // held during each send, so silence() returns after any send in flight
-	tw     api.Twist
-	paused bool
-	last   time.Time
-	sent   int
-	err    error
-	stop   chan struct{}
-	done   chan struct{}
-	once   sync.Once
-	res    api.StreamResult
-	resErr error
-}
-
-func (s *stack) publish(t *testing.T, tw api.Twist) *publisher {
+// publish starts a publisher (20 Hz, one cmd_vel stream), halted when the test ends.
+func (s *stack) publish(t *testing.T, tw api.Twist) *standtest.Publisher {
 	t.Helper()
-	st, err := s.cl.StreamCmdVel(context.Background())
-	if err != nil {
-		t.Fatalf("cmd_vel stream: %v", err)
-	}
-	p := &publisher{st: st, tw: tw, stop: make(chan struct{}), done: make(chan struct{})}
-	go p.run()
-	t.Cleanup(func() { p.halt() })
-	return p
-}
-
-func (p *publisher) run() {
-	defer close(p.done)
-	tk := time.NewTicker(50 * time.Millisecond)
-	defer tk.Stop()
-	for {
-		p.mu.Lock()
-		if !p.paused {
-			if err := p.st.Send(p.tw); err != nil {
-				p.err = err
-				p.mu.Unlock()
-				return
-			}
-			p.last = time.Now()
-			p.sent++
-		}
-		p.mu.Unlock()
-		select {
-		case <-p.stop:
-			return
-		case <-tk.C:
-		}
-	}
-}
-
-func (p *publisher) set(tw api.Twist) {
-	p.mu.Lock()
-	p.tw, p.paused = tw, false
-	p.mu.Unlock()
-}
-
-// silence stops sending (the stream stays open) and returns when the last command was sent.
-func (p *publisher) silence() time.Time {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.paused = true
-	return p.last
-}
-
-// count is the number of commands sent so far; failed the send error that ended the publisher, if any.
-func (p *publisher) count() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.sent
-}
-
-func (p *publisher) failed() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.err
-}
-
-// halt stops the publisher and closes its stream; it returns the driver's counts. Idempotent.
-func (p *publisher) halt() (api.StreamResult, error) {
-	p.once.Do(func() {
-		close(p.stop)
-		<-p.done
-		p.res, p.resErr = p.st.Close()
-	})
-	return p.res, p.resErr
-}
-
-// quantiles returns the median, p99 (nearest rank) and max.
-func quantiles(d []time.Duration) (p50, p99, mx time.Duration) {
-	if len(d) == 0 {
-		return
-	}
-	v := slices.Clone(d)
-	slices.Sort(v)
-	rank := func(p float64) time.Duration {
-		k := int(math.Ceil(p/100*float64(len(v)))) - 1
-		return v[max(0, min(len(v)-1, k))]
-	}
-	return rank(50), rank(99), v[len(v)-1]
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
-
-func figures(d []time.Duration) string {
-	p50, p99, mx := quantiles(d)
-	return fmt.Sprintf("n %d: median %s, p99 %s, max %s", len(d), ms(p50), ms(p99), ms(mx))
-}
-
-// procInfo reads /proc/PID/stat: parent pid, state letter and start time (clock ticks since boot), which
-// tells a process from a later one that reuses its pid.
-type procInfo struct {
-	ppid  int
-	state string
-	start uint64
-}
-
-func readProc(pid int) (procInfo, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return procInfo{}, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return procInfo{}, false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return procInfo{}, false
-	}
-	ppid, _ := strconv.Atoi(f[1])
-	start, _ := strconv.ParseUint(f[19], 10, 64)
-	return procInfo{ppid: ppid, state: f[0], start: start}, true
+	return standtest.Publish(t, s.cl, tw)
 }
 
 // childrenOf lists the live processes whose parent is pid.
-func childrenOf(pid int) map[int]procInfo {
-	out := map[int]procInfo{}
+func childrenOf(pid int) map[int]procfs.Stat {
+	out := map[int]procfs.Stat{}
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		p, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		if pi, ok := readProc(p); ok && pi.ppid == pid && pi.state != "Z" {
-			out[p] = pi
+		if st, err := procfs.ReadStat(p); err == nil && st.PPID == pid && st.Alive() {
+			out[p] = st
 		}
 	}
 	return out
 }
 
-// stillRunning reports whether the process that had pid and start time pi is still there (not a zombie).
-func stillRunning(pid int, pi procInfo) bool {
-	now, ok := readProc(pid)
-	return ok && now.start == pi.start && now.state != "Z"
-}
-
-// lockedBuffer collects the service's log lines from several goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func (l *lockedBuffer) Len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Len()
-}
-
-func (l *lockedBuffer) From(off int) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if off > l.b.Len() {
-		return ""
-	}
-	return string(l.b.Bytes()[off:])
+// stillRunning reports whether the process was is still there (not a zombie): same pid and start time, which
+// tells it from a later process that reuses the pid.
+func stillRunning(was procfs.Stat) bool {
+	now, err := procfs.ReadStat(was.PID)
+	return err == nil && now.Start == was.Start && now.Alive()
 }
 
 // tail returns the last n lines of s.

@@ -1,5 +1,3 @@
-//go:build !race
-
 // Stop timings from the sim's record of frame arrivals: the e-stop request, the deadman, SIGINT of the
 // service. Figures are logged (go test -v); the bounds are generous safety nets for a loaded 2-core machine.
 
@@ -15,6 +13,9 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/standtest"
+	"github.com/rosorin/rosorin/internal/procfs"
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/sim"
 )
 
@@ -43,13 +44,12 @@ func TestTimingEStopRequestToStopFrame(t *testing.T) {
 		}
 		lat = append(lat, r.T.Sub(t0))
 	}
-	p.halt()
-	_, p99, _ := quantiles(lat)
-	t.Logf("e-stop request -> stop frame at the board, %s", figures(lat))
-	if p99 > 100*time.Millisecond {
-		t.Errorf("e-stop p99 %s, bound 100 ms", ms(p99))
+	p.Halt()
+	t.Logf("e-stop request -> stop frame at the board, %s", testkit.Figures(lat))
+	if p99, bound := testkit.Quantile(lat, 0.99), testkit.Bound(100*time.Millisecond); p99 > bound {
+		t.Errorf("e-stop p99 %s, bound %s", testkit.Ms(p99), testkit.Ms(bound))
 	}
-	if tr, ok := s.waitTruth(3*time.Second, wheelsStopped); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, standtest.WheelsStopped); !ok {
 		t.Errorf("wheels after the last e-stop: %v", tr.WheelRPS)
 	}
 }
@@ -61,17 +61,17 @@ func TestTimingDeadman(t *testing.T) {
 	s := sharedStack(t)
 	s.mustEnable(t)
 	p := s.publish(t, api.Twist{})
-	p.silence()
+	p.Silence()
 	const runs = 12
 	var fromSend, fromArrival []time.Duration
 	for i := range runs {
 		time.Sleep(time.Duration(rand.IntN(20000)) * time.Microsecond) // the random phase (a stimulus)
 		seq := s.sim.RxSeq()
-		p.set(api.Twist{VX: 0.1})
+		p.Set(api.Twist{VX: 0.1})
 		if _, _, ok := s.waitRx(seq, 2*time.Second, isMoving); !ok {
 			t.Fatalf("run %d: wheels never commanded; blocked %s", i, strp(s.state(t).Blocked))
 		}
-		last := p.silence()
+		last := p.Silence()
 		r, _, ok := s.waitRx(seq, 2*time.Second, stopAfter(last))
 		if !ok {
 			t.Fatalf("run %d: no stop frame within 2 s of the last command", i)
@@ -83,13 +83,13 @@ func TestTimingDeadman(t *testing.T) {
 			arr := st.Stamp.Add(-time.Duration(*st.CmdAgeS * float64(time.Second)))
 			fromArrival = append(fromArrival, r.T.Sub(arr))
 		}
-		if d <= 290*time.Millisecond || d >= 300*time.Millisecond+60*time.Millisecond {
-			t.Errorf("run %d: stop frame %s after the last command, want 0.3 s plus at most one tick (bounds 290-360 ms)", i, ms(d))
+		if hi := 300*time.Millisecond + testkit.Bound(60*time.Millisecond); d <= 290*time.Millisecond || d >= hi {
+			t.Errorf("run %d: stop frame %s after the last command, want 0.3 s plus at most one tick (bounds 290 ms-%s)", i, testkit.Ms(d), testkit.Ms(hi))
 		}
 	}
-	p.halt()
-	t.Logf("deadman: last command sent -> stop frame at the board, %s", figures(fromSend))
-	t.Logf("deadman: last command at the driver (state stamp - cmd_age) -> stop frame, %s", figures(fromArrival))
+	p.Halt()
+	t.Logf("deadman: last command sent -> stop frame at the board, %s", testkit.Figures(fromSend))
+	t.Logf("deadman: last command at the driver (state stamp - cmd_age) -> stop frame, %s", testkit.Figures(fromArrival))
 }
 
 // TestTimingSIGINT: SIGINT to `rosorin-base run` while the wheels turn, three times on fresh stacks: stop
@@ -104,8 +104,8 @@ func TestTimingSIGINT(t *testing.T) {
 		}
 		first, exit = append(first, f), append(exit, e)
 	}
-	t.Logf("SIGINT of the supervisor -> first stop frame at the board, %s", figures(first))
-	t.Logf("SIGINT of the supervisor -> exit 0, %s", figures(exit))
+	t.Logf("SIGINT of the supervisor -> first stop frame at the board, %s", testkit.Figures(first))
+	t.Logf("SIGINT of the supervisor -> exit 0, %s", testkit.Figures(exit))
 }
 
 func sigintOnce(t *testing.T, run int) (firstStop, exited time.Duration) {
@@ -115,14 +115,14 @@ func sigintOnce(t *testing.T, run int) (firstStop, exited time.Duration) {
 		t.Fatalf("run %d: start: %v", run, err)
 	}
 	defer s.close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(5*time.Second))
 	defer cancel()
 	if r, err := s.cl.Enable(ctx, true); err != nil || !r.Success {
 		t.Fatalf("run %d: enable: %+v %v", run, r, err)
 	}
 	p := s.publish(t, api.Twist{VX: 0.2})
-	defer p.halt()
-	if tr, ok := s.waitTruth(3*time.Second, turning); !ok {
+	defer p.Halt()
+	if tr, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
 		t.Fatalf("run %d: wheels not turning: %v", run, tr.WheelRPS)
 	}
 	st, err := s.cl.State(ctx)
@@ -136,7 +136,7 @@ func sigintOnce(t *testing.T, run int) (firstStop, exited time.Duration) {
 			t.Fatalf("run %d: pid %d (from the state record) is not a child of the supervisor %d: children %v", run, pid, sup, kids)
 		}
 	}
-	all := map[int]procInfo{}
+	all := map[int]procfs.Stat{}
 	for pid, pi := range kids { // and their children, if any
 		all[pid] = pi
 		for g, gi := range childrenOf(pid) {
@@ -145,7 +145,7 @@ func sigintOnce(t *testing.T, run int) (firstStop, exited time.Duration) {
 	}
 	seq := s.sim.RxSeq()
 	t0 := time.Now()
-	code, ok := s.interrupt(5 * time.Second) // SIGINT, then wait for the exit
+	code, ok := s.interrupt(testkit.Bound(5 * time.Second)) // SIGINT, then wait for the exit
 	tExit := time.Now()
 	if !ok {
 		t.Fatalf("run %d: rosorin-base run still running 5 s after SIGINT", run)
@@ -163,7 +163,7 @@ func sigintOnce(t *testing.T, run int) (firstStop, exited time.Duration) {
 		if !isStop(f) {
 			t.Errorf("run %d: frame % x after the first stop frame of the shutdown", run, frameBytes(f))
 		}
-		stops = append(stops, ms(f.T.Sub(t0)))
+		stops = append(stops, testkit.Ms(f.T.Sub(t0)))
 	}
 	if len(frames) < 2 {
 		t.Errorf("run %d: %d stop frames after SIGINT, want at least the supervisor's two", run, len(frames))
@@ -174,16 +174,16 @@ func sigintOnce(t *testing.T, run int) (firstStop, exited time.Duration) {
 	// No process left: every child (and grandchild) the supervisor had is gone, and nothing runs with this
 	// stack's directory on its command line.
 	for pid, pi := range all {
-		if stillRunning(pid, pi) {
+		if stillRunning(pi) {
 			t.Errorf("run %d: process %d (child of the supervisor) still running after its exit", run, pid)
 		}
 	}
 	if left := procsMentioning(s.dir); len(left) > 0 {
 		t.Errorf("run %d: processes left: %v", run, left)
 	}
-	p.halt()
+	p.Halt()
 	t.Logf("run %d: SIGINT -> stop frames at %s; exit 0 after %s; %d processes (driver %d, reader %d) gone",
-		run, strings.Join(stops, ", "), ms(tExit.Sub(t0)), len(all), st.PIDs.Driver, st.PIDs.LidarReader)
+		run, strings.Join(stops, ", "), testkit.Ms(tExit.Sub(t0)), len(all), st.PIDs.Driver, st.PIDs.LidarReader)
 	return r.T.Sub(t0), tExit.Sub(t0)
 }
 
@@ -200,7 +200,7 @@ func procsMentioning(s string) []string {
 		if _, err := fmt.Sscan(e.Name(), &pid); err != nil {
 			continue
 		}
-		if pi, ok := readProc(pid); ok && pi.state != "Z" {
+		if st, err := procfs.ReadStat(pid); err == nil && st.Alive() {
 			out = append(out, fmt.Sprintf("%d %s", pid, strings.ReplaceAll(string(b), "\x00", " ")))
 		}
 	}

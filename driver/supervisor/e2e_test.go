@@ -1,5 +1,3 @@
-//go:build !race
-
 package supervisor_test
 
 import (
@@ -13,12 +11,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/supervisor"
+	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/sim"
 )
 
 // killBound is the generous assertion bound for "a stop frame within a few milliseconds" (measured figures are
-// logged); a 2-core CI machine shared with other jobs gets two orders of magnitude of headroom.
-const killBound = 100 * time.Millisecond
+// logged); a 2-core CI machine shared with other jobs gets two orders of magnitude of headroom. Widened under
+// -race (testkit.Bound), as are the other bounds of this package's end-to-end tests.
+var killBound = testkit.Bound(100 * time.Millisecond)
 
 // The kill tests below judge who wrote the stop frame by what the board was doing before it: a disabled driver
 // repeats an all-zero motor frame every 0.2 s, byte for byte the stop frame, so a zero frame alone proves
@@ -34,11 +36,7 @@ const killBound = 100 * time.Millisecond
 // SIGKILL of the driver while the wheels turn produces no zero frame for 300 ms and the sim's wheels keep
 // turning; after SIGCONT the supervisor reaps it and the stop frame comes, after a moving frame.
 func TestKillNegativeControl(t *testing.T) {
-	s, svc, cl := startSimStack(t)
-	st := waitDriver(t, cl, 0, 10*time.Second)
-	stop := drive(t, cl, 0.2)
-	defer stop()
-	seq0 := waitMoving(t, s)
+	s, svc, st, _, seq0 := turningStack(t)
 	if err := svc.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +45,7 @@ func TestKillNegativeControl(t *testing.T) {
 	_ = syscall.Kill(st.PIDs.Driver, syscall.SIGKILL)
 	time.Sleep(300 * time.Millisecond)
 	if r, found, _ := stopAfterMoving(s, seq0, t0); found {
-		t.Fatalf("a zero frame %s after the kill with the supervisor stopped: the judge cannot tell", ms(r.T.Sub(t0)))
+		t.Fatalf("a zero frame %s after the kill with the supervisor stopped: the judge cannot tell", testkit.Ms(r.T.Sub(t0)))
 	}
 	if tr := s.Truth(); tr.TargetRPS == [4]float64{} {
 		t.Fatalf("wheel targets zero with the driver dead and the supervisor stopped: %v", tr.TargetRPS)
@@ -59,7 +57,7 @@ func TestKillNegativeControl(t *testing.T) {
 		t.Fatal("no stop frame after SIGCONT")
 	}
 	t.Logf("negative control: no zero frame for 300 ms after the kill while the supervisor was stopped (wheels turning); stop frame %s after SIGCONT",
-		ms(r.T.Sub(t1)))
+		testkit.Ms(r.T.Sub(t1)))
 }
 
 // The driver has two ways of noticing that its supervisor died: the parent-death signal (SIGTERM), and the
@@ -78,14 +76,20 @@ type supervisorKillTrial struct {
 	driverPID int
 }
 
-func runSupervisorKill(t *testing.T, args ...string) supervisorKillTrial {
+// turningStack starts the sim stack with args, waits for the driver (with scans) and the reader, and drives
+// the wheels at 0.2 m/s until the test ends; seq0 is a moving frame's sequence number at the board.
+func turningStack(t *testing.T, args ...string) (s *sim.Sim, svc *service, st api.State, sup supervisor.Status, seq0 int) {
 	t.Helper()
 	s, svc, cl := startSimStack(t, args...)
-	st := waitDriver(t, cl, 0, 10*time.Second)
-	sup := svc.waitStatus(3*time.Second, "reader running", func(x supervisor.Status) bool { return x.ReaderPID != 0 })
-	stop := drive(t, cl, 0.2)
-	defer stop()
-	seq0 := waitMoving(t, s)
+	st = waitDriver(t, cl, 0, 10*time.Second)
+	sup = svc.waitStatus(3*time.Second, "reader running", func(x supervisor.Status) bool { return x.ReaderPID != 0 })
+	t.Cleanup(drive(t, cl, 0.2))
+	return s, svc, st, sup, waitMoving(t, s)
+}
+
+func runSupervisorKill(t *testing.T, args ...string) supervisorKillTrial {
+	t.Helper()
+	s, svc, st, sup, seq0 := turningStack(t, args...)
 	t0 := time.Now()
 	_ = svc.cmd.Process.Kill()
 	tr := supervisorKillTrial{driverPID: st.PIDs.Driver}
@@ -94,9 +98,9 @@ func runSupervisorKill(t *testing.T, args ...string) supervisorKillTrial {
 	}
 	time.Sleep(time.Until(t0.Add(time.Second)))
 	tr.turning = s.Truth().TargetRPS != [4]float64{}
-	for deadline := time.Now().Add(3 * time.Second); alive(st.PIDs.Driver) || alive(sup.ReaderPID); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testkit.Bound(3 * time.Second)); alive(st.PIDs.Driver) || alive(sup.ReaderPID); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			tr.left = procsRunning(bin())
+			tr.left = procsRunning(rosorinBase)
 			for _, pid := range []int{st.PIDs.Driver, sup.ReaderPID} {
 				_ = syscall.Kill(pid, syscall.SIGKILL) // started by the service under test, orphaned by the kill
 			}
@@ -118,7 +122,7 @@ func judgeSupervisorKill(tr supervisorKillTrial) error {
 	case !tr.stopped:
 		return fmt.Errorf("no stop frame within 1 s of SIGKILL of the supervisor (wheels still turning: %v)", tr.turning)
 	case tr.after > killBound:
-		return fmt.Errorf("stop frame %s after the kill, bound %s", ms(tr.after), ms(killBound))
+		return fmt.Errorf("stop frame %s after the kill, bound %s", testkit.Ms(tr.after), testkit.Ms(killBound))
 	case tr.turning:
 		return errors.New("wheel targets not zero 1 s after the kill")
 	case len(tr.left) > 0:
@@ -135,7 +139,7 @@ func TestSupervisorKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("SIGKILL of the supervisor while turning -> stop frame %s (driver logged: parent-death signal %v, board input ended %v)",
-		ms(tr.after), tr.viaSignal, tr.viaEOF)
+		testkit.Ms(tr.after), tr.viaSignal, tr.viaEOF)
 }
 
 // TestSupervisorKillPdeathsig: the driver's board pipe end is held back (--test-driver-holds-board-eof), so
@@ -148,7 +152,7 @@ func TestSupervisorKillPdeathsig(t *testing.T) {
 	if !tr.viaSignal || tr.viaEOF {
 		t.Fatalf("driver log: parent-death signal %v, board input ended %v; want the signal alone", tr.viaSignal, tr.viaEOF)
 	}
-	t.Logf("SIGKILL of the supervisor while turning -> stop frame from the driver's parent-death signal: %s", ms(tr.after))
+	t.Logf("SIGKILL of the supervisor while turning -> stop frame from the driver's parent-death signal: %s", testkit.Ms(tr.after))
 }
 
 // TestSupervisorKillBoardEOF: the driver started without its parent-death signal (--test-no-pdeathsig): the
@@ -161,7 +165,7 @@ func TestSupervisorKillBoardEOF(t *testing.T) {
 	if tr.viaSignal || !tr.viaEOF {
 		t.Fatalf("driver log: parent-death signal %v, board input ended %v; want the end of file alone", tr.viaSignal, tr.viaEOF)
 	}
-	t.Logf("SIGKILL of the supervisor while turning, no parent-death signal -> stop frame after the board pipe's end: %s", ms(tr.after))
+	t.Logf("SIGKILL of the supervisor while turning, no parent-death signal -> stop frame after the board pipe's end: %s", testkit.Ms(tr.after))
 }
 
 // TestSupervisorKillNegativeControl: without the parent-death signal and with the board pipe's end held back,
@@ -180,22 +184,17 @@ func TestSupervisorKillNegativeControl(t *testing.T) {
 	// The last scan came up to one revolution (0.1 s) before the kill: the hold comes 0.4-0.5 s after it.
 	if tr.stopped && (tr.after < 350*time.Millisecond || !tr.scanHeld) {
 		t.Fatalf("negative control: a stop frame %s after the kill (scan gate held: %v); want none before the scan gate's",
-			ms(tr.after), tr.scanHeld)
+			testkit.Ms(tr.after), tr.scanHeld)
 	}
 	t.Logf("negative control: the judge fails (%v); the wheels turned on until the scan gate held them %s after the kill",
-		err, ms(tr.after))
+		err, testkit.Ms(tr.after))
 }
 
 // TestSIGINTShutdown: SIGINT to the supervisor (systemd's KillSignal) while the wheels turn: the first zero
 // frame after the signal follows a moving one, no moving frame comes after it, the supervisor's own two
 // shutdown stop frames are the last it wrote, exit 0, no process left.
 func TestSIGINTShutdown(t *testing.T) {
-	s, svc, cl := startSimStack(t)
-	st := waitDriver(t, cl, 0, 10*time.Second)
-	sup := svc.waitStatus(3*time.Second, "reader running", func(x supervisor.Status) bool { return x.ReaderPID != 0 })
-	stop := drive(t, cl, 0.2)
-	defer stop()
-	seq0 := waitMoving(t, s)
+	s, svc, st, sup, seq0 := turningStack(t)
 	t0 := time.Now()
 	_ = svc.cmd.Process.Signal(syscall.SIGINT)
 	first, ok := waitStopAfterMoving(t, s, seq0, t0, 2*time.Second)
@@ -229,7 +228,7 @@ func TestSIGINTShutdown(t *testing.T) {
 			t.Errorf("child %d still alive after the supervisor exited", pid)
 		}
 	}
-	if left := procsRunning(bin()); len(left) > 0 {
+	if left := procsRunning(rosorinBase); len(left) > 0 {
 		t.Errorf("leftover processes: %v", left)
 	}
 	fin, err := svc.status()
@@ -240,7 +239,7 @@ func TestSIGINTShutdown(t *testing.T) {
 		t.Errorf("wheel targets after the shutdown: %v", tr.TargetRPS)
 	}
 	t.Logf("SIGINT while turning -> first stop frame %s, supervisor exit 0 in %s, %d stop frames from the first; no leftover processes",
-		ms(first.T.Sub(t0)), ms(el), stops)
+		testkit.Ms(first.T.Sub(t0)), testkit.Ms(el), stops)
 }
 
 // TestExclusive: while the supervisor owns the port, an unprivileged second opener is refused (TIOCEXCL), a
@@ -253,7 +252,7 @@ func TestExclusive(t *testing.T) {
 	dir := t.TempDir()
 	b := newFakeBoard(t, filepath.Join(dir, "ttyACM0"))
 	openAs := func() (int, string) {
-		c := exec.Command(filepath.Join(binDir, "opener"))
+		c := exec.Command(openerBin)
 		c.Env = []string{openerEnv + "=" + b.dev()}
 		c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 		out, _ := c.CombinedOutput()
@@ -267,7 +266,7 @@ func TestExclusive(t *testing.T) {
 		t.Errorf("unprivileged second open while the supervisor owns the port: exit %d (%s), want EBUSY", code, out)
 	}
 	st, _ := s.status()
-	c := exec.Command(bin(), "run", "--device", b.link, "--socket", filepath.Join(dir, "other.sock"), "--lidar", "")
+	c := exec.Command(rosorinBase, "run", "--device", b.link, "--socket", filepath.Join(dir, "other.sock"), "--lidar", "")
 	out, _ := c.CombinedOutput()
 	msg := string(out)
 	if c.ProcessState.ExitCode() != 1 || !strings.Contains(msg, "busy") || !strings.Contains(msg, "pid "+strconv.Itoa(st.PID)) {

@@ -1,17 +1,13 @@
-//go:build !race
-
 package supervisor_test
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,24 +19,23 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rosorin/rosorin/driver/supervisor"
+	"github.com/rosorin/rosorin/internal/procfs"
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 )
-
-func needsBinary() bool { return true }
 
 // arrival is one board frame the fake board received, stamped when the pty master's read returned.
 type arrival struct {
 	at    time.Time
-	plug  int // which plug-in of the device (USB drop tests re-create the pty)
 	frame []byte
 }
 
 func (a arrival) isStop() bool { return board.IsStopFrame(a.frame) }
 
 // fakeBoard is the board end of a pseudo-terminal behind a symlink (the "device path" the supervisor opens).
-// It records every frame written to the board with its arrival time, and can be unplugged (master closed,
-// symlink removed: the tty hangs up like a USB serial device that vanished) and plugged in again (a new pty
-// at the same path).
+// It records every frame written to the board with its arrival time. Close unplugs it (master closed, symlink
+// removed: the tty hangs up like a USB serial device that vanished). The USB drop itself is shown against the
+// sim (driver/simtest), whose board can come back.
 type fakeBoard struct {
 	t    *testing.T
 	link string
@@ -49,7 +44,6 @@ type fakeBoard struct {
 	master   *os.File
 	slave    *os.File // held so the master never reads EIO between owners
 	slaveDev string
-	plugs    int
 	frames   []arrival
 	notify   chan struct{}
 	wg       sync.WaitGroup
@@ -79,14 +73,12 @@ func (b *fakeBoard) plug() {
 	}
 	b.mu.Lock()
 	b.master, b.slave, b.slaveDev = m, s, s.Name()
-	b.plugs++
-	plug := b.plugs
 	b.mu.Unlock()
 	b.wg.Add(1)
-	go b.read(m, plug)
+	go b.read(m)
 }
 
-func (b *fakeBoard) read(m *os.File, plug int) {
+func (b *fakeBoard) read(m *os.File) {
 	defer b.wg.Done()
 	var p board.Parser
 	buf := make([]byte, 4096)
@@ -97,7 +89,7 @@ func (b *fakeBoard) read(m *os.File, plug int) {
 			p.Feed(buf[:n], func(f board.Frame) {
 				raw, _ := board.EncodeFrame(f.Func, f.Payload)
 				b.mu.Lock()
-				b.frames = append(b.frames, arrival{at: at, plug: plug, frame: raw})
+				b.frames = append(b.frames, arrival{at: at, frame: raw})
 				close(b.notify)
 				b.notify = make(chan struct{})
 				b.mu.Unlock()
@@ -178,9 +170,10 @@ func (b *fakeBoard) snapshot() []arrival {
 	return append([]arrival(nil), b.frames...)
 }
 
-// waitFrame returns the first frame after since that satisfies ok, waiting up to timeout.
+// waitFrame returns the first frame after since that satisfies ok, waiting up to timeout (widened under -race:
+// the waits of this package's helpers are not bounds, the assertions that follow them are).
 func (b *fakeBoard) waitFrame(since time.Time, timeout time.Duration, ok func(arrival) bool) (arrival, bool) {
-	deadline := time.After(timeout)
+	deadline := time.After(testkit.Bound(timeout))
 	for {
 		b.mu.Lock()
 		for _, a := range b.frames {
@@ -216,29 +209,10 @@ type service struct {
 	t      *testing.T
 	cmd    *exec.Cmd
 	socket string
-	log    *lockedBuffer
+	log    *testkit.LockedBuffer
 	done   chan struct{}
 	err    error
 }
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func bin() string { return filepath.Join(binDir, "rosorin-base") }
 
 // startService runs `rosorin-base run` with args appended to --device/--socket and waits for its first status.
 func startService(t *testing.T, dir, device string, args ...string) *service {
@@ -250,9 +224,12 @@ func startService(t *testing.T, dir, device string, args ...string) *service {
 			t.Fatal(err)
 		}
 	}
+	if testkit.RaceEnabled && !slices.Contains(args, "--driver-watchdog") {
+		args = append(args, "--driver-watchdog", wdTimeout.String())
+	}
 	all := append([]string{"run", "--device", device, "--socket", sock, "--config", cfg, "--state-dir", filepath.Join(dir, "state")}, args...)
-	s := &service{t: t, socket: sock, log: &lockedBuffer{}, done: make(chan struct{})}
-	s.cmd = exec.Command(bin(), all...)
+	s := &service{t: t, socket: sock, log: &testkit.LockedBuffer{}, done: make(chan struct{})}
+	s.cmd = exec.Command(rosorinBase, all...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -283,6 +260,7 @@ func (s *service) status() (supervisor.Status, error) { return supervisor.ReadSt
 // waitStatus polls the status file until ok holds.
 func (s *service) waitStatus(timeout time.Duration, what string, ok func(supervisor.Status) bool) supervisor.Status {
 	s.t.Helper()
+	timeout = testkit.Bound(timeout)
 	deadline := time.Now().Add(timeout)
 	for {
 		st, err := s.status()
@@ -305,7 +283,7 @@ func (s *service) wait(timeout time.Duration) (exitCode int, ok bool) {
 	select {
 	case <-s.done:
 		return s.cmd.ProcessState.ExitCode(), true
-	case <-time.After(timeout):
+	case <-time.After(testkit.Bound(timeout)):
 		return -1, false
 	}
 }
@@ -323,7 +301,7 @@ func procsRunning(path string) []string {
 		if err != nil || strings.TrimSuffix(exe, " (deleted)") != path {
 			continue
 		}
-		if st := procState(pid); st == "Z" || st == "" {
+		if !alive(pid) {
 			continue
 		}
 		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
@@ -332,38 +310,8 @@ func procsRunning(path string) []string {
 	return out
 }
 
-func procState(pid int) string {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "State:"); ok {
-			return strings.Fields(v)[0]
-		}
-	}
-	return ""
-}
-
+// alive reports whether pid is a process that has not exited (not a zombie).
 func alive(pid int) bool {
-	st := procState(pid)
-	return st != "" && st != "Z"
+	st, err := procfs.ReadStat(pid)
+	return err == nil && st.Alive()
 }
-
-// percentile of sorted durations (nearest rank).
-func percentile(d []time.Duration, p float64) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	if len(s) == 0 {
-		return 0
-	}
-	k := int(p/100*float64(len(s))+0.5) - 1
-	k = max(0, min(len(s)-1, k))
-	return s[k]
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
-
-var _ = io.Discard

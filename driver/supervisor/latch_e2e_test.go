@@ -1,5 +1,3 @@
-//go:build !race
-
 package supervisor_test
 
 import (
@@ -10,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/internal/testkit"
 )
 
 // expectLatched checks that the driver in st started with its e-stop latched with want (prefix when prefix is
@@ -23,7 +22,7 @@ func expectLatched(t *testing.T, cl *api.Client, st api.State, want string, pref
 	if prefix && !strings.HasPrefix(got, want) || !prefix && got != want {
 		t.Fatalf("driver pid %d: e-stop %q, want %q (prefix %v)", st.PIDs.Driver, got, want, prefix)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(5*time.Second))
 	defer cancel()
 	if r, err := cl.Enable(ctx, true); err != nil || r.Success || !strings.Contains(r.Message, "e-stop latched") {
 		t.Fatalf("enable of a driver restarted latched: %+v %v, want refused", r, err)
@@ -47,7 +46,7 @@ func runFor(st api.State, d time.Duration) {
 // cleanly (SIGTERM) passes its own reason to the next; an unlatched one stopped cleanly does not latch the next.
 func TestSimRestartLatched(t *testing.T) {
 	_, svc, cl := startSimStack(t, "--restart-delay", "200ms")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(60*time.Second))
 	defer cancel()
 	st := waitDriver(t, cl, 0, 10*time.Second)
 	if st.EStop != nil || st.Enabled {

@@ -1,0 +1,838 @@
+// Package standtest is the chapter 11 stand harness as one conformance suite, run against every target a
+// driver can be tested on: the driver package's in-process driver on a pseudo-terminal fake board
+// (driver/stand_test.go) and the whole `rosorin-base run` stack against the simulated robot
+// (driver/simtest/stand_test.go). The checks are the same on both; a target that knows the wheels' truth (the
+// sim) gets the truth checks too (the optional Truth interface).
+//
+// Spec: chapter 11's stand checks: nothing moves while disabled; forward then silence stops by the deadman;
+// +0.5 rad/s turns the left wheels (motors 1, 2 = wire ids 0, 1) backward and the right ones (motors 3, 4,
+// mounted mirrored) forward; the e-stop stops the wheels while commands keep coming, enable is refused until
+// reset, reset leaves motion disabled; a gamepad button trips; LiDAR silence holds software commands within
+// scan_timeout plus one tick and they resume by themselves; gamepad drive mode is not held by the scan gate.
+package standtest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/sim"
+)
+
+// Frame is one four-motor speed frame the board received. Targets judge every frame themselves (anything but a
+// finite, in-limit four-motor frame fails the test) and give the suite only the good ones.
+type Frame struct {
+	Index int // position in the target's record: Frames(Index) starts with this frame
+	At    time.Time
+	RPS   [4]float64
+	Raw   []byte
+}
+
+// Moving reports whether any wheel is commanded; a zero frame is byte for byte the stop frame.
+func (f Frame) Moving() bool { return f.RPS != [4]float64{} }
+
+// Target is one driver with the board it drives, a LiDAR feed and a gamepad.
+type Target interface {
+	Client() *api.Client
+	// Count is the index the next frame will get; Frames returns the frames from index from on.
+	Count() int
+	Frames(from int) []Frame
+	// Scans turns the LiDAR scans reaching the driver on or off (off: silence, as an unplugged LiDAR). Turning
+	// them off returns when the last scan was sent, where the target feeds them itself (else zero).
+	Scans(t testing.TB, on bool) (lastSent time.Time)
+	// PadConnected makes the gamepad send its 20 Hz reports (centred sticks unless PadStick) or stop.
+	PadConnected(t testing.TB, on bool)
+	// PadPress sends buttons in one report (a quick tap).
+	PadPress(t testing.TB, buttons uint16)
+	// PadStick holds the left stick's forward axis at ly in every report from now on.
+	PadStick(t testing.TB, ly int8)
+	// LogCount counts the driver's log lines containing sub since the test began.
+	LogCount(sub string) int
+	Config() Config
+}
+
+// Config is what a target says about itself.
+type Config struct {
+	Tick  time.Duration // one control period
+	Slack time.Duration // what a loaded machine may add to a rule's own time before an assertion fails
+	// DeadmanRuns and EStopCycles: how many times the deadman and e-stop checks repeat (figures are logged).
+	DeadmanRuns, EStopCycles int
+	// ReaderPID is the pid the driver must name as its LiDAR reader while scans flow.
+	ReaderPID int
+}
+
+// Truth is the optional ground truth of a simulated robot.
+type Truth interface{ Truth() sim.Truth }
+
+// The suite's cases, in the order Run runs them.
+var cases = []struct {
+	name string
+	fn   func(t *testing.T, tg Target)
+}{
+	{"DisabledNothingMoves", disabledNothingMoves},
+	{"ForwardThenSilenceDeadman", forwardThenSilenceDeadman},
+	{"RotateSigns", rotateSigns},
+	{"EStopLatchesWhileCommandsKeepComing", estopLatches},
+	{"GamepadButtonTripsOnFirstFrame", gamepadButtonTrips},
+	{"ScanGateHoldsAndResumes", scanGateHoldsAndResumes},
+	{"GamepadDrivingNotHeldByScanGate", gamepadDrivingNotHeldByScanGate},
+}
+
+// Run runs every case as a subtest on a target from newTarget, which gives each case a driver that is
+// disabled, not latched, with scans flowing, no gamepad and no fresh command.
+func Run(t *testing.T, newTarget func(t *testing.T) Target) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.fn(t, newTarget(t)) })
+	}
+}
+
+// Bounds for a stop request's stop frame through HTTP, the loop and the board's tty, in real time. They are
+// safety-relevant, not tight: on a loaded 2-core CI machine one scheduling delay costs tens of ms, and a bound
+// of one tick (20 ms) over 40 cycles failed for that reason alone. That the trip's frame goes out at once and
+// not at the next tick is proven on the injected clock (driver's TestLoopTripWritesStopBeforeTheNextTick).
+var (
+	StopP99Bound = testkit.Bound(100 * time.Millisecond)
+	StopMaxBound = testkit.Bound(250 * time.Millisecond)
+)
+
+// disabledNothingMoves: at start motion is disabled; 1.5 s of 20 Hz commands change nothing at the wheels,
+// while the driver keeps writing zero frames at least every 0.2 s; the first frame of its life is the stop
+// frame.
+func disabledNothingMoves(t *testing.T, tg Target) {
+	st := state(t, tg)
+	if st.Enabled || st.Blocked == nil || *st.Blocked != motion.BlockDisabled {
+		t.Fatalf("start state: enabled %v blocked %s, want disabled", st.Enabled, strp(st.Blocked))
+	}
+	from := tg.Count()
+	tr, hasTruth := tg.(Truth)
+	var was [4]float64 // a previous case's wheels may still be running down: they may only get slower
+	if hasTruth {
+		for i, w := range tr.Truth().WheelRPS {
+			was[i] = math.Abs(w)
+		}
+	}
+	p := Publish(t, tg.Client(), api.Twist{VX: 0.1})
+	for end := time.Now().Add(1500 * time.Millisecond); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if !hasTruth {
+			continue
+		}
+		x := tr.Truth()
+		if x.TargetRPS != [4]float64{} {
+			t.Fatalf("wheels commanded while disabled: targets %v", x.TargetRPS)
+		}
+		for i, w := range x.WheelRPS {
+			if math.Abs(w) > was[i]+1e-9 {
+				t.Fatalf("wheel %d sped up while disabled: %v rps (was %v)", i+1, w, was[i])
+			}
+		}
+	}
+	res, err := p.Halt()
+	if err != nil || res.Accepted < 10 {
+		t.Fatalf("commands did not reach the driver: %+v %v", res, err)
+	}
+	fr := tg.Frames(from)
+	for _, f := range fr {
+		if f.Moving() {
+			t.Fatalf("wheels commanded %v while disabled", f.RPS)
+		}
+	}
+	if len(fr) < 5 {
+		t.Errorf("only %d frames in 1.5 s while disabled: the 0.2 s refresh is missing", len(fr))
+	}
+	if st := state(t, tg); st.Enabled || st.BodyVel != [3]float64{} {
+		t.Errorf("after commands while disabled: enabled %v body_vel %v", st.Enabled, st.BodyVel)
+	}
+	t.Logf("disabled: %d commands accepted, %d zero frames received", res.Accepted, len(fr))
+	// Checked last: a driver started just now may not have written its first frame when the case begins.
+	if all := tg.Frames(0); len(all) == 0 || !board.IsStopFrame(all[0].Raw) {
+		t.Errorf("the first frame the board ever received is not the stop frame")
+	}
+}
+
+// forwardThenSilenceDeadman: forward 0.1 m/s turns the wheels forward (motors 1, 2 positive on the wire,
+// motors 3, 4 mounted mirrored and negative); when the commands stop, the deadman's stop frame comes 0.3 s
+// after the last one reached the driver, plus at most a tick, with the driver still enabled. The silence is
+// kept two ways in turn: the stream stays open, or it is closed (a close must not stop the wheels early: the
+// last command holds for cmd_timeout).
+func forwardThenSilenceDeadman(t *testing.T, tg Target) {
+	cfg := tg.Config()
+	mustEnable(t, tg)
+	tr, hasTruth := tg.(Truth)
+	runs := cfg.DeadmanRuns
+	if testing.Short() {
+		runs = min(runs, 5)
+	}
+	var lat, latArr []time.Duration
+	for i := range runs {
+		// A random phase between the publisher and the control ticks: the figures then cover the whole tick.
+		time.Sleep(time.Duration(rand.IntN(20000)) * time.Microsecond)
+		from := tg.Count()
+		p := Publish(t, tg.Client(), api.Twist{VX: 0.1})
+		f, ok := WaitFrame(tg, from, time.Second, Frame.Moving)
+		if !ok {
+			t.Fatalf("run %d: wheels never turned; state %+v", i, state(t, tg))
+		}
+		if f.RPS[0] <= 0 || f.RPS[1] <= 0 || f.RPS[2] >= 0 || f.RPS[3] >= 0 {
+			t.Fatalf("run %d: forward frame %v: want motors 1,2 > 0 and 3,4 < 0 (mirrored mount)", i, f.RPS)
+		}
+		if hasTruth && i == 0 {
+			x, ok := WaitTruth(tr, 3*time.Second, Near([3]float64{0.1, 0, 0}))
+			if !ok {
+				t.Fatalf("wheels did not reach forward 0.1 m/s: targets %v wheels %v (want %v)", x.TargetRPS, x.WheelRPS, sim.WheelRPS([3]float64{0.1, 0, 0}))
+			}
+			if w := x.WheelRPS; !(w[0] > 0 && w[1] > 0 && w[2] < 0 && w[3] < 0) {
+				t.Fatalf("forward: wheel rps %v, want motors 1,2 > 0 and 3,4 < 0", w)
+			}
+			// The targets are what the driver commanded; the sim's own forward kinematics must read them back.
+			if bv := sim.BodyVelocity(x.TargetRPS); math.Abs(bv[0]-0.1) > 1e-4 || math.Abs(bv[1]) > 1e-4 || math.Abs(bv[2]) > 1e-4 {
+				t.Fatalf("the sim's forward kinematics of the wheel targets says %v, want [0.1 0 0]", bv)
+			}
+		} else {
+			time.Sleep(300 * time.Millisecond)
+		}
+		var last time.Time
+		if i%2 == 0 {
+			last = p.Silence()
+		} else {
+			last = p.Close()
+		}
+		g, ok := WaitFrame(tg, from, 2*time.Second, func(g Frame) bool { return g.At.After(last) && !g.Moving() })
+		if !ok {
+			t.Fatalf("run %d: no stop frame within 2 s of the last command", i)
+		}
+		d := g.At.Sub(last)
+		lat = append(lat, d)
+		if d < 300*time.Millisecond-10*time.Millisecond || d > 300*time.Millisecond+cfg.Tick+cfg.Slack {
+			t.Errorf("run %d: deadman stop %s after the last command was sent, want 0.3 s plus at most one tick", i, testkit.Ms(d))
+		}
+		// The driver's own view: when the last command arrived (state stamp minus cmd_age).
+		st := state(t, tg)
+		if st.CmdAgeS == nil {
+			t.Fatalf("run %d: no cmd_age in the state", i)
+		}
+		da := g.At.Sub(st.Stamp.Add(-time.Duration(*st.CmdAgeS * float64(time.Second))))
+		latArr = append(latArr, da)
+		if da < 300*time.Millisecond-2*time.Millisecond {
+			t.Errorf("run %d: stopped %s after the command reached the driver: before the 0.3 s deadman (a close must not stop it)", i, testkit.Ms(da))
+		}
+		if da > 300*time.Millisecond+cfg.Tick+cfg.Slack {
+			t.Errorf("run %d: stop frame %s after the last command reached the driver, over 0.3 s + one tick", i, testkit.Ms(da))
+		}
+		p.Close()
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("deadman: last command sent -> stop frame, %s", testkit.Figures(lat))
+	t.Logf("deadman: last command at the driver -> stop frame, %s (rule: 300 ms + at most one %v tick)", testkit.Figures(latArr), cfg.Tick)
+	if hasTruth {
+		if x, ok := WaitTruth(tr, 3*time.Second, WheelsStopped); !ok {
+			t.Errorf("wheels not stopped after the deadman: targets %v wheels %v", x.TargetRPS, x.WheelRPS)
+		}
+	}
+	if st := state(t, tg); !st.Enabled || st.Blocked == nil || *st.Blocked != motion.BlockCmdTimeout {
+		t.Errorf("after silence: enabled %v blocked %s, want enabled and %q", st.Enabled, strp(st.Blocked), motion.BlockCmdTimeout)
+	}
+}
+
+// rotateSigns: +0.5 rad/s (counter-clockwise from above). The factory formula gives motors 1 and 2 (wire ids
+// 0, 1) -wz*k: they are the left wheels, and turn backward (negative, as forward is positive). Motors 3 and 4
+// (ids 2, 3) get -(+wz*k) on the wire: the right wheels, mounted mirrored, so negative on the wire is forward
+// for them. All four wire values are equal: a pure turn. The sim's own forward kinematics must read +0.5 rad/s.
+func rotateSigns(t *testing.T, tg Target) {
+	mustEnable(t, tg)
+	p := Publish(t, tg.Client(), api.Twist{WZ: 0.5})
+	// Ramp: 0.5 rad/s at 2 rad/s² takes 0.25 s.
+	want := motion.WheelRPS(motion.Twist{WZ: 0.5}, motion.DefaultGeometry())
+	f, ok := WaitFrame(tg, 0, 2*time.Second, func(g Frame) bool { return math.Abs(g.RPS[0]-want[0]) < 1e-4 })
+	if !ok {
+		t.Fatalf("never reached full +0.5 rad/s; want %v", want)
+	}
+	for _, v := range f.RPS {
+		if !(v < 0) || math.Abs(v-f.RPS[0]) > 1e-6 {
+			t.Fatalf("+0.5 rad/s frame %v: want four equal negative wire values (left backward, right forward)", f.RPS)
+		}
+	}
+	t.Logf("+0.5 rad/s -> wire rps %.4f %.4f %.4f %.4f (left backward, right forward)", f.RPS[0], f.RPS[1], f.RPS[2], f.RPS[3])
+	tr, ok := tg.(Truth)
+	if !ok {
+		return
+	}
+	x, ok := WaitTruth(tr, 3*time.Second, Near([3]float64{0, 0, 0.5}))
+	if !ok {
+		t.Fatalf("wheels did not reach +0.5 rad/s: wheels %v, want %v", x.WheelRPS, sim.WheelRPS([3]float64{0, 0, 0.5}))
+	}
+	w := x.WheelRPS
+	left := [2]float64{w[0], w[1]}    // motors 1, 2: wire sign = wheel direction
+	right := [2]float64{-w[2], -w[3]} // motors 3, 4: mirrored, wheel direction = -wire
+	if !(left[0] < 0 && left[1] < 0) {
+		t.Errorf("left wheels (motors 1, 2) at %v rps: want backward", left)
+	}
+	if !(right[0] > 0 && right[1] > 0) {
+		t.Errorf("right wheels (motors 3, 4) at %v rps (wheel direction): want forward", right)
+	}
+	bv := sim.BodyVelocity(x.TargetRPS)
+	if math.Abs(bv[2]-0.5) > 1e-4 || math.Abs(bv[0]) > 1e-4 || math.Abs(bv[1]) > 1e-4 {
+		t.Errorf("the sim's forward kinematics of the wheel targets says %v, want [0 0 +0.5]", bv)
+	}
+	t.Logf("+0.5 rad/s: wheels %.4f %.4f (left, backward), %.4f %.4f (right, forward); the targets' body wz %.4f rad/s",
+		left[0], left[1], right[0], right[1], bv[2])
+	p.Close()
+	enable(t, tg, false)
+	if x, ok := WaitTruth(tr, 3*time.Second, WheelsStopped); !ok {
+		t.Errorf("wheels not stopped after disable: %v", x.WheelRPS)
+	}
+}
+
+// estopLatches: the e-stop stops the wheels at once although commands keep arriving; enable is refused with
+// the seed's message until reset; reset leaves motion disabled, and the commands still do not move the wheels.
+func estopLatches(t *testing.T, tg Target) {
+	cfg := tg.Config()
+	mustEnable(t, tg)
+	tr, hasTruth := tg.(Truth)
+	p := Publish(t, tg.Client(), api.Twist{VX: 0.2})
+	cycles := cfg.EStopCycles
+	if testing.Short() {
+		cycles = min(cycles, 8)
+	}
+	var lat []time.Duration
+	for i := range cycles {
+		from := tg.Count()
+		if _, ok := WaitFrame(tg, from, 2*time.Second, Frame.Moving); !ok {
+			t.Fatalf("cycle %d: wheels not turning before the e-stop; state %+v", i, state(t, tg))
+		}
+		if hasTruth {
+			if x, ok := WaitTruth(tr, 3*time.Second, Turning); !ok {
+				t.Fatalf("cycle %d: wheels not turning: %v", i, x.WheelRPS)
+			}
+		}
+		t0 := time.Now()
+		rep := Call(t, "estop", func(ctx context.Context) (api.Reply, error) { return tg.Client().EStop(ctx, "stand harness") })
+		if !rep.Success || !strings.HasPrefix(rep.Message, "e-stop latched: estop request from pid") {
+			t.Fatalf("cycle %d: estop: %+v", i, rep)
+		}
+		g, ok := WaitFrame(tg, from, time.Second, func(g Frame) bool { return g.At.After(t0) && !g.Moving() })
+		if !ok {
+			t.Fatalf("cycle %d: no stop frame within 1 s of the e-stop request", i)
+		}
+		lat = append(lat, g.At.Sub(t0))
+		sent0 := p.Count()
+		st := state(t, tg)
+		if st.Enabled || st.EStop == nil || !strings.HasSuffix(*st.EStop, ": stand harness") ||
+			st.Blocked == nil || *st.Blocked != motion.BlockEStopPrefix+*st.EStop || !strings.HasPrefix(*st.Blocked, "estop: estop request") {
+			t.Fatalf("cycle %d: latched state: enabled %v estop %s blocked %s", i, st.Enabled, strp(st.EStop), strp(st.Blocked))
+		}
+		reason := *st.EStop
+		// Commands keep coming for 0.3 s: nothing moves.
+		time.Sleep(300 * time.Millisecond)
+		if hasTruth {
+			if x, ok := WaitTruth(tr, 3*time.Second, WheelsStopped); !ok {
+				t.Fatalf("cycle %d: wheels did not stop after the e-stop: targets %v wheels %v", i, x.TargetRPS, x.WheelRPS)
+			}
+		}
+		if r := enable(t, tg, true); r.Success || r.Message != "refused: e-stop latched ("+reason+")" {
+			t.Fatalf("cycle %d: enable while latched: %+v, want refused: e-stop latched (%s)", i, r, reason)
+		}
+		rr := Call(t, "reset", tg.Client().Reset)
+		if !rr.Success || rr.Message != "e-stop cleared (was: "+reason+"); motion still disabled" {
+			t.Fatalf("cycle %d: reset: %+v", i, rr)
+		}
+		if st := state(t, tg); st.Enabled || st.EStop != nil || st.Blocked == nil || *st.Blocked != motion.BlockDisabled {
+			t.Fatalf("cycle %d: after reset: enabled %v estop %s blocked %s, want disabled", i, st.Enabled, strp(st.EStop), strp(st.Blocked))
+		}
+		// Commands keep coming after the reset too: nothing may move (watched for 0.5 s where the wheels' truth
+		// is known, 0.1 s of frames otherwise).
+		watch := 100 * time.Millisecond
+		if hasTruth {
+			watch = 500 * time.Millisecond
+		}
+		for end := time.Now().Add(testkit.Bound(watch)); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+			if hasTruth {
+				if x := tr.Truth(); x.TargetRPS != [4]float64{} {
+					t.Fatalf("cycle %d: wheel targets %v after reset (motion must stay disabled)", i, x.TargetRPS)
+				}
+			}
+		}
+		for _, f := range tg.Frames(g.Index) {
+			if f.Moving() {
+				t.Fatalf("cycle %d: wheels %v after the e-stop's stop frame while commands kept coming", i, f.RPS)
+			}
+		}
+		if n, err := p.Count(), p.Failed(); n <= sent0+5 || err != nil {
+			t.Fatalf("cycle %d: the publisher stopped sending (%d -> %d, %v): the test did not keep the commands coming", i, sent0, n, err)
+		}
+		if i < cycles-1 {
+			mustEnable(t, tg)
+		}
+	}
+	p50, p99, mx := testkit.Quantile(lat, 0.5), testkit.Quantile(lat, 0.99), testkit.Quantile(lat, 1)
+	t.Logf("e-stop request -> stop frame over %d cycles: median %s, p99 %s, max %s (bounds: p99 %s, max %s)",
+		len(lat), testkit.Ms(p50), testkit.Ms(p99), testkit.Ms(mx), testkit.Ms(StopP99Bound), testkit.Ms(StopMaxBound))
+	if p99 > StopP99Bound || mx > StopMaxBound {
+		t.Errorf("e-stop request -> stop frame p99 %s, max %s; bounds p99 %s, max %s", testkit.Ms(p99), testkit.Ms(mx), testkit.Ms(StopP99Bound), testkit.Ms(StopMaxBound))
+	}
+}
+
+// gamepadButtonTrips: one report with a gamepad button (not MODE) latches the e-stop and stops the wheels
+// while software commands keep coming. MODE alone does not trip (the negative control).
+func gamepadButtonTrips(t *testing.T, tg Target) {
+	mustEnable(t, tg)
+	p := Publish(t, tg.Client(), api.Twist{VX: 0.2})
+	from := tg.Count()
+	if _, ok := WaitFrame(tg, from, 2*time.Second, Frame.Moving); !ok {
+		t.Fatal("never moved")
+	}
+	t0 := time.Now()
+	tg.PadPress(t, board.BtnCross)
+	g, ok := WaitFrame(tg, from, time.Second, func(g Frame) bool { return g.At.After(t0) && !g.Moving() })
+	if !ok {
+		t.Fatal("a one-report gamepad button press did not stop the wheels within 1 s")
+	}
+	t.Logf("gamepad button 0x0100 (one report) -> stop frame %s", testkit.Ms(g.At.Sub(t0)))
+	if tr, ok := tg.(Truth); ok {
+		if x, ok := WaitTruth(tr, 3*time.Second, WheelsStopped); !ok {
+			t.Fatalf("wheels did not stop after the button: %v", x.WheelRPS)
+		}
+	}
+	want := "gamepad button 0x0100"
+	if st := state(t, tg); st.EStop == nil || *st.EStop != want || st.Enabled {
+		t.Fatalf("estop %s enabled %v, want %q and disabled", strp(st.EStop), st.Enabled, want)
+	}
+	for _, f := range tg.Frames(g.Index) {
+		if f.Moving() {
+			t.Fatalf("wheels %v after the button's stop frame", f.RPS)
+		}
+	}
+	p.Close()
+	// MODE alone does not trip. The observation lasts past the pad's 1.5 s unlock window, so that this press
+	// cannot pair with a MODE press of the next case (it would unlock, and that case's double press lock again).
+	Call(t, "reset", tg.Client().Reset)
+	mustEnable(t, tg)
+	mode := uint16(1) << state(t, tg).Config.PadModeBit
+	tg.PadPress(t, mode)
+	time.Sleep(testkit.Bound(100 * time.Millisecond))
+	if st := state(t, tg); st.EStop != nil {
+		t.Fatalf("MODE tripped: %s", *st.EStop)
+	}
+	time.Sleep(motion.DefaultPadConfig().UnlockWindow)
+	if st := state(t, tg); st.EStop != nil || st.PadMode == string(motion.PadDrive) {
+		t.Fatalf("one MODE press: estop %s, pad %q; want neither a trip nor drive mode", strp(st.EStop), st.PadMode)
+	}
+}
+
+// scanGateHoldsAndResumes: LiDAR silence holds software commands within scan_timeout plus one tick of the
+// last scan (not latched, still enabled, logged once); when scans return, the wheels turn again by themselves
+// (logged once).
+func scanGateHoldsAndResumes(t *testing.T, tg Target) {
+	cfg := tg.Config()
+	mustEnable(t, tg)
+	tr, hasTruth := tg.(Truth)
+	p := Publish(t, tg.Client(), api.Twist{VX: 0.1})
+	defer p.Close()
+	if _, ok := WaitFrame(tg, 0, 2*time.Second, Frame.Moving); !ok {
+		t.Fatalf("never moved; state %+v", state(t, tg))
+	}
+	if hasTruth {
+		if x, ok := WaitTruth(tr, 3*time.Second, Turning); !ok {
+			t.Fatalf("wheels not turning: %v", x.WheelRPS)
+		}
+	}
+	from := tg.Count()
+	t0 := time.Now()
+	lastSent := tg.Scans(t, false)
+	g, ok := WaitFrame(tg, from, 2*time.Second, func(g Frame) bool { return g.At.After(t0) && !g.Moving() })
+	if !ok {
+		t.Fatal("wheels not held within 2 s of LiDAR silence")
+	}
+	st := state(t, tg)
+	if st.Blocked == nil || *st.Blocked != motion.BlockNoScan || !st.Enabled || st.EStop != nil || st.ScanAgeS == nil {
+		t.Fatalf("held state: enabled %v estop %s blocked %s, want enabled, not latched, %q", st.Enabled, strp(st.EStop), strp(st.Blocked), motion.BlockNoScan)
+	}
+	scanTimeout := time.Duration(st.Config.ScanTimeoutS * float64(time.Second))
+	lastScan := st.Stamp.Add(-time.Duration(*st.ScanAgeS * float64(time.Second)))
+	hold := g.At.Sub(lastScan)
+	t.Logf("LiDAR silent: stop frame %s after the last scan reached the driver, %s after the silence began (rule: scan_timeout %v plus at most one %v tick)",
+		testkit.Ms(hold), testkit.Ms(g.At.Sub(t0)), scanTimeout, cfg.Tick)
+	if hold < scanTimeout-10*time.Millisecond || hold > scanTimeout+cfg.Tick+cfg.Slack {
+		t.Errorf("held %s after the last scan, want scan_timeout plus at most one tick", testkit.Ms(hold))
+	}
+	if d := g.At.Sub(t0); d > scanTimeout+cfg.Tick+cfg.Slack {
+		t.Errorf("held %s after the LiDAR went silent, want within scan_timeout plus one tick", testkit.Ms(d))
+	}
+	if !lastSent.IsZero() {
+		if d := g.At.Sub(lastSent); d < scanTimeout-5*time.Millisecond || d > scanTimeout+cfg.Tick+cfg.Slack {
+			t.Errorf("held %s after the last scan was sent, want scan_timeout plus at most one tick", testkit.Ms(d))
+		}
+	}
+	if hasTruth {
+		if x, ok := WaitTruth(tr, time.Second, func(x sim.Truth) bool { return x.TargetRPS == [4]float64{} }); !ok {
+			t.Fatalf("wheel targets %v while held", x.TargetRPS)
+		}
+	}
+	if n := tg.LogCount("wheels held: no LiDAR scan for"); n != 1 {
+		t.Errorf("hold logged %d times, want once", n)
+	}
+	t1 := time.Now()
+	tg.Scans(t, true)
+	h, ok := WaitFrame(tg, g.Index, 3*time.Second, func(h Frame) bool { return h.At.After(t1) && h.Moving() })
+	if !ok {
+		t.Fatal("wheels did not resume within 3 s of the scans' return")
+	}
+	t.Logf("LiDAR back: wheels commanded again %s later, nobody asked", testkit.Ms(h.At.Sub(t1)))
+	if hasTruth {
+		if x, ok := WaitTruth(tr, 3*time.Second, Turning); !ok {
+			t.Fatalf("wheels not turning again: %v", x.WheelRPS)
+		}
+	}
+	if err := testkit.Eventually(testkit.Bound(time.Second), func() error {
+		if n := tg.LogCount("LiDAR scan back: wheels released"); n != 1 {
+			return fmt.Errorf("release logged %d times, want once", n)
+		}
+		return nil
+	}); err != nil {
+		t.Error(err)
+	}
+	if st := state(t, tg); st.Blocked != nil || !st.Enabled || st.PIDs.LidarReader != cfg.ReaderPID || st.ScansHz <= 0 {
+		t.Errorf("after the scans returned: enabled %v blocked %s reader pid %d (want %d) scans_hz %v",
+			st.Enabled, strp(st.Blocked), st.PIDs.LidarReader, cfg.ReaderPID, st.ScansHz)
+	}
+}
+
+// gamepadDrivingNotHeldByScanGate: a MODE double press (the driver's deliberate unlock, motion/pad.go) puts
+// the pad in drive mode; with the LiDAR silent past scan_timeout the gate does not hold gamepad commands:
+// centred sticks leave the driver not blocked with command source "gamepad", a stick forward turns the
+// wheels. A software command in the same silence is held ("no scan"): the negative control.
+func gamepadDrivingNotHeldByScanGate(t *testing.T, tg Target) {
+	cfg := tg.Config()
+	mustEnable(t, tg)
+	tg.PadConnected(t, true)
+	defer tg.PadConnected(t, false)
+	st := waitState(t, tg, 2*time.Second, "pad connected", func(st api.State) bool { return st.PadConnected })
+	mode := uint16(1) << st.Config.PadModeBit
+	// The unlock: two MODE presses 0.6-1.5 s apart (lockout 0.6 s, window 1.5 s). The 0.75 s between them is
+	// the stimulus, as a thumb would give it, not a wait for anything.
+	tg.PadPress(t, mode)
+	time.Sleep(750 * time.Millisecond)
+	tg.PadPress(t, mode)
+	waitState(t, tg, 2*time.Second, "pad drive mode after a MODE double press", func(st api.State) bool {
+		return st.PadMode == string(motion.PadDrive)
+	})
+	t0 := time.Now()
+	tg.Scans(t, false)
+	limit := st.Config.ScanTimeoutS + 2*cfg.Tick.Seconds()
+	st = waitState(t, tg, 3*time.Second, "scan age past scan_timeout", func(st api.State) bool {
+		return st.ScanAgeS != nil && *st.ScanAgeS > limit
+	})
+	if st.Blocked != nil || st.CmdSource != "gamepad" || st.PadMode != string(motion.PadDrive) || !st.Enabled || st.EStop != nil {
+		t.Fatalf("gamepad drive, no scan for %.2f s: blocked %s source %q pad %q enabled %v estop %s; want not blocked",
+			*st.ScanAgeS, strp(st.Blocked), st.CmdSource, st.PadMode, st.Enabled, strp(st.EStop))
+	}
+	t.Logf("gamepad drive mode, LiDAR silent %s: scan age %.2f s, blocked null, command source %q", testkit.Ms(time.Since(t0)), *st.ScanAgeS, st.CmdSource)
+	from := tg.Count()
+	tg.PadStick(t, 100)
+	f, ok := WaitFrame(tg, from, 2*time.Second, Frame.Moving)
+	tg.PadStick(t, 0)
+	if !ok {
+		t.Fatalf("gamepad driving held without scans; state %+v", state(t, tg))
+	}
+	if f.RPS[0] <= 0 {
+		t.Fatalf("stick forward gave %v", f.RPS)
+	}
+
+	// Negative control in the same silence: a software command is held.
+	enable(t, tg, false) // locks the pad
+	waitState(t, tg, time.Second, "pad locked by disable", func(st api.State) bool { return st.PadMode == string(motion.PadLocked) })
+	mustEnable(t, tg)
+	from = tg.Count()
+	p := Publish(t, tg.Client(), api.Twist{VX: 0.1})
+	waitState(t, tg, 2*time.Second, "software command held", func(st api.State) bool {
+		return st.CmdSource == "software" && st.Blocked != nil && *st.Blocked == motion.BlockNoScan
+	})
+	tr, hasTruth := tg.(Truth)
+	for end := time.Now().Add(500 * time.Millisecond); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if hasTruth {
+			if x := tr.Truth(); x.TargetRPS != [4]float64{} {
+				t.Fatalf("a software command moved the wheels without scans: targets %v", x.TargetRPS)
+			}
+		}
+	}
+	p.Close()
+	for _, g := range tg.Frames(from) {
+		if g.Moving() {
+			t.Fatalf("software command moved the wheels without scans: %v", g.RPS)
+		}
+	}
+}
+
+// Publisher sends one twist at 20 Hz over one cmd_vel stream (one publisher) until silenced or closed.
+type Publisher struct {
+	st     *api.CmdVelStream
+	mu     sync.Mutex // held during each send, so Silence returns after any send in flight
+	tw     api.Twist
+	paused bool
+	last   time.Time
+	sent   int
+	err    error
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	res    api.StreamResult
+	resErr error
+}
+
+// Publish starts a publisher on cl; it is halted when the test ends.
+func Publish(t testing.TB, cl *api.Client, tw api.Twist) *Publisher {
+	t.Helper()
+	st, err := cl.StreamCmdVel(context.Background())
+	if err != nil {
+		t.Fatalf("cmd_vel stream: %v", err)
+	}
+	p := &Publisher{st: st, tw: tw, stop: make(chan struct{}), done: make(chan struct{})}
+	go p.run()
+	t.Cleanup(func() { p.Halt() })
+	return p
+}
+
+func (p *Publisher) run() {
+	defer close(p.done)
+	tk := time.NewTicker(50 * time.Millisecond)
+	defer tk.Stop()
+	for {
+		p.mu.Lock()
+		if !p.paused {
+			if err := p.st.Send(p.tw); err != nil {
+				p.err = err
+				p.mu.Unlock()
+				return
+			}
+			p.last = time.Now()
+			p.sent++
+		}
+		p.mu.Unlock()
+		select {
+		case <-p.stop:
+			return
+		case <-tk.C:
+		}
+	}
+}
+
+// Set changes the twist (and resumes a silenced publisher).
+func (p *Publisher) Set(tw api.Twist) {
+	p.mu.Lock()
+	p.tw, p.paused = tw, false
+	p.mu.Unlock()
+}
+
+// Silence stops sending (the stream stays open) and returns when the last command was sent.
+func (p *Publisher) Silence() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.paused = true
+	return p.last
+}
+
+// Close stops sending, closes the stream and returns when the last command was sent. Idempotent.
+func (p *Publisher) Close() time.Time {
+	p.Halt()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.last
+}
+
+// Count is the number of commands sent so far; Failed the send error that ended the publisher, if any.
+func (p *Publisher) Count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sent
+}
+
+func (p *Publisher) Failed() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// Halt stops the publisher and closes its stream; it returns the driver's counts. Idempotent.
+func (p *Publisher) Halt() (api.StreamResult, error) {
+	p.once.Do(func() {
+		close(p.stop)
+		<-p.done
+		p.res, p.resErr = p.st.Close()
+	})
+	return p.res, p.resErr
+}
+
+// WaitFrame waits up to timeout (widened under -race) for the first frame from index from on that satisfies ok.
+func WaitFrame(tg Target, from int, timeout time.Duration, ok func(Frame) bool) (Frame, bool) {
+	end := time.Now().Add(testkit.Bound(timeout))
+	for {
+		for _, f := range tg.Frames(from) {
+			if ok(f) {
+				return f, true
+			}
+			from = f.Index + 1
+		}
+		if time.Now().After(end) {
+			return Frame{}, false
+		}
+		time.Sleep(500 * time.Microsecond)
+	}
+}
+
+// WaitTruth polls the truth until ok holds (timeout widened under -race); it returns the last truth seen.
+func WaitTruth(tr Truth, timeout time.Duration, ok func(sim.Truth) bool) (sim.Truth, bool) {
+	end := time.Now().Add(testkit.Bound(timeout))
+	for {
+		x := tr.Truth()
+		if ok(x) {
+			return x, true
+		}
+		if time.Now().After(end) {
+			return x, false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func waitState(t *testing.T, tg Target, timeout time.Duration, what string, ok func(api.State) bool) api.State {
+	t.Helper()
+	timeout = testkit.Bound(timeout)
+	end := time.Now().Add(timeout)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Second))
+		st, err := tg.Client().State(ctx)
+		cancel()
+		if err == nil && ok(st) {
+			return st
+		}
+		if time.Now().After(end) {
+			t.Fatalf("timeout (%v) waiting for %s: last state enabled=%v estop=%s blocked=%s pad=%s, err %v",
+				timeout, what, st.Enabled, strp(st.EStop), strp(st.Blocked), st.PadMode, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Near: every wheel within 5 % of the sim's own inverse kinematics for v.
+func Near(v [3]float64) func(sim.Truth) bool {
+	want := sim.WheelRPS(v)
+	return func(x sim.Truth) bool {
+		for i := range want {
+			if math.Abs(x.WheelRPS[i]-want[i]) > 0.05*math.Abs(want[i]) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// WheelsStopped is the truth judge "the wheels stopped": every target zero and every wheel below 0.01 rps.
+func WheelsStopped(x sim.Truth) bool {
+	if x.TargetRPS != [4]float64{} {
+		return false
+	}
+	for _, w := range x.WheelRPS {
+		if math.Abs(w) >= 0.01 {
+			return false
+		}
+	}
+	return true
+}
+
+// Turning: every wheel above 0.1 rps (the sim's wheels lag their targets by WheelTau 0.22 s).
+func Turning(x sim.Truth) bool {
+	for _, w := range x.WheelRPS {
+		if math.Abs(w) < 0.1 {
+			return false
+		}
+	}
+	return true
+}
+
+const callTimeout = 5 * time.Second
+
+// Call runs one client request with a deadline (widened under -race); a transport error fails the test.
+func Call(t testing.TB, what string, fn func(ctx context.Context) (api.Reply, error)) api.Reply {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(callTimeout))
+	defer cancel()
+	r, err := fn(ctx)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return r
+}
+
+// State reads the driver's state with a deadline; a transport error fails the test.
+func State(t testing.TB, cl *api.Client) api.State {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(callTimeout))
+	defer cancel()
+	st, err := cl.State(ctx)
+	if err != nil {
+		t.Fatalf("state: %v", err)
+	}
+	return st
+}
+
+func state(t *testing.T, tg Target) api.State {
+	t.Helper()
+	return State(t, tg.Client())
+}
+
+func enable(t *testing.T, tg Target, on bool) api.Reply {
+	t.Helper()
+	return Call(t, "enable", func(ctx context.Context) (api.Reply, error) { return tg.Client().Enable(ctx, on) })
+}
+
+func mustEnable(t *testing.T, tg Target) {
+	t.Helper()
+	if r := enable(t, tg, true); !r.Success || r.Message != "enabled" {
+		t.Fatalf("enable: %+v", r)
+	}
+}
+
+func strp(p *string) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.Quote(*p)
+}
+
+// MotorSpeeds decodes a frame as the driver must send it: a motor set-many frame for ids 0..3, with finite
+// speeds no larger than bound in magnitude (bound <= 0: no limit). It is the frame judge of every target.
+func MotorSpeeds(fn byte, payload []byte, bound float64) ([4]float64, error) {
+	var rps [4]float64
+	if fn != board.FuncMotor {
+		return rps, fmt.Errorf("function %d: the driver sends only motor frames", fn)
+	}
+	mc, err := board.DecodeMotor(payload)
+	if err != nil {
+		return rps, err
+	}
+	if mc.Kind != board.MotorSetMany || len(mc.Speeds) != 4 {
+		return rps, fmt.Errorf("motor command kind %d with %d speeds, want set-many with 4", mc.Kind, len(mc.Speeds))
+	}
+	for i, sp := range mc.Speeds {
+		v := float64(sp.RPS)
+		switch {
+		case sp.ID != uint8(i):
+			return rps, fmt.Errorf("speed %d for motor id %d, want id %d", i, sp.ID, i)
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			return rps, fmt.Errorf("motor %d speed %v is not finite", i+1, v)
+		case bound > 0 && math.Abs(v) > bound:
+			return rps, fmt.Errorf("motor %d speed %.4f rps over the limit %.4f rps", i+1, v, bound)
+		}
+		rps[i] = v
+	}
+	return rps, nil
+}
