@@ -1,7 +1,6 @@
 package driver
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/internal/testkit"
 )
 
 // The test binary doubles as a second process for the two-publisher rule: with ROSORIN_TEST_HELPER set it
@@ -154,27 +154,8 @@ func rawPost(sock, route, ctype, body string) (int, error) {
 
 // rawStream sends lines as one chunked body, as `curl -T -` does.
 func rawStream(sock, route string, lines []string) (int, error) {
-	c, err := net.Dial("unix", sock)
-	if err != nil {
-		return 0, err
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
-	w := bufio.NewWriter(c)
-	fmt.Fprintf(w, "POST %s HTTP/1.1\r\nHost: rosorin\r\nTransfer-Encoding: chunked\r\nContent-Type: application/x-ndjson\r\n\r\n", route)
-	for _, l := range lines {
-		fmt.Fprintf(w, "%x\r\n%s\n\r\n", len(l)+1, l)
-	}
-	fmt.Fprintf(w, "0\r\n\r\n")
-	if err := w.Flush(); err != nil {
-		return 0, err
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		return 0, err
-	}
-	resp.Body.Close()
-	return resp.StatusCode, nil
+	code, _, err := testkit.ChunkedPost(sock, route, lines)
+	return code, err
 }
 
 // makeStaleSocket leaves a socket file nobody listens on, as a crashed driver does.

@@ -4,7 +4,6 @@
 package simtest_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -215,29 +214,13 @@ func rawPost(t *testing.T, sock, route, body string) int {
 // rawStream sends lines as one chunked body, as `curl -T -` does, and returns the status and the result.
 func rawStream(t *testing.T, sock, route string, lines []string) (int, api.StreamResult) {
 	t.Helper()
-	c, err := net.Dial("unix", sock)
+	code, body, err := testkit.ChunkedPost(sock, route, lines)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
-	w := bufio.NewWriter(c)
-	fmt.Fprintf(w, "POST %s HTTP/1.1\r\nHost: rosorin\r\nTransfer-Encoding: chunked\r\nContent-Type: application/x-ndjson\r\n\r\n", route)
-	for _, l := range lines {
-		fmt.Fprintf(w, "%x\r\n%s\n\r\n", len(l)+1, l)
-	}
-	fmt.Fprintf(w, "0\r\n\r\n")
-	if err := w.Flush(); err != nil {
-		t.Fatalf("stream write: %v", err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatalf("stream answer: %v", err)
-	}
-	defer resp.Body.Close()
 	var res api.StreamResult
-	_ = json.NewDecoder(resp.Body).Decode(&res)
-	return resp.StatusCode, res
+	_ = json.Unmarshal(body, &res)
+	return code, res
 }
 
 // rawBytes writes raw to a fresh connection and reads whatever comes back until the server closes it.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/supervisor"
+	"github.com/rosorin/rosorin/internal/procfs"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/sim"
@@ -295,16 +296,13 @@ func TestSimResources(t *testing.T) {
 	t.Logf("sim at full rates, %v: %s", window, strings.Join(parts, "; "))
 }
 
+// cpuTicks is the process's CPU time (user + kernel) in clock ticks, 0 when it cannot be read.
 func cpuTicks(pid int) uint64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := procfs.ReadStat(pid)
 	if err != nil {
 		return 0
 	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	u, _ := strconv.ParseUint(f[11], 10, 64)
-	k, _ := strconv.ParseUint(f[12], 10, 64)
-	return u + k
+	return st.UTime + st.STime
 }
 
 func rssKB(pid int) int {

@@ -19,6 +19,9 @@ type Stat struct {
 	Comm  string // field 2, without the parentheses (truncated to 15 bytes by the kernel)
 	State byte   // field 3: R, S, D, Z, X, ...
 	PPID  int    // field 4
+	// UTime and STime are fields 14 and 15: CPU time in user and kernel mode, in clock ticks (USER_HZ,
+	// 100 on Linux).
+	UTime, STime uint64
 	// Start is field 22, the start time in clock ticks since boot: it tells a process from a later one that
 	// reuses its pid.
 	Start uint64
@@ -68,11 +71,13 @@ func ParseStat(b []byte) (Stat, error) {
 	if err != nil {
 		return Stat{}, fmt.Errorf("procfs: stat ppid: %w", err)
 	}
-	start, err := strconv.ParseUint(f[19], 10, 64)
-	if err != nil {
-		return Stat{}, fmt.Errorf("procfs: stat starttime: %w", err)
+	var num [3]uint64 // utime, stime, starttime
+	for i, k := range []int{11, 12, 19} {
+		if num[i], err = strconv.ParseUint(f[k], 10, 64); err != nil {
+			return Stat{}, fmt.Errorf("procfs: stat field %d: %w", k+3, err)
+		}
 	}
-	return Stat{PID: pid, Comm: s[open+1 : close], State: f[0][0], PPID: ppid, Start: start}, nil
+	return Stat{PID: pid, Comm: s[open+1 : close], State: f[0][0], PPID: ppid, UTime: num[0], STime: num[1], Start: num[2]}, nil
 }
 
 // Comm returns the process name (/proc/PID/comm), or "" when it cannot be read.

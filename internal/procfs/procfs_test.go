@@ -12,8 +12,8 @@ func TestParseStat(t *testing.T) {
 		want     Stat
 		bad      bool
 	}{
-		{name: "plain", in: "812 (rosorin-base) S 1 812 812 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 3 0 123456 0 0",
-			want: Stat{PID: 812, Comm: "rosorin-base", State: 'S', PPID: 1, Start: 123456}},
+		{name: "plain", in: "812 (rosorin-base) S 1 812 812 0 -1 4194560 1 0 0 0 37 5 0 0 20 0 3 0 123456 0 0",
+			want: Stat{PID: 812, Comm: "rosorin-base", State: 'S', PPID: 1, UTime: 37, STime: 5, Start: 123456}},
 		{name: "name with spaces and parens", in: "9 (a) b) (c) Z 7 9 9 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 42 0 0",
 			want: Stat{PID: 9, Comm: "a) b) (c", State: 'Z', PPID: 7, Start: 42}},
 		{name: "empty", in: "", bad: true},
