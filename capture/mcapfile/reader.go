@@ -1,0 +1,326 @@
+package mcapfile
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+
+	"github.com/foxglove/mcap/go/mcap"
+)
+
+// Limits on hostile input: no record or decompressed chunk above these is read.
+const (
+	MaxRecordSize = 64 << 20
+	MaxChunkSize  = 256 << 20
+)
+
+// Ends of a file, as Info.Ended reports them.
+const (
+	EndClean     = "clean"     // footer present, written by a clean close
+	EndRecovered = "recovered" // footer present, written by Rewrite from a cut input
+	EndClosed    = "closed"    // data end record but no summary: a .part file whose Close did not finish
+	EndCut       = "cut"       // stops inside or after a record without a data end: killed or power loss
+)
+
+// IsMCAP reports whether b starts with the MCAP magic.
+func IsMCAP(b []byte) bool { return bytes.HasPrefix(b, mcap.Magic) }
+
+// Visitor receives the records of a linear read. Any field may be nil.
+type Visitor struct {
+	Header   func(*mcap.Header) error
+	Schema   func(*mcap.Schema) error
+	Channel  func(*mcap.Channel) error
+	Message  func(*mcap.Message) error
+	Metadata func(*mcap.Metadata) error
+}
+
+// Walk is the outcome of a linear read.
+type Walk struct {
+	Good    int64 // bytes up to the end of the last complete record (or chunk)
+	Footer  bool
+	DataEnd bool
+	Cut     error // why reading stopped before a footer; nil for a complete file
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += int64(n)
+	return n, err
+}
+
+// Read reads an MCAP stream linearly (chunked or not, complete or cut) and hands each record to v. A cut
+// or corrupted tail is not an error: it ends the read and is described in Walk.Cut. The error is
+// a visitor's, or a file that is not MCAP at all.
+func Read(r io.Reader, v Visitor) (Walk, error) {
+	cr := &countingReader{r: bufio.NewReaderSize(r, 256<<10)}
+	lex, err := mcap.NewLexer(cr, &mcap.LexerOptions{MaxRecordSize: MaxRecordSize,
+		MaxDecompressedChunkSize: MaxChunkSize, ValidateChunkCRCs: true})
+	if err != nil {
+		return Walk{}, fmt.Errorf("not an MCAP file: %w", err)
+	}
+	defer lex.Close()
+	var w Walk
+	w.Good = int64(len(mcap.Magic))
+	buf := make([]byte, 1024)
+	var msg mcap.Message
+	for {
+		tok, rec, err := lex.Next(buf)
+		if err != nil {
+			if !w.Footer {
+				if errors.Is(err, io.EOF) {
+					err = io.ErrUnexpectedEOF
+				}
+				w.Cut = err
+			}
+			return w, nil
+		}
+		if cap(rec) > cap(buf) {
+			buf = rec[:cap(rec)]
+		}
+		var verr error
+		switch tok {
+		case mcap.TokenHeader:
+			if v.Header != nil {
+				h, perr := mcap.ParseHeader(rec)
+				if perr != nil {
+					w.Cut = perr
+					return w, nil
+				}
+				verr = v.Header(h)
+			}
+		case mcap.TokenSchema:
+			s, perr := mcap.ParseSchema(rec)
+			if perr != nil {
+				w.Cut = perr
+				return w, nil
+			}
+			if v.Schema != nil {
+				verr = v.Schema(s)
+			}
+		case mcap.TokenChannel:
+			c, perr := mcap.ParseChannel(rec)
+			if perr != nil {
+				w.Cut = perr
+				return w, nil
+			}
+			if v.Channel != nil {
+				verr = v.Channel(c)
+			}
+		case mcap.TokenMessage:
+			if perr := msg.PopulateFrom(rec, false); perr != nil {
+				w.Cut = perr
+				return w, nil
+			}
+			if v.Message != nil {
+				verr = v.Message(&msg)
+			}
+		case mcap.TokenMetadata:
+			m, perr := mcap.ParseMetadata(rec)
+			if perr != nil {
+				w.Cut = perr
+				return w, nil
+			}
+			if v.Metadata != nil {
+				verr = v.Metadata(m)
+			}
+		case mcap.TokenDataEnd:
+			w.DataEnd = true
+		case mcap.TokenFooter:
+			w.Footer = true
+		}
+		if verr != nil {
+			return w, verr
+		}
+		w.Good = cr.n
+	}
+}
+
+// RewriteReport says what Rewrite kept and dropped.
+type RewriteReport struct {
+	InputBytes   int64
+	KeptBytes    int64 // input bytes up to the end of the last complete record
+	DroppedBytes int64 // input bytes after it (a cut record, a corrupt chunk and everything behind it)
+	Messages     uint64
+	Channels     int
+	LastLogTime  uint64 // ns, of the last message kept
+	InputEnded   string
+	Cut          error
+}
+
+// String is the one-line account `capture recover` prints.
+func (r RewriteReport) String() string {
+	s := fmt.Sprintf("input ended %s; kept %d of %d bytes (%d dropped), %d messages on %d channels",
+		r.InputEnded, r.KeptBytes, r.InputBytes, r.DroppedBytes, r.Messages, r.Channels)
+	if r.Cut != nil {
+		s += "; stopped at: " + r.Cut.Error()
+	}
+	return s
+}
+
+// RewriteFile rewrites the MCAP file in (complete or cut) into out: chunked, indexed, with statistics. A
+// cut input gets a rosorin.recovery metadata record with the figures of the report.
+func RewriteFile(in, out string) (RewriteReport, error) {
+	f, err := os.Open(in)
+	if err != nil {
+		return RewriteReport{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return RewriteReport{}, err
+	}
+	tmp := out + ".tmp"
+	o, err := os.Create(tmp)
+	if err != nil {
+		return RewriteReport{}, err
+	}
+	bw := bufio.NewWriterSize(o, 1<<20)
+	rep, err := Rewrite(f, st.Size(), bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = o.Sync()
+	}
+	if cerr := o.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, out)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return rep, err
+	}
+	return rep, nil
+}
+
+// Rewrite copies the records of the MCAP stream r (size bytes) into a new chunked, indexed file on w.
+func Rewrite(r io.Reader, size int64, w io.Writer) (RewriteReport, error) {
+	rep := RewriteReport{InputBytes: size}
+	mw, err := mcap.NewWriter(w, &mcap.WriterOptions{Chunked: true, ChunkSize: finalChunkSize,
+		Compression: mcap.CompressionNone, IncludeCRC: true})
+	if err != nil {
+		return rep, err
+	}
+	schemas := map[uint16]*mcap.Schema{}
+	written := map[uint16]bool{}
+	channels := map[uint16]bool{}
+	var metas []*mcap.Metadata
+	header := false
+	wrote := func() error {
+		if !header {
+			header = true
+			return mw.WriteHeader(&mcap.Header{Profile: Profile, Library: "rosorin capture/mcapfile"})
+		}
+		return nil
+	}
+	walk, err := Read(r, Visitor{
+		Header: func(h *mcap.Header) error {
+			if header {
+				return nil
+			}
+			header = true
+			return mw.WriteHeader(&mcap.Header{Profile: h.Profile, Library: h.Library})
+		},
+		Schema: func(s *mcap.Schema) error {
+			if err := wrote(); err != nil {
+				return err
+			}
+			cp := *s
+			cp.Data = append([]byte(nil), s.Data...)
+			schemas[s.ID] = &cp
+			return nil
+		},
+		Channel: func(c *mcap.Channel) error {
+			if err := wrote(); err != nil {
+				return err
+			}
+			if channels[c.ID] {
+				return nil
+			}
+			if s, ok := schemas[c.SchemaID]; ok && !written[s.ID] {
+				if err := mw.WriteSchema(s); err != nil {
+					return err
+				}
+				written[s.ID] = true
+			}
+			channels[c.ID] = true
+			rep.Channels++
+			return mw.WriteChannel(c)
+		},
+		Message: func(m *mcap.Message) error {
+			if !channels[m.ChannelID] {
+				return nil // a message whose channel was lost cannot be kept
+			}
+			rep.Messages++
+			rep.LastLogTime = m.LogTime
+			return mw.WriteMessage(m)
+		},
+		Metadata: func(m *mcap.Metadata) error {
+			if err := wrote(); err != nil {
+				return err
+			}
+			if m.Name == RecoveryMeta {
+				metas = append(metas, m)
+			}
+			return mw.WriteMetadata(m)
+		},
+	})
+	if err != nil {
+		return rep, err
+	}
+	if err := wrote(); err != nil {
+		return rep, err
+	}
+	rep.KeptBytes = walk.Good
+	rep.DroppedBytes = size - walk.Good
+	rep.Cut = walk.Cut
+	rep.InputEnded = ended(walk, len(metas) > 0)
+	if rep.InputEnded == EndCut || rep.InputEnded == EndClosed && rep.DroppedBytes > 0 {
+		err := mw.WriteMetadata(&mcap.Metadata{Name: RecoveryMeta, Metadata: map[string]string{
+			"input_bytes":   strconv.FormatInt(size, 10),
+			"kept_bytes":    strconv.FormatInt(walk.Good, 10),
+			"dropped_bytes": strconv.FormatInt(size-walk.Good, 10),
+			"messages":      strconv.FormatUint(rep.Messages, 10),
+			"last_log_time": strconv.FormatUint(rep.LastLogTime, 10),
+			"reason":        fmt.Sprint(walk.Cut),
+		}})
+		if err != nil {
+			return rep, err
+		}
+	}
+	return rep, mw.Close()
+}
+
+func ended(w Walk, recovered bool) string {
+	switch {
+	case w.Footer && recovered:
+		return EndRecovered
+	case w.Footer:
+		return EndClean
+	case w.DataEnd:
+		return EndClosed
+	}
+	return EndCut
+}
+
+// sortedIDs returns the keys of m in order.
+func sortedIDs[V any](m map[uint16]V) []uint16 {
+	ids := make([]uint16, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
