@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/capture/mcapfile"
 )
 
 func decodeCommand() *cli.Command {
@@ -16,10 +18,12 @@ func decodeCommand() *cli.Command {
 		Description: "Reads a raw byte capture (for example `timeout 2 cat /dev/lidar > lidar.bin`) and prints one JSON\n" +
 			"object per valid frame or packet, then {\"kind\":\"summary\",...} with the counts of frames, bad\n" +
 			"checksums, unknown function codes, skipped bytes and bytes pending at the end. Garbage and truncated\n" +
-			"input are counted, not errors. The file is streamed, never read whole.",
+			"input are counted, not errors. The file is streamed, never read whole. An MCAP capture (recognised by its\n" +
+			"magic) is decoded per raw serial channel: records carry a leading \"topic\" field and each channel ends\n" +
+			"with its own summary line; --kind is not needed.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "kind", Aliases: []string{"k"}, Required: true,
-				Usage: "what the capture holds: board (controller board frames) or lidar (COIN-D6 packets)"},
+			&cli.StringFlag{Name: "kind", Aliases: []string{"k"},
+				Usage: "what a raw capture holds: board (controller board frames) or lidar (COIN-D6 packets); not needed for MCAP"},
 			&cli.BoolFlag{Name: "summary-only", Aliases: []string{"s"}, Usage: "print only the summary line"},
 		},
 		Action: decodeAction,
@@ -27,12 +31,8 @@ func decodeCommand() *cli.Command {
 }
 
 func decodeAction(c *cli.Context) error {
-	kind, err := capture.ParseKind(c.String("kind"))
-	if err != nil {
-		return err
-	}
 	if c.NArg() != 1 {
-		return fmt.Errorf("decode takes one capture FILE (or - for stdin), got %d arguments; flags go before FILE", c.NArg())
+		return fmt.Errorf("decode takes one capture FILE (or - for stdin), got %d arguments; flags such as --kind go before FILE", c.NArg())
 	}
 	name := c.Args().First()
 	in := c.App.Reader
@@ -44,5 +44,16 @@ func decodeAction(c *cli.Context) error {
 		defer f.Close()
 		in = f
 	}
-	return capture.WriteJSON(c.App.Writer, in, name, kind, c.Bool("summary-only"))
+	br := bufio.NewReaderSize(in, 64<<10)
+	if head, _ := br.Peek(8); mcapfile.IsMCAP(head) {
+		return capture.WriteMCAPJSON(c.App.Writer, br, name, c.Bool("summary-only"))
+	}
+	if !c.IsSet("kind") {
+		return fmt.Errorf("%s is a raw capture: say what it holds with --kind board or --kind lidar", name)
+	}
+	kind, err := capture.ParseKind(c.String("kind"))
+	if err != nil {
+		return err
+	}
+	return capture.WriteJSON(c.App.Writer, br, name, kind, c.Bool("summary-only"))
 }

@@ -40,6 +40,6 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		// Errors are printed once by run; the default handler would call os.Exit from inside tests.
 		ExitErrHandler:  func(*cli.Context, error) {},
 		HideHelpCommand: true,
-		Commands:        []*cli.Command{decodeCommand()},
+		Commands:        []*cli.Command{decodeCommand(), infoCommand(), recoverCommand(), recordCommand()},
 	}
 }

@@ -161,10 +161,10 @@ func TestDecodeUsageAndFileErrors(t *testing.T) {
 		{"missing file", []string{"decode", "--kind", "board", filepath.Join(dir, "nope.bin")}, "does not exist"},
 		{"directory", []string{"decode", "--kind", "lidar", dir}, "is a directory"},
 		{"unknown kind", []string{"decode", "--kind", "gps", file}, "use board"},
-		{"no kind", []string{"decode", file}, `"kind"`},
+		{"no kind", []string{"decode", file}, "--kind board or --kind lidar"},
 		{"no file", []string{"decode", "--kind", "board"}, "got 0 arguments"},
 		{"two files", []string{"decode", "--kind", "board", file, file}, "got 2 arguments"},
-		{"flag after file", []string{"decode", file, "--kind", "board"}, "kind"},
+		{"flag after file", []string{"decode", file, "--kind", "board"}, "flags such as --kind go before FILE"},
 	}
 	if runtime.GOOS != "windows" && os.Getuid() != 0 { // root reads anything
 		unreadable := writeTemp(t, "secret.bin", []byte{1})
