@@ -191,4 +191,3 @@ func TestRecordRefusesHeldPort(t *testing.T) {
 		t.Fatalf("a refused recording left a file: %v", err)
 	}
 }
-
