@@ -74,7 +74,7 @@ func Read(r io.Reader, v Visitor) (Walk, error) {
 	buf := make([]byte, 1024)
 	var msg mcap.Message
 	for {
-		tok, rec, err := lex.Next(buf)
+		tok, rec, err := next(lex, buf)
 		if err != nil {
 			if !w.Footer {
 				if errors.Is(err, io.EOF) {
@@ -143,6 +143,17 @@ func Read(r io.Reader, v Visitor) (Walk, error) {
 		}
 		w.Good = cr.n
 	}
+}
+
+// next is lex.Next with its panics turned into errors: v1.7.0's chunk loader slices by lengths read from
+// the file without checking them (found by FuzzReaders), and a hostile file must not crash a tool.
+func next(lex *mcap.Lexer, buf []byte) (tok mcap.TokenType, rec []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			tok, rec, err = mcap.TokenError, nil, fmt.Errorf("corrupt record (the mcap lexer panicked: %v)", p)
+		}
+	}()
+	return lex.Next(buf)
 }
 
 // RewriteReport says what Rewrite kept and dropped.
@@ -249,7 +260,11 @@ func Rewrite(r io.Reader, size int64, w io.Writer) (RewriteReport, error) {
 			if channels[c.ID] {
 				return nil
 			}
-			if s, ok := schemas[c.SchemaID]; ok && !written[s.ID] {
+			s, ok := schemas[c.SchemaID]
+			if !ok && c.SchemaID != 0 {
+				return nil // its schema was lost or never written: the channel and its messages cannot be kept
+			}
+			if ok && !written[s.ID] {
 				if err := mw.WriteSchema(s); err != nil {
 					return err
 				}
