@@ -76,7 +76,7 @@ func Read(r io.Reader, v Visitor) (Walk, error) {
 	for {
 		tok, rec, err := next(lex, buf)
 		if err != nil {
-			if !w.Footer {
+			if !w.Footer && !(w.DataEnd && errors.Is(err, io.EOF)) {
 				if errors.Is(err, io.EOF) {
 					err = io.ErrUnexpectedEOF
 				}
