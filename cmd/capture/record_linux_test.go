@@ -3,12 +3,12 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -54,14 +54,14 @@ func feed(master *os.File, period time.Duration) *feeder {
 func (f *feeder) end() { close(f.stop); <-f.done }
 
 // startRecorder opens a pty, starts `capture record` on its slave and waits until bytes reach the .part file.
-func startRecorder(t *testing.T, bin, out string) (*exec.Cmd, *os.File, *feeder, *bytes.Buffer) {
+func startRecorder(t *testing.T, bin, out string) (*exec.Cmd, *os.File, *feeder, *testkit.LockedBuffer) {
 	t.Helper()
 	master, slave, err := pty.Open()
 	if err != nil {
 		t.Skipf("no pty: %v", err)
 	}
 	t.Cleanup(func() { master.Close(); slave.Close() })
-	var stderr bytes.Buffer
+	var stderr testkit.LockedBuffer
 	cmd := exec.Command(bin, "record", "--device", slave.Name(), "--baud", "1000000", "--out", out)
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -90,11 +90,14 @@ func startRecorder(t *testing.T, bin, out string) (*exec.Cmd, *os.File, *feeder,
 }
 
 // TestRecordSIGKILLRecover kills the recorder with SIGKILL at random moments and recovers every file: the
-// data lost (kill time - last recovered message) stays under one second.
+// data lost (kill time - last recovered message) stays under one second. ROSORIN_KILLS=N sets the count.
 func TestRecordSIGKILLRecover(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	kills := 6
+	if n, err := strconv.Atoi(os.Getenv("ROSORIN_KILLS")); err == nil && n > 0 {
+		kills = n // for the figure in docs/capture.md
+	}
 	var worst time.Duration
 	var losses []time.Duration
 	for i := 0; i < kills; i++ {
@@ -142,7 +145,7 @@ func TestRecordCleanStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("record: %v; stderr %s", err, stderr)
+		t.Fatalf("record: %v; stderr %s", err, stderr.String())
 	}
 	info, err := mcapfile.DescribeFile(out, 0)
 	if err != nil {
