@@ -220,7 +220,7 @@ func RewriteFile(in, out string) (RewriteReport, error) {
 func Rewrite(r io.Reader, size int64, w io.Writer) (RewriteReport, error) {
 	rep := RewriteReport{InputBytes: size}
 	mw, err := mcap.NewWriter(w, &mcap.WriterOptions{Chunked: true, ChunkSize: finalChunkSize,
-		Compression: mcap.CompressionNone, IncludeCRC: true})
+		Compression: mcap.CompressionNone, IncludeCRC: true, OverrideLibrary: true})
 	if err != nil {
 		return rep, err
 	}
@@ -232,7 +232,7 @@ func Rewrite(r io.Reader, size int64, w io.Writer) (RewriteReport, error) {
 	wrote := func() error {
 		if !header {
 			header = true
-			return mw.WriteHeader(&mcap.Header{Profile: Profile, Library: "rosorin capture/mcapfile"})
+			return mw.WriteHeader(&mcap.Header{Profile: Profile, Library: library})
 		}
 		return nil
 	}

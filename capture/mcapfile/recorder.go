@@ -22,6 +22,7 @@ const (
 	CaptureMeta    = "rosorin.capture"  // metadata record: device, baud, host, version, ...
 	RecoveryMeta   = "rosorin.recovery" // metadata record written by Rewrite when the input was cut
 	PartSuffix     = ".part"
+	library        = "mcap go v1.7.0; rosorin capture/mcapfile"
 	defaultFlush   = 100 * time.Millisecond
 	defaultSync    = time.Second
 	bufferSize     = 64 << 10
@@ -99,7 +100,7 @@ func Create(path string, opts Options) (*Recorder, error) {
 	r.w, err = mcap.NewWriter(r.bw, &mcap.WriterOptions{Chunked: false, SkipStatistics: true,
 		SkipMessageIndexing: true, SkipSummaryOffsets: true, SkipChunkIndex: true})
 	if err == nil {
-		err = r.w.WriteHeader(&mcap.Header{Profile: Profile, Library: "rosorin capture/mcapfile"})
+		err = r.w.WriteHeader(&mcap.Header{Profile: Profile, Library: "rosorin capture/mcapfile"}) // the writer prefixes "mcap go v1.7.0; "
 	}
 	if err == nil && len(opts.Metadata) > 0 {
 		err = r.w.WriteMetadata(&mcap.Metadata{Name: CaptureMeta, Metadata: opts.Metadata})
@@ -136,13 +137,17 @@ func (r *Recorder) flusher() {
 				}
 				r.dirty = false
 			}
-			if r.err == nil && now.Sub(lastSync) >= r.opts.SyncEvery {
-				if err := r.f.Sync(); err != nil {
-					r.err = fmt.Errorf("recording stopped: %w", err)
-				}
-				lastSync = now
-			}
+			ok := r.err == nil
 			r.mu.Unlock()
+			// fsync outside the lock: a slow disk must not hold up a writer (the driver's stop path).
+			if ok && now.Sub(lastSync) >= r.opts.SyncEvery {
+				lastSync = now
+				if err := r.f.Sync(); err != nil {
+					r.mu.Lock()
+					r.err = fmt.Errorf("recording stopped: %w", err)
+					r.mu.Unlock()
+				}
+			}
 		}
 	}
 }
