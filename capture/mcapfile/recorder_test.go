@@ -9,6 +9,7 @@ import (
 
 	"github.com/foxglove/mcap/go/mcap"
 
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 )
 
@@ -166,5 +167,38 @@ func TestCutAtEveryOffset(t *testing.T) {
 	}
 	if prev != 61 {
 		t.Fatalf("whole file: %d messages, want 61", prev)
+	}
+}
+
+// TestWriteErrorStopsRecording: once the file cannot be written (a full disk; here its descriptor is
+// closed under the recorder) every call returns the error at once and Close keeps the .part file.
+func TestWriteErrorStopsRecording(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "full.mcap")
+	r, err := Create(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := r.RawChannel("/serial/board/rx", "board")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.f.Close()
+	data := make([]byte, 1024)
+	var werr error
+	for i := 0; i < 200 && werr == nil; i++ { // 200 KiB: more than the buffer, so a write reaches the file
+		werr = r.Write(ch, time.Now(), data)
+	}
+	if werr == nil || r.Err() == nil {
+		t.Fatal("writes into a closed file did not fail")
+	}
+	start := time.Now()
+	if err := r.Write(ch, time.Now(), data); err == nil || time.Since(start) > testkit.Bound(10*time.Millisecond) {
+		t.Fatalf("write after the failure: %v after %s", err, time.Since(start))
+	}
+	if err := r.Close(); err == nil {
+		t.Fatal("Close reported success on a failed recording")
+	}
+	if _, err := os.Stat(r.PartPath()); err != nil {
+		t.Fatalf(".part not kept: %v", err)
 	}
 }
