@@ -2,9 +2,9 @@
 // AA 55 frames, protocol/board; the COIN-D6 LiDAR's packets, protocol/coind6) into records: one per frame or
 // packet, with its byte offset in the capture, its decoded value, and a summary of what could not be used.
 //
-// It is the library behind `capture decode` and is meant to be reused by the tools that later read
-// timestamped recordings and write MCAP: a Decoder is fed chunks as they are read (the input never has to
-// fit in memory) and hands out Records; Decode drives one from an io.Reader.
+// It is the library behind `capture decode`: a Decoder is fed chunks as they are read (the input never has
+// to fit in memory) and hands out Records; Decode drives one from an io.Reader, WriteMCAPJSON one per raw
+// serial channel of an MCAP capture (package capture/mcapfile records and reads those; docs/capture.md).
 //
 // Accounting rule, checked by the tests: every input byte is in exactly one place,
 //

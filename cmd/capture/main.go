@@ -1,6 +1,11 @@
-// Command capture works with raw byte captures of the robot's serial streams.
+// Command capture records, describes, recovers and decodes captures of the robot's serial streams.
 //
-//	capture decode --kind board|lidar FILE   (FILE "-" reads stdin)
+//	capture decode [--kind board|lidar] FILE   (FILE "-" reads stdin; MCAP needs no --kind)
+//	capture record --device D --baud B --out FILE
+//	capture info FILE
+//	capture recover IN OUT
+//
+// record, info and recover are described in docs/capture.md.
 //
 // decode prints one JSON object per frame or packet, then one summary line (see package capture for the
 // fields). Garbage, truncated or empty input is not an error: it shows up in the counts and the exit
@@ -33,7 +38,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:      "capture",
-		Usage:     "decode raw captures of the controller board and COIN-D6 LiDAR serial streams",
+		Usage:     "record, describe, recover and decode captures of the controller board and COIN-D6 LiDAR serial streams",
 		Reader:    stdin,
 		Writer:    stdout,
 		ErrWriter: stderr,
