@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -37,13 +38,23 @@ func infoCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			f, err := capture.OpenFile(name)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			sums, _, err := capture.DecodeMCAP(f, nil)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
 			printInfo(c.App.Writer, name, info, c.Duration("gap"))
+			printFrames(c.App.Writer, sums)
 			return nil
 		},
 	}
 }
 
-func printInfo(w interface{ Write([]byte) (int, error) }, name string, info *mcapfile.Info, gap time.Duration) {
+func printInfo(w io.Writer, name string, info *mcapfile.Info, gap time.Duration) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("file:      %s\n", name)
 	p("profile:   %s (%s)\n", info.Profile, info.Library)
@@ -85,6 +96,17 @@ func printInfo(w interface{ Write([]byte) (int, error) }, name string, info *mca
 			}
 			p("    gap %s from %s\n", time.Duration(g.To-g.From), time.Unix(0, int64(g.From)).UTC().Format(time.RFC3339Nano))
 		}
+	}
+}
+
+// printFrames prints what the decoders found on each raw serial channel.
+func printFrames(w io.Writer, sums []capture.TopicSummary) {
+	if len(sums) > 0 {
+		fmt.Fprintf(w, "frames:\n")
+	}
+	for _, s := range sums {
+		fmt.Fprintf(w, "  %-20s %-5s %8d frames %6d bad checksum %6d skipped bytes %6d pending bytes\n",
+			s.Topic, s.Kind, s.Records, s.BadChecksum, s.SkippedBytes, s.PendingBytes)
 	}
 }
 

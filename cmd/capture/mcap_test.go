@@ -61,7 +61,8 @@ func TestCutFilesNeverCrash(t *testing.T) {
 		}
 	}
 	stdout, _, _ := runCmd(t, nil, "info", cut)
-	if !strings.Contains(string(stdout), "ended:     closed") || !strings.Contains(string(stdout), "12 msgs") {
+	if !strings.Contains(string(stdout), "ended:     closed") || !strings.Contains(string(stdout), "12 msgs") ||
+		!strings.Contains(string(stdout), "12 frames      0 bad checksum") {
 		t.Fatalf("the whole .part file:\n%s", stdout)
 	}
 	t.Logf("%d cuts of a %d-byte file; exit codes %v", len(data)+1, len(data), exits)
