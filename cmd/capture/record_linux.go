@@ -29,7 +29,8 @@ func recordCommand() *cli.Command {
 		Name:  "record",
 		Usage: "record a serial device passively (read-only) into a crash-safe MCAP capture",
 		Description: "Opens DEVICE read-only, sets raw mode and BAUD, and records every read as one message on\n" +
-			"/serial/KIND/rx (KIND board also gets decoded IMU frames on /imu, sensor_msgs/msg/Imu). Until it stops\n" +
+			"/serial/KIND/rx (KIND board also gets decoded IMU frames on /imu,\n" +
+			"sensor_msgs/msg/Imu, and battery reports on /battery, sensor_msgs/msg/BatteryState). Until it stops\n" +
 			"the data is in OUT.part, flushed every 100 ms and fsync'd every second; on SIGINT/SIGTERM, --duration or\n" +
 			"the device closing, OUT.part is finished into OUT (indexed, with statistics). After a SIGKILL or power\n" +
 			"loss run `capture recover OUT.part OUT`. A port held exclusively (the supervisor's TIOCEXCL or flock) is\n" +
@@ -171,9 +172,12 @@ func recordAction(c *cli.Context) error {
 	}
 	topic := "/serial/" + string(kind) + "/rx"
 	rx, err := rec.RawChannel(topic, string(kind))
-	var imu *mcapfile.Channel
+	var imu, battery *mcapfile.Channel
 	if err == nil && kind == capture.Board {
 		imu, err = rec.MessageChannel("/imu", "sensor_msgs/msg/Imu")
+	}
+	if err == nil && kind == capture.Board {
+		battery, err = rec.MessageChannel("/battery", "sensor_msgs/msg/BatteryState")
 	}
 	if err != nil {
 		rec.Close()
@@ -187,8 +191,11 @@ func recordAction(c *cli.Context) error {
 		if !ok || imu == nil || werr != nil {
 			return
 		}
-		if v, ok := br.Value.(board.IMU); ok {
+		switch v := br.Value.(type) {
+		case board.IMU:
 			werr = rec.WriteMessage(imu, when, imuMessage(when, v))
+		case board.Battery:
+			werr = rec.WriteMessage(battery, when, batteryMessage(when, v))
 		}
 	}
 	sig := make(chan os.Signal, 1)
@@ -239,6 +246,15 @@ loop:
 	}
 	fmt.Fprintf(c.App.ErrWriter, "capture record: %s; %d bytes in %d reads written to %s\n", why, total, reads, out)
 	return werr
+}
+
+// batteryMessage converts a board battery report to sensor_msgs/msg/BatteryState: voltage only, the rest
+// NaN (unmeasured, as REP 145/the message's comments ask), technology unknown.
+func batteryMessage(t time.Time, v board.Battery) *rosmsg.BatteryState {
+	nan := float32(math.NaN())
+	return &rosmsg.BatteryState{Header: rosmsg.Header{Stamp: rosmsg.TimeFromNanos(t.UnixNano()), FrameID: "base_link"},
+		Voltage: float32(v.Volts()), Temperature: nan, Current: nan, Charge: nan, Capacity: nan,
+		DesignCapacity: nan, Percentage: nan, Present: true}
 }
 
 const standardGravity = 9.80665

@@ -155,7 +155,7 @@ func TestRecordCleanStop(t *testing.T) {
 		t.Fatalf(".part left: %v", err)
 	}
 	frames := fd.written.Load() / int64(len(board.EncodeIMU(board.IMU{})))
-	if info.Ended != mcapfile.EndClean || len(info.Channels) != 2 ||
+	if info.Ended != mcapfile.EndClean || len(info.Channels) != 3 || info.Channels[2].Topic != "/battery" ||
 		int64(info.Channels[0].Bytes) != fd.written.Load() || int64(info.Channels[1].Messages) != frames {
 		t.Fatalf("info %+v channels %+v %+v; wrote %d bytes, %d frames", info, info.Channels[0], info.Channels[1],
 			fd.written.Load(), frames)
