@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 
@@ -209,11 +211,28 @@ func RewriteFile(in, out string) (RewriteReport, error) {
 	if err == nil {
 		err = os.Rename(tmp, out)
 	}
+	if err == nil {
+		err = syncDir(filepath.Dir(out)) // the rename is durable before the caller removes its input
+	}
 	if err != nil {
 		os.Remove(tmp)
 		return rep, err
 	}
 	return rep, nil
+}
+
+// syncDir fsyncs a directory so a rename in it survives a power loss. Systems that cannot open a directory
+// for syncing (Windows) skip it.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) && runtime.GOOS != "windows" {
+		return err
+	}
+	return nil
 }
 
 // Rewrite copies the records of the MCAP stream r (size bytes) into a new chunked, indexed file on w.

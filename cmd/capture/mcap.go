@@ -36,7 +36,7 @@ func infoCommand() *cli.Command {
 			}
 			info, err := mcapfile.DescribeFile(name, c.Duration("gap"))
 			if err != nil {
-				return err
+				return fmt.Errorf("%w (a raw byte capture is read by capture decode --kind board|lidar)", err)
 			}
 			f, err := capture.OpenFile(name)
 			if err != nil {
