@@ -3,6 +3,7 @@ package mcapfile
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -43,26 +44,32 @@ type Visitor struct {
 
 // Walk is the outcome of a linear read.
 type Walk struct {
-	Good    int64 // bytes up to the end of the last complete record (or chunk)
-	Footer  bool
-	DataEnd bool
-	Cut     error // why reading stopped before a footer; nil for a complete file
+	Good     int64 // bytes up to the end of the last complete record (or chunk)
+	Footer   bool
+	DataEnd  bool
+	Cut      error // why reading stopped before a footer; nil for a complete file
+	Salvaged int   // messages handed out from a cut uncompressed chunk (included in what the visitor saw)
 }
 
 type countingReader struct {
-	r io.Reader
-	n int64
+	r       io.Reader
+	n       int64
+	pending []byte // bytes read since the last complete record: the record being read
 }
 
 func (c *countingReader) Read(b []byte) (int, error) {
 	n, err := c.r.Read(b)
 	c.n += int64(n)
+	if len(c.pending)+n <= MaxRecordSize+9 {
+		c.pending = append(c.pending, b[:n]...)
+	}
 	return n, err
 }
 
 // Read reads an MCAP stream linearly (chunked or not, complete or cut) and hands each record to v. A cut
-// or corrupted tail is not an error: it ends the read and is described in Walk.Cut. The error is
-// a visitor's, or a file that is not MCAP at all.
+// or corrupted tail is not an error: it ends the read and is described in Walk.Cut; the complete records
+// of a cut uncompressed chunk are still handed out (Walk.Salvaged counts the messages). The error is a
+// visitor's, or a file that is not MCAP at all.
 func Read(r io.Reader, v Visitor) (Walk, error) {
 	cr := &countingReader{r: bufio.NewReaderSize(r, 256<<10)}
 	lex, err := mcap.NewLexer(cr, &mcap.LexerOptions{MaxRecordSize: MaxRecordSize,
@@ -73,8 +80,48 @@ func Read(r io.Reader, v Visitor) (Walk, error) {
 	defer lex.Close()
 	var w Walk
 	w.Good = int64(len(mcap.Magic))
+	cr.pending = cr.pending[:0]
 	buf := make([]byte, 1024)
 	var msg mcap.Message
+	// handle visits one record; a record that does not parse ends the read as a cut.
+	handle := func(tok mcap.TokenType, rec []byte) (bool, error) {
+		var perr, verr error
+		switch tok {
+		case mcap.TokenHeader:
+			var h *mcap.Header
+			if h, perr = mcap.ParseHeader(rec); perr == nil && v.Header != nil {
+				verr = v.Header(h)
+			}
+		case mcap.TokenSchema:
+			var sc *mcap.Schema
+			if sc, perr = mcap.ParseSchema(rec); perr == nil && v.Schema != nil {
+				verr = v.Schema(sc)
+			}
+		case mcap.TokenChannel:
+			var c *mcap.Channel
+			if c, perr = mcap.ParseChannel(rec); perr == nil && v.Channel != nil {
+				verr = v.Channel(c)
+			}
+		case mcap.TokenMessage:
+			if perr = msg.PopulateFrom(rec, false); perr == nil && v.Message != nil {
+				verr = v.Message(&msg)
+			}
+		case mcap.TokenMetadata:
+			var m *mcap.Metadata
+			if m, perr = mcap.ParseMetadata(rec); perr == nil && v.Metadata != nil {
+				verr = v.Metadata(m)
+			}
+		case mcap.TokenDataEnd:
+			w.DataEnd = true
+		case mcap.TokenFooter:
+			w.Footer = true
+		}
+		if perr != nil {
+			w.Cut = perr
+			return false, nil
+		}
+		return verr == nil, verr
+	}
 	for {
 		tok, rec, err := next(lex, buf)
 		if err != nil {
@@ -83,68 +130,69 @@ func Read(r io.Reader, v Visitor) (Walk, error) {
 					err = io.ErrUnexpectedEOF
 				}
 				w.Cut = err
+				n, serr := salvageChunk(cr.pending, func(op mcap.OpCode, rec []byte) (bool, error) {
+					return handle(opToken[op], rec)
+				})
+				w.Salvaged = n
+				return w, serr
 			}
 			return w, nil
 		}
 		if cap(rec) > cap(buf) {
 			buf = rec[:cap(rec)]
 		}
-		var verr error
-		switch tok {
-		case mcap.TokenHeader:
-			if v.Header != nil {
-				h, perr := mcap.ParseHeader(rec)
-				if perr != nil {
-					w.Cut = perr
-					return w, nil
-				}
-				verr = v.Header(h)
-			}
-		case mcap.TokenSchema:
-			s, perr := mcap.ParseSchema(rec)
-			if perr != nil {
-				w.Cut = perr
-				return w, nil
-			}
-			if v.Schema != nil {
-				verr = v.Schema(s)
-			}
-		case mcap.TokenChannel:
-			c, perr := mcap.ParseChannel(rec)
-			if perr != nil {
-				w.Cut = perr
-				return w, nil
-			}
-			if v.Channel != nil {
-				verr = v.Channel(c)
-			}
-		case mcap.TokenMessage:
-			if perr := msg.PopulateFrom(rec, false); perr != nil {
-				w.Cut = perr
-				return w, nil
-			}
-			if v.Message != nil {
-				verr = v.Message(&msg)
-			}
-		case mcap.TokenMetadata:
-			m, perr := mcap.ParseMetadata(rec)
-			if perr != nil {
-				w.Cut = perr
-				return w, nil
-			}
-			if v.Metadata != nil {
-				verr = v.Metadata(m)
-			}
-		case mcap.TokenDataEnd:
-			w.DataEnd = true
-		case mcap.TokenFooter:
-			w.Footer = true
-		}
-		if verr != nil {
+		ok, verr := handle(tok, rec)
+		if verr != nil || !ok {
 			return w, verr
 		}
 		w.Good = cr.n
+		cr.pending = cr.pending[:0]
 	}
+}
+
+var opToken = map[mcap.OpCode]mcap.TokenType{mcap.OpHeader: mcap.TokenHeader, mcap.OpSchema: mcap.TokenSchema,
+	mcap.OpChannel: mcap.TokenChannel, mcap.OpMessage: mcap.TokenMessage, mcap.OpMetadata: mcap.TokenMetadata}
+
+// salvageChunk hands out the complete records of a cut chunk (b: the bytes read of the chunk record, from
+// its opcode) when the chunk is uncompressed, and returns how many of them were messages. Compressed or
+// foreign bytes give nothing.
+func salvageChunk(b []byte, visit func(mcap.OpCode, []byte) (bool, error)) (int, error) {
+	const fixed = 9 + 8 + 8 + 8 + 4 + 4
+	if len(b) < fixed || mcap.OpCode(b[0]) != mcap.OpChunk {
+		return 0, nil
+	}
+	clen := uint64(binary.LittleEndian.Uint32(b[fixed-4:]))
+	if clen != 0 || uint64(len(b)) < fixed+8 {
+		return 0, nil // compressed: a cut stream cannot be decoded record by record here
+	}
+	recs := b[fixed+8:]
+	if n := binary.LittleEndian.Uint64(b[fixed:]); n < uint64(len(recs)) {
+		recs = recs[:n]
+	}
+	msgs := 0
+	for len(recs) >= 9 {
+		op := mcap.OpCode(recs[0])
+		n := binary.LittleEndian.Uint64(recs[1:9])
+		if n > uint64(len(recs)-9) {
+			break
+		}
+		body := recs[9 : 9+n]
+		recs = recs[9+n:]
+		if _, ok := opToken[op]; !ok || op == mcap.OpHeader {
+			continue
+		}
+		ok, err := visit(op, body)
+		if err != nil {
+			return msgs, err
+		}
+		if !ok {
+			break
+		}
+		if op == mcap.OpMessage {
+			msgs++
+		}
+	}
+	return msgs, nil
 }
 
 // next is lex.Next with its panics turned into errors: v1.7.0's chunk loader slices by lengths read from
@@ -166,6 +214,7 @@ type RewriteReport struct {
 	Messages     uint64
 	Channels     int
 	LastLogTime  uint64 // ns, of the last message kept
+	Salvaged     int    // messages kept from a cut uncompressed chunk (included in Messages)
 	InputEnded   string
 	Cut          error
 }
@@ -174,6 +223,9 @@ type RewriteReport struct {
 func (r RewriteReport) String() string {
 	s := fmt.Sprintf("input ended %s; kept %d of %d bytes (%d dropped), %d messages on %d channels",
 		r.InputEnded, r.KeptBytes, r.InputBytes, r.DroppedBytes, r.Messages, r.Channels)
+	if r.Salvaged > 0 {
+		s += fmt.Sprintf(" (%d of them from the cut chunk)", r.Salvaged)
+	}
 	if r.Cut != nil {
 		s += "; stopped at: " + r.Cut.Error()
 	}
@@ -320,6 +372,7 @@ func Rewrite(r io.Reader, size int64, w io.Writer) (RewriteReport, error) {
 	rep.KeptBytes = walk.Good
 	rep.DroppedBytes = size - walk.Good
 	rep.Cut = walk.Cut
+	rep.Salvaged = walk.Salvaged
 	rep.InputEnded = ended(walk, len(metas) > 0)
 	if rep.InputEnded == EndCut || rep.InputEnded == EndClosed && rep.DroppedBytes > 0 {
 		err := mw.WriteMetadata(&mcap.Metadata{Name: RecoveryMeta, Metadata: map[string]string{
@@ -327,6 +380,7 @@ func Rewrite(r io.Reader, size int64, w io.Writer) (RewriteReport, error) {
 			"kept_bytes":    strconv.FormatInt(walk.Good, 10),
 			"dropped_bytes": strconv.FormatInt(size-walk.Good, 10),
 			"messages":      strconv.FormatUint(rep.Messages, 10),
+			"salvaged":      strconv.Itoa(rep.Salvaged),
 			"last_log_time": strconv.FormatUint(rep.LastLogTime, 10),
 			"reason":        fmt.Sprint(walk.Cut),
 		}})

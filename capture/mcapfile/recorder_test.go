@@ -202,3 +202,36 @@ func TestWriteErrorStopsRecording(t *testing.T) {
 		t.Fatalf(".part not kept: %v", err)
 	}
 }
+
+// TestCutFinishedFileSalvagesChunk cuts a finished (chunked) file at many offsets: the complete records of
+// the cut uncompressed chunk are still read, so the count only grows with the cut, and Rewrite keeps them.
+func TestCutFinishedFileSalvagesChunk(t *testing.T) {
+	path := record(t, t.TempDir(), 1000, true)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := uint64(0)
+	salvaged := 0
+	for cut := 8; cut < len(data); cut += 97 {
+		d, err := Describe(bytes.NewReader(data[:cut]), int64(cut), 0)
+		if err != nil {
+			t.Fatalf("cut %d: %v", cut, err)
+		}
+		if d.Messages < prev {
+			t.Fatalf("cut %d: %d messages, fewer than a shorter cut's %d", cut, d.Messages, prev)
+		}
+		prev = d.Messages
+		var out bytes.Buffer
+		rep, err := Rewrite(bytes.NewReader(data[:cut]), int64(cut), &out)
+		if err != nil || rep.Messages != d.Messages {
+			t.Fatalf("cut %d: rewrite %+v, %v; describe %d", cut, rep, err, d.Messages)
+		}
+		if rep.Messages > 0 {
+			salvaged++
+		}
+	}
+	if prev < 1400 || salvaged == 0 {
+		t.Fatalf("the longest cut read %d of 1501 messages; %d cuts salvaged any", prev, salvaged)
+	}
+}
