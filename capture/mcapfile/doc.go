@@ -15,6 +15,6 @@
 // profile is "ros2", every channel carries offered_qos_profiles, and a metadata record "rosorin.capture" holds
 // device, baud, host and toolkit version.
 //
-// Errata: the go mcap v1.7.0 chunked writer has no public flush, which is why recording is unchunked;
-// attachments in an input file are not copied by Rewrite.
+// Errata: the go mcap v1.7.0 chunked writer has no public flush, which is why recording is unchunked; its
+// lexer panics on some hostile chunks (Read turns that into a cut); attachments are not copied by Rewrite.
 package mcapfile
