@@ -186,7 +186,7 @@ func TestRecordRefusesHeldPort(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "x.mcap")
 	msg, err := exec.Command(bin, "record", "--device", slave.Name(), "--out", out).CombinedOutput()
-	if err == nil || !strings.Contains(string(msg), "held exclusively (flock)") ||
+	if err == nil || !strings.Contains(string(msg), "held exclusively") ||
 		!strings.Contains(string(msg), fmt.Sprintf("pid %d", os.Getpid())) || !strings.Contains(string(msg), "--capture") {
 		t.Fatalf("err %v, output %s", err, msg)
 	}

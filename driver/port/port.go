@@ -25,6 +25,10 @@ type Options struct {
 	ReadOnly bool
 	// Exclusive sets TIOCEXCL and takes flock(LOCK_EX|LOCK_NB); a port already held gives a *BusyError.
 	Exclusive bool
+	// Listen takes flock(LOCK_SH|LOCK_NB) and no TIOCEXCL: a passive listener (capture record). An exclusive
+	// owner's lock refuses it with a *BusyError, and while it listens an exclusive owner is refused in turn:
+	// two readers of one tty would each miss the bytes the other read. Ignored with Exclusive.
+	Listen bool
 	// KeepInput keeps bytes that arrived before the open; by default they are flushed (stale data from
 	// before this owner is not telemetry of now).
 	KeepInput bool

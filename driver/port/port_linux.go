@@ -36,6 +36,15 @@ func nativeOpen(path string, o Options) (*os.File, error) {
 		unix.Close(fd)
 		return nil, &os.PathError{Op: op, Path: path, Err: err}
 	}
+	if o.Listen && !o.Exclusive {
+		if err := flock(fd, unix.LOCK_SH); err != nil {
+			unix.Close(fd)
+			if err == unix.EWOULDBLOCK {
+				return nil, &BusyError{Path: path, Holders: nativeHolders(path), Err: err}
+			}
+			return nil, &os.PathError{Op: "flock", Path: path, Err: err}
+		}
+	}
 	if o.Exclusive {
 		// flock first: it is the layer root cannot bypass, so it decides who owns the port.
 		if err := flockNB(fd); err != nil {
@@ -60,9 +69,11 @@ func nativeOpen(path string, o Options) (*os.File, error) {
 	return os.NewFile(uintptr(fd), path), nil
 }
 
-func flockNB(fd int) error {
+func flockNB(fd int) error { return flock(fd, unix.LOCK_EX) }
+
+func flock(fd, how int) error {
 	for {
-		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		err := unix.Flock(fd, how|unix.LOCK_NB)
 		if err != unix.EINTR {
 			return err
 		}

@@ -106,3 +106,31 @@ func TestReadOnlyLidar(t *testing.T) {
 		t.Error("write to the read-only LiDAR port succeeded")
 	}
 }
+
+// TestListenAgainstOwner: a passive listener (capture record) is refused while an exclusive owner holds the
+// port, and while it listens an exclusive owner is refused in turn, even as root (flock).
+func TestListenAgainstOwner(t *testing.T) {
+	link := newPty(t)
+	owner, err := port.OpenBoard(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = port.Open(link, port.Options{Baud: port.BoardBaud, ReadOnly: true, Listen: true})
+	if !port.IsBusy(err) {
+		t.Fatalf("listen while owned: %v, want busy", err)
+	}
+	owner.Close()
+	l, err := port.Open(link, port.Options{Baud: port.BoardBaud, ReadOnly: true, Listen: true})
+	if err != nil {
+		t.Fatalf("listen on a free port: %v", err)
+	}
+	l2, err := port.Open(link, port.Options{Baud: port.BoardBaud, ReadOnly: true, Listen: true})
+	if err != nil {
+		t.Fatalf("a second listener: %v", err)
+	}
+	l2.Close()
+	if _, err := port.OpenBoard(link); !port.IsBusy(err) {
+		t.Fatalf("exclusive open while listened to: %v, want busy", err)
+	}
+	l.Close()
+}
