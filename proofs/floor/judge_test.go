@@ -32,8 +32,8 @@ func decelTravel(v0, delay, tau float64) float64 { return v0*delay + v0*tau }
 func TestJudgeStopPass(t *testing.T) {
 	p := DefaultParams()
 	for _, c := range []struct {
-		name                 string
-		v0, delay, tau       float64
+		name                   string
+		v0, delay, tau         float64
 		dx, dy, wantLo, wantHi float64
 	}{
 		{"estop fwd 0.2", 0.2, 0.02, 0.13, 1, 0, 0.2, 0.6},
@@ -64,8 +64,8 @@ func TestJudgeStopPass(t *testing.T) {
 // FAIL; a robot that never moved cannot prove a stop.
 func TestJudgeStopNegative(t *testing.T) {
 	p := DefaultParams()
-	never := decel(3, 0.2, 100, 0.13, 1.5, 4, 1, 0)   // the board ignores the stop
-	late := decel(4, 0.2, 0.9, 0.13, 1.5, 4, 1, 0)    // still only after 0.9 s + run-down
+	never := decel(3, 0.2, 100, 0.13, 1.5, 4, 1, 0)  // the board ignores the stop
+	late := decel(4, 0.2, 0.9, 0.13, 1.5, 4, 1, 0)   // still only after 0.9 s + run-down
 	again := decel(5, 0.2, 0.02, 0.13, 1.5, 4, 1, 0) // stops, then creeps at 0.1 m/s from 2.8 s
 	for i := range again {
 		if again[i].T > 2.8 {
