@@ -1,6 +1,7 @@
 // Command capture works with raw byte captures of the robot's serial streams.
 //
 //	capture decode --kind board|lidar FILE   (FILE "-" reads stdin)
+//	capture odom FILE                        (LiDAR odometry: one JSON line per revolution)
 //
 // decode prints one JSON object per frame or packet, then one summary line (see package capture for the
 // fields). Garbage, truncated or empty input is not an error: it shows up in the counts and the exit
@@ -40,6 +41,6 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		// Errors are printed once by run; the default handler would call os.Exit from inside tests.
 		ExitErrHandler:  func(*cli.Context, error) {},
 		HideHelpCommand: true,
-		Commands:        []*cli.Command{decodeCommand()},
+		Commands:        []*cli.Command{decodeCommand(), odomCommand()},
 	}
 }
