@@ -144,7 +144,8 @@ func JudgeStop(odo []Odo, trig, end float64, p Params) Stop {
 		v.Reason = fmt.Sprintf("not moving before the trigger: %.3f m/s measured, need %.2f", before.Speed, p.Moving)
 		return v
 	}
-	stillT := math.NaN()
+	stillT, lastT := math.NaN(), math.NaN()
+	prevT, prevV := trig, before.Speed
 	for _, o := range odo {
 		if o.T <= trig || o.T > end {
 			continue
@@ -164,10 +165,11 @@ func JudgeStop(odo []Odo, trig, end float64, p Params) Stop {
 		}
 		switch {
 		case math.IsNaN(stillT) && w.Speed < p.Moving:
-			stillT = o.T
-		case !math.IsNaN(stillT) && math.IsNaN(v.MovedAgain) && w.Speed >= p.Moving && o.T >= stillT+p.Window:
-			v.MovedAgain = o.T - trig // a window of its own, not sharing a scan with the still one
+			stillT, lastT = crossing(prevT, prevV, o.T, w.Speed, p.Moving), o.T
+		case !math.IsNaN(stillT) && math.IsNaN(v.MovedAgain) && w.Speed >= p.Moving && o.T >= lastT+p.Window:
+			v.MovedAgain = o.T - trig // a window of its own, not sharing a scan with the first still one
 		}
+		prevT, prevV = o.T, w.Speed
 	}
 	if !math.IsNaN(stillT) {
 		v.StillAfter = stillT - trig
@@ -191,7 +193,8 @@ func JudgeTurn(g []Gyro, trig, end float64, p Params) Stop {
 		v.Reason = fmt.Sprintf("not turning before the trigger: gyro z %.3f rad/s, need %.2f", before, p.Turning)
 		return v
 	}
-	stillT := math.NaN()
+	stillT, lastT := math.NaN(), math.NaN()
+	prevT, prevZ := trig, math.Abs(before)
 	for _, s := range g {
 		if s.T <= trig || s.T > end {
 			continue
@@ -206,16 +209,27 @@ func JudgeTurn(g []Gyro, trig, end float64, p Params) Stop {
 		}
 		switch {
 		case math.IsNaN(stillT) && math.Abs(z) < p.Turning:
-			stillT = s.T
-		case !math.IsNaN(stillT) && math.IsNaN(v.MovedAgain) && math.Abs(z) >= p.Turning && s.T >= stillT+p.GyroWindow:
+			stillT, lastT = crossing(prevT, prevZ, s.T, math.Abs(z), p.Turning), s.T
+		case !math.IsNaN(stillT) && math.IsNaN(v.MovedAgain) && math.Abs(z) >= p.Turning && s.T >= lastT+p.GyroWindow:
 			v.MovedAgain = s.T - trig
 		}
+		prevT, prevZ = s.T, math.Abs(z)
 	}
 	if !math.IsNaN(stillT) {
 		v.StillAfter = stillT - trig
 	}
 	v.Outcome, v.Reason = decide(v, trig, stillT, end, p)
 	return v
+}
+
+// crossing is where the measured level crosses thr between two windows' ends (t0, v0 >= thr) and (t1, v1 <
+// thr), by linear interpolation: the scans come at 10 Hz, and a stop time on their grid would be up to 0.1 s
+// late (the deadman at 0.2 m/s sits about 0.1 s under the 0.8 s rule).
+func crossing(t0, v0, t1, v1, thr float64) float64 {
+	if !(v0 > v1) || v0 < thr {
+		return t1
+	}
+	return t0 + (v0-thr)/(v0-v1)*(t1-t0)
 }
 
 // decide applies the seed's rules to a verdict's numbers.
