@@ -1,6 +1,7 @@
 package floor
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 )
@@ -175,4 +176,22 @@ func Coverage(beams []Beam, deg float64) []Bucket {
 		}
 	}
 	return out
+}
+
+// MarshalJSON writes an unbounded Nearest as null.
+func (c Corridor) MarshalJSON() ([]byte, error) {
+	type alias Corridor
+	return json.Marshal(struct {
+		alias
+		Nearest *float64 `json:"nearest_m"`
+	}{alias(c), Num(c.Nearest)})
+}
+
+// MarshalJSON writes a bucket without returns' Nearest as null.
+func (b Bucket) MarshalJSON() ([]byte, error) {
+	type alias Bucket
+	return json.Marshal(struct {
+		alias
+		Nearest *float64 `json:"nearest_m"`
+	}{alias(b), Num(b.Nearest)})
 }

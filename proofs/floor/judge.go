@@ -1,6 +1,7 @@
 package floor
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 
@@ -305,4 +306,30 @@ func (v Stop) Line(name string) string {
 		s += " - " + v.Reason
 	}
 	return s
+}
+
+// MarshalJSON writes NaN numbers as null (encoding/json refuses NaN, and the record would be lost).
+func (v Stop) MarshalJSON() ([]byte, error) {
+	type plain struct {
+		Outcome     Outcome  `json:"outcome"`
+		Reason      string   `json:"reason,omitempty"`
+		Turn        bool     `json:"turn"`
+		Before      *float64 `json:"before"`
+		StillAfter  *float64 `json:"still_after_s"`
+		MovedAgain  *float64 `json:"moved_again_s"`
+		AtFailAfter *float64 `json:"at_fail_after"`
+		Travel      *float64 `json:"travel_m"`
+		Samples     int      `json:"samples"`
+		Params      Params   `json:"params"`
+	}
+	return json.Marshal(plain{v.Outcome, v.Reason, v.Turn, Num(v.Before), Num(v.StillAfter), Num(v.MovedAgain),
+		Num(v.AtFailAfter), Num(v.Travel), v.Samples, v.Params})
+}
+
+// Num is x for a JSON record, nil (null) when it is NaN or infinite.
+func Num(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
 }
