@@ -32,6 +32,8 @@ type SimConfig struct {
 	World string
 	// Room names the floor world's room (sim.NamedRoom: "default" or "corridor"); "" is the default room.
 	Room string
+	// TruthPath, when set, is handed to the sim (sim.Config.TruthPath): its ground truth, for tests only.
+	TruthPath string
 	// NoLidarRespawn passes --no-lidar-respawn to rosorin-base run (the scan-gate check's negative control).
 	NoLidarRespawn bool
 	// BaseLog receives the supervisor's and the driver's output ("" = a file in the temporary folder,
@@ -137,7 +139,8 @@ func StartSim(ctx context.Context, cfg SimConfig) (_ *SimTarget, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("--sim-room: %w", err)
 	}
-	if st.sim, err = sim.Start(sctx, sim.Config{Dir: st.dir, World: st.world(), Room: room, Seed: cfg.Seed, Faults: startFaults}); err != nil {
+	if st.sim, err = sim.Start(sctx, sim.Config{Dir: st.dir, World: st.world(), Room: room, Seed: cfg.Seed, Faults: startFaults,
+		TruthPath: cfg.TruthPath}); err != nil {
 		return nil, fmt.Errorf("simulated robot: %w", err)
 	}
 	lc := DefaultLiveConfig()
