@@ -166,7 +166,7 @@ func JudgeStop(odo []Odo, trig, end float64, p Params) Stop {
 		}
 		switch {
 		case math.IsNaN(stillT) && w.Speed < p.Moving:
-			stillT, lastT = crossing(prevT, prevV, o.T, w.Speed, p.Moving), o.T
+			stillT, lastT = crossing(prevT, prevV, o.T, w.Speed, p.Moving, p.MaxGap), o.T
 		case !math.IsNaN(stillT) && math.IsNaN(v.MovedAgain) && w.Speed >= p.Moving && o.T >= lastT+p.Window:
 			v.MovedAgain = o.T - trig // a window of its own, not sharing a scan with the first still one
 		}
@@ -210,7 +210,7 @@ func JudgeTurn(g []Gyro, trig, end float64, p Params) Stop {
 		}
 		switch {
 		case math.IsNaN(stillT) && math.Abs(z) < p.Turning:
-			stillT, lastT = crossing(prevT, prevZ, s.T, math.Abs(z), p.Turning), s.T
+			stillT, lastT = crossing(prevT, prevZ, s.T, math.Abs(z), p.Turning, p.MaxGap), s.T
 		case !math.IsNaN(stillT) && math.IsNaN(v.MovedAgain) && math.Abs(z) >= p.Turning && s.T >= lastT+p.GyroWindow:
 			v.MovedAgain = s.T - trig
 		}
@@ -225,9 +225,10 @@ func JudgeTurn(g []Gyro, trig, end float64, p Params) Stop {
 
 // crossing is where the measured level crosses thr between two windows' ends (t0, v0 >= thr) and (t1, v1 <
 // thr), by linear interpolation: the scans come at 10 Hz, and a stop time on their grid would be up to 0.1 s
-// late (the deadman at 0.2 m/s sits about 0.1 s under the 0.8 s rule).
-func crossing(t0, v0, t1, v1, thr float64) float64 {
-	if !(v0 > v1) || v0 < thr {
+// late (the deadman at 0.2 m/s sits about 0.1 s under the 0.8 s rule). Across a gap longer than maxGap
+// nothing is interpolated: the crossing is the first window after it.
+func crossing(t0, v0, t1, v1, thr, maxGap float64) float64 {
+	if !(v0 > v1) || v0 < thr || t1-t0 > maxGap {
 		return t1
 	}
 	return t0 + (v0-thr)/(v0-v1)*(t1-t0)
