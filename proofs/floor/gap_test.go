@@ -19,8 +19,8 @@ func TestAcrossGap(t *testing.T) {
 		}
 	}
 	v := JudgeStop(holed, 1.5, 5, p)
-	if v.Outcome != Fail {
-		t.Fatalf("odometry alone: %s", v.Line("kill"))
+	if v.Outcome != Fail || v.StillAfter < 1.1 {
+		t.Fatalf("odometry alone: %s (a still time inside the gap would be invented)", v.Line("kill"))
 	}
 	if g := AcrossGap(v, 0.55, true, p); g.Outcome != Pass || math.Abs(g.Travel-decelTravel(0.2, 0.15, 0.13)) > 0.01 || g.StillAfter != 0.55 {
 		t.Errorf("with the wheels still at 0.55 s: %s", g.Line("kill"))
