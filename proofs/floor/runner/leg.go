@@ -218,9 +218,32 @@ func (p *legRun) run(ctx context.Context, i, n int) error {
 	if p.aborted != "" {
 		return p.abortResult()
 	}
+	vibEnd := p.holdEnd
+	if s.Spec.StopsService && r.serviceDown {
+		// No scans until the service runs again: start it (the board's port is the service's, so the reading
+		// from below ends first) and judge the odometry once scans are back.
+		p.phase = "starting the service again"
+		if p.below != nil {
+			p.below.Close()
+		}
+		if err := r.t.StartService(ctx); err != nil {
+			return fmt.Errorf("starting the service again: %v", err)
+		}
+		r.serviceDown = false
+		if _, err := r.waitDriver(ctx, p.startPid); err != nil {
+			return fmt.Errorf("no driver after starting the service again: %v", err)
+		}
+		if _, ok := r.waitOdo(ctx, r.o.OdoWait); !ok {
+			return fmt.Errorf("no scans after starting the service again")
+		}
+		if err := r.sleep(ctx, 1500*time.Millisecond); err != nil { // windows of their own after the gap
+			return err
+		}
+		p.holdEnd = r.clk.Now()
+	}
 	p.phase = "judging"
 	p.catchUp(ctx)
-	p.judge()
+	p.judge(vibEnd)
 	return nil
 }
 
@@ -439,8 +462,8 @@ func (p *legRun) catchUp(ctx context.Context) {
 	}
 }
 
-// judge turns the leg's measurements into its result.
-func (p *legRun) judge() {
+// judge turns the leg's measurements into its result; vibEnd ends the reading from below the driver.
+func (p *legRun) judge(vibEnd time.Time) {
 	r, prm := p.r, p.r.o.Params
 	trig, end := r.rel(p.trig), r.rel(p.holdEnd)
 	var v floor.Stop
@@ -453,7 +476,7 @@ func (p *legRun) judge() {
 		v = floor.JudgeStop(odo, trig, end, prm)
 		p.res.StillFrom = "LiDAR odometry"
 		if p.s.Spec.KillsDriver {
-			wv := stand.Judge(p.vibration(), trig, end, stand.DefaultParams())
+			wv := stand.Judge(p.vibration(), trig, r.rel(vibEnd), stand.DefaultParams())
 			r.ev.Logf("board gyro vibration from below the driver: %s", wv.Line(p.res.Name))
 			v = floor.AcrossGap(v, wv.StillFrom, wv.Outcome == stand.Pass, prm)
 			p.res.StillFrom = "board gyro vibration from below the driver (the scans stop with the driver); travel: LiDAR odometry across the restart"
