@@ -134,11 +134,10 @@ func (p *legRun) run(ctx context.Context, i, n int) error {
 		return p.notRun(fmt.Sprintf("the odometry cannot see motion along %s here (degenerate, weakest bearing %.0f deg): it could never tell the robot still - refusing to judge it, so not driving it",
 			s.Motion.Name, e.E.WeakBearingDeg()))
 	case tw.VX < 0:
-		need := math.Abs(tw.VX)*r.o.Leg.Seconds() + r.o.CoverMargin
-		have := r.covered + r.o.RobotRadius
+		have := r.covered
 		p.res.Covered = &have
-		if have < need {
-			return p.notRun(fmt.Sprintf("backward leg over floor no forward leg covered: the rear is blind; covered %.2f m behind the robot (its own footprint included), need %.2f m", have, need))
+		if !(have > 0) || r.coveredAt+1e-9 < math.Abs(tw.VX) {
+			return p.notRun("backward leg over floor no forward leg covered: the rear is blind, and a backward leg runs only right after a forward leg at least as fast")
 		}
 	default:
 		c := floor.CheckCorridor(r.odo.beams, p.dir, prm)
@@ -484,18 +483,19 @@ func (p *legRun) judge(vibEnd time.Time) {
 		}
 		if e, ok := r.odo.latest(); ok {
 			d := math.Hypot(e.E.Pose.X-p.startPos.E.Pose.X, e.E.Pose.Y-p.startPos.E.Pose.Y)
-			switch {
-			case p.s.Motion.Twist.VX > 0 && p.s.Motion.Twist.VY == 0:
-				r.covered += d
-			case p.s.Motion.Twist.VX < 0 && p.s.Motion.Twist.VY == 0:
-				r.covered = math.Max(0, r.covered-d)
-			default:
-				r.covered = 0
+			tw := p.s.Motion.Twist
+			if tw.VX < 0 && d > r.covered+0.005 {
+				p.res.Notes = append(p.res.Notes, fmt.Sprintf("backed %.1f cm beyond the floor the forward leg covered (%.1f cm): the stop's travel differs from the forward leg's",
+					100*(d-r.covered), 100*r.covered))
+			}
+			r.covered, r.coveredAt = 0, 0
+			if tw.VX > 0 && tw.VY == 0 {
+				r.covered, r.coveredAt = d, tw.VX
 			}
 		}
 	}
 	if p.turn {
-		r.covered = 0
+		r.covered, r.coveredAt = 0, 0
 	}
 	if p.failedLive != "" && v.Outcome == floor.Pass {
 		v.Outcome, v.Reason = floor.Fail, p.failedLive // the live rule fired on data the judge saw differently: a failure all the same

@@ -19,9 +19,6 @@ type Options struct {
 	Hold time.Duration
 	// Params are the judges' rules (chapter 19's numbers).
 	Params floor.Params
-	// CoverMargin is what a backward leg may travel beyond its commanded distance (m): chapter 19's largest
-	// travel after a trigger, 10 cm. RobotRadius is the floor under the robot, which it covers standing.
-	CoverMargin, RobotRadius float64
 	// PathTimeout is each leg's hard timeout; StateTimeout the wait for the first driver state (the seed:
 	// 5 s); DriverBack the wait for a new driver after a kill or a service restart; TeardownTimeout the
 	// teardown's bound.
@@ -42,7 +39,6 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		Leg: 1500 * time.Millisecond, Hold: 2500 * time.Millisecond, Params: floor.DefaultParams(),
-		CoverMargin: 0.10, RobotRadius: 0.15,
 		PathTimeout: 60 * time.Second, StateTimeout: 5 * time.Second, DriverBack: 20 * time.Second,
 		TeardownTimeout: 30 * time.Second, OdoWait: 3 * time.Second, CmdPeriod: 50 * time.Millisecond,
 		Paths: Paths, Clock: target.RealClock{}, Out: io.Discard,

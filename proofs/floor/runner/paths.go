@@ -31,30 +31,39 @@ type (
 	Step = stoppath.Step[Rule]
 )
 
-// leg places one motion in round r of the schedule. The rounds keep the robot near where it started: every
-// path's forward legs run in the round before the backward legs at that speed, so a backward leg retraces floor
-// forward legs covered seconds before (the rear is blind), and each path's strafe left is followed by its
-// strafe right.
+// leg places one motion in round r of the schedule.
 func leg(m Motion, r int) stoppath.At { return stoppath.At{Motion: m, Round: r} }
 
-// linear is chapter 19's forward and backward legs at 0.1 and 0.2 m/s, rounds 0-3.
-func linear(more ...stoppath.At) []stoppath.At {
-	return append([]stoppath.At{leg(Fwd01, 0), leg(Back01, 1), leg(Fwd02, 2), leg(Back02, 3)}, more...)
+// sweep is the k-th sweeping path's legs (deadman 0, estop 1, disable 2) in the common schedule. The rounds
+// keep the robot near where it started and the rear covered: each path's backward leg runs right after its
+// forward leg at the same speed, so it retraces the floor that leg covered seconds before (the rear is
+// blind), and each path's strafe left is followed by its strafe right. fast adds the 0.35 m/s forward leg,
+// turn the path's turn.
+func sweep(k int, fast bool, turn *Motion) []stoppath.At {
+	at := []stoppath.At{leg(Fwd01, 2*k), leg(Back01, 2*k+1), leg(Fwd02, 6+2*k), leg(Back02, 7+2*k)}
+	if fast {
+		at = append(at, leg(Fwd035, 12+k))
+	}
+	at = append(at, leg(Left02, 15+2*k), leg(Right02, 16+2*k))
+	if turn != nil {
+		at = append(at, leg(*turn, 21))
+	}
+	return at
 }
 
 // onceAt is the round of the paths that run once, at 0.2 m/s forward, after the sweeps.
-const onceAt = 12
+const onceAt = 22
 
 // Paths is the floor proof's table: chapter 19's triggers through stoppath. The deadman does not run at
 // 0.35 m/s: in the sim its stop reads about 0.8 s there, the 0.8 s rule itself (docs/floor.md), and chapter
 // 19 never ran it on the floor.
 var Paths = stoppath.Table[Rule]{
 	{Name: "deadman", Label: "deadman", Help: "silence: no command for cmd_timeout",
-		At: linear(leg(Left02, 5), leg(Right02, 6), leg(TurnM05, 11)), Trigger: stoppath.Silence},
+		At: sweep(0, false, &TurnM05), Trigger: stoppath.Silence},
 	{Name: "estop", Label: "estop", Row: "estop request", Help: "the e-stop request (the seed's estop topic)",
-		At: linear(leg(Fwd035, 4), leg(Left02, 7), leg(Right02, 8), leg(TurnP05, 11)), Trigger: stoppath.EstopRequest},
+		At: sweep(1, true, &TurnP05), Trigger: stoppath.EstopRequest},
 	{Name: "disable", Label: "disable", Row: "enable false", Help: "enable false",
-		At: linear(leg(Fwd035, 4), leg(Left02, 9), leg(Right02, 10)), Trigger: stoppath.EnableFalse},
+		At: sweep(2, true, nil), Trigger: stoppath.EnableFalse},
 	{Name: "kill", Label: "driver kill", Row: "SIGKILL of the driver", Help: "SIGKILL of the driver",
 		At: stoppath.Once(Fwd02, onceAt), KillsDriver: true, Trigger: stoppath.KillDriver},
 	{Name: "service", Label: "service stop", Help: "the whole service stopped, then started again",

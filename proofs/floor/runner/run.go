@@ -34,7 +34,8 @@ type runner struct {
 	odo   *odometer
 
 	serviceDown bool
-	covered     float64 // m of floor forward legs covered behind the robot since the last other leg
+	covered     float64 // m the last leg covered, when it was a forward leg (0 otherwise)
+	coveredAt   float64 // m/s: that forward leg's speed
 	stopProof   string  // set when the proof must stop itself: why
 }
 
@@ -210,7 +211,7 @@ func (r *runner) waitOdo(ctx context.Context, d time.Duration) (est, bool) {
 	end := r.clk.Now().Add(d)
 	for {
 		r.pump()
-		if e, ok := r.odo.latest(); ok && r.now()-e.T < 0.5 {
+		if e, ok := r.odo.latest(); ok && r.now()-e.T < 0.5 && e.E.Used > 0 { // a match, not the origin alone
 			return e, true
 		}
 		if !r.clk.Now().Before(end) || r.clk.Sleep(ctx, 50*time.Millisecond) != nil {
