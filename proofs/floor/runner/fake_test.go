@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rosorin/rosorin/internal/testkit"
@@ -16,7 +17,9 @@ import (
 )
 
 // The runner against targettest's fake on the floor: the driver's own gate, the sim's floor physics and
-// LiDAR model, in this process and in real time (no driver process, no pseudo-terminals).
+// LiDAR model, in this process (no driver process, no pseudo-terminals), each test in a synctest bubble: the
+// clock is virtual and moves only when every goroutine waits, so the legs' seconds take no real time and the
+// machine's load cannot move a stop time.
 
 // small is a floor table of four legs: forward and back, a strafe, a turn.
 var small = stoppath.Table[Rule]{
@@ -42,7 +45,9 @@ func proveFake(t *testing.T, opt targettest.Options, table stoppath.Table[Rule],
 	return rep, out.String(), err
 }
 
-func TestProveFakePasses(t *testing.T) {
+func TestProveFakePasses(t *testing.T) { synctest.Test(t, testProveFakePasses) }
+
+func testProveFakePasses(t *testing.T) {
 	rep, out, err := proveFake(t, targettest.Options{Seed: 1, Floor: sim.DefaultRoom()}, small, "all")
 	if err != nil {
 		t.Fatal(err)
@@ -92,28 +97,52 @@ func TestProveFakeNegative(t *testing.T) {
 			[]string{"estop 0.2 fwd NOT RUN - the odometry cannot see motion along 0.2 fwd here (degenerate"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rep, out, err := proveFake(t, c.opt, small, c.list)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(rep.Results) == 0 || rep.Results[0].Outcome != c.outcome {
-				t.Fatalf("first result %+v, want %s", rep.Results, c.outcome)
-			}
-			if rep.AllPassed() || !rep.TeardownOK {
-				t.Errorf("%s, teardown ok %v", rep.ResultLine(), rep.TeardownOK)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("output lacks %q", w)
-				}
-			}
-			if c.name == "ignore" && len(rep.Results[0].StopsFired) != 3 {
-				t.Errorf("stops fired %v, want silence, estop, enable false", rep.Results[0].StopsFired)
-			}
+			synctest.Test(t, func(t *testing.T) { checkNegative(t, c.opt, c.list, c.outcome, c.want, c.name == "ignore") })
 		})
 	}
-	_, out, err := proveFake(t, targettest.Options{Seed: 6, Floor: sim.DefaultRoom(), Plugged: true}, small, "estop")
-	if !errors.Is(err, ErrAborted) || !strings.Contains(out, "ABORT: plugged in") {
-		t.Errorf("plugged in: %v", err)
+	synctest.Test(t, func(t *testing.T) {
+		_, out, err := proveFake(t, targettest.Options{Seed: 6, Floor: sim.DefaultRoom(), Plugged: true}, small, "estop")
+		if !errors.Is(err, ErrAborted) || !strings.Contains(out, "ABORT: plugged in") {
+			t.Errorf("plugged in: %v", err)
+		}
+	})
+}
+
+func checkNegative(t *testing.T, opt targettest.Options, list string, outcome floor.Outcome, want []string, ignore bool) {
+	rep, out, err := proveFake(t, opt, small, list)
+	if err != nil {
+		t.Fatal(err)
 	}
+	if len(rep.Results) == 0 || rep.Results[0].Outcome != outcome {
+		t.Fatalf("first result %+v, want %s", rep.Results, outcome)
+	}
+	if rep.AllPassed() || !rep.TeardownOK {
+		t.Errorf("%s, teardown ok %v", rep.ResultLine(), rep.TeardownOK)
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q", w)
+		}
+	}
+	if ignore && len(rep.Results[0].StopsFired) != 3 {
+		t.Errorf("stops fired %v, want silence, estop, enable false", rep.Results[0].StopsFired)
+	}
+}
+
+// TestProveFakeAll runs the whole table, every path at every leg, in the sim's default room: the schedule
+// keeps the robot clear of the furniture, every backward leg follows its forward leg, kill and service are
+// judged across the driver's absence, and every leg passes.
+func TestProveFakeAll(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rep, _, err := proveFake(t, targettest.Options{Seed: 11, Floor: sim.DefaultRoom()}, Paths, "all")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.AllPassed() {
+			t.Errorf("%s", rep.ResultLine())
+		}
+		if rep.Planned != 25 {
+			t.Errorf("planned %d legs, want 25", rep.Planned)
+		}
+	})
 }

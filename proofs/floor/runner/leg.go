@@ -132,7 +132,7 @@ func (p *legRun) run(ctx context.Context, i, n int) error {
 		}
 	case !e.E.Observable(p.dx, p.dy):
 		return p.notRun(fmt.Sprintf("the odometry cannot see motion along %s here (degenerate, weakest bearing %.0f deg): it could never tell the robot still - refusing to judge it, so not driving it",
-			s.Motion.Name, e.E.WeakBearingDeg()))
+			s.Motion.Name, wholeDeg(e.E.WeakBearingDeg())))
 	case tw.VX < 0:
 		have := r.covered
 		p.res.Covered = &have

@@ -115,7 +115,7 @@ func Look(ctx context.Context, t target.Target, d time.Duration, out io.Writer) 
 		xs, ys = append(xs, e.E.Pose.X), append(ys, e.E.Pose.Y)
 		if e.E.Degenerate {
 			rep.Degenerate++
-			rep.WeakDeg = e.E.WeakBearingDeg()
+			rep.WeakDeg = wholeDeg(e.E.WeakBearingDeg())
 		}
 	}
 	if len(xs) > 0 {
@@ -163,3 +163,6 @@ func (l LookReport) MarshalJSON() ([]byte, error) {
 		SpreadMM *float64 `json:"spread_mm"`
 	}{alias(l), floor.Num(l.WeakDeg), floor.Num(l.SpreadMM)})
 }
+
+// wholeDeg rounds degrees to a whole number without a negative zero ("-0 deg").
+func wholeDeg(d float64) float64 { return math.Round(d) + 0 }
