@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -63,6 +64,10 @@ func testProveFakePasses(t *testing.T) {
 		if !r.Stop.Turn && (r.Stop.Travel < 0.01 || r.Stop.Travel > 0.12) {
 			t.Errorf("%s: travel %.3f m", r.Name, r.Stop.Travel)
 		}
+	}
+	b, err := json.Marshal(rep)
+	if err != nil || !strings.Contains(string(b), `"outcome":"PASS"`) || !strings.Contains(string(b), `"still_after_s":0.`) {
+		t.Errorf("--json record: %v\n%s", err, b)
 	}
 	for _, w := range []string{"estop 0.2 fwd before: 0.", "deadman 0.2 left before: 0.1", "estop turn 0.5 before: turning", "| estop", "RESULT: 4/4 passed"} {
 		if !strings.Contains(out, w) {
@@ -145,4 +150,34 @@ func TestProveFakeAll(t *testing.T) {
 			t.Errorf("planned %d legs, want 25", rep.Planned)
 		}
 	})
+}
+
+// TestLookFake: the look lines in the open room, and the corridor's degenerate direction named; the record
+// marshals (NaN nearest of the blind buckets as null).
+func TestLookFake(t *testing.T) {
+	corridor, _ := sim.NamedRoom("corridor")
+	for _, c := range []struct {
+		room *sim.Room
+		want []string
+	}{
+		{sim.DefaultRoom(), []string{"battery unknown | plugged false", "LiDAR beams 400, valid 6", "bearing -180 deg: valid   0/  0 nearest nan m",
+			"bearing   +0 deg: valid  3", " 0 degenerate, pose spread "}},
+		{corridor, []string{"degenerate (weakest bearing 0 deg: motion along it is not measured)"}},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			var out testkit.LockedBuffer
+			rep, err := Look(context.Background(), targettest.NewFake(target.RealClock{}, targettest.Options{Seed: 3, Floor: c.room}), 2*time.Second, &out)
+			if err != nil || !rep.OK {
+				t.Fatalf("%v %+v\n%s", err, rep, out.String())
+			}
+			for _, w := range c.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+			if _, err := json.Marshal(rep); err != nil {
+				t.Error(err)
+			}
+		})
+	}
 }
