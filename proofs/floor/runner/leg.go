@@ -242,6 +242,7 @@ func (p *legRun) run(ctx context.Context, i, n int) error {
 	}
 	p.phase = "judging"
 	p.catchUp(ctx)
+	r.ev.Logf("odometry: %d scans, %d estimates, %d errors so far (last: %s)", r.odo.scans, len(r.odo.ests), r.odo.errs, r.odo.lastErr)
 	p.judge(vibEnd)
 	return nil
 }
@@ -473,6 +474,15 @@ func (p *legRun) judge(vibEnd time.Time) {
 	default:
 		odo := r.odo.samples(p.start-1, p.dx, p.dy)
 		v = floor.JudgeStop(odo, trig, end, prm)
+		if math.IsNaN(v.Before) {
+			var ts []string
+			for _, o := range odo {
+				if o.T > trig-1 && o.T < trig+0.5 {
+					ts = append(ts, fmt.Sprintf("%.3f", o.T-trig))
+				}
+			}
+			r.ev.Logf("odometry around the trigger (s after it): %s", strings.Join(ts, " "))
+		}
 		p.res.StillFrom = "LiDAR odometry"
 		if p.s.Spec.KillsDriver {
 			wv := stand.Judge(p.vibration(), trig, r.rel(vibEnd), stand.DefaultParams())

@@ -81,7 +81,7 @@ func Look(ctx context.Context, t target.Target, d time.Duration, out io.Writer) 
 	lctx, lcancel := context.WithTimeout(ctx, d)
 	defer lcancel()
 	ferr := sf.FollowScans(lctx, func(s target.ScanSample) error {
-		odo.add(s.At.Sub(t0).Seconds()-s.Scan.ScanTime/2, s.Scan)
+		odo.add(s.At.Sub(t0).Seconds(), s.Scan)
 		return nil
 	})
 	if ferr != nil && lctx.Err() == nil {

@@ -89,6 +89,11 @@ type odometer struct {
 	lastErr string
 	// onScan is called for every scan after its estimate (the guard and the live rules run there).
 	onScan func(t float64, beams []floor.Beam)
+	// logf receives each new kind of odometry error (the evidence log).
+	logf func(format string, args ...any)
+	// stampRef and delays place scans on the timeline (timeOf).
+	stampRef time.Time
+	delays   []float64
 }
 
 func newOdometer() (*odometer, error) {
@@ -105,20 +110,54 @@ func toScan(s api.Scan) coind6.Scan {
 		RangeMin: float32(s.RangeMin), RangeMax: float32(s.RangeMax), Samples: len(s.Ranges)}
 }
 
-// add runs one scan through the odometry; t is its judge time.
-func (o *odometer) add(t float64, s api.Scan) {
+// timeOf places a scan on the judge's timeline: at its receipt (at, s since the run's start) minus half a
+// revolution, but with the receipt jitter taken out. Receipts come in bursts on a loaded machine (two scans
+// in one read, 0.1 s late), and a 0.3 s window then holds too few distinct times to measure a speed. The
+// scans' own stamps are even (the reader stamps each revolution's start), so each scan is placed at its stamp
+// plus the smallest receipt-minus-stamp of the last delayWindow scans: the timeline of the least delayed
+// receipt. The stamps are wall-clock times: a stamp that jumps against the receipts by more than
+// delayReset (a wall-clock step) restarts the estimate.
+func (o *odometer) timeOf(at float64, s api.Scan) float64 {
+	const (
+		delayWindow = 30
+		delayReset  = 0.5
+	)
+	if o.stampRef.IsZero() {
+		o.stampRef = s.Stamp
+	}
+	d := at - s.Stamp.Sub(o.stampRef).Seconds() // receipt minus stamp (plus a constant)
+	if len(o.delays) > 0 && math.Abs(d-o.delays[len(o.delays)-1]) > delayReset {
+		o.delays = o.delays[:0]
+	}
+	o.delays = append(o.delays, d)
+	if len(o.delays) > delayWindow {
+		o.delays = o.delays[1:]
+	}
+	least := o.delays[0]
+	for _, x := range o.delays {
+		least = math.Min(least, x)
+	}
+	return s.Stamp.Sub(o.stampRef).Seconds() + least - s.ScanTime/2
+}
+
+// add runs one scan, received at at (s since the run's start), through the odometry.
+func (o *odometer) add(at float64, s api.Scan) {
+	t := o.timeOf(at, s)
 	o.scans++
 	o.beams = floor.BaseBeams(s.Ranges, s.AngleMin, s.AngleIncrement, s.RangeMin, s.RangeMax, floor.DefaultMount)
 	o.beamsT = t
 	e, err := o.odo.Add(toScan(s), scanmatch.Aux{})
 	if err != nil {
 		o.errs++
+		msg := err.Error()
 		var se *scanmatch.ScanError
-		if errors.As(err, &se) || errors.Is(err, scanmatch.ErrStamp) || errors.Is(err, scanmatch.ErrBins) {
-			o.lastErr = err.Error()
-		} else {
-			o.lastErr = fmt.Sprintf("odometry: %v", err)
+		if !errors.As(err, &se) && !errors.Is(err, scanmatch.ErrStamp) && !errors.Is(err, scanmatch.ErrBins) {
+			msg = fmt.Sprintf("odometry: %v", err)
 		}
+		if msg != o.lastErr && o.logf != nil {
+			o.logf("odometry: scan at %.3f s not used: %s", t, msg)
+		}
+		o.lastErr = msg
 	} else {
 		o.ests = append(o.ests, est{T: t, E: e})
 	}

@@ -55,7 +55,7 @@ func (r *runner) pump() {
 	for {
 		select {
 		case s := <-r.feed.ch:
-			r.odo.add(r.rel(s.At)-s.Scan.ScanTime/2, s.Scan)
+			r.odo.add(r.rel(s.At), s.Scan)
 		default:
 			return
 		}
@@ -119,6 +119,7 @@ func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Repo
 	if r.odo, err = newOdometer(); err != nil {
 		return nil, err
 	}
+	r.odo.logf = r.ev.Logf
 	r.feed = startFeed(ctx, sf, r.clk)
 	defer r.feed.close()
 	if err := r.open(ctx); err != nil {
