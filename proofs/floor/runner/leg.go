@@ -513,6 +513,9 @@ func (p *legRun) judge(vibEnd time.Time) {
 	p.res.Stop, p.res.Outcome, p.res.Reason = &v, v.Outcome, v.Reason
 	p.res.Scans = v.Samples
 	p.res.Line = v.Line(p.res.Name)
+	if p.s.Spec.KillsDriver && !p.turn {
+		p.res.Line += " (still: the wheels, from the board's gyro below the driver; travel: LiDAR across the restart)"
+	}
 	if len(p.fired) > 0 {
 		p.res.Line += fmt.Sprintf(" (stops fired: %v)", p.fired)
 	}

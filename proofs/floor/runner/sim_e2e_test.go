@@ -81,7 +81,7 @@ func TestProveSimTravelTruth(t *testing.T) {
 	if testkit.RaceEnabled {
 		// The race-built proof receives and matches its scans later than the driver sends them; the 0.8 s rule
 		// is widened here only, never in the normal run (nor in stopproof).
-		o.Params.FailAfter = testkit.Bound(800*time.Millisecond).Seconds()
+		o.Params.FailAfter = testkit.Bound(800 * time.Millisecond).Seconds()
 		o.Hold = time.Duration((o.Params.FailAfter+2*o.Params.Window+0.3)*float64(time.Second)) + 500*time.Millisecond
 	}
 	var out testkit.LockedBuffer
