@@ -47,8 +47,9 @@ type Gyro struct{ T, Z float64 }
 
 // Window is the motion measured over one window.
 type Window struct {
-	End   float64 // s: the window's end
-	Speed float64 // m/s: planar speed, the least-squares slope of x and y against time
+	End    float64 // s: the window's end
+	Speed  float64 // m/s: planar speed, the least-squares slope of x and y against time
+	VX, VY float64 // m/s: the slopes themselves (the odometry's frame)
 	N     int     // estimates in it
 	// Measured: enough estimates without a gap; Observable: every one of them sees the judged direction.
 	Measured, Observable bool
@@ -78,7 +79,7 @@ func SpeedAt(odo []Odo, t float64, p Params) Window {
 	}
 	_, bx := stat.LinearRegression(ts, xs, nil, false)
 	_, by := stat.LinearRegression(ts, ys, nil, false)
-	w.Speed, w.Measured = math.Hypot(bx, by), true
+	w.Speed, w.VX, w.VY, w.Measured = math.Hypot(bx, by), bx, by, true
 	return w
 }
 
@@ -132,7 +133,18 @@ func newStop(turn bool, p Params) Stop {
 // A window the odometry cannot see is never called still: the verdict is NotJudged.
 func JudgeStop(odo []Odo, trig, end float64, p Params) Stop {
 	v := newStop(false, p)
-	before := SpeedAt(odo, trig, p)
+	// The speed before the trigger is measured over the window ending at the last estimate up to it: when
+	// the trigger takes the scans away (a driver kill) the revolution under way is lost.
+	tb := math.NaN()
+	for _, o := range odo {
+		if o.T <= trig+0.02 && !(o.T <= tb) {
+			tb = o.T
+		}
+	}
+	before := Window{Speed: math.NaN()}
+	if trig-tb <= p.MaxGap {
+		before = SpeedAt(odo, tb, p)
+	}
 	v.Before = before.Speed
 	switch {
 	case !before.Measured:
@@ -174,7 +186,7 @@ func JudgeStop(odo []Odo, trig, end float64, p Params) Stop {
 	}
 	if !math.IsNaN(stillT) {
 		v.StillAfter = stillT - trig
-		v.Travel = travel(odo, trig, stillT, end)
+		v.Travel = travel(odo, trig, stillT, end, before, tb, p)
 	}
 	v.Outcome, v.Reason = decide(v, trig, stillT, end, p)
 	return v
@@ -253,10 +265,17 @@ func decide(v Stop, trig, stillT, end float64, p Params) (Outcome, string) {
 	return Pass, ""
 }
 
-// travel is the distance from the pose at the trigger (interpolated) to the mean pose of the estimates from
-// stillT to end: the stopping distance, with the noise of the rest averaged.
-func travel(odo []Odo, trig, stillT, end float64) float64 {
-	x0, y0, ok := poseAt(odo, trig)
+// travel is the distance from the pose at the trigger to the mean pose of the estimates from stillT to end:
+// the stopping distance, with the noise of the rest averaged. The pose at the trigger is interpolated
+// between the estimates around it, or, across a gap (the scans taken away by the trigger), carried on from
+// the last estimate before it (tb) with the velocity measured before it.
+func travel(odo []Odo, trig, stillT, end float64, before Window, tb float64, p Params) float64 {
+	x0, y0, ok := poseAt(odo, trig, p.MaxGap)
+	if !ok && before.Measured {
+		if xb, yb, okb := poseAt(odo, tb, p.MaxGap); okb || exactly(odo, tb, &xb, &yb) {
+			x0, y0, ok = xb+before.VX*(trig-tb), yb+before.VY*(trig-tb), true
+		}
+	}
 	if !ok {
 		return math.NaN()
 	}
@@ -272,11 +291,22 @@ func travel(odo []Odo, trig, stillT, end float64) float64 {
 	return math.Hypot(stat.Mean(xs, nil)-x0, stat.Mean(ys, nil)-y0)
 }
 
-// poseAt interpolates the position at t between the estimates around it.
-func poseAt(odo []Odo, t float64) (x, y float64, ok bool) {
+// exactly finds the estimate at time t.
+func exactly(odo []Odo, t float64, x, y *float64) bool {
+	for _, o := range odo {
+		if o.T == t {
+			*x, *y = o.X, o.Y
+			return true
+		}
+	}
+	return false
+}
+
+// poseAt interpolates the position at t between the estimates around it, when they are at most maxGap apart.
+func poseAt(odo []Odo, t, maxGap float64) (x, y float64, ok bool) {
 	for i := 1; i < len(odo); i++ {
 		a, b := odo[i-1], odo[i]
-		if a.T <= t && t <= b.T && b.T > a.T {
+		if a.T <= t && t <= b.T && b.T > a.T && b.T-a.T <= maxGap {
 			f := (t - a.T) / (b.T - a.T)
 			return a.X + f*(b.X-a.X), a.Y + f*(b.Y-a.Y), true
 		}
