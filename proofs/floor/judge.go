@@ -50,7 +50,7 @@ type Window struct {
 	End    float64 // s: the window's end
 	Speed  float64 // m/s: planar speed, the least-squares slope of x and y against time
 	VX, VY float64 // m/s: the slopes themselves (the odometry's frame)
-	N     int     // estimates in it
+	N      int     // estimates in it
 	// Measured: enough estimates without a gap; Observable: every one of them sees the judged direction.
 	Measured, Observable bool
 }

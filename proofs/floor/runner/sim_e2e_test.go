@@ -56,8 +56,8 @@ func at(tr []truthPose, tm time.Time) (float64, float64, bool) {
 }
 
 // TestProveSimTravelTruth runs the deadman's legs (forward and back at 0.1 and 0.2, strafes, a turn: the
-// slowest stop, whose 0.2 m/s legs sit closest to the 0.8 s rule) on the sim's floor world with the real
-// driver, in this process, and
+// slowest stop, whose 0.2 m/s legs sit closest to the 0.8 s rule) and the driver kill (its travel measured
+// across the driver's restart) on the sim's floor world with the real driver, in this process, and
 // checks every verdict PASS within the 0.8 s rule and every travel after the trigger within 1 cm of the
 // sim's ground truth (the target; the judge never reads the truth).
 func TestProveSimTravelTruth(t *testing.T) {
@@ -72,7 +72,7 @@ func TestProveSimTravelTruth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps, err := Paths.Parse("deadman")
+	steps, err := Paths.Parse("deadman,kill")
 	if err != nil {
 		t.Fatal(err)
 	}
