@@ -26,6 +26,7 @@ type core struct {
 	lidarBack time.Time
 
 	hang, ignoreMotor, lidarSilent, pad bool
+	obstacle                            bool // the obstacle fault's box is in the room
 	fromBoardRate                       float64
 	corruptRng                          *rand.Rand
 	holdMask                            uint16

@@ -28,6 +28,7 @@ const (
 	FaultKey         FaultKind = "key"
 	FaultBattery     FaultKind = "battery-step"
 	FaultStall       FaultKind = "stall"
+	FaultObstacle    FaultKind = "obstacle"
 )
 
 // Fault is one parsed fault or event. At > 0 delays it after the sim's start (suffix "@DURATION").
@@ -42,6 +43,7 @@ type Fault struct {
 	Sticks    [4]int8       // sticks: LX, LY, RX, RY as the board sends them (raw/127 gives -1..1)
 	ID, Event uint8         // key
 	MV        int           // battery-step
+	Dist, Deg float64       // obstacle: near face DIST m from the robot's centre at bearing DEG (0 = ahead)
 	At        time.Duration
 	Text      string // as given
 }
@@ -241,6 +243,49 @@ var FaultSpecs = []FaultSpec{
 		apply:  func(c *core, f Fault, _ time.Time) { c.phys.Pinned = f.On },
 		active: func(c *core, a []string) []string { return addIf(a, c.phys.Pinned, "stall") },
 	},
+	{
+		Kind: FaultObstacle, Form: "obstacle=0.45:0", Example: "obstacle=0.45:90", Args: []string{"DIST", "BEARING"}, Sep: ":",
+		Doc: "a 0.3 m box appears with its near face DIST m from the robot's centre at BEARING degrees (0 = ahead, 90 = left; " +
+			"default 0), seen by the LiDAR and solid to the robot; 0 removes it (the floor proof's guard's negative control)",
+		Need: "a distance in m (0 removes the box) and an optional bearing in degrees, e.g. 0.45 or 0.45:90",
+		parse: func(f *Fault, val string, _ bool) error {
+			d, b, hasB := strings.Cut(val, ":")
+			dist, err := strconv.ParseFloat(d, 64)
+			if err != nil || !(dist >= 0 && dist <= 20) {
+				return errors.New("distance must be in [0, 20] m (0 removes the box)")
+			}
+			f.Dist = dist
+			if hasB {
+				deg, err := strconv.ParseFloat(b, 64)
+				if err != nil || math.IsNaN(deg) || math.IsInf(deg, 0) {
+					return errors.New("bearing must be a number of degrees")
+				}
+				f.Deg = deg
+			}
+			return nil
+		},
+		apply:  func(c *core, f Fault, _ time.Time) { c.setObstacle(f.Dist, f.Deg) },
+		active: func(c *core, a []string) []string { return addIf(a, c.obstacle, "obstacle") },
+	},
+}
+
+// ObstacleSize is the side (m) of the box the obstacle fault puts in the robot's way.
+const ObstacleSize = 0.3
+
+// setObstacle puts the obstacle box into the room the physics and the LiDAR see (a new Room: rooms are
+// immutable and shared), or takes it out again for dist 0.
+func (c *core) setObstacle(dist, deg float64) {
+	c.obstacle = dist > 0
+	room := c.s.room
+	if c.obstacle {
+		r := *room
+		a := c.phys.Pose[2] + deg*math.Pi/180
+		d := dist + ObstacleSize/2
+		cx, cy := c.phys.Pose[0]+d*math.Cos(a), c.phys.Pose[1]+d*math.Sin(a)
+		r.Segments = append(append([]Segment(nil), room.Segments...), boxSegments(cx, cy, ObstacleSize, ObstacleSize, a)...)
+		room = &r
+	}
+	c.phys.Room, c.lid.room = room, room
 }
 
 // FaultHelp is the syntax, for --help texts and error messages.

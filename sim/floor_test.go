@@ -16,6 +16,10 @@ func lagDistance(v, T float64) float64 {
 	return v * (T - WheelTau*(1-math.Exp(-T/WheelTau)))
 }
 
+// atRest is how far a leg of T seconds at speed v carries the body once it is at rest again: the command x T
+// minus the part of the spin-up lag the floor's shorter run-down (FloorRunDownTau) does not give back.
+func atRest(v, T float64) float64 { return v * (T - (WheelTau - FloorRunDownTau)) }
+
 // driveFor sends one motor frame, waits d, sends the stop frame, and returns the arrival times the sim
 // recorded for both (the real command duration, whatever the scheduler did).
 func driveFor(t *testing.T, s *Sim, c *boardClient, v [3]float64, d time.Duration) (start, stop Received) {
@@ -39,7 +43,7 @@ func driveFor(t *testing.T, s *Sim, c *boardClient, v [3]float64, d time.Duratio
 }
 
 // TestFloorKinematics: 1 s forward at 0.2 m/s moves ~0.2 m minus the spin-up lag by the stop (and the
-// run-down gives the lag back); a strafe moves 0.765 of the commanded distance; a turn 0.93.
+// run-down gives part of the lag back, atRest); a strafe moves 0.765 of the commanded distance; a turn 0.93.
 func TestFloorKinematics(t *testing.T) {
 	s := startSim(t, Config{World: "floor", Seed: 31})
 	c := openBoard(t, s.BoardPath())
@@ -51,13 +55,13 @@ func TestFloorKinematics(t *testing.T) {
 	p1 := s.Truth().Pose
 	T := stop.T.Sub(start.T).Seconds()
 	dStop, dEnd := atStop[0]-p0[0], p1[0]-p0[0]
-	t.Logf("forward 0.2 m/s for %.3f s: %.3f m at the stop (lag model %.3f), %.3f m at rest (command x T = %.3f)",
-		T, dStop, lagDistance(0.2, T), dEnd, 0.2*T)
+	t.Logf("forward 0.2 m/s for %.3f s: %.3f m at the stop (lag model %.3f), %.3f m at rest (model %.3f)",
+		T, dStop, lagDistance(0.2, T), dEnd, atRest(0.2, T))
 	if math.Abs(dStop-lagDistance(0.2, T)) > 0.02 || dStop > 0.19 {
 		t.Errorf("moved %.3f m by the stop, want ~%.3f (0.2 m minus the spin-up lag)", dStop, lagDistance(0.2, T))
 	}
-	if math.Abs(dEnd-0.2*T) > 0.02 || math.Abs(p1[1]-p0[1]) > 0.005 || math.Abs(p1[2]-p0[2]) > 0.01 {
-		t.Errorf("after the run-down moved %v, want %.3f m straight ahead", [3]float64{dEnd, p1[1] - p0[1], p1[2] - p0[2]}, 0.2*T)
+	if math.Abs(dEnd-atRest(0.2, T)) > 0.02 || math.Abs(p1[1]-p0[1]) > 0.005 || math.Abs(p1[2]-p0[2]) > 0.01 {
+		t.Errorf("after the run-down moved %v, want %.3f m straight ahead", [3]float64{dEnd, p1[1] - p0[1], p1[2] - p0[2]}, atRest(0.2, T))
 	}
 
 	// Strafe left 0.2 m/s: 0.765 of the command.
@@ -66,10 +70,10 @@ func TestFloorKinematics(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 	p1 = s.Truth().Pose
 	T = stop.T.Sub(start.T).Seconds()
-	ratio := (p1[1] - p0[1]) / (0.2 * T)
+	ratio := (p1[1] - p0[1]) / atRest(0.2, T)
 	t.Logf("strafe left 0.2 m/s for %.3f s: %.3f m, ratio %.3f", T, p1[1]-p0[1], ratio)
 	if math.Abs(ratio-FloorScaleY) > 0.05 || math.Abs(p1[0]-p0[0]) > 0.005 {
-		t.Errorf("strafe moved (%.3f, %.3f) m, want y ~%.3f (0.765 of %.3f)", p1[0]-p0[0], p1[1]-p0[1], FloorScaleY*0.2*T, 0.2*T)
+		t.Errorf("strafe moved (%.3f, %.3f) m, want y ~%.3f (0.765 of %.3f)", p1[0]-p0[0], p1[1]-p0[1], FloorScaleY*atRest(0.2, T), atRest(0.2, T))
 	}
 
 	// Turn +0.5 rad/s (counter-clockwise, yaw grows).
@@ -79,9 +83,9 @@ func TestFloorKinematics(t *testing.T) {
 	p1 = s.Truth().Pose
 	T = stop.T.Sub(start.T).Seconds()
 	turn := wrapAngle(p1[2] - p0[2])
-	t.Logf("turn 0.5 rad/s for %.3f s: %.3f rad, ratio %.3f", T, turn, turn/(0.5*T))
-	if math.Abs(turn/(0.5*T)-FloorScaleW) > 0.05 {
-		t.Errorf("turned %.3f rad, want ~%.3f", turn, FloorScaleW*0.5*T)
+	t.Logf("turn 0.5 rad/s for %.3f s: %.3f rad, ratio %.3f", T, turn, turn/atRest(0.5, T))
+	if math.Abs(turn/atRest(0.5, T)-FloorScaleW) > 0.05 {
+		t.Errorf("turned %.3f rad, want ~%.3f", turn, FloorScaleW*atRest(0.5, T))
 	}
 }
 
@@ -118,7 +122,8 @@ func TestFloorWallStall(t *testing.T) {
 }
 
 func TestPhysicsPure(t *testing.T) {
-	// Floor, pure: 2 s at 0.2 m/s from rest then 2 s stopped = 0.4 m exactly (lag in and out cancel).
+	// Floor, pure: 2 s at 0.2 m/s from rest then 2 s stopped = 0.4 m minus what the shorter run-down does
+	// not give back of the spin-up lag.
 	p := NewPhysics(Floor, nil)
 	p.Target = WheelRPS([3]float64{0.2, 0, 0})
 	for range 200 {
@@ -128,8 +133,8 @@ func TestPhysicsPure(t *testing.T) {
 	for range 200 {
 		p.Step(10 * time.Millisecond)
 	}
-	if math.Abs(p.Pose[0]-0.4) > 0.003 || math.Abs(p.Pose[1]) > 1e-9 {
-		t.Errorf("pose %v, want 0.4 m ahead", p.Pose)
+	if math.Abs(p.Pose[0]-atRest(0.2, 2)) > 0.003 || math.Abs(p.Pose[1]) > 1e-9 {
+		t.Errorf("pose %v, want %.3f m ahead", p.Pose, atRest(0.2, 2))
 	}
 	// Stand: the body never moves.
 	p = NewPhysics(Stand, nil)

@@ -151,6 +151,30 @@ boxes:
   - {center: [-0.8, 1.3], size: [0.12, 0.12], yaw: 0}  # post
 `
 
+// CorridorRoomYAML is a corridor 1.4 m wide and 20 m long with the robot in its middle facing along it: no
+// end within the LiDAR's 8 m, so a scan cannot tell where along it the robot is (the LiDAR odometry is
+// degenerate along its axis). The floor proof's negative control: it must refuse to judge a leg along it.
+const CorridorRoomYAML = `name: corridor
+start: [0, 0, 0]
+robot_radius: 0.15
+walls:
+  - [[-10, -0.7], [10, -0.7], [10, 0.7], [-10, 0.7], [-10, -0.7]]
+`
+
+// RoomNames are the rooms NamedRoom knows.
+var RoomNames = []string{"default", "corridor"}
+
+// NamedRoom returns a built-in room: "default" (or "") the living room, "corridor" CorridorRoomYAML.
+func NamedRoom(name string) (*Room, error) {
+	switch name {
+	case "", "default":
+		return DefaultRoom(), nil
+	case "corridor":
+		return ParseRoom([]byte(CorridorRoomYAML))
+	}
+	return nil, fmt.Errorf("unknown room %q: use one of %v", name, RoomNames)
+}
+
 // Ray returns the distance from o along the direction angle a (rad, world frame) to the nearest
 // segment, and |cos| of the incidence angle (1 = head-on). ok is false when nothing is hit.
 func (r *Room) Ray(o [2]float64, a float64) (dist, cosInc float64, ok bool) {

@@ -4,6 +4,7 @@
 //	capture record --device D --baud B --out FILE
 //	capture info FILE
 //	capture recover IN OUT
+//	capture odom FILE   (LiDAR odometry: one JSON line per revolution)
 //
 // record, info and recover are described in docs/capture.md.
 //
@@ -45,6 +46,6 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		// Errors are printed once by run; the default handler would call os.Exit from inside tests.
 		ExitErrHandler:  func(*cli.Context, error) {},
 		HideHelpCommand: true,
-		Commands:        []*cli.Command{decodeCommand(), infoCommand(), recoverCommand(), recordCommand()},
+		Commands:        []*cli.Command{decodeCommand(), infoCommand(), recoverCommand(), recordCommand(), odomCommand()},
 	}
 }

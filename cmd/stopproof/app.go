@@ -89,10 +89,12 @@ Examples:
    stopproof characterize
    stopproof scangate --sim
    stopproof scangate --sim --sim-no-lidar-respawn                (must FAIL)
+   stopproof floor look --sim
+   stopproof floor prove --sim all                                (the floor proof, on the sim's floor world)
 
 Exit status: 0 when every line passed, 1 when a proof ran and a line failed or timed out, 2 when nothing was
 proven (a guard aborted, bad flags, the simulated robot did not start).`,
-		Commands: []*cli.Command{proveCommand(), characterizeCommand(), scangateCommand()},
+		Commands: []*cli.Command{proveCommand(), characterizeCommand(), scangateCommand(), floorCommand()},
 		// main prints the error and picks the exit status; urfave/cli would otherwise call os.Exit itself.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}

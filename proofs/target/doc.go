@@ -15,7 +15,11 @@
 // (FindBaseBin), so a proof never proves an installed copy by accident; it is named in the output and the
 // record (DriverBinary). A service stop is what systemd does: SIGINT to the supervisor, wait, then
 // `rosorin-base stop-motors` (the unit's ExecStopPost). Faults are applied at each trigger and cleared after
-// the judge (Faulter), so the negative control ignore-motor breaks the stop and not the spin-up.
+// the judge (Faulter), so the negative control ignore-motor breaks the stop and not the spin-up. With
+// SimConfig.World "floor" the robot drives in a room (SimConfig.Room: sim.NamedRoom) instead.
+//
+// Optional abilities are separate interfaces found by type assertion: ScanFollower (the driver's LiDAR
+// scans, timed on receipt: the floor proof's odometry, corridor check and guard), Faulter, DriverBinary.
 //
 // # From below the driver
 //

@@ -65,7 +65,11 @@ func OpenSession(cfg SessionConfig) (*Session, error) {
 		s.Target = NewLiveTarget(lc)
 		return s, nil
 	}
-	fmt.Fprintln(cfg.Out, "starting the simulated stand robot and rosorin-base ...")
+	world := cfg.Simulated.World
+	if world == "" {
+		world = "stand"
+	}
+	fmt.Fprintf(cfg.Out, "starting the simulated %s robot and rosorin-base ...\n", world)
 	sc := cfg.Simulated
 	// The driver's own log goes beside the evidence log: a failing run needs both.
 	sc.BaseLog = strings.TrimSuffix(ev.Path(), ".log") + ".rosorin-base.log"

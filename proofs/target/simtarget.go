@@ -28,6 +28,12 @@ type SimConfig struct {
 	// negative control ignore-motor breaks only the stop, not the spin-up); NAME@start from the start;
 	// NAME@DELAY is handed to the sim, which schedules it after its start.
 	Fault string
+	// World is the sim's world: "stand" (default, wheels in the air) or "floor" (the robot drives in Room).
+	World string
+	// Room names the floor world's room (sim.NamedRoom: "default" or "corridor"); "" is the default room.
+	Room string
+	// TruthPath, when set, is handed to the sim (sim.Config.TruthPath): its ground truth, for tests only.
+	TruthPath string
 	// NoLidarRespawn passes --no-lidar-respawn to rosorin-base run (the scan-gate check's negative control).
 	NoLidarRespawn bool
 	// BaseLog receives the supervisor's and the driver's output ("" = a file in the temporary folder,
@@ -129,7 +135,12 @@ func StartSim(ctx context.Context, cfg SimConfig) (_ *SimTarget, err error) {
 	// The sim lives until Close, not until the proof's context: the teardown after Ctrl-C still needs it.
 	sctx, cancel := context.WithCancel(context.Background())
 	st.simCancel = cancel
-	if st.sim, err = sim.Start(sctx, sim.Config{Dir: st.dir, World: "stand", Seed: cfg.Seed, Faults: startFaults}); err != nil {
+	room, err := sim.NamedRoom(cfg.Room)
+	if err != nil {
+		return nil, fmt.Errorf("--sim-room: %w", err)
+	}
+	if st.sim, err = sim.Start(sctx, sim.Config{Dir: st.dir, World: st.world(), Room: room, Seed: cfg.Seed, Faults: startFaults,
+		TruthPath: cfg.TruthPath}); err != nil {
 		return nil, fmt.Errorf("simulated robot: %w", err)
 	}
 	lc := DefaultLiveConfig()
@@ -157,7 +168,22 @@ func (s *SimTarget) Sim() *sim.Sim { return s.sim }
 
 // Describe names the simulated robot.
 func (s *SimTarget) Describe() string {
-	return fmt.Sprintf("simulated stand robot (seed %d) in %s, driven by %s run", s.cfg.Seed, s.dir, s.bin.Path)
+	where := "stand robot"
+	if s.world() == "floor" {
+		room := s.cfg.Room
+		if room == "" {
+			room = "default"
+		}
+		where = "floor robot in the " + room + " room"
+	}
+	return fmt.Sprintf("simulated %s (seed %d) in %s, driven by %s run", where, s.cfg.Seed, s.dir, s.bin.Path)
+}
+
+func (s *SimTarget) world() string {
+	if s.cfg.World == "" {
+		return "stand"
+	}
+	return s.cfg.World
 }
 
 // DriverBinary is the rosorin-base binary the simulated robot runs, its version and how it was chosen.

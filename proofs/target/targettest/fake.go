@@ -44,6 +44,12 @@ type Options struct {
 	DriverClockOffset time.Duration
 	// MaxLinear is the driver's max_linear (m/s); 0 means the robot's 0.35.
 	MaxLinear float64
+	// Floor puts the fake on the floor in this room (nil: the stand): the sim's floor physics moves the body,
+	// and FollowScans streams the sim's LiDAR from its pose (fake_floor.go).
+	Floor *sim.Room
+	// ObstacleAt, on the floor, puts a box this far (m) ahead of the robot at each trigger (the guard's
+	// negative control); 0: none.
+	ObstacleAt float64
 }
 
 // The stand is the sim's (its IMU rate, wheel lag, still noise and vibration fit, its kinematics) and the
@@ -103,6 +109,8 @@ type Fake struct {
 	recs     []*fakeRec
 	calls    []string
 	maxWheel float64 // the highest wheel speed ever, for tests
+
+	floor *floorModel // nil on the stand
 }
 
 // NewFake builds a fake robot on clock.
@@ -112,6 +120,9 @@ func NewFake(clock target.Clock, opt Options) *Fake {
 		driverUp: !opt.NoDriver, serviceUp: !opt.NoDriver, readerUp: true, readerStart: now.Add(-10 * time.Second),
 		lastScan: now, nextPid: 1000}
 	f.newDriver()
+	if opt.Floor != nil {
+		f.floor = newFloorModel(opt.Seed, opt.Floor)
+	}
 	if opt.StartEnabled {
 		f.gate.Enable(true)
 	}
@@ -155,18 +166,25 @@ func (f *Fake) step(ts time.Time) {
 	}
 	// The driver's gate decides the command; a dead driver's supervisor (or stop-motors) wrote a stop frame.
 	rps := 0.0
+	var cmd [3]float64 // the gate's command (zero with the driver gone: the supervisor's stop frame)
 	if f.driverUp {
 		v := f.gate.Step(ts, imuPeriod)
-		rps = sim.MeanAbsRPS(sim.WheelRPS([3]float64{v.VX, v.VY, v.WZ}))
+		cmd = [3]float64{v.VX, v.VY, v.WZ}
+		rps = sim.MeanAbsRPS(sim.WheelRPS(cmd))
 	}
 	if !f.ignoring {
 		f.boardTarget = rps
 	}
 	h := imuPeriod.Seconds()
-	f.wheel += (f.boardTarget - f.wheel) * (1 - math.Exp(-h/sim.WheelTau))
+	wz := 0.0
+	if f.floor != nil {
+		f.wheel, wz = f.floor.step(cmd, f.ignoring, imuPeriod)
+	} else {
+		f.wheel += (f.boardTarget - f.wheel) * (1 - math.Exp(-h/sim.WheelTau))
+	}
 	f.maxWheel = math.Max(f.maxWheel, f.wheel)
 	sd := math.Hypot(sim.GyroStillStd, sim.VibrationStd(f.wheel))
-	g := [3]float64{sd * f.rng.NormFloat64(), sd * f.rng.NormFloat64(), sim.GyroZStd * f.rng.NormFloat64()}
+	g := [3]float64{sd * f.rng.NormFloat64(), sd * f.rng.NormFloat64(), wz + sim.GyroZStd*f.rng.NormFloat64()}
 	for _, r := range f.recs {
 		if r.board || (f.driverUp && r.pid == f.driverPid) {
 			src := target.SourceDriver
@@ -513,6 +531,9 @@ func (f *Fake) AtTrigger(ctx context.Context) error {
 	if f.opt.IgnoreStop {
 		f.ignoring = true
 	}
+	if f.floor != nil && f.opt.ObstacleAt > 0 {
+		f.floor.obstacle(f.opt.ObstacleAt)
+	}
 	return nil
 }
 
@@ -527,8 +548,11 @@ func (f *Fake) Clear(ctx context.Context) error {
 
 // FaultName names the fault.
 func (f *Fake) FaultName() string {
-	if f.opt.IgnoreStop {
+	switch {
+	case f.opt.IgnoreStop:
 		return "ignore-stop at each trigger, cleared after the judge"
+	case f.opt.ObstacleAt > 0:
+		return fmt.Sprintf("a box %.2f m ahead at each trigger", f.opt.ObstacleAt)
 	}
 	return ""
 }

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rosorin/rosorin/proofs/floor/runner"
+	"github.com/rosorin/rosorin/proofs/target"
+	"github.com/rosorin/rosorin/sim"
+)
+
+// floorTargetFlags are the target flags without --allow-plugged (the floor proof never drives plugged in)
+// plus the floor world's room.
+func floorTargetFlags() []cli.Flag {
+	var out []cli.Flag
+	for _, f := range targetFlags() {
+		if f.Names()[0] != "allow-plugged" {
+			out = append(out, f)
+		}
+	}
+	return append(out, &cli.StringFlag{Name: "sim-room", Category: sectionTarget,
+		Usage: "the simulated floor robot's room: " + strings.Join(sim.RoomNames, " or ") + " (corridor: the odometry is degenerate along it, the negative control)"})
+}
+
+func floorCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "floor",
+		Usage: "the floor stop proof: short legs on the floor, each stop timed from the LiDAR odometry (chapter 19's stop_proof_floor)",
+		Description: `Safety: clear floor ahead (the proof checks 1.2 m), charger unplugged, you next to the robot with the gamepad,
+the power switch in reach. Stop navigation and anything else that publishes velocity commands first.
+
+Exit status (prove): 0 when every leg passed, 1 when a leg failed (a stop not shown, STILL MOVING, MOVED AGAIN:
+the proof stops itself), 2 when nothing failed but not everything was proven (ABORT before driving, NOT RUN,
+NOT JUDGED, ABORTED by the guard). look: 0 when the proof would drive, 2 otherwise.`,
+		Subcommands: []*cli.Command{floorLookCommand(), floorProveCommand()},
+	}
+}
+
+func floorLookCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "look",
+		Usage: "state, battery, plug state, LiDAR coverage per 30 degree bearing and odometry health; sends nothing",
+		Description: `Examples:
+   stopproof floor look --sim
+   stopproof floor look --sim --sim-room corridor       (the odometry degenerate along the corridor)`,
+		Flags: append(floorTargetFlags(),
+			&cli.DurationFlag{Name: "seconds", Value: 2 * time.Second, Category: sectionProof, Usage: "how long scans are read"}),
+		Action: runFloorLook,
+	}
+}
+
+func floorProveCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "prove",
+		Usage:     "drive a short leg per path and motion, trigger its stop, judge it from the measured motion",
+		ArgsUsage: "PATHS (comma-separated: " + runner.Paths.List() + ", or all)",
+		Description: `Paths and their legs, in the order they run:
+` + runner.Paths.Help() + `
+Result lines as chapter 19's: "estop 0.2 fwd before: 0.19 m/s measured; measured still after 0.38 s; travel
+after the trigger: LiDAR 3.1 cm PASS", then the table and RESULT.
+
+Examples:
+   stopproof floor prove --sim all
+   stopproof floor prove --sim --sim-fault ignore-motor estop          (the board ignores the stop: FAIL, exit 1)
+   stopproof floor prove --sim --sim-fault obstacle=0.9@start estop    (an obstacle in the corridor: NOT RUN, exit 2)
+   stopproof floor prove --sim --sim-fault obstacle=0.4 estop          (an obstacle appears during the leg: ABORTED, exit 2)
+   stopproof floor prove --sim --sim-room corridor estop               (degenerate odometry: refused, exit 2)`,
+		Flags: append(floorTargetFlags(),
+			&cli.DurationFlag{Name: "leg", Value: 1500 * time.Millisecond, Category: sectionProof, Usage: "how long each leg drives before its trigger"},
+			&cli.DurationFlag{Name: "hold", Value: 2500 * time.Millisecond, Category: sectionProof,
+				Usage: "how long the leg goes on after the trigger (commands keep coming; silence for the deadman)"},
+			&cli.DurationFlag{Name: "timeout-per-path", Value: 60 * time.Second, Category: sectionProof,
+				Usage: "hard timeout of each leg: past it the leg is TIMEOUT"}),
+		Action: runFloorProve,
+	}
+}
+
+// openFloor sets up the session for the floor world (the simulated robot on the floor, the charger
+// unplugged) from the flags.
+func openFloor(c *cli.Context, kind string) (*target.Session, error) {
+	lc := target.DefaultLiveConfig()
+	lc.Socket, lc.Device, lc.ServiceStop, lc.ServiceStart = c.String("socket"), c.String("device"), c.String("service-stop"), c.String("service-start")
+	if c.String("sim-room") != "" && !c.Bool("sim") {
+		return nil, cli.Exit("--sim-room needs --sim", exitAbort)
+	}
+	s, err := target.OpenSession(target.SessionConfig{
+		Kind: kind, EvidenceDir: c.String("evidence-dir"),
+		CommandLine: fmt.Sprintf("stopproof %s: %s", version(), strings.Join(os.Args, " ")),
+		Sim:         c.Bool("sim"),
+		Simulated: target.SimConfig{BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed"), Fault: c.String("sim-fault"),
+			World: "floor", Room: c.String("sim-room")},
+		Live: lc, Out: c.App.Writer,
+	})
+	if err != nil {
+		return nil, cli.Exit(err.Error(), exitAbort)
+	}
+	return s, nil
+}
+
+func runFloorLook(c *cli.Context) error {
+	s, err := openFloor(c, "stop_proof_floor_look")
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	rep, err := runner.Look(s.Ctx, s.Target, c.Duration("seconds"), c.App.Writer)
+	if err != nil {
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	if jerr := writeJSON(c.String("json"), rep); jerr != nil {
+		fmt.Fprintln(c.App.ErrWriter, jerr)
+	}
+	if !rep.OK {
+		return cli.Exit("", exitAbort)
+	}
+	return nil
+}
+
+func floorOptions(c *cli.Context, s *target.Session) (runner.Options, error) {
+	o := runner.DefaultOptions()
+	o.Leg, o.Hold, o.PathTimeout = c.Duration("leg"), c.Duration("hold"), c.Duration("timeout-per-path")
+	o.Out = c.App.Writer
+	if s != nil {
+		o.Evidence = s.Evidence
+	}
+	if err := o.Validate(); err != nil {
+		return o, err
+	}
+	if min := o.Leg + o.Hold + 10*time.Second; o.PathTimeout < min {
+		return o, fmt.Errorf("--timeout-per-path %v is shorter than leg %v + hold %v + 10 s", o.PathTimeout, o.Leg, o.Hold)
+	}
+	return o, nil
+}
+
+func runFloorProve(c *cli.Context) error {
+	list := strings.Join(c.Args().Slice(), ",")
+	if strings.TrimSpace(list) == "" {
+		return cli.Exit("which stop paths? e.g. stopproof floor prove --sim "+runner.Paths.List(), exitAbort)
+	}
+	steps, err := runner.Paths.Parse(list)
+	if err != nil {
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	if _, err := floorOptions(c, nil); err != nil {
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	s, err := openFloor(c, "stop_proof_floor")
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	o, _ := floorOptions(c, s)
+	rep, err := runner.Prove(s.Ctx, s.Target, steps, o)
+	if rep != nil {
+		rep.Version = version()
+		if jerr := writeJSON(c.String("json"), rep); jerr != nil {
+			fmt.Fprintln(c.App.ErrWriter, jerr)
+		}
+	}
+	switch {
+	case errors.Is(err, runner.ErrAborted):
+		return cli.Exit("", exitAbort)
+	case err != nil:
+		return cli.Exit(err.Error(), exitAbort)
+	case rep.AnyFailed():
+		return cli.Exit("", exitFail)
+	case !rep.AllPassed():
+		return cli.Exit("", exitAbort)
+	}
+	return nil
+}

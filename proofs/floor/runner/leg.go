@@ -1,0 +1,584 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rosorin/rosorin/proofs/floor"
+	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/proofs/target"
+)
+
+// legRun is one leg: checks, drive, trigger, hold with the live rules, judge, clean-up. Used by the proof's
+// goroutine only; a trigger that blocks (service stop, operator's button) runs beside and reports over
+// trigDone.
+type legRun struct {
+	r     *runner
+	s     Step
+	ctx   context.Context
+	phase string
+
+	dx, dy   float64 // unit direction of travel in the base frame (linear legs)
+	dir      float64 // its bearing (rad)
+	turn     bool
+	start    float64 // s: the leg's start on the run's timeline
+	startPos est
+	startPid int
+
+	drv, below target.Recording
+	pub        target.Publisher
+
+	trig     time.Time
+	trigHow  string
+	lastSend time.Time
+	silent   bool
+	trigDone chan error
+	holdEnd  time.Time
+
+	// live observations, made in onScan
+	moving     bool    // the guard is armed: commanded, or not yet measured still after the trigger
+	stillAt    float64 // first still window after the trigger (NaN: not yet)
+	guardNear  float64
+	aborted    string
+	fired      []string
+	failedLive string
+	res        Result
+}
+
+// step runs one leg under its hard timeout and cleans up under a timeout of its own.
+func (r *runner) step(ctx context.Context, i, n int, s Step) Result {
+	p := &legRun{r: r, s: s, phase: "starting", stillAt: math.NaN(), guardNear: math.Inf(1)}
+	p.res = Result{Path: s.Spec.Name, Motion: s.Motion.Name, Name: s.Spec.Label + " " + s.Motion.Name, Speed: s.Motion.Twist,
+		TriggerS: math.NaN(), GuardNearest: math.Inf(1)}
+	r.ev.Logf("=== [%d/%d] %s", i+1, n, s.Title())
+	pctx, cancel := context.WithTimeout(ctx, r.o.PathTimeout)
+	err := p.run(pctx, i, n)
+	timedOut := errors.Is(pctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+	cancel()
+	r.odo.onScan = nil
+	p.cleanup(ctx)
+	res := p.res
+	res.GuardNearest, res.StopsFired = p.guardNear, p.fired
+	switch {
+	case timedOut:
+		res.Outcome, res.Reason = floor.Timeout, fmt.Sprintf("no result within the leg's %v hard timeout (stuck while %s)", r.o.PathTimeout, p.phase)
+		res.Line = fmt.Sprintf("%s TIMEOUT - %s", res.Name, res.Reason)
+	case err != nil:
+		res.Outcome, res.Reason = floor.Fail, err.Error()
+		if ctx.Err() != nil {
+			res.Reason = "interrupted (" + ctx.Err().Error() + ") while " + p.phase
+		}
+		res.Line = fmt.Sprintf("%s FAIL - %s", res.Name, res.Reason)
+	}
+	if p.failedLive != "" && r.stopProof == "" {
+		r.stopProof = "STOPPING THE PROOF: a stop failed (" + p.failedLive + ")"
+	}
+	if res.Outcome == floor.Fail && r.stopProof == "" && res.Stop != nil &&
+		(strings.HasPrefix(res.Reason, "STILL MOVING") || strings.HasPrefix(res.Reason, "MOVED AGAIN")) {
+		r.stopProof = "STOPPING THE PROOF: a stop failed (" + res.Reason + ")"
+	}
+	return res
+}
+
+// notRun ends the leg before anything moved.
+func (p *legRun) notRun(why string) error {
+	p.res.Outcome, p.res.Reason = floor.NotRun, why
+	p.res.Line = fmt.Sprintf("%s NOT RUN - %s", p.res.Name, why)
+	return nil
+}
+
+func (p *legRun) run(ctx context.Context, i, n int) error {
+	r, s := p.r, p.s
+	tw := s.Motion.Twist
+	p.turn = tw.VX == 0 && tw.VY == 0
+	if !p.turn {
+		l := math.Hypot(tw.VX, tw.VY)
+		p.dx, p.dy, p.dir = tw.VX/l, tw.VY/l, math.Atan2(tw.VY, tw.VX)
+	}
+	p.phase = "waiting for the driver"
+	st, err := r.waitDriver(ctx, 0)
+	if err != nil {
+		return fmt.Errorf("no driver to prove: %v", err)
+	}
+	p.startPid = st.Pids.Driver
+	if st.Plugged {
+		r.stopProof = "ABORT: plugged in - no driving"
+		return p.notRun("plugged in: the driver believes the charger is connected")
+	}
+	if st.Estop != "" {
+		r.ev.Logf("e-stop latched before the leg (%s): reset", st.Estop)
+		if err := r.t.Reset(ctx); err != nil {
+			return fmt.Errorf("reset before the leg: %v", err)
+		}
+	}
+
+	// The checks, before any publisher exists (the seed: it creates its publisher only after them).
+	p.phase = "checking the odometry and the corridor"
+	e, ok := r.waitOdo(ctx, r.o.OdoWait)
+	if !ok {
+		return p.notRun(fmt.Sprintf("no measured odometry (scans %d, errors %d, last: %s)", r.odo.scans, r.odo.errs, r.odo.lastErr))
+	}
+	p.startPos = e
+	prm := r.o.Params
+	switch {
+	case p.turn:
+		if d, hit := floor.Guard(r.odo.beams, 0, true, prm); hit {
+			return p.notRun(fmt.Sprintf("something within %.2f m of the robot for a turn: nearest %.2f m", prm.HalfWidth, d))
+		}
+	case !e.E.Observable(p.dx, p.dy):
+		return p.notRun(fmt.Sprintf("the odometry cannot see motion along %s here (degenerate, weakest bearing %.0f deg): it could never tell the robot still - refusing to judge it, so not driving it",
+			s.Motion.Name, wholeDeg(e.E.WeakBearingDeg())))
+	case tw.VX < 0:
+		have := r.covered
+		p.res.Covered = &have
+		if !(have > 0) || r.coveredAt+1e-9 < math.Abs(tw.VX) {
+			return p.notRun("backward leg over floor no forward leg covered: the rear is blind, and a backward leg runs only right after a forward leg at least as fast")
+		}
+	default:
+		c := floor.CheckCorridor(r.odo.beams, p.dir, prm)
+		p.res.Corridor = &c
+		if !c.OK {
+			return p.notRun(c.Reason)
+		}
+	}
+
+	p.phase = "starting the IMU recording"
+	if p.drv, err = r.t.RecordIMU(ctx); err != nil {
+		return fmt.Errorf("IMU stream: %v", err)
+	}
+	if s.Spec.KillsDriver {
+		if p.below, err = r.t.RecordBoardIMU(ctx); err != nil {
+			return fmt.Errorf("board IMU from below the driver: %v", err)
+		}
+	}
+	p.phase = "opening the command publisher"
+	if p.pub, err = r.t.Publisher(ctx); err != nil {
+		return fmt.Errorf("command publisher: %v", err)
+	}
+	p.phase = "enabling the wheels"
+	if err := r.t.Enable(ctx, true); err != nil {
+		return fmt.Errorf("enable refused: %v", err)
+	}
+	r.printf("[%d/%d] %s: driving ...", i+1, n, s.Title())
+	p.start, p.moving = r.now(), true
+	r.odo.onScan = p.onScan
+	p.phase = "driving the leg"
+	if err := p.drive(ctx, r.clk.Now().Add(r.o.Leg), false); err != nil {
+		return fmt.Errorf("command refused while driving: %v", err)
+	}
+	if p.aborted != "" {
+		return p.abortResult()
+	}
+	if r.fault != nil {
+		if err := r.fault.AtTrigger(ctx); err != nil {
+			return fmt.Errorf("fault %s: %v", r.fault.FaultName(), err)
+		}
+	}
+	p.phase = "triggering " + s.Spec.Name
+	p.ctx = ctx
+	if s.Spec.StopsService {
+		r.serviceDown = true
+	}
+	if err := s.Spec.Trigger(ctx, p); err != nil {
+		return err
+	}
+	p.res.TriggerS = r.rel(p.trig)
+	hold := r.o.Hold
+	if s.Spec.KillsDriver {
+		hold = max(hold, 4*time.Second) // the scans come back with the next driver; the vibration judge wants 2 s of quiet
+	}
+	p.holdEnd = p.trig.Add(hold)
+	p.phase = "holding after the trigger"
+	if p.silent {
+		err = r.sleep(ctx, p.holdEnd.Sub(r.clk.Now()))
+	} else {
+		err = p.drive(ctx, p.holdEnd, true)
+	}
+	if err != nil {
+		return err
+	}
+	if p.trigDone != nil {
+		p.phase = "waiting for the " + s.Spec.Name + " trigger to finish"
+		select {
+		case err := <-p.trigDone:
+			p.trigDone = nil
+			if err != nil {
+				return fmt.Errorf("%s trigger failed: %v", s.Spec.Name, err)
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if p.aborted != "" {
+		return p.abortResult()
+	}
+	vibEnd := p.holdEnd
+	if s.Spec.StopsService && r.serviceDown {
+		// No scans until the service runs again: start it (the board's port is the service's, so the reading
+		// from below ends first) and judge the odometry once scans are back.
+		p.phase = "starting the service again"
+		if p.below != nil {
+			p.below.Close()
+		}
+		if err := r.t.StartService(ctx); err != nil {
+			return fmt.Errorf("starting the service again: %v", err)
+		}
+		r.serviceDown = false
+		if _, err := r.waitDriver(ctx, p.startPid); err != nil {
+			return fmt.Errorf("no driver after starting the service again: %v", err)
+		}
+		if _, ok := r.waitOdo(ctx, r.o.OdoWait); !ok {
+			return fmt.Errorf("no scans after starting the service again")
+		}
+		if err := r.sleep(ctx, 1500*time.Millisecond); err != nil { // windows of their own after the gap
+			return err
+		}
+		p.holdEnd = r.clk.Now()
+	}
+	p.phase = "judging"
+	p.catchUp(ctx)
+	r.ev.Logf("odometry: %d scans, %d estimates, %d errors so far (last: %s)", r.odo.scans, len(r.odo.ests), r.odo.errs, r.odo.lastErr)
+	p.judge(vibEnd)
+	return nil
+}
+
+// drive publishes the motion every CmdPeriod until until (after a stop fired, nothing more is sent).
+func (p *legRun) drive(ctx context.Context, until time.Time, tolerate bool) error {
+	r := p.r
+	for {
+		r.pump()
+		if p.aborted != "" || len(p.fired) > 0 {
+			return r.sleep(ctx, until.Sub(r.clk.Now()))
+		}
+		if err := p.send(ctx); err != nil && !tolerate {
+			return err
+		}
+		left := until.Sub(r.clk.Now())
+		if left <= 0 {
+			return nil
+		}
+		if err := r.sleep(ctx, min(r.o.CmdPeriod, left)); err != nil {
+			return err
+		}
+	}
+}
+
+func (p *legRun) send(ctx context.Context) error {
+	qctx, cancel := context.WithTimeout(ctx, time.Second)
+	err := p.pub.Send(qctx, p.s.Motion.Twist)
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return err
+	}
+	p.lastSend = p.r.clk.Now()
+	return nil
+}
+
+// onScan is the live part of the seed's rules, run on every scan of the leg: the guard while the robot
+// moves, and after the trigger the 0.8 s rule and MOVED AGAIN, each of which fires every stop at once.
+func (p *legRun) onScan(t float64, beams []floor.Beam) {
+	r, prm := p.r, p.r.o.Params
+	if p.moving && p.aborted == "" {
+		d, hit := floor.Guard(beams, p.dir, p.turn, prm)
+		p.guardNear = math.Min(p.guardNear, d)
+		if hit {
+			reach := prm.Guard
+			if p.turn {
+				reach = prm.HalfWidth
+			}
+			p.aborted = fmt.Sprintf("something within %.2f m in the direction of travel (%.2f m): the guard fired", reach, d)
+			p.fireAll("the guard")
+			return
+		}
+	}
+	if p.trig.IsZero() || len(p.fired) > 0 {
+		return
+	}
+	after := t - r.rel(p.trig)
+	level, measured := p.level(t)
+	if !measured || after <= 0 {
+		return
+	}
+	thr := prm.Moving
+	if p.turn {
+		thr = prm.Turning
+	}
+	switch {
+	case math.IsNaN(p.stillAt) && level < thr:
+		p.stillAt, p.moving = t, false
+	case math.IsNaN(p.stillAt) && after >= prm.FailAfter:
+		p.failedLive = fmt.Sprintf("STILL MOVING %.1f s after the stop - all stops fired", prm.FailAfter)
+		r.printf("%s: %s", p.res.Name, p.failedLive)
+		p.fireAll(p.failedLive)
+	case !math.IsNaN(p.stillAt) && level >= thr && t >= p.stillAt+prm.Window:
+		p.failedLive = "MOVED AGAIN after stopping - all stops fired"
+		r.printf("%s: %s", p.res.Name, p.failedLive)
+		p.moving = true
+		p.fireAll(p.failedLive)
+	}
+}
+
+// level is the motion measured now: the speed over the window ending at t, or for a turn the gyro z.
+func (p *legRun) level(t float64) (float64, bool) {
+	prm := p.r.o.Params
+	if p.turn {
+		z, ok := floor.GyroAt(p.gyro(), p.r.now(), prm.GyroWindow, prm)
+		return math.Abs(z), ok
+	}
+	w := floor.SpeedAt(p.r.odo.samples(t-2*prm.Window, p.dx, p.dy), t, prm)
+	return w.Speed, w.Measured && w.Observable
+}
+
+// fireAll fires every other stop at once: silence (the publisher closed), the e-stop request and enable
+// false. A driver kill or a service stop is not fired: it would take the driver away, and the restarted
+// driver starts latched anyway.
+func (p *legRun) fireAll(why string) {
+	r := p.r
+	r.ev.Logf("FIRING EVERY STOP: %s", why)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if p.pub != nil {
+		p.pub.Close()
+		p.fired = append(p.fired, "silence")
+	}
+	if err := r.t.Estop(ctx); err == nil {
+		p.fired = append(p.fired, "estop")
+	} else {
+		r.ev.Logf("fire e-stop: %v", err)
+	}
+	if err := r.t.Enable(ctx, false); err == nil {
+		p.fired = append(p.fired, "enable false")
+	} else {
+		r.ev.Logf("fire enable false: %v", err)
+	}
+}
+
+func (p *legRun) abortResult() error {
+	p.res.Outcome, p.res.Reason = floor.Aborted, p.aborted
+	p.res.Line = fmt.Sprintf("%s ABORTED - %s; every stop fired (%v)", p.res.Name, p.aborted, p.fired)
+	p.r.stopProof = "ABORTED - the guard stopped everything; the proof ends here"
+	return nil
+}
+
+// The stoppath.Firing side of a leg: the chapter 19 triggers act through these.
+
+// Target is the robot.
+func (p *legRun) Target() target.Target { return p.r.t }
+
+// Act takes the trigger time just before the action.
+func (p *legRun) Act(what string, do func() error) error {
+	p.trig = p.r.clk.Now()
+	p.r.ev.Logf("TRIGGER %s", what)
+	if err := do(); err != nil {
+		return fmt.Errorf("%s failed: %v", what, err)
+	}
+	return nil
+}
+
+// Silence makes the last command sent the trigger.
+func (p *legRun) Silence() {
+	p.silent = true
+	p.trig = p.lastSend
+	p.r.ev.Logf("TRIGGER silence (last command at %.3f s)", p.r.rel(p.trig))
+}
+
+// Beside takes the trigger time now and runs do beside the leg.
+func (p *legRun) Beside(what string, do func(ctx context.Context) error) {
+	p.trig = p.r.clk.Now()
+	p.r.ev.Logf("TRIGGER %s", what)
+	p.trigDone = make(chan error, 1)
+	go func(ctx context.Context, ch chan<- error) { ch <- do(ctx) }(p.ctx, p.trigDone)
+}
+
+// Await keeps commanding until event returns the trigger time.
+func (p *legRun) Await(what string, event func(ctx context.Context, prompt func(string)) (time.Time, string, error)) error {
+	r, ctx := p.r, p.ctx
+	type res struct {
+		at  time.Time
+		how string
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		at, how, err := event(ctx, func(msg string) { r.printf("%s", msg) })
+		ch <- res{at, how, err}
+	}()
+	for {
+		select {
+		case x := <-ch:
+			if x.err != nil {
+				return fmt.Errorf("%s: %v", what, x.err)
+			}
+			p.trig, p.trigHow = x.at, x.how
+			r.ev.Logf("%s at %.3f s (%s)", what, r.rel(x.at), x.how)
+			return nil
+		default:
+		}
+		if err := p.send(ctx); err != nil && ctx.Err() != nil {
+			return err
+		}
+		if err := r.sleep(ctx, r.o.CmdPeriod); err != nil {
+			return err
+		}
+	}
+}
+
+// gyro is the leg's gyro z from the driver's IMU stream on the judge's timeline.
+func (p *legRun) gyro() []floor.Gyro {
+	if p.drv == nil {
+		return nil
+	}
+	ss := p.drv.Samples()
+	out := make([]floor.Gyro, len(ss))
+	for i, s := range ss {
+		out[i] = floor.Gyro{T: p.r.rel(s.At), Z: s.Gyro[2]}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].T < out[j].T })
+	return out
+}
+
+// catchUp waits (up to a second) for an estimate from the end of the hold: scans still in flight would
+// read as a hole at the end.
+func (p *legRun) catchUp(ctx context.Context) {
+	r := p.r
+	end := r.rel(p.holdEnd) - 0.15
+	deadline := r.clk.Now().Add(time.Second)
+	for r.clk.Now().Before(deadline) {
+		r.pump()
+		if e, ok := r.odo.latest(); ok && e.T >= end {
+			return
+		}
+		if r.clk.Sleep(ctx, 20*time.Millisecond) != nil {
+			return
+		}
+	}
+}
+
+// judge turns the leg's measurements into its result; vibEnd ends the reading from below the driver.
+func (p *legRun) judge(vibEnd time.Time) {
+	r, prm := p.r, p.r.o.Params
+	trig, end := r.rel(p.trig), r.rel(p.holdEnd)
+	var v floor.Stop
+	switch {
+	case p.turn:
+		v = floor.JudgeTurn(p.gyro(), trig, end, prm)
+		p.res.StillFrom = "gyro z"
+	default:
+		odo := r.odo.samples(p.start-1, p.dx, p.dy)
+		v = floor.JudgeStop(odo, trig, end, prm)
+		if math.IsNaN(v.Before) {
+			var ts []string
+			for _, o := range odo {
+				if o.T > trig-1 && o.T < trig+0.5 {
+					ts = append(ts, fmt.Sprintf("%.3f", o.T-trig))
+				}
+			}
+			r.ev.Logf("odometry around the trigger (s after it): %s", strings.Join(ts, " "))
+		}
+		p.res.StillFrom = "LiDAR odometry"
+		if p.s.Spec.KillsDriver {
+			wv := stand.Judge(p.vibration(), trig, r.rel(vibEnd), stand.DefaultParams())
+			r.ev.Logf("board gyro vibration from below the driver: %s", wv.Line(p.res.Name))
+			v = floor.AcrossGap(v, wv.StillFrom, wv.Outcome == stand.Pass, prm)
+			p.res.StillFrom = "board gyro vibration from below the driver (the scans stop with the driver); travel: LiDAR odometry across the restart"
+			p.res.Notes = append(p.res.Notes, "wheels: "+wv.Line("board gyro"))
+		}
+		if e, ok := r.odo.latest(); ok {
+			d := math.Hypot(e.E.Pose.X-p.startPos.E.Pose.X, e.E.Pose.Y-p.startPos.E.Pose.Y)
+			tw := p.s.Motion.Twist
+			if tw.VX < 0 && d > r.covered+0.005 {
+				p.res.Notes = append(p.res.Notes, fmt.Sprintf("backed %.1f cm beyond the floor the forward leg covered (%.1f cm): the stop's travel differs from the forward leg's",
+					100*(d-r.covered), 100*r.covered))
+			}
+			r.covered, r.coveredAt = 0, 0
+			if tw.VX > 0 && tw.VY == 0 {
+				r.covered, r.coveredAt = d, tw.VX
+			}
+		}
+	}
+	if p.turn {
+		r.covered, r.coveredAt = 0, 0
+	}
+	if p.failedLive != "" && v.Outcome == floor.Pass {
+		v.Outcome, v.Reason = floor.Fail, p.failedLive // the live rule fired on data the judge saw differently: a failure all the same
+	}
+	p.res.Stop, p.res.Outcome, p.res.Reason = &v, v.Outcome, v.Reason
+	p.res.Scans = v.Samples
+	p.res.Line = v.Line(p.res.Name)
+	if p.s.Spec.KillsDriver && !p.turn {
+		p.res.Line += " (still: the wheels, from the board's gyro below the driver; travel: LiDAR across the restart)"
+	}
+	if len(p.fired) > 0 {
+		p.res.Line += fmt.Sprintf(" (stops fired: %v)", p.fired)
+	}
+}
+
+// vibration is the board's gyro from below the driver for the stand judge (bias does not matter: it
+// judges the spread).
+func (p *legRun) vibration() []stand.Sample {
+	if p.below == nil {
+		return nil
+	}
+	ss := p.below.Samples()
+	out := make([]stand.Sample, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, stand.Sample{T: p.r.rel(s.At), GyroX: s.Gyro[0], GyroY: s.Gyro[1], GyroZ: s.Gyro[2]})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].T < out[j].T })
+	return out
+}
+
+// cleanup ends the leg whatever happened: stop commanding, clear the fault, start a stopped service, wait
+// for a new driver after a kill, reset, disable, settle 0.5 s.
+func (p *legRun) cleanup(parent context.Context) {
+	r := p.r
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), r.o.DriverBack+15*time.Second)
+	defer cancel()
+	if p.pub != nil {
+		p.pub.Close()
+	}
+	if r.fault != nil {
+		if err := r.fault.Clear(ctx); err != nil {
+			r.ev.Logf("cleanup: clearing fault: %v", err)
+		}
+	}
+	if p.trigDone != nil {
+		select {
+		case <-p.trigDone:
+		case <-ctx.Done():
+		}
+	}
+	if p.below != nil {
+		p.below.Close()
+	}
+	if p.drv != nil {
+		p.drv.Close()
+	}
+	if p.s.Spec.StopsService && r.serviceDown {
+		if err := r.t.StartService(ctx); err != nil {
+			r.printf("%s: starting the service again failed: %v", p.s.Title(), err)
+		} else {
+			r.serviceDown = false
+		}
+	}
+	if p.s.Spec.KillsDriver && !p.trig.IsZero() {
+		if _, err := r.waitDriver(ctx, p.startPid); err != nil {
+			r.printf("%s: the driver is not back after %v: %v", p.s.Title(), r.o.DriverBack, err)
+		}
+	}
+	if err := r.t.Reset(ctx); err != nil {
+		r.ev.Logf("cleanup: reset: %v", err)
+	}
+	if err := r.t.Enable(ctx, false); err != nil {
+		r.ev.Logf("cleanup: disable: %v", err)
+	}
+	r.sleep(ctx, 500*time.Millisecond)
+}

@@ -1,0 +1,149 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/rosorin/rosorin/proofs/floor"
+	"github.com/rosorin/rosorin/proofs/target"
+)
+
+// Result is one leg's result line and everything behind it.
+type Result struct {
+	Path    string        `json:"path"`
+	Motion  string        `json:"motion"`
+	Name    string        `json:"name"`
+	Speed   target.Twist  `json:"speed"`
+	Outcome floor.Outcome `json:"outcome"`
+	Reason  string        `json:"reason,omitempty"`
+	// TriggerS is the trigger's time in seconds since the start of the run (NaN: the leg never triggered).
+	TriggerS float64 `json:"-"`
+	// Corridor is the clearance check before the leg (nil for turns and backward legs).
+	Corridor *floor.Corridor `json:"corridor,omitempty"`
+	// Covered is the floor (m) forward legs had covered behind a backward leg, robot included.
+	Covered *float64 `json:"covered_m,omitempty"`
+	// GuardNearest is the nearest return the guard saw in the direction of travel while the leg moved.
+	GuardNearest float64 `json:"-"`
+	// Stop is the judge's verdict (nil when the leg did not reach its judge).
+	Stop *floor.Stop `json:"stop,omitempty"`
+	// StillFrom says where "still" came from: "LiDAR odometry", "gyro z", or, for the legs whose scans stop
+	// with the driver, "board gyro vibration from below the driver".
+	StillFrom string `json:"still_from,omitempty"`
+	// StopsFired lists the stops fired at once by the 0.8 s rule, a moving-again robot or the guard.
+	StopsFired []string `json:"stops_fired,omitempty"`
+	Scans      int      `json:"scans"`
+	Line       string   `json:"line"`
+	Notes      []string `json:"notes,omitempty"`
+}
+
+// MarshalJSON writes the NaN numbers as null.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type alias Result
+	return json.Marshal(struct {
+		alias
+		TriggerS     *float64 `json:"trigger_s"`
+		GuardNearest *float64 `json:"guard_nearest_m"`
+	}{alias(r), floor.Num(r.TriggerS), floor.Num(r.GuardNearest)})
+}
+
+// Report is a whole run: the --json record.
+type Report struct {
+	Tool       string          `json:"tool"`
+	Version    string          `json:"version"`
+	Target     string          `json:"target"`
+	DriverBin  *target.BaseBin `json:"driver_bin,omitempty"`
+	Fault      string          `json:"fault,omitempty"`
+	Start      time.Time       `json:"start"`
+	End        time.Time       `json:"end"`
+	Config     json.RawMessage `json:"driver_config,omitempty"`
+	Params     floor.Params    `json:"params"`
+	LegS       float64         `json:"leg_s"`
+	HoldS      float64         `json:"hold_s"`
+	Paths      []string        `json:"paths"`
+	StartState json.RawMessage `json:"start_state,omitempty"`
+	EndState   json.RawMessage `json:"end_state,omitempty"`
+	EndLine    string          `json:"end_line"`
+	Results    []Result        `json:"results"`
+	Planned    int             `json:"planned"`
+	Passed     int             `json:"passed"`
+	Failed     int             `json:"failed"`
+	// Aborted says why the run stopped before its end ("" when it ran to the end); StoppedProof is set when
+	// a stop failed and the proof stopped itself.
+	Aborted      string `json:"aborted,omitempty"`
+	StoppedProof bool   `json:"stopped_proof,omitempty"`
+	Teardown     string `json:"teardown"`
+	TeardownOK   bool   `json:"teardown_ok"`
+	Evidence     string `json:"evidence_log,omitempty"`
+	// ScansDropped counts scans the runner did not take in time (the feed's queue was full).
+	ScansDropped int `json:"scans_dropped"`
+
+	motions []Motion
+	rows    []row
+}
+
+type row struct{ name, label string }
+
+// AllPassed reports whether every planned leg passed and the teardown disabled the wheels.
+func (r *Report) AllPassed() bool {
+	return r.Aborted == "" && r.Planned > 0 && r.Passed == r.Planned && r.TeardownOK
+}
+
+// AnyFailed reports whether a leg failed (a stop not shown): the exit status tells it from a run that only
+// refused legs (NOT RUN, NOT JUDGED, ABORTED).
+func (r *Report) AnyFailed() bool { return r.Failed > 0 || r.StoppedProof || !r.TeardownOK }
+
+// ResultLine is "RESULT: N/M passed".
+func (r *Report) ResultLine() string { return fmt.Sprintf("RESULT: %d/%d passed", r.Passed, r.Planned) }
+
+// WriteTable prints still-after and travel per path and leg, like chapter 19's floor table: "0.38 s, 3.1 cm"
+// for a pass, the outcome word otherwise, "-" where the path does not run at that motion.
+func (r *Report) WriteTable(w io.Writer) error {
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+	)
+	header := []any{"stop path"}
+	for _, m := range r.motions {
+		header = append(header, m.Name)
+	}
+	t.Header(header...)
+	for _, rw := range r.rows {
+		cells := []string{rw.label}
+		any := false
+		for _, m := range r.motions {
+			c := "-"
+			for _, res := range r.Results {
+				if res.Path == rw.name && res.Motion == m.Name {
+					c, any = cell(res), true
+				}
+			}
+			cells = append(cells, c)
+		}
+		if any {
+			if err := t.Append(cells); err != nil {
+				return err
+			}
+		}
+	}
+	return t.Render()
+}
+
+func cell(res Result) string {
+	if res.Outcome != floor.Pass || res.Stop == nil {
+		return res.Outcome.String()
+	}
+	s := fmt.Sprintf("%.2f s", res.Stop.StillAfter)
+	if !res.Stop.Turn && !math.IsNaN(res.Stop.Travel) {
+		s += fmt.Sprintf(", %.1f cm", 100*res.Stop.Travel)
+	}
+	return s
+}
