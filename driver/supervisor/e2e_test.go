@@ -70,7 +70,7 @@ type supervisorKillTrial struct {
 	after     time.Duration // from the kill
 	turning   bool          // the sim's wheel targets were still non-zero 1 s after the kill
 	viaSignal bool          // the driver logged that it stopped on its parent-death signal
-	viaEOF    bool          // the driver logged that its board input ended
+	viaEOF    bool          // the driver logged that its board input ended, before any signal's stop
 	scanHeld  bool          // the driver logged that its scan gate held the wheels (no LiDAR scan)
 	left      []string      // processes of the service left running 3 s after the kill (then killed)
 	driverPID int
@@ -109,8 +109,12 @@ func runSupervisorKill(t *testing.T, args ...string) supervisorKillTrial {
 	}
 	svc.wait(5 * time.Second) // the log is complete once every child has closed its end
 	log := svc.log.String()
-	tr.viaSignal = strings.Contains(log, "supervisor died (parent-death signal)")
-	tr.viaEOF = strings.Contains(log, "board input ended")
+	// Which news stopped the driver first: with --test-driver-holds-board-eof the held end of file is let
+	// through once the driver stops (heldEOF), so an end of file logged after the signal's stop is not news.
+	sigAt := strings.Index(log, "supervisor died (parent-death signal)")
+	eofAt := strings.Index(log, "board input ended")
+	tr.viaSignal = sigAt >= 0
+	tr.viaEOF = eofAt >= 0 && (sigAt < 0 || eofAt < sigAt)
 	tr.scanHeld = strings.Contains(log, "wheels held: no LiDAR scan")
 	return tr
 }
