@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -35,15 +36,11 @@ func decodeAction(c *cli.Context) error {
 		return fmt.Errorf("decode takes one capture FILE (or - for stdin), got %d arguments; flags such as --kind go before FILE", c.NArg())
 	}
 	name := c.Args().First()
-	in := c.App.Reader
-	if name != "-" {
-		f, err := capture.OpenFile(name)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in = f
+	in, closeIn, err := openInput(c, name)
+	if err != nil {
+		return err
 	}
+	defer closeIn()
 	br := bufio.NewReaderSize(in, 64<<10)
 	if head, _ := br.Peek(8); mcapfile.IsMCAP(head) {
 		return capture.WriteMCAPJSON(c.App.Writer, br, name, c.Bool("summary-only"))
@@ -56,4 +53,16 @@ func decodeAction(c *cli.Context) error {
 		return err
 	}
 	return capture.WriteJSON(c.App.Writer, br, name, kind, c.Bool("summary-only"))
+}
+
+// openInput opens the capture FILE argument, or the app's standard input for "-".
+func openInput(c *cli.Context, name string) (io.Reader, func(), error) {
+	if name == "-" {
+		return c.App.Reader, func() {}, nil
+	}
+	f, err := capture.OpenFile(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
 }

@@ -52,15 +52,11 @@ func odomAction(c *cli.Context) error {
 		return fmt.Errorf("odom takes one capture FILE (or - for stdin), got %d arguments", c.NArg())
 	}
 	name := c.Args().First()
-	in := c.App.Reader
-	if name != "-" {
-		f, err := capture.OpenFile(name)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in = f
+	in, closeIn, err := openInput(c, name)
+	if err != nil {
+		return err
 	}
+	defer closeIn()
 	w := bufio.NewWriter(c.App.Writer)
 	defer w.Flush()
 	return Odom(in, w)
