@@ -1,0 +1,391 @@
+package capture
+
+// Segment rotation and retention for the recordings a long-running process makes (`rosorin-base run
+// --capture DIR`): one crash-safe mcapfile recording per segment, a new one by size or age, the oldest
+// finished segments deleted past a count or a total size, and the .part files a killed run left behind
+// recovered at start. Figures and the reasons are in docs/capture.md, "Recording by the driver".
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rosorin/rosorin/capture/mcapfile"
+	"github.com/rosorin/rosorin/protocol/rosmsg"
+)
+
+// SegmentOptions say where and how a process records. Zero values: no rotation, no retention limit.
+type SegmentOptions struct {
+	Dir        string
+	Prefix     string        // file name prefix: "board" gives DIR/board-20261201T121400.123Z.mcap
+	RotateSize int64         // start a new segment once the current one holds about this many bytes
+	RotateTime time.Duration // ... or is this old
+	KeepFiles  int           // keep at most this many finished segments of this prefix (0: any number)
+	KeepBytes  int64         // ... and at most this many bytes of them (0: any size)
+	Metadata   map[string]string
+	Log        *slog.Logger
+	Now        func() time.Time // the clock that names and ages segments (time.Now)
+}
+
+// ChannelSpec is one channel of every segment: Kind set ("board", "lidar") makes a raw serial channel, Type
+// set ("sensor_msgs/msg/Imu") a decoded one.
+type ChannelSpec struct {
+	Topic, Kind, Type string
+}
+
+// SegmentStats are what a Segments wrote so far.
+type SegmentStats struct {
+	Current   string // the segment being written (its final name; the data is in Current+".part")
+	Segments  int    // segments started
+	Deleted   int    // finished segments deleted by retention
+	Recovered int    // leftover .part files recovered at start
+	Messages  uint64
+	Bytes     uint64 // approximate bytes written (records, not counting the final index)
+}
+
+// Segments writes a rotating series of recordings. Write, WriteMessage and Close are for one goroutine; Stats
+// and Err may be called from any.
+type Segments struct {
+	o     SegmentOptions
+	specs []ChannelSpec
+
+	rec      *mcapfile.Recorder
+	chans    []*mcapfile.Channel
+	started  time.Time
+	size     int64
+	finishWG sync.WaitGroup
+
+	mu    sync.Mutex
+	st    SegmentStats
+	err   error
+	names map[string]bool // finished segments this instance made or found
+}
+
+// recordOverhead approximates the bytes of an MCAP message record beyond its payload (opcode, length,
+// channel, sequence, two times): rotation by size needs only an estimate.
+const recordOverhead = 1 + 8 + 2 + 4 + 8 + 8
+
+// timeLayout names segments in UTC so that names sort in time order.
+const timeLayout = "20060102T150405.000Z"
+
+// OpenSegments recovers the leftover .part files of this prefix in o.Dir (in the background: Close waits for
+// it) and starts the first segment.
+func OpenSegments(o SegmentOptions, specs []ChannelSpec) (*Segments, error) {
+	if o.Dir == "" || o.Prefix == "" {
+		return nil, errors.New("capture: segments need a directory and a prefix")
+	}
+	if strings.ContainsAny(o.Prefix, "/-") {
+		return nil, fmt.Errorf("capture: segment prefix %q must not contain / or -", o.Prefix)
+	}
+	if o.RotateSize < 0 || o.RotateTime < 0 || o.KeepFiles < 0 || o.KeepBytes < 0 {
+		return nil, errors.New("capture: rotation and retention limits must not be negative")
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("capture directory: %w", err)
+	}
+	s := &Segments{o: o, specs: specs, names: map[string]bool{}}
+	leftovers, err := filepath.Glob(filepath.Join(o.Dir, o.Prefix+"-*.mcap"+mcapfile.PartSuffix))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.start(); err != nil {
+		return nil, err
+	}
+	if len(leftovers) > 0 {
+		s.finishWG.Add(1)
+		go func() {
+			defer s.finishWG.Done()
+			for _, p := range leftovers {
+				s.recoverPart(p)
+			}
+			s.retain()
+		}()
+	}
+	return s, nil
+}
+
+// recoverPart turns a .part a killed run left into its finished file, as `capture recover` would.
+func (s *Segments) recoverPart(part string) {
+	final := strings.TrimSuffix(part, mcapfile.PartSuffix)
+	if _, err := os.Stat(final); err == nil {
+		// The run was killed between the rename of the finished file and the removal of the .part.
+		_ = os.Remove(part)
+		return
+	}
+	rep, err := mcapfile.RewriteFile(part, final)
+	if err != nil {
+		s.o.Log.Error("capture: cannot recover a leftover recording; run `capture recover` by hand",
+			"part", part, "err", err)
+		return
+	}
+	_ = os.Remove(part)
+	s.mu.Lock()
+	s.st.Recovered++
+	s.mu.Unlock()
+	s.o.Log.Warn("capture: recovered a recording a killed run left", "file", final, "report", rep.String())
+}
+
+func (s *Segments) segmentName() string {
+	now := s.o.Now().UTC()
+	base := filepath.Join(s.o.Dir, s.o.Prefix+"-"+now.Format(timeLayout))
+	name := base + ".mcap"
+	for i := 1; exists(name) || exists(name+mcapfile.PartSuffix); i++ {
+		name = base + "_" + strconv.Itoa(i) + ".mcap"
+	}
+	return name
+}
+
+func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
+
+func (s *Segments) start() error {
+	name := s.segmentName()
+	rec, err := mcapfile.Create(name, mcapfile.Options{Metadata: s.o.Metadata})
+	if err != nil {
+		return err
+	}
+	chans := make([]*mcapfile.Channel, len(s.specs))
+	for i, sp := range s.specs {
+		if sp.Kind != "" {
+			chans[i], err = rec.RawChannel(sp.Topic, sp.Kind)
+		} else {
+			chans[i], err = rec.MessageChannel(sp.Topic, sp.Type)
+		}
+		if err != nil {
+			rec.Close()
+			return fmt.Errorf("capture channel %s: %w", sp.Topic, err)
+		}
+	}
+	s.rec, s.chans, s.started, s.size = rec, chans, s.o.Now(), 0
+	s.mu.Lock()
+	s.st.Current = name
+	s.st.Segments++
+	s.mu.Unlock()
+	return nil
+}
+
+// rotateIfDue starts a new segment when the current one is full or old, and finishes the old one in the
+// background (the rewrite of a 64 MiB segment takes about 0.2 s; the writer must not wait for it).
+func (s *Segments) rotateIfDue() error {
+	full := s.o.RotateSize > 0 && s.size >= s.o.RotateSize
+	old := s.o.RotateTime > 0 && s.o.Now().Sub(s.started) >= s.o.RotateTime
+	if !full && !old {
+		return nil
+	}
+	prev, prevName := s.rec, s.Stats().Current
+	if err := s.start(); err != nil {
+		return err
+	}
+	s.finishWG.Add(1)
+	go func() {
+		defer s.finishWG.Done()
+		s.finish(prev, prevName)
+		s.retain()
+	}()
+	return nil
+}
+
+func (s *Segments) finish(rec *mcapfile.Recorder, name string) {
+	if err := rec.Close(); err != nil {
+		s.o.Log.Error("capture: finishing a segment failed; its .part is kept for `capture recover`", "file", name, "err", err)
+		return
+	}
+	s.mu.Lock()
+	s.names[name] = true
+	s.mu.Unlock()
+}
+
+// retain deletes the oldest finished segments of this prefix beyond KeepFiles and KeepBytes. The segment
+// being written is never deleted (it is a .part until finished).
+func (s *Segments) retain() {
+	if s.o.KeepFiles == 0 && s.o.KeepBytes == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	files, _ := filepath.Glob(filepath.Join(s.o.Dir, s.o.Prefix+"-*.mcap"))
+	sort.Strings(files) // UTC names: oldest first
+	sizes := make([]int64, len(files))
+	var total int64
+	for i, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			sizes[i] = fi.Size()
+			total += sizes[i]
+		}
+	}
+	for i, f := range files {
+		n := len(files) - i
+		if !(s.o.KeepFiles > 0 && n > s.o.KeepFiles) && !(s.o.KeepBytes > 0 && total > s.o.KeepBytes) {
+			break
+		}
+		if f == s.st.Current {
+			continue
+		}
+		if err := os.Remove(f); err != nil {
+			s.o.Log.Warn("capture: retention could not delete a segment", "file", f, "err", err)
+			continue
+		}
+		total -= sizes[i]
+		s.st.Deleted++
+		s.o.Log.Info("capture: deleted the oldest segment (retention)", "file", f)
+	}
+}
+
+func (s *Segments) fail(err error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = err
+	}
+	return s.err
+}
+
+func (s *Segments) usable() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	if s.rec == nil {
+		return errors.New("capture: segments closed")
+	}
+	return nil
+}
+
+// Write records one read or write of raw bytes on channel ch (an index into the specs) at t. After the first
+// error (a full disk) every call returns it: recording has stopped.
+func (s *Segments) Write(ch int, t time.Time, data []byte) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if err := s.rotateIfDue(); err != nil {
+		return s.fail(err)
+	}
+	if err := s.rec.Write(s.chans[ch], t, data); err != nil {
+		return s.fail(err)
+	}
+	s.count(len(data) + 12)
+	return nil
+}
+
+// WriteMessage records one decoded message on channel ch at t.
+func (s *Segments) WriteMessage(ch int, t time.Time, m rosmsg.Message) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if err := s.rotateIfDue(); err != nil {
+		return s.fail(err)
+	}
+	if err := s.rec.WriteMessage(s.chans[ch], t, m); err != nil {
+		return s.fail(err)
+	}
+	s.count(64) // decoded messages are small; an estimate is enough for rotation
+	return nil
+}
+
+func (s *Segments) count(payload int) {
+	n := int64(payload + recordOverhead)
+	s.size += n
+	s.mu.Lock()
+	s.st.Messages++
+	s.st.Bytes += uint64(n)
+	s.mu.Unlock()
+}
+
+// Err reports why recording stopped, or nil.
+func (s *Segments) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Stats returns the counters so far.
+func (s *Segments) Stats() SegmentStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st
+}
+
+// Close finishes the current segment (rewritten into its indexed file; after a write error its .part is kept
+// for `capture recover`) and waits for the background finishes and recoveries.
+func (s *Segments) Close() error {
+	var err error
+	if s.rec != nil {
+		name := s.Stats().Current
+		err = s.rec.Close()
+		if err == nil {
+			s.mu.Lock()
+			s.names[name] = true
+			s.mu.Unlock()
+		}
+		s.rec = nil
+		s.mu.Lock()
+		s.st.Current = ""
+		s.mu.Unlock()
+	}
+	s.finishWG.Wait()
+	s.retain()
+	return err
+}
+
+// ParseKeep parses --capture-keep: a count of segments ("20") or a total size ("2GiB", "500MB", "64MiB").
+func ParseKeep(v string) (files int, bytes int64, err error) {
+	if v == "" {
+		return 0, 0, nil
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		if n < 0 {
+			return 0, 0, fmt.Errorf("--capture-keep %q: a count must not be negative", v)
+		}
+		return n, 0, nil
+	}
+	b, err := ParseSize(v)
+	if err != nil {
+		return 0, 0, fmt.Errorf("--capture-keep %q: want a count of segments (20) or a total size (2GiB)", v)
+	}
+	return 0, b, nil
+}
+
+// ParseSize parses a size with an optional unit: B, KB, MB, GB (powers of 1000), KiB, MiB, GiB (of 1024).
+func ParseSize(v string) (int64, error) {
+	s := strings.TrimSpace(v)
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("size %q: want a whole number of B, KB, MB, GB, KiB, MiB or GiB", v)
+	}
+	return n * mult, nil
+}
+
+// CaptureMetadata is the metadata every segment of a process's recording starts with: the caller's entries
+// plus host and toolkit version.
+func CaptureMetadata(extra map[string]string) map[string]string {
+	host, _ := os.Hostname()
+	md := map[string]string{"host": host, "version": buildVersion()}
+	for k, v := range extra {
+		md[k] = v
+	}
+	return md
+}

@@ -1,0 +1,215 @@
+package capture
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rosorin/rosorin/capture/mcapfile"
+)
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+var rotateSpecs = []ChannelSpec{{Topic: "/serial/board/rx", Kind: "board"}, {Topic: "/imu", Type: "sensor_msgs/msg/Imu"}}
+
+func segFiles(t *testing.T, dir, pattern string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, pattern))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(m)
+	return m
+}
+
+// countMessages reads every finished segment back and sums the raw messages.
+func countMessages(t *testing.T, files []string) uint64 {
+	t.Helper()
+	var n uint64
+	for _, f := range files {
+		info, err := mcapfile.DescribeFile(f, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Ended != "clean" {
+			t.Errorf("%s ended %q, want clean", f, info.Ended)
+		}
+		for _, c := range info.Channels {
+			if c.Topic == "/serial/board/rx" {
+				n += c.Messages
+			}
+		}
+	}
+	return n
+}
+
+func TestSegmentsRotateBySizeAndTime(t *testing.T) {
+	dir := t.TempDir()
+	clk := &fakeClock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+	s, err := OpenSegments(SegmentOptions{Dir: dir, Prefix: "board", RotateSize: 4000, RotateTime: time.Minute,
+		Metadata: CaptureMetadata(map[string]string{"device": "/dev/ttyACM0"}), Now: clk.now}, rotateSpecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := make([]byte, 100)
+	// 100 writes of ~143 bytes: about 14 KB, so 3 rotations by size.
+	for i := 0; i < 100; i++ {
+		clk.add(time.Millisecond)
+		if err := s.Write(0, clk.now(), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Then an hour-old segment: one rotation by time at the next write.
+	clk.add(2 * time.Minute)
+	if err := s.Write(0, clk.now(), data); err != nil {
+		t.Fatal(err)
+	}
+	st := s.Stats()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files := segFiles(t, dir, "board-*.mcap")
+	if len(files) != st.Segments || st.Segments != 5 {
+		t.Fatalf("segments: stats %d, files %v; want 5 (4 by size, 1 by time)", st.Segments, files)
+	}
+	if parts := segFiles(t, dir, "*.part"); len(parts) != 0 {
+		t.Fatalf("left .part files: %v", parts)
+	}
+	if n := countMessages(t, files); n != 101 {
+		t.Fatalf("read back %d messages, wrote 101", n)
+	}
+	if !strings.HasPrefix(filepath.Base(files[0]), "board-20261201T120000.000Z") {
+		t.Errorf("first segment named %s, want board-<UTC time of its start>.mcap", files[0])
+	}
+	info, _ := mcapfile.DescribeFile(files[0], 0)
+	if len(info.Metadata) == 0 || info.Metadata[0].Metadata["device"] != "/dev/ttyACM0" || info.Metadata[0].Metadata["version"] == "" {
+		t.Errorf("metadata %+v, want device and version", info.Metadata)
+	}
+}
+
+func TestSegmentsRetention(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files int
+		bytes int64
+		want  int
+	}{{"count", 2, 0, 2}, {"bytes", 0, 12000, 2}, {"none", 0, 0, 6}} {
+		// a finished segment here is 5874 bytes (2000 payload bytes plus the Imu schema, channels, index, statistics)
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			clk := &fakeClock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+			s, err := OpenSegments(SegmentOptions{Dir: dir, Prefix: "board", RotateTime: time.Second,
+				KeepFiles: tc.files, KeepBytes: tc.bytes, Now: clk.now}, rotateSpecs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A file of another process in the same directory is not this one's to delete.
+			other := filepath.Join(dir, "lidar-20200101T000000.000Z.mcap")
+			if err := os.WriteFile(other, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			data := make([]byte, 2000)
+			for i := 0; i < 6; i++ {
+				if err := s.Write(0, clk.now(), data); err != nil {
+					t.Fatal(err)
+				}
+				clk.add(1500 * time.Millisecond)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			files := segFiles(t, dir, "board-*.mcap")
+			if len(files) != tc.want {
+				var sizes []int64
+				for _, f := range files {
+					fi, _ := os.Stat(f)
+					sizes = append(sizes, fi.Size())
+				}
+				t.Fatalf("kept %d segments %v (sizes %v), want %d", len(files), files, sizes, tc.want)
+			}
+			if tc.want < 6 && !strings.Contains(files[len(files)-1], "T120007.500Z") {
+				t.Errorf("kept %v: the newest (12:00:07.5) must stay", files)
+			}
+			if _, err := os.Stat(other); err != nil {
+				t.Errorf("retention deleted another prefix's file: %v", err)
+			}
+		})
+	}
+}
+
+// A .part a SIGKILLed run left (here: a recording never closed) is recovered at the next start.
+func TestSegmentsRecoverLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "board-20261201T110000.000Z.mcap")
+	rec, err := mcapfile.Create(old, mcapfile.Options{NoFinish: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, _ := rec.RawChannel("/serial/board/rx", "board")
+	for i := 0; i < 50; i++ {
+		if err := rec.Write(ch, time.Unix(0, int64(i)*1e6), []byte{1, 2, 3}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec.Close(); err != nil { // NoFinish: the .part stays, as after a kill
+		t.Fatal(err)
+	}
+	// Cut it mid-record, as a kill between two flushes would.
+	part := old + mcapfile.PartSuffix
+	fi, _ := os.Stat(part)
+	if err := os.Truncate(part, fi.Size()-7); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenSegments(SegmentOptions{Dir: dir, Prefix: "board"}, rotateSpecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Stats(); st.Recovered != 1 {
+		t.Fatalf("recovered %d leftovers, want 1", st.Recovered)
+	}
+	if _, err := os.Stat(part); err == nil {
+		t.Fatal("the leftover .part is still there")
+	}
+	info, err := mcapfile.DescribeFile(old, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Ended != "recovered" || info.Messages < 48 {
+		t.Fatalf("recovered file ended %q with %d messages, want recovered and 49", info.Ended, info.Messages)
+	}
+}
+
+func TestParseKeepAndSize(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		files int
+		bytes int64
+		bad   bool
+	}{{"20", 20, 0, false}, {"2GiB", 0, 2 << 30, false}, {"500MB", 0, 500e6, false}, {"64 MiB", 0, 64 << 20, false},
+		{"", 0, 0, false}, {"-1", 0, 0, true}, {"lots", 0, 0, true}, {"1.5GiB", 0, 0, true}, {"-3MiB", 0, 0, true}} {
+		f, b, err := ParseKeep(tc.in)
+		if (err != nil) != tc.bad || f != tc.files || b != tc.bytes {
+			t.Errorf("ParseKeep(%q) = %d, %d, %v; want %d, %d, bad=%v", tc.in, f, b, err, tc.files, tc.bytes, tc.bad)
+		}
+	}
+	if _, err := OpenSegments(SegmentOptions{Dir: t.TempDir(), Prefix: "a-b"}, nil); err == nil {
+		t.Error("a prefix with - was taken (names would not parse)")
+	}
+}
