@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/capture/mcapfile"
+	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/protocol/rosmsg"
 )
 
 type fakeClock struct {
@@ -211,5 +214,104 @@ func TestParseKeepAndSize(t *testing.T) {
 	}
 	if _, err := OpenSegments(SegmentOptions{Dir: t.TempDir(), Prefix: "a-b"}, nil); err == nil {
 		t.Error("a prefix with - was taken (names would not parse)")
+	}
+}
+
+// faultyDisk is a segment writer whose writes block until released (a disk that stalls) or fail after a
+// number of them (a disk that fills up).
+type faultyDisk struct {
+	mu       sync.Mutex
+	writes   int
+	failAt   int // 0: never
+	block    chan struct{}
+	closed   bool
+	messages int
+}
+
+func (d *faultyDisk) Write(ch int, t time.Time, data []byte) error {
+	if d.block != nil {
+		<-d.block
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.writes++
+	if d.failAt > 0 && d.writes >= d.failAt {
+		return errors.New("write board.mcap.part: no space left on device")
+	}
+	return nil
+}
+func (d *faultyDisk) WriteMessage(ch int, t time.Time, m rosmsg.Message) error {
+	d.mu.Lock()
+	d.messages++
+	d.mu.Unlock()
+	return nil
+}
+func (d *faultyDisk) Stats() SegmentStats { return SegmentStats{Current: "x.mcap"} }
+func (d *faultyDisk) Close() error        { d.closed = true; return nil }
+
+// A stalled disk never makes Put wait: the queue fills, then drops and counts.
+func TestQueueNeverBlocks(t *testing.T) {
+	disk := &faultyDisk{block: make(chan struct{})}
+	q := StartQueue(QueueOptions{Len: 64, open: func() (segmentWriter, error) { return disk, nil }})
+	start := time.Now()
+	var worst time.Duration
+	for i := 0; i < 10000; i++ {
+		t0 := time.Now()
+		q.Put(0, t0, []byte{1})
+		worst = max(worst, time.Since(t0))
+	}
+	took := time.Since(start)
+	if st := q.Status(); st.Dropped < 10000-65 || !st.Recording {
+		t.Fatalf("status %+v: want about 9935 dropped and still recording", st)
+	}
+	// Generous: a Put is a mutex and a non-blocking send (~50 ns); a blocked one would be stuck forever.
+	if worst > testkit.Bound(50*time.Millisecond) {
+		t.Fatalf("worst Put took %v (10000 in %v)", worst, took)
+	}
+	t.Logf("10000 Puts against a stalled disk in %v, worst %v", took, worst)
+	close(disk.block)
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !disk.closed {
+		t.Fatal("Close did not close the segments")
+	}
+}
+
+// A full disk stops recording once, loudly, and the caller keeps running.
+func TestQueueStopsOnFullDisk(t *testing.T) {
+	disk := &faultyDisk{failAt: 5}
+	var stops []error
+	var mu sync.Mutex
+	q := StartQueue(QueueOptions{open: func() (segmentWriter, error) { return disk, nil },
+		OnStop: func(err error) { mu.Lock(); stops = append(stops, err); mu.Unlock() },
+		Decode: func(ch int, t time.Time, data []byte, emit func(int, time.Time, rosmsg.Message)) {
+			emit(1, t, &rosmsg.Imu{})
+		}})
+	for i := 0; i < 100; i++ {
+		q.Put(0, time.Now(), []byte{1})
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for q.Status().Recording && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	st := q.Status()
+	if st.Recording || !strings.Contains(st.Error, "no space left") {
+		t.Fatalf("status %+v: want recording false with the error", st)
+	}
+	err := q.Close()
+	if err == nil || !strings.Contains(err.Error(), "no space") {
+		t.Fatalf("Close: %v, want the disk's error", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(stops) != 1 {
+		t.Fatalf("OnStop called %d times, want once", len(stops))
+	}
+	if disk.writes != 5 || disk.messages != 4 {
+		t.Fatalf("%d writes and %d decoded messages reached the disk, want 5 and 4 (nothing after the error)", disk.writes, disk.messages)
+	}
+	if q.Put(0, time.Now(), nil) {
+		t.Fatal("Put after Close was taken")
 	}
 }
