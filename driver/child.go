@@ -52,6 +52,11 @@ func RunChild(ctx context.Context, o ChildOptions) error {
 	if err != nil {
 		return &SetupError{err}
 	}
+	// Under --capture the supervisor records what this process writes to the board from a copy (tx tap).
+	tapped, err := supervisor.ChildTxTap(out)
+	if err != nil {
+		return &SetupError{err}
+	}
 	// A nil *HeartbeatWriter must stay a nil io.Writer (no heartbeat), not a non-nil interface holding nil.
 	var hb io.Writer
 	if w, err := supervisor.ChildHeartbeat(); err != nil {
@@ -59,7 +64,7 @@ func RunChild(ctx context.Context, o ChildOptions) error {
 	} else if w != nil {
 		hb = w
 	}
-	return runChild(ctx, o, childIO{in: in, out: out, heartbeat: hb, ppid: os.Getppid(),
+	return runChild(ctx, o, childIO{in: in, out: tapped, heartbeat: hb, ppid: os.Getppid(),
 		// A restart after a crash, kill, hang or USB drop (or of a latched driver) starts latched.
 		startLatched: supervisor.ChildStartLatched()})
 }

@@ -39,7 +39,7 @@ func runCommand() *cli.Command {
 			"disabled). A driver that is alive but hung (its control loop sends no heartbeat for --driver-watchdog) is\n" +
 			"killed: stop frame at once, again after the reap, restart latched. Board bytes are also served raw on\n" +
 			"SOCKET.raw, status in SOCKET.status. SIGINT/SIGTERM: children stopped, two stop frames, exit 0.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "device", Value: "/dev/ttyACM0", Usage: "board serial device (overrides the config's device)"},
 			&cli.StringFlag{Name: "lidar", Value: "/dev/lidar", Usage: `LiDAR serial device, overrides the config's lidar_device ("" runs no reader: the scan gate then holds software commands)`},
 			socketFlag(),
@@ -53,7 +53,7 @@ func runCommand() *cli.Command {
 				Usage: "TEST ONLY: the driver ignores the end of its board pipe (so the parent-death signal is its only news of the supervisor's death)"},
 			&cli.DurationFlag{Name: "driver-watchdog", Value: supervisor.DefaultWatchdogTimeout,
 				Usage: "a driver whose control loop sends no heartbeat for this long is hung: stop frame, SIGKILL, restart latched (0 = off: a hung driver leaves the wheels turning)"},
-		},
+		}, captureFlags(false)...),
 		Action: func(c *cli.Context) error {
 			o := service.Options{
 				Socket: c.String("socket"), StateDir: c.String("state-dir"), NoLidarRespawn: c.Bool("no-lidar-respawn"),
@@ -63,6 +63,10 @@ func runCommand() *cli.Command {
 			}
 			if c.IsSet("config") {
 				o.Configs = c.StringSlice("config")
+			}
+			var err error
+			if o.Capture, err = captureOptions(c); err != nil {
+				return cli.Exit("rosorin-base run: "+err.Error(), 2)
 			}
 			if c.IsSet("device") {
 				o.Device = ptr(c.String("device"))
@@ -112,13 +116,17 @@ func lidarReaderCommand() *cli.Command {
 		Name:   "lidar-reader",
 		Hidden: true,
 		Usage:  "the LiDAR reader child process (started by `rosorin-base run`)",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "lidar", Value: "/dev/lidar", Usage: "LiDAR serial device"},
 			socketFlag(), configFlag(),
-		},
+		}, captureFlags(true)...),
 		Action: func(c *cli.Context) error {
-			err := lidar.RunProcess(c.Context, lidar.ProcessConfig{Device: c.String("lidar"), Socket: c.String("socket"),
-				Configs: c.StringSlice("config"), Log: service.ProcLogger("lidar-reader")})
+			capt, err := captureOptions(c)
+			if err != nil {
+				return cli.Exit("rosorin-base lidar-reader: "+err.Error(), 2)
+			}
+			err = lidar.RunProcess(c.Context, lidar.ProcessConfig{Device: c.String("lidar"), Socket: c.String("socket"),
+				Configs: c.StringSlice("config"), Capture: capt, Log: service.ProcLogger("lidar-reader")})
 			if err != nil {
 				return cli.Exit("rosorin-base lidar-reader: "+err.Error(), 1)
 			}

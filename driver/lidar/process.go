@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/supervisor"
@@ -16,9 +17,11 @@ import (
 
 // ProcessConfig is the reader process's command line (`rosorin-base lidar-reader`).
 type ProcessConfig struct {
-	Device  string       // the LiDAR's serial device
-	Socket  string       // the driver's control socket
-	Configs []string     // parameter files (scan direction, angle offset, ranges, frame, silence)
+	Device  string   // the LiDAR's serial device
+	Socket  string   // the driver's control socket
+	Configs []string // parameter files (scan direction, angle offset, ranges, frame, silence)
+	// Capture, when set, records every read of the port into DIR/lidar-<UTC time>.mcap segments.
+	Capture *capture.SegmentOptions
 	Log     *slog.Logger // nil = slog.Default()
 }
 
@@ -46,7 +49,13 @@ func RunProcess(ctx context.Context, pc ProcessConfig) error {
 	fw := NewForwarder(func(ctx context.Context) (ScanStream, error) {
 		return cl.StreamScans(ctx)
 	}, cfg.LidarFrameID, log)
-	r := New(Config{Device: pc.Device, Scan: scfg, Silence: cfg.ReopenAfterSilence(), Log: log})
+	capq, record := startCapture(pc.Capture, pc.Device, log)
+	defer func() {
+		if err := capq.Close(); err != nil {
+			log.Error("capture: recording ended with an error", "err", err)
+		}
+	}()
+	r := New(Config{Device: pc.Device, Scan: scfg, Silence: cfg.ReopenAfterSilence(), Log: log, Record: record})
 	fwDone := make(chan struct{})
 	fctx, fcancel := context.WithCancel(context.Background())
 	go func() { defer close(fwDone); _ = fw.Run(fctx) }()

@@ -34,6 +34,9 @@ type Config struct {
 	Open func(path string) (Port, error)
 	// Now is the clock that stamps packet arrivals (time.Now).
 	Now func() time.Time
+	// Record, when set, is handed every read's bytes (a copy it may keep) with their receive time; it must
+	// not block (--capture: a capture.Queue).
+	Record func(t time.Time, data []byte)
 	// Log receives the reader's log (nil discards it).
 	Log *slog.Logger
 }
@@ -162,6 +165,9 @@ func (r *Reader) readPort(ctx context.Context, f Port, deliver func(coind6.Scan)
 		if n > 0 {
 			now := c.Now()
 			r.bytes.Add(uint64(n))
+			if c.Record != nil {
+				c.Record(now, append([]byte(nil), buf[:n]...))
+			}
 			parser.Feed(buf[:n], func(pkt []byte) {
 				p, derr := coind6.DecodeInto(pkt, samples)
 				if derr != nil {

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/supervisor"
 )
@@ -35,7 +36,9 @@ type Options struct {
 	Watchdog time.Duration
 	// TestNoPdeathsig and TestDriverHoldsBoardEOF are the negative controls of the supervisor-death test.
 	TestNoPdeathsig, TestDriverHoldsBoardEOF bool
-	Log                                      *slog.Logger
+	// Capture, when set (--capture DIR), makes the supervisor and the LiDAR reader record their ports.
+	Capture *capture.SegmentOptions
+	Log     *slog.Logger
 }
 
 // ErrWatchdog is returned for a negative watchdog timeout.
@@ -66,6 +69,13 @@ func Run(ctx context.Context, o Options) error {
 	if o.Lidar != nil {
 		lidarDev = *o.Lidar
 	}
+	if o.Capture != nil {
+		if err := checkCaptureDir(o.Capture.Dir); err != nil {
+			return err
+		}
+		o.Capture.Metadata = captureMetadata(cfg, configs)
+		log.Info("capture: recording the board and the LiDAR", "dir", o.Capture.Dir)
+	}
 	dargs, rargs := ChildArgs(o, configs, lidarDev, os.Getpid())
 	if rargs == nil {
 		log.Warn("no LiDAR reader (--lidar \"\"): the scan gate holds software commands; only gamepad driving moves the wheels")
@@ -86,7 +96,7 @@ func Run(ctx context.Context, o Options) error {
 		Device: device, Socket: o.Socket, DriverArgs: dargs, ReaderArgs: rargs,
 		RestartDelay: o.RestartDelay, ReaderRespawnDelay: cfg.LidarRespawnDelay(),
 		NoReaderRespawn: o.NoLidarRespawn || !cfg.LidarRespawn, WatchdogTimeout: o.Watchdog, NoWatchdog: o.Watchdog == 0,
-		Log: log, NoDriverPdeathsig: o.TestNoPdeathsig,
+		Log: log, NoDriverPdeathsig: o.TestNoPdeathsig, Capture: o.Capture,
 	})
 }
 
@@ -105,7 +115,7 @@ func ChildArgs(o Options, configs []string, lidarDev string, supervisorPID int) 
 		driver = append(driver, "--test-hold-board-eof")
 	}
 	if lidarDev != "" {
-		reader = append([]string{"lidar-reader", "--lidar", lidarDev}, common...)
+		reader = append(append([]string{"lidar-reader", "--lidar", lidarDev}, common...), captureArgs(o.Capture)...)
 	}
 	return driver, reader
 }

@@ -54,6 +54,9 @@ type Status struct {
 	LastHeartbeatAt         time.Time `json:"last_heartbeat_at,omitzero"`
 	DriverHeartbeatMaxGapMS float64   `json:"driver_heartbeat_max_gap_ms"`
 
+	// Capture is the board's recording (--capture): recording false with the error once it stopped.
+	Capture *CaptureStatus `json:"capture,omitempty"`
+
 	StopFrames uint64    `json:"stop_frames"` // written by the supervisor itself (the driver's are not counted)
 	LastStop   string    `json:"last_stop,omitempty"`
 	LastStopAt time.Time `json:"last_stop_at,omitzero"`

@@ -20,6 +20,8 @@ type stopper struct {
 	count  uint64
 	last   string
 	lastAt time.Time
+	// onWrite, when set (--capture), is handed every stop frame written; it must not block.
+	onWrite func(at time.Time, b []byte)
 }
 
 func newStopper() *stopper {
@@ -67,6 +69,9 @@ func (s *stopper) put(reason string, b []byte, frames uint64) error {
 	}
 	s.count += frames
 	s.last, s.lastAt = reason, time.Now()
+	if s.onWrite != nil {
+		s.onWrite(s.lastAt, b)
+	}
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/driver/heartbeat"
 	"github.com/rosorin/rosorin/driver/port"
 )
@@ -70,6 +71,9 @@ type Config struct {
 	// control of the supervisor-death test (without it the driver still stops the wheels when its board pipe
 	// ends, later and by another path, which that test tells apart).
 	NoDriverPdeathsig bool
+	// Capture, when set, records the board's bytes both ways into rotating MCAP segments in Capture.Dir
+	// (board-<UTC time>.mcap; capture.go). Its Prefix is set here.
+	Capture *capture.SegmentOptions
 	// Log receives the supervisor's log; nil discards it.
 	Log *slog.Logger
 }
@@ -203,6 +207,9 @@ type supervisor struct {
 	portDropped  bool
 	startLatched string
 
+	capture *capture.Queue // nil: not recording
+	tapLost atomic.Uint64  // driver writes whose tap copy a full pipe dropped
+
 	watchdogTrips atomic.Uint64
 	watchdogLate  atomic.Uint64
 	lastWatchdog  atomic.Pointer[string]
@@ -233,6 +240,10 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	s := &supervisor{cfg: cfg, log: cfg.Log, tee: newTee(), stop: newStopper(), exits: make(chan exitEvent, 4),
 		crashDelay: cfg.RestartDelay}
+	s.capture = startCapture(&s.cfg, s.log)
+	if s.capture != nil {
+		s.stop.onWrite = func(at time.Time, b []byte) { s.capture.Put(capTx, at, b) }
+	}
 	s.setPort(f)
 	// Known state first: whatever the wheels were doing before this start, they stop now.
 	if err := s.stop.crash("supervisor start"); err != nil {
@@ -383,7 +394,11 @@ func (s *supervisor) startPump() {
 		for {
 			n, err := f.Read(buf)
 			if n > 0 {
-				s.tee.write(append([]byte(nil), buf[:n]...))
+				chunk := append([]byte(nil), buf[:n]...)
+				if s.capture != nil {
+					s.capture.Put(capRx, time.Now(), chunk) // never blocks (capture.Queue)
+				}
+				s.tee.write(chunk)
 			}
 			if err == nil && n == 0 {
 				err = io.EOF
@@ -438,7 +453,20 @@ func (s *supervisor) startDriver() bool {
 	if s.cfg.NoDriverPdeathsig {
 		sig = 0
 	}
-	pid, err := s.sp.start(argv, env, []uintptr{0, 1, 2, uintptr(childEnd), uintptr(portFD), uintptr(hbEnd)}, sig)
+	fds := []uintptr{0, 1, 2, uintptr(childEnd), uintptr(portFD), uintptr(hbEnd)}
+	var tap *os.File
+	if s.capture != nil {
+		tapEnd, r, err := heartbeatPipe() // the same kind of pipe: non-blocking, the child's end writes
+		if err != nil {
+			s.log.Error("capture: no tx tap for this driver; its writes are not recorded", "err", err)
+		} else {
+			tap = r
+			fds = append(fds, uintptr(tapEnd))
+			env = append(env, TxTapEnv+"="+strconv.Itoa(TxTapFD))
+			defer unix.Close(tapEnd)
+		}
+	}
+	pid, err := s.sp.start(argv, env, fds, sig)
 	unix.Close(childEnd)
 	unix.Close(portFD)
 	// The supervisor keeps no write end: when the driver dies, the watcher reads EOF.
@@ -446,6 +474,9 @@ func (s *supervisor) startDriver() bool {
 	if err != nil {
 		w.Close()
 		hb.Close()
+		if tap != nil {
+			tap.Close()
+		}
 		s.log.Error("cannot start the driver", "err", err)
 		return false
 	}
@@ -458,6 +489,10 @@ func (s *supervisor) startDriver() bool {
 	go s.pipeWriter(c.sink, w)
 	go s.waitChild(c, true)
 	go s.watchDriver(c, hb)
+	if tap != nil {
+		s.wg.Add(1)
+		go s.readTap(tap)
+	}
 	if latch != "" {
 		s.log.Warn("driver started with the e-stop LATCHED: "+latch+"; reset, then enable",
 			"child_pid", pid, "start", s.driverStarts)
@@ -683,6 +718,10 @@ func (s *supervisor) writeStatus() {
 	if s.reader != nil {
 		st.ReaderPID = s.reader.p.pid
 	}
+	if s.capture != nil {
+		cs := s.capture.Status()
+		st.Capture = &CaptureStatus{QueueStatus: cs, TxTapLost: s.tapLost.Load()}
+	}
 	if s.portState == PortGone {
 		st.Warning = "board port " + s.cfg.Device + " gone for " +
 			strconv.FormatFloat(time.Since(s.portSince).Seconds(), 'f', 1, 64) +
@@ -711,6 +750,13 @@ func (s *supervisor) finish() {
 	s.raw.Close()
 	s.wg.Wait()
 	s.sp.close()
+	if s.capture != nil {
+		if err := s.capture.Close(); err != nil {
+			s.log.Error("capture: recording ended with an error", "err", err)
+		} else {
+			s.log.Info("capture: recording finished", "dir", s.cfg.Capture.Dir)
+		}
+	}
 	s.portState, s.portSince = PortClosed, time.Now()
 	s.writeStatus()
 	count, _, _ := s.stop.stats()

@@ -1,0 +1,86 @@
+package supervisor
+
+// Recording by the supervisor (`rosorin-base run --capture DIR`): it owns the board port, so it records what
+// the port gives (/serial/board/rx, from the pump), what it writes itself (its stop frames) and what the
+// driver child writes (/serial/board/tx, through the tx tap, txtap.go). Nothing here may make a stop wait for
+// the disk: every producer hands its bytes to a capture.Queue, which never blocks and drops (counted) when
+// full. Figures: docs/capture.md, "Recording by the driver".
+
+import (
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/protocol/rosmsg"
+)
+
+// Channels of the board's recording, in this order (indexes into boardChannels).
+const (
+	capRx = iota
+	capTx
+	capIMU
+	capBattery
+)
+
+var boardChannels = []capture.ChannelSpec{
+	capRx:      {Topic: "/serial/board/rx", Kind: "board"},
+	capTx:      {Topic: "/serial/board/tx", Kind: "board"},
+	capIMU:     {Topic: "/imu", Type: "sensor_msgs/msg/Imu"},
+	capBattery: {Topic: "/battery", Type: "sensor_msgs/msg/BatteryState"},
+}
+
+// startCapture starts the board's recording queue (nil when cfg.Capture is nil). The files are opened by the
+// queue's goroutine, so the supervisor's first stop frame does not wait for the disk.
+func startCapture(cfg *Config, log *slog.Logger) *capture.Queue {
+	if cfg.Capture == nil {
+		return nil
+	}
+	o := *cfg.Capture
+	o.Prefix = "board"
+	md := map[string]string{"device": cfg.Device, "baud": "1000000", "kind": "board",
+		"recorder": "rosorin-base run (supervisor): rx from the port, tx = the driver's writes and the supervisor's stop frames"}
+	for k, v := range o.Metadata {
+		md[k] = v
+	}
+	o.Metadata = capture.CaptureMetadata(md)
+	o.Log = log
+	dec, _ := capture.NewDecoder(capture.Board)
+	return capture.StartQueue(capture.QueueOptions{Segments: o, Channels: boardChannels,
+		Decode: func(ch int, t time.Time, data []byte, emit func(int, time.Time, rosmsg.Message)) {
+			if ch != capRx {
+				return
+			}
+			dec.Feed(data, func(r capture.Record) {
+				br, ok := r.(*capture.BoardRecord)
+				if !ok {
+					return
+				}
+				switch v := br.Value.(type) {
+				case board.IMU:
+					emit(capIMU, t, capture.IMUMessage(t, v))
+				case board.Battery:
+					emit(capBattery, t, capture.BatteryMessage(t, v))
+				}
+			})
+		}})
+}
+
+// CaptureStatus is the recording's part of the status record.
+type CaptureStatus struct {
+	capture.QueueStatus
+	// TxTapLost counts driver writes whose copy a full tap pipe dropped (the write itself went out).
+	TxTapLost uint64 `json:"tx_tap_lost"`
+}
+
+// readTap records one driver's tap until the driver is gone.
+func (s *supervisor) readTap(r *os.File) {
+	defer s.wg.Done()
+	defer r.Close()
+	lost, err := readTxTap(r, func(at time.Time, data []byte) { s.capture.Put(capTx, at, data) })
+	s.tapLost.Add(lost)
+	if err != nil {
+		s.log.Warn("capture: tx tap ended", "err", err)
+	}
+}
