@@ -217,6 +217,13 @@ type service struct {
 // startService runs `rosorin-base run` with args appended to --device/--socket and waits for its first status.
 func startService(t *testing.T, dir, device string, args ...string) *service {
 	t.Helper()
+	return startServiceWrapped(t, dir, device, nil, args...)
+}
+
+// startServiceWrapped is startService with the command run through wrap (a program and its arguments, which
+// end with the command to exec: the full-disk test's unshare and mount).
+func startServiceWrapped(t *testing.T, dir, device string, wrap []string, args ...string) *service {
+	t.Helper()
 	sock := filepath.Join(dir, "base.sock")
 	cfg := filepath.Join(dir, "base.yaml")
 	if _, err := os.Stat(cfg); err != nil {
@@ -230,6 +237,9 @@ func startService(t *testing.T, dir, device string, args ...string) *service {
 	all := append([]string{"run", "--device", device, "--socket", sock, "--config", cfg, "--state-dir", filepath.Join(dir, "state")}, args...)
 	s := &service{t: t, socket: sock, log: &testkit.LockedBuffer{}, done: make(chan struct{})}
 	s.cmd = exec.Command(rosorinBase, all...)
+	if wrap != nil {
+		s.cmd = exec.Command(wrap[0], append(append(wrap[1:], rosorinBase), all...)...)
+	}
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,405 @@
+package supervisor_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/foxglove/mcap/go/mcap"
+
+	"github.com/rosorin/rosorin/capture/mcapfile"
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/supervisor"
+	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/sim"
+)
+
+// Recording by the service (`rosorin-base run --capture DIR`), against the simulated robot; the files are read
+// back with capture/mcapfile and with the `capture info` command.
+
+// capFrame is one board frame found in a recorded raw channel, at the log time of its message.
+type capFrame struct {
+	t      time.Time
+	f      board.Frame
+	writes int // frames in the same message (the crash path's double stop frame is one write of two)
+}
+
+// readBoardCapture parses the raw board channels of an MCAP file into frames, per topic.
+func readBoardCapture(t *testing.T, path string) map[string][]capFrame {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	topics := map[uint16]string{}
+	parsers := map[string]*board.Parser{}
+	out := map[string][]capFrame{}
+	_, err = mcapfile.Read(f, mcapfile.Visitor{
+		Channel: func(c *mcap.Channel) error {
+			topics[c.ID] = c.Topic
+			if strings.HasPrefix(c.Topic, "/serial/board/") {
+				parsers[c.Topic] = &board.Parser{}
+			}
+			return nil
+		},
+		Message: func(m *mcap.Message) error {
+			p := parsers[topics[m.ChannelID]]
+			if p == nil {
+				return nil
+			}
+			_, data, err := mcapfile.DecodeRaw(m.Data)
+			if err != nil {
+				return err
+			}
+			var fs []board.Frame
+			p.Feed(data, func(fr board.Frame) { // the payload aliases the parser's buffer
+				fr.Payload = append([]byte(nil), fr.Payload...)
+				fs = append(fs, fr)
+			})
+			for _, fr := range fs {
+				out[topics[m.ChannelID]] = append(out[topics[m.ChannelID]], capFrame{t: time.Unix(0, int64(m.LogTime)), f: fr, writes: len(fs)})
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return out
+}
+
+func capIsStop(f board.Frame) bool { b, _ := f.Bytes(); return board.IsStopFrame(b) }
+
+func capIsMoving(f board.Frame) bool {
+	return isMovingRx(sim.Received{Func: f.Func, Payload: f.Payload})
+}
+
+// judgeRecordedStop is the capture's judge: in the recorded tx, the first stop frame written after t0 follows
+// a moving motor frame, and it was written within tol of when the board (the sim) received it (at).
+func judgeRecordedStop(tx []capFrame, t0, at time.Time, tol time.Duration) (capFrame, error) {
+	moving := false
+	for _, c := range tx {
+		if c.f.Func != board.FuncMotor {
+			continue
+		}
+		if c.t.After(t0) && capIsStop(c.f) {
+			if !moving {
+				return c, fmt.Errorf("the first recorded stop frame after the trigger does not follow a moving frame")
+			}
+			if d := at.Sub(c.t); d < -tol || d > tol {
+				return c, fmt.Errorf("recorded stop frame written %s before the board received it, want within %s", testkit.Ms(d), testkit.Ms(tol))
+			}
+			return c, nil
+		}
+		moving = capIsMoving(c.f)
+	}
+	return capFrame{}, fmt.Errorf("no stop frame recorded after the trigger (%d tx frames)", len(tx))
+}
+
+func globOne(t *testing.T, pattern string) []string {
+	t.Helper()
+	m, err := filepath.Glob(pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func captureInfo(t *testing.T, file string) string {
+	t.Helper()
+	bin, err := testkit.Binary("./cmd/capture")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "info", file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("capture info %s: %v\n%s", file, err, out)
+	}
+	return string(out)
+}
+
+// TestSimCapture: drive, e-stop, SIGKILL of the driver, SIGINT of the service; the recording holds the moving
+// motor frames and the e-stop's stop frame (the driver's writes, through the tx tap), the supervisor's
+// crash-path double stop frame after the kill, the IMU frames on rx, the LiDAR's bytes in its own file, and
+// `capture info` reads both as cleanly closed.
+func TestSimCapture(t *testing.T) {
+	capDir := filepath.Join(t.TempDir(), "cap")
+	s, svc, cl := startSimStack(t, "--capture", capDir, "--restart-delay", "200ms")
+	st := waitDriver(t, cl, 0, 10*time.Second)
+	stop := drive(t, cl, 0.2)
+	seq0 := waitMoving(t, s)
+	time.Sleep(300 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(5*time.Second))
+	defer cancel()
+	tEStop := time.Now()
+	if r, err := cl.EStop(ctx, "capture test"); err != nil || !r.Success {
+		t.Fatalf("e-stop: %+v %v", r, err)
+	}
+	atBoard, ok := waitStopAfterMoving(t, s, seq0, tEStop, time.Second)
+	stop()
+	if !ok {
+		t.Fatal("no stop frame at the board after the e-stop")
+	}
+	time.Sleep(100 * time.Millisecond)
+	tKill := time.Now()
+	_ = syscall.Kill(st.PIDs.Driver, syscall.SIGKILL)
+	sup := svc.waitStatus(5*time.Second, "the crash path's stop frame", func(x supervisor.Status) bool {
+		return strings.Contains(x.LastStop, "SIGKILL")
+	})
+	if sup.Capture == nil || !sup.Capture.Recording || sup.Capture.Messages == 0 || sup.Capture.Dropped != 0 {
+		t.Fatalf("status capture %+v: want recording, messages, nothing dropped", sup.Capture)
+	}
+	waitDriver(t, cl, st.PIDs.Driver, 10*time.Second)
+	time.Sleep(200 * time.Millisecond) // the new driver's writes reach the tap too
+	_ = svc.cmd.Process.Signal(os.Interrupt)
+	if code, ok := svc.wait(5 * time.Second); !ok || code != 0 {
+		t.Fatalf("service exit %d (exited %v)", code, ok)
+	}
+	if parts := globOne(t, filepath.Join(capDir, "*.part")); len(parts) != 0 {
+		t.Fatalf("after a clean stop .part files remain: %v", parts)
+	}
+	boards := globOne(t, filepath.Join(capDir, "board-*.mcap"))
+	lidars := globOne(t, filepath.Join(capDir, "lidar-*.mcap"))
+	if len(boards) != 1 || len(lidars) != 1 {
+		t.Fatalf("files %v %v, want one board and one lidar segment", boards, lidars)
+	}
+	frames := readBoardCapture(t, boards[0])
+	tx, rx := frames["/serial/board/tx"], frames["/serial/board/rx"]
+	c, err := judgeRecordedStop(tx, tEStop, atBoard.T, testkit.Bound(20*time.Millisecond))
+	if err != nil {
+		for _, f := range tx {
+			b, _ := f.f.Bytes()
+			t.Logf("tx %s %+.1f ms % x", f.t.Format("15:04:05.000000"), float64(f.t.Sub(tEStop))/1e6, b)
+		}
+		t.Fatal(err)
+	}
+	// Negative control: the same judge on the recording cut just before the e-stop must fail.
+	var before []capFrame
+	for _, f := range tx {
+		if f.t.Before(tEStop) {
+			before = append(before, f)
+		}
+	}
+	if _, err := judgeRecordedStop(before, tEStop, atBoard.T, testkit.Bound(20*time.Millisecond)); err == nil {
+		t.Fatal("negative control: the judge found a stop frame in a recording cut before the e-stop")
+	}
+	var crash *capFrame
+	for i := range tx {
+		if tx[i].t.After(tKill) && capIsStop(tx[i].f) && tx[i].writes == 2 {
+			crash = &tx[i]
+			break
+		}
+	}
+	if crash == nil {
+		t.Fatal("no double stop frame (the supervisor's crash path) recorded after the driver's SIGKILL")
+	}
+	imu := 0
+	for _, f := range rx {
+		if f.f.Func == board.FuncIMU {
+			imu++
+		}
+	}
+	if imu < 100 {
+		t.Fatalf("%d IMU frames recorded on rx, want over 100 (110 Hz)", imu)
+	}
+	info := captureInfo(t, boards[0])
+	for _, want := range []string{"ended:     clean", "/serial/board/rx", "/serial/board/tx", "/imu", "/battery", "device=" + s.BoardPath(), "driver_config="} {
+		if !strings.Contains(info, want) {
+			t.Errorf("capture info of the board segment lacks %q:\n%s", want, info)
+		}
+	}
+	linfo := captureInfo(t, lidars[0])
+	if !strings.Contains(linfo, "ended:     clean") || !strings.Contains(linfo, "/serial/lidar/rx") || strings.Contains(linfo, "/serial/lidar/rx     rosorin_msgs/msg/SerialChunk            0 msgs") {
+		t.Errorf("capture info of the lidar segment:\n%s", linfo)
+	}
+	t.Logf("recorded: %d tx frames, %d rx frames (%d IMU); e-stop's stop frame written %s before the board received it; crash-path double stop frame %s after the SIGKILL",
+		len(tx), len(rx), imu, testkit.Ms(atBoard.T.Sub(c.t)), testkit.Ms(crash.t.Sub(tKill)))
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// pidGone waits until pid no longer exists (the killed supervisor's children end by their parent-death signal).
+func pidGone(t *testing.T, pid int, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(testkit.Bound(timeout))
+	for pid != 0 && syscall.Kill(pid, 0) == nil {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && strings.Contains(string(b), ") Z ") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d still alive %v after its supervisor's SIGKILL", pid, timeout)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestSimCaptureSupervisorKill: the whole service is SIGKILLed at a random moment, several times
+// (ROSORIN_CAPTURE_KILLS, default 3), recording into one directory. After each kill the board's .part is
+// recovered (as `capture recover` does) and the loss measured: kill time minus the log time of the last
+// message kept. Each new start recovers the previous run's leftovers by itself; at the end every file in the
+// directory is a complete MCAP file.
+func TestSimCaptureSupervisorKill(t *testing.T) {
+	kills := envInt("ROSORIN_CAPTURE_KILLS", 3)
+	dir := t.TempDir()
+	capDir := filepath.Join(dir, "cap")
+	s, err := sim.Start(context.Background(), sim.Config{Dir: dir, World: "stand", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	var losses []time.Duration
+	var killedParts []string
+	for i := 0; i < kills; i++ {
+		svc := startService(t, dir, s.BoardPath(), "--lidar", s.LidarPath(), "--capture", capDir)
+		st := svc.waitStatus(5*time.Second, "recording", func(x supervisor.Status) bool {
+			return x.Capture != nil && x.Capture.Messages > 10 && x.ReaderPID != 0
+		})
+		if i > 0 {
+			svc.waitStatus(5*time.Second, "the leftover recovered", func(x supervisor.Status) bool { return x.Capture.Recovered >= 1 })
+		}
+		time.Sleep(time.Duration(200+rand.IntN(1300)) * time.Millisecond)
+		cur, _ := svc.status()
+		part := cur.Capture.File + mcapfile.PartSuffix
+		tKill := time.Now()
+		_ = svc.cmd.Process.Kill()
+		<-svc.done
+		pidGone(t, cur.DriverPID, 3*time.Second)
+		pidGone(t, cur.ReaderPID, 3*time.Second)
+		// Recover a copy (the next start recovers the original) and measure what the kill lost.
+		cp := filepath.Join(dir, fmt.Sprintf("kill%d.mcap.part", i))
+		copyFile(t, part, cp)
+		rep, err := mcapfile.RewriteFile(cp, strings.TrimSuffix(cp, mcapfile.PartSuffix))
+		if err != nil {
+			t.Fatalf("kill %d: recover: %v", i, err)
+		}
+		loss := tKill.Sub(time.Unix(0, int64(rep.LastLogTime)))
+		losses = append(losses, loss)
+		killedParts = append(killedParts, strings.TrimSuffix(part, mcapfile.PartSuffix))
+		t.Logf("kill %d after %s: %s; loss %s", i, testkit.Ms(tKill.Sub(st.Updated)), rep, testkit.Ms(loss))
+		if loss > time.Second || loss < 0 {
+			t.Errorf("kill %d lost %s of the recording, bound 1 s", i, testkit.Ms(loss))
+		}
+	}
+	// A last start recovers the last kill's leftover; a clean stop finishes its own segment.
+	svc := startService(t, dir, s.BoardPath(), "--lidar", s.LidarPath(), "--capture", capDir)
+	svc.waitStatus(5*time.Second, "the leftover recovered", func(x supervisor.Status) bool {
+		return x.Capture != nil && x.Capture.Recovered >= 1
+	})
+	_ = svc.cmd.Process.Signal(os.Interrupt)
+	if code, ok := svc.wait(5 * time.Second); !ok || code != 0 {
+		t.Fatalf("last service exit %d (exited %v)", code, ok)
+	}
+	if parts := globOne(t, filepath.Join(capDir, "*.part")); len(parts) != 0 {
+		t.Fatalf("leftovers not recovered: %v", parts)
+	}
+	for _, f := range killedParts {
+		info, err := mcapfile.DescribeFile(f, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if info.Ended != "recovered" || info.Messages == 0 {
+			t.Errorf("%s: ended %q with %d messages, want recovered", f, info.Ended, info.Messages)
+		}
+	}
+	for _, f := range globOne(t, filepath.Join(capDir, "*.mcap")) {
+		if _, err := mcapfile.DescribeFile(f, 0); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	t.Logf("SIGKILL of the service, %d kills: recording loss median %s, max %s; every leftover recovered at the next start",
+		kills, testkit.Ms(testkit.Quantile(losses, 0.5)), testkit.Ms(testkit.Quantile(losses, 1)))
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSimCaptureDiskFull: the service records into a 16 KiB tmpfs (its own mount namespace: unshare -rm) that
+// fills in seconds. Recording stops, loudly (log line, status capture.recording false with ENOSPC), the
+// driver keeps running, and the wheels keep obeying the gate: they turn on command and stop on e-stop.
+func TestSimCaptureDiskFull(t *testing.T) {
+	if err := exec.Command("unshare", "-rm", "sh", "-c", "mount -t tmpfs -o size=16k tmpfs /mnt").Run(); err != nil {
+		if os.Getenv("ROSORIN_REQUIRE_UNSHARE") != "" {
+			t.Fatalf("unshare -rm with a tmpfs mount: %v", err)
+		}
+		t.Skipf("needs user and mount namespaces (unshare -rm, mount -t tmpfs) for a real full disk: %v", err)
+	}
+	dir := t.TempDir()
+	capDir := filepath.Join(dir, "cap")
+	if err := os.Mkdir(capDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.Start(context.Background(), sim.Config{Dir: dir, World: "stand", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	wrap := []string{"unshare", "-rm", "sh", "-c", `mount -t tmpfs -o size=16k tmpfs "$0" && exec "$@"`, capDir}
+	svc := startServiceWrapped(t, dir, s.BoardPath(), wrap, "--lidar", s.LidarPath(), "--capture", capDir)
+	cl := api.NewClient(svc.socket)
+	st := waitDriver(t, cl, 0, 10*time.Second)
+	full := svc.waitStatus(20*time.Second, "recording stopped on the full disk", func(x supervisor.Status) bool {
+		return x.Capture != nil && !x.Capture.Recording
+	})
+	if !strings.Contains(full.Capture.Error, "no space left on device") {
+		t.Fatalf("capture status %+v: want the ENOSPC error", full.Capture)
+	}
+	if !strings.Contains(svc.log.String(), "CAPTURE STOPPED") {
+		t.Fatalf("no CAPTURE STOPPED line in the log:\n%s", svc.log.String())
+	}
+	// The wheels obey: they turn on command, stop on e-stop, and the driver was never restarted.
+	stop := drive(t, cl, 0.2)
+	seq0 := waitMoving(t, s)
+	tEStop := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(5*time.Second))
+	defer cancel()
+	if r, err := cl.EStop(ctx, "full disk test"); err != nil || !r.Success {
+		t.Fatalf("e-stop: %+v %v", r, err)
+	}
+	r, ok := waitStopAfterMoving(t, s, seq0, tEStop, time.Second)
+	stop()
+	if !ok {
+		t.Fatal("no stop frame after the e-stop with the disk full")
+	}
+	after, _ := svc.status()
+	if after.DriverPID != st.PIDs.Driver || after.DriverStarts != 1 {
+		t.Fatalf("driver restarted with the disk full: pid %d -> %d, starts %d", st.PIDs.Driver, after.DriverPID, after.DriverStarts)
+	}
+	_ = svc.cmd.Process.Signal(os.Interrupt)
+	if code, ok := svc.wait(5 * time.Second); !ok || code != 0 {
+		t.Fatalf("service exit %d (exited %v) with the disk full", code, ok)
+	}
+	t.Logf("16 KiB tmpfs: recording stopped (%s) after %d messages, %d dropped; e-stop -> stop frame at the board %s later, driver not restarted",
+		full.Capture.Error, full.Capture.Messages, full.Capture.Dropped, testkit.Ms(r.T.Sub(tEStop)))
+}
