@@ -266,12 +266,17 @@ func TestSimCaptureSupervisorKill(t *testing.T) {
 	var losses []time.Duration
 	var killedParts []string
 	for i := 0; i < kills; i++ {
+		// The killed supervisor's status file stays behind: judge only this one's.
+		_ = os.Remove(supervisor.StatusPath(filepath.Join(dir, "base.sock")))
 		svc := startService(t, dir, s.BoardPath(), "--lidar", s.LidarPath(), "--capture", capDir)
+		pid := svc.cmd.Process.Pid
 		st := svc.waitStatus(5*time.Second, "recording", func(x supervisor.Status) bool {
-			return x.Capture != nil && x.Capture.Messages > 10 && x.ReaderPID != 0
+			return x.PID == pid && x.Capture != nil && x.Capture.Messages > 10 && x.ReaderPID != 0
 		})
 		if i > 0 {
-			svc.waitStatus(5*time.Second, "the leftover recovered", func(x supervisor.Status) bool { return x.Capture.Recovered >= 1 })
+			svc.waitStatus(5*time.Second, "the leftover recovered", func(x supervisor.Status) bool {
+				return x.PID == pid && x.Capture.Recovered >= 1
+			})
 		}
 		time.Sleep(time.Duration(200+rand.IntN(1300)) * time.Millisecond)
 		cur, _ := svc.status()
@@ -297,9 +302,10 @@ func TestSimCaptureSupervisorKill(t *testing.T) {
 		}
 	}
 	// A last start recovers the last kill's leftover; a clean stop finishes its own segment.
+	_ = os.Remove(supervisor.StatusPath(filepath.Join(dir, "base.sock")))
 	svc := startService(t, dir, s.BoardPath(), "--lidar", s.LidarPath(), "--capture", capDir)
 	svc.waitStatus(5*time.Second, "the leftover recovered", func(x supervisor.Status) bool {
-		return x.Capture != nil && x.Capture.Recovered >= 1
+		return x.PID == svc.cmd.Process.Pid && x.Capture != nil && x.Capture.Recovered >= 1
 	})
 	_ = svc.cmd.Process.Signal(os.Interrupt)
 	if code, ok := svc.wait(5 * time.Second); !ok || code != 0 {
