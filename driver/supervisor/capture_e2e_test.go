@@ -409,3 +409,112 @@ func TestSimCaptureDiskFull(t *testing.T) {
 	t.Logf("16 KiB tmpfs: recording stopped (%s) after %d messages, %d dropped; e-stop -> stop frame at the board %s later, driver not restarted",
 		full.Capture.Error, full.Capture.Messages, full.Capture.Dropped, testkit.Ms(r.T.Sub(tEStop)))
 }
+
+// TestCaptureStopLatencyOverhead measures, side by side in one run, two services against two sims, one with
+// --capture and one without: CPU (utime+stime) of the supervisor and the LiDAR reader over a window of
+// driving, then, alternating between the two, e-stop request -> stop frame at the board and SIGKILL of the
+// driver -> stop frame at the board (ROSORIN_CAPTURE_N of each, default 5). The figures go to
+// docs/capture.md; the assertion only bounds the recording stack's worst stop by the kill tests' bound.
+func TestCaptureStopLatencyOverhead(t *testing.T) {
+	if testkit.RaceEnabled {
+		t.Skip("a measurement of latency and CPU: a -race build changes both")
+	}
+	n := envInt("ROSORIN_CAPTURE_N", 5)
+	window := time.Duration(envInt("ROSORIN_CAPTURE_CPU_S", 5)) * time.Second
+	type stack struct {
+		name       string
+		s          *sim.Sim
+		svc        *service
+		cl         *api.Client
+		pid        int
+		estop, kil []time.Duration
+	}
+	var stacks []*stack
+	for _, capt := range []bool{false, true} {
+		args := []string{"--restart-delay", "200ms"}
+		name := "without"
+		if capt {
+			args = append(args, "--capture", filepath.Join(t.TempDir(), "cap"))
+			name = "with"
+		}
+		s, svc, cl := startSimStack(t, args...)
+		stacks = append(stacks, &stack{name: name, s: s, svc: svc, cl: cl})
+	}
+	for _, k := range stacks {
+		k.pid = waitDriver(t, k.cl, 0, 10*time.Second).PIDs.Driver
+	}
+	// CPU over a window of driving, both stacks at once.
+	var stops []func()
+	for _, k := range stacks {
+		stops = append(stops, drive(t, k.cl, 0.1))
+	}
+	time.Sleep(500 * time.Millisecond)
+	cpu := func(k *stack) uint64 {
+		st, _ := k.svc.status()
+		return cpuTicks(k.svc.cmd.Process.Pid) + cpuTicks(st.ReaderPID)
+	}
+	before := []uint64{cpu(stacks[0]), cpu(stacks[1])}
+	time.Sleep(window)
+	used := []float64{float64(cpu(stacks[0])-before[0]) / 100, float64(cpu(stacks[1])-before[1]) / 100} // USER_HZ
+	for _, stop := range stops {
+		stop()
+	}
+	ctx := context.Background()
+	for i := 0; i < n; i++ {
+		order := stacks
+		if i%2 == 1 {
+			order = []*stack{stacks[1], stacks[0]}
+		}
+		for _, k := range order {
+			// e-stop request -> stop frame at the board
+			stop := drive(t, k.cl, 0.2)
+			seq0 := waitMoving(t, k.s)
+			t0 := time.Now()
+			if r, err := k.cl.EStop(ctx, "latency"); err != nil || !r.Success {
+				t.Fatalf("%s capture: e-stop %+v %v", k.name, r, err)
+			}
+			r, ok := waitStopAfterMoving(t, k.s, seq0, t0, time.Second)
+			stop()
+			if !ok {
+				t.Fatalf("%s capture: no stop frame after the e-stop", k.name)
+			}
+			k.estop = append(k.estop, r.T.Sub(t0))
+			if _, err := k.cl.Reset(ctx); err != nil {
+				t.Fatal(err)
+			}
+			// SIGKILL of the driver -> stop frame at the board
+			stop = drive(t, k.cl, 0.2)
+			seq0 = waitMoving(t, k.s)
+			t0 = time.Now()
+			_ = syscall.Kill(k.pid, syscall.SIGKILL)
+			r, ok = waitStopAfterMoving(t, k.s, seq0, t0, time.Second)
+			stop()
+			if !ok {
+				t.Fatalf("%s capture: no stop frame after the driver's SIGKILL", k.name)
+			}
+			k.kil = append(k.kil, r.T.Sub(t0))
+			st := waitDriver(t, k.cl, k.pid, 10*time.Second)
+			k.pid = st.PIDs.Driver
+			if _, err := k.cl.Reset(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	q := func(d []time.Duration, p float64) string { return testkit.Ms(testkit.Quantile(d, p)) }
+	for _, k := range stacks {
+		t.Logf("%s --capture: e-stop -> stop frame p50 %s p99 %s max %s; driver SIGKILL -> stop frame p50 %s p99 %s max %s (n=%d each)",
+			k.name, q(k.estop, 0.5), q(k.estop, 0.99), q(k.estop, 1), q(k.kil, 0.5), q(k.kil, 0.99), q(k.kil, 1), n)
+	}
+	ratio := 0.0
+	if used[0] > 0 {
+		ratio = used[1] / used[0]
+	}
+	t.Logf("CPU of supervisor + LiDAR reader over %v of driving: without %.2f s (%.2f %% of a core), with %.2f s (%.2f %%): ratio %.2f",
+		window, used[0], used[0]/window.Seconds()*100, used[1], used[1]/window.Seconds()*100, ratio)
+	if st, _ := stacks[1].svc.status(); st.Capture == nil || !st.Capture.Recording || st.Capture.Dropped != 0 {
+		t.Errorf("recording stack's capture status %+v: want recording, nothing dropped", st.Capture)
+	}
+	if m := testkit.Quantile(stacks[1].kil, 1); m > killBound {
+		t.Errorf("with --capture the slowest stop after SIGKILL took %s, bound %s", testkit.Ms(m), testkit.Ms(killBound))
+	}
+}
