@@ -9,6 +9,9 @@
 // read loop fails; scans stamped with their first ray; native angles clockwise. The incidents behind these
 // rules are in docs/driver.md ("The LiDAR reader").
 //
+// Under `run --capture DIR` the reader records every read (/serial/lidar/rx) into DIR/lidar-<UTC time>.mcap
+// through a never-blocking capture.Queue (capture.go).
+//
 // Errata: the exclusive open also takes a flock (root bypasses TIOCEXCL). The 2 s silence is measured per
 // read with a read deadline, so a device that trickles one byte per second is not "silent"; a sensor that
 // sends garbage keeps the port open and shows as bad checksums.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -131,8 +132,8 @@ func captureInfo(t *testing.T, file string) string {
 
 // TestSimCapture: drive, e-stop, SIGKILL of the driver, SIGINT of the service; the recording holds the moving
 // motor frames and the e-stop's stop frame (the driver's writes, through the tx tap), the supervisor's
-// crash-path double stop frame after the kill, the IMU frames on rx, the LiDAR's bytes in its own file, and
-// `capture info` reads both as cleanly closed.
+// crash-path double stop frame after the kill, the IMU frames on rx, the LiDAR's bytes in its own files (the
+// segment of a reader killed with SIGKILL recovered by its successor), and `capture info` reads them.
 func TestSimCapture(t *testing.T) {
 	capDir := filepath.Join(t.TempDir(), "cap")
 	s, svc, cl := startSimStack(t, "--capture", capDir, "--restart-delay", "200ms")
@@ -161,7 +162,20 @@ func TestSimCapture(t *testing.T) {
 		t.Fatalf("status capture %+v: want recording, messages, nothing dropped", sup.Capture)
 	}
 	waitDriver(t, cl, st.PIDs.Driver, 10*time.Second)
-	time.Sleep(200 * time.Millisecond) // the new driver's writes reach the tap too
+	// SIGKILL of the LiDAR reader: its segment stays a .part, which the respawned reader recovers at its start.
+	_ = syscall.Kill(sup.ReaderPID, syscall.SIGKILL)
+	svc.waitStatus(6*time.Second, "the reader respawned", func(x supervisor.Status) bool {
+		return x.ReaderStarts == 2 && x.ReaderPID != 0
+	})
+	if err := testkit.Eventually(testkit.Bound(3*time.Second), func() error {
+		if n := len(globOne(t, filepath.Join(capDir, "lidar-*.mcap"))); n != 1 {
+			return fmt.Errorf("%d finished lidar segments, want the recovered one", n)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // the new driver's and reader's bytes are recorded too
 	_ = svc.cmd.Process.Signal(os.Interrupt)
 	if code, ok := svc.wait(5 * time.Second); !ok || code != 0 {
 		t.Fatalf("service exit %d (exited %v)", code, ok)
@@ -171,8 +185,8 @@ func TestSimCapture(t *testing.T) {
 	}
 	boards := globOne(t, filepath.Join(capDir, "board-*.mcap"))
 	lidars := globOne(t, filepath.Join(capDir, "lidar-*.mcap"))
-	if len(boards) != 1 || len(lidars) != 1 {
-		t.Fatalf("files %v %v, want one board and one lidar segment", boards, lidars)
+	if len(boards) != 1 || len(lidars) != 2 {
+		t.Fatalf("files %v %v, want one board segment and two lidar segments (the killed reader's, recovered)", boards, lidars)
 	}
 	frames := readBoardCapture(t, boards[0])
 	tx, rx := frames["/serial/board/tx"], frames["/serial/board/rx"]
@@ -219,7 +233,10 @@ func TestSimCapture(t *testing.T) {
 			t.Errorf("capture info of the board segment lacks %q:\n%s", want, info)
 		}
 	}
-	linfo := captureInfo(t, lidars[0])
+	if !strings.Contains(captureInfo(t, lidars[0]), "ended:     recovered") {
+		t.Errorf("the killed reader's segment is not marked recovered:\n%s", captureInfo(t, lidars[0]))
+	}
+	linfo := captureInfo(t, lidars[1])
 	if !strings.Contains(linfo, "ended:     clean") || !strings.Contains(linfo, "/serial/lidar/rx") || strings.Contains(linfo, "/serial/lidar/rx     rosorin_msgs/msg/SerialChunk            0 msgs") {
 		t.Errorf("capture info of the lidar segment:\n%s", linfo)
 	}
@@ -514,7 +531,26 @@ func TestCaptureStopLatencyOverhead(t *testing.T) {
 	if st, _ := stacks[1].svc.status(); st.Capture == nil || !st.Capture.Recording || st.Capture.Dropped != 0 {
 		t.Errorf("recording stack's capture status %+v: want recording, nothing dropped", st.Capture)
 	}
-	if m := testkit.Quantile(stacks[1].kil, 1); m > killBound {
-		t.Errorf("with --capture the slowest stop after SIGKILL took %s, bound %s", testkit.Ms(m), testkit.Ms(killBound))
+	// The part of the kill path the supervisor owns, from wait4's return to the stop frame in the tty: what a
+	// recorder in the same process could slow. The rest (the kernel's teardown of the killed driver, the sim
+	// reading its pty) is the same with and without, and is where a loaded machine's outliers come from.
+	var reap [2][]time.Duration
+	for i, k := range stacks {
+		for _, m := range stopAfterReap.FindAllStringSubmatch(k.svc.log.String(), -1) {
+			if d, err := time.ParseDuration(m[1]); err == nil {
+				reap[i] = append(reap[i], d)
+			}
+		}
+		t.Logf("%s --capture: wait4 -> stop frame written (supervisor) p50 %s max %s (n=%d)", k.name,
+			q(reap[i], 0.5), q(reap[i], 1), len(reap[i]))
+	}
+	without, with := testkit.Quantile(stacks[0].kil, 0.5), testkit.Quantile(stacks[1].kil, 0.5)
+	if with > without+testkit.Bound(5*time.Millisecond) || with > killBound {
+		t.Errorf("median stop after SIGKILL %s with --capture, %s without", testkit.Ms(with), testkit.Ms(without))
+	}
+	if m := testkit.Quantile(reap[1], 1); m > testkit.Bound(10*time.Millisecond) {
+		t.Errorf("with --capture the supervisor took up to %s from the reap to the stop frame", testkit.Ms(m))
 	}
 }
+
+var stopAfterReap = regexp.MustCompile(`driver exited; stop frame written.* stop_after_reap=([0-9.]+[µmn]?s)`)

@@ -36,6 +36,11 @@
 //   - The pump never blocks on a consumer: a hung driver loses bytes (counted), a slow raw client is
 //     disconnected (counted).
 //
+// Recording (Config.Capture, `run --capture DIR`; capture.go, txtap.go): the pump's reads go to
+// /serial/board/rx, the driver's writes (copied after each write through a non-blocking tap pipe, fd 6) and the
+// supervisor's own stop frames to /serial/board/tx, all through a capture.Queue that never blocks and drops
+// (counted) when full; a full disk stops recording, loudly, and nothing else. Figures: docs/capture.md.
+//
 // Files next to the driver's control socket S: S.raw (every board byte, mode 0660, any number of clients;
 // served while the driver is dead) and S.status (Status as JSON, rewritten on every change and every second,
 // with the watchdog's trips and the driver's heartbeat count, age and longest gap).
