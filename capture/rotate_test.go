@@ -315,3 +315,21 @@ func TestQueueStopsOnFullDisk(t *testing.T) {
 		t.Fatal("Put after Close was taken")
 	}
 }
+
+// BenchmarkQueuePut: the cost a port's goroutine pays per read or write recorded (a board frame, 27 bytes),
+// with the real segments on disk behind the queue; "dropped/op" says whether the writer kept up.
+func BenchmarkQueuePut(b *testing.B) {
+	q := StartQueue(QueueOptions{Segments: SegmentOptions{Dir: b.TempDir(), Prefix: "board"}, Channels: rotateSpecs})
+	data := make([]byte, 27)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		q.Put(0, time.Now(), data)
+	}
+	b.StopTimer()
+	dropped := q.Status().Dropped
+	if err := q.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(dropped)/float64(b.N), "dropped/op")
+}
