@@ -63,10 +63,11 @@ type Segments struct {
 	size     int64
 	finishWG sync.WaitGroup
 
-	mu    sync.Mutex
-	st    SegmentStats
-	err   error
-	names map[string]bool // finished segments this instance made or found
+	retainMu sync.Mutex
+
+	mu  sync.Mutex
+	st  SegmentStats
+	err error
 }
 
 // recordOverhead approximates the bytes of an MCAP message record beyond its payload (opcode, length,
@@ -97,7 +98,7 @@ func OpenSegments(o SegmentOptions, specs []ChannelSpec) (*Segments, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("capture directory: %w", err)
 	}
-	s := &Segments{o: o, specs: specs, names: map[string]bool{}}
+	s := &Segments{o: o, specs: specs}
 	leftovers, err := filepath.Glob(filepath.Join(o.Dir, o.Prefix+"-*.mcap"+mcapfile.PartSuffix))
 	if err != nil {
 		return nil, err
@@ -203,19 +204,18 @@ func (s *Segments) finish(rec *mcapfile.Recorder, name string) {
 		s.o.Log.Error("capture: finishing a segment failed; its .part is kept for `capture recover`", "file", name, "err", err)
 		return
 	}
-	s.mu.Lock()
-	s.names[name] = true
-	s.mu.Unlock()
 }
 
 // retain deletes the oldest finished segments of this prefix beyond KeepFiles and KeepBytes. The segment
-// being written is never deleted (it is a .part until finished).
+// being written is never deleted (it is a .part until finished). It holds no lock while it touches the disk:
+// Stats is read by the supervisor's loop, which must not wait for an unlink.
 func (s *Segments) retain() {
 	if s.o.KeepFiles == 0 && s.o.KeepBytes == 0 {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.retainMu.Lock() // one retention pass at a time (background finishes, Close)
+	defer s.retainMu.Unlock()
+	current := s.Stats().Current
 	files, _ := filepath.Glob(filepath.Join(s.o.Dir, s.o.Prefix+"-*.mcap"))
 	sort.Strings(files) // UTC names: oldest first
 	sizes := make([]int64, len(files))
@@ -231,7 +231,7 @@ func (s *Segments) retain() {
 		if !(s.o.KeepFiles > 0 && n > s.o.KeepFiles) && !(s.o.KeepBytes > 0 && total > s.o.KeepBytes) {
 			break
 		}
-		if f == s.st.Current {
+		if f == current {
 			continue
 		}
 		if err := os.Remove(f); err != nil {
@@ -239,7 +239,9 @@ func (s *Segments) retain() {
 			continue
 		}
 		total -= sizes[i]
+		s.mu.Lock()
 		s.st.Deleted++
+		s.mu.Unlock()
 		s.o.Log.Info("capture: deleted the oldest segment (retention)", "file", f)
 	}
 }
@@ -324,13 +326,7 @@ func (s *Segments) Stats() SegmentStats {
 func (s *Segments) Close() error {
 	var err error
 	if s.rec != nil {
-		name := s.Stats().Current
 		err = s.rec.Close()
-		if err == nil {
-			s.mu.Lock()
-			s.names[name] = true
-			s.mu.Unlock()
-		}
 		s.rec = nil
 		s.mu.Lock()
 		s.st.Current = ""
