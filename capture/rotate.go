@@ -437,6 +437,7 @@ type queued struct {
 	ch   int
 	t    time.Time
 	data []byte
+	msg  rosmsg.Message // a decoded message instead of raw bytes
 }
 
 // StartQueue starts the writer goroutine, which opens the first segment (and recovers leftovers) itself, so
@@ -460,6 +461,15 @@ func StartQueue(o QueueOptions) *Queue {
 // Put queues one raw message; data must not change afterwards. It never blocks: it returns false when the
 // message was dropped (queue full, or recording stopped or closed).
 func (q *Queue) Put(ch int, t time.Time, data []byte) bool {
+	return q.put(queued{ch: ch, t: t, data: data})
+}
+
+// PutMessage queues one decoded message (which must not change afterwards), like Put.
+func (q *Queue) PutMessage(ch int, t time.Time, m rosmsg.Message) bool {
+	return q.put(queued{ch: ch, t: t, msg: m})
+}
+
+func (q *Queue) put(ev queued) bool {
 	if q == nil {
 		return false
 	}
@@ -469,7 +479,7 @@ func (q *Queue) Put(ch int, t time.Time, data []byte) bool {
 		return false
 	}
 	select {
-	case q.q <- queued{ch, t, data}:
+	case q.q <- ev:
 		return true
 	default:
 		q.dropped.Add(1)
@@ -509,6 +519,10 @@ func (q *Queue) run() {
 	for ev := range q.q {
 		if !q.recording.Load() {
 			continue // stopped: drain and discard
+		}
+		if ev.msg != nil {
+			emit(ev.ch, ev.t, ev.msg)
+			continue
 		}
 		if err := w.Write(ev.ch, ev.t, ev.data); err != nil {
 			q.stop(err)

@@ -333,3 +333,17 @@ func BenchmarkQueuePut(b *testing.B) {
 	}
 	b.ReportMetric(float64(dropped)/float64(b.N), "dropped/op")
 }
+
+// TestQueuePutMessage: decoded messages queued by the producer reach the disk in order with the raw ones.
+func TestQueuePutMessage(t *testing.T) {
+	disk := &faultyDisk{}
+	q := StartQueue(QueueOptions{open: func() (segmentWriter, error) { return disk, nil }})
+	q.Put(0, time.Now(), []byte{1})
+	q.PutMessage(1, time.Now(), &rosmsg.String{Data: "{}"})
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if disk.writes != 1 || disk.messages != 1 {
+		t.Fatalf("%d raw writes and %d messages, want 1 and 1", disk.writes, disk.messages)
+	}
+}

@@ -7,11 +7,13 @@ package supervisor
 // full. Figures: docs/capture.md, "Recording by the driver".
 
 import (
+	"context"
 	"log/slog"
 	"os"
 	"time"
 
 	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 )
@@ -22,6 +24,7 @@ const (
 	capTx
 	capIMU
 	capBattery
+	capState
 )
 
 var boardChannels = []capture.ChannelSpec{
@@ -29,6 +32,7 @@ var boardChannels = []capture.ChannelSpec{
 	capTx:      {Topic: "/serial/board/tx", Kind: "board"},
 	capIMU:     {Topic: "/imu", Type: "sensor_msgs/msg/Imu"},
 	capBattery: {Topic: "/battery", Type: "sensor_msgs/msg/BatteryState"},
+	capState:   {Topic: "/rosorin/state", Type: "std_msgs/msg/String"},
 }
 
 // startCapture starts the board's recording queue (nil when cfg.Capture is nil). The files are opened by the
@@ -82,5 +86,28 @@ func (s *supervisor) readTap(r *os.File) {
 	s.tapLost.Add(lost)
 	if err != nil {
 		s.log.Warn("capture: tx tap ended", "err", err)
+	}
+}
+
+// stateFollowRetry is the pause before the state follower reconnects to a driver that is gone or restarting.
+const stateFollowRetry = 200 * time.Millisecond
+
+// followState records the driver's state record (10 Hz, JSON, the line `rosorin-base state --follow` gets)
+// on /rosorin/state as std_msgs/msg/String, so a capture shows what the software believed next to the frames
+// the board got. It is an ordinary follower of the driver's socket (the driver never blocks on one) and
+// reconnects to each new driver until ctx ends.
+func (s *supervisor) followState(ctx context.Context) {
+	defer s.wg.Done()
+	cl := api.NewClient(s.cfg.Socket)
+	for ctx.Err() == nil {
+		_ = cl.Follow(ctx, api.TopicState, func(line []byte) error {
+			s.capture.PutMessage(capState, time.Now(), &rosmsg.String{Data: string(line)})
+			return nil
+		})
+		cl.CloseIdle()
+		select {
+		case <-ctx.Done():
+		case <-time.After(stateFollowRetry):
+		}
 	}
 }

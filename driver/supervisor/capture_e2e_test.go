@@ -80,6 +80,35 @@ func readBoardCapture(t *testing.T, path string) map[string][]capFrame {
 	return out
 }
 
+// walkMessages calls fn with the log time and payload of every message on topic.
+func walkMessages(t *testing.T, path, topic string, fn func(at time.Time, data []byte)) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var id uint16
+	found := false
+	_, err = mcapfile.Read(f, mcapfile.Visitor{
+		Channel: func(c *mcap.Channel) error {
+			if c.Topic == topic {
+				id, found = c.ID, true
+			}
+			return nil
+		},
+		Message: func(m *mcap.Message) error {
+			if found && m.ChannelID == id {
+				fn(time.Unix(0, int64(m.LogTime)), m.Data)
+			}
+			return nil
+		},
+	})
+	if err != nil || !found {
+		t.Fatalf("%s: topic %s: found %v, %v", path, topic, found, err)
+	}
+}
+
 func capIsStop(f board.Frame) bool { b, _ := f.Bytes(); return board.IsStopFrame(b) }
 
 func capIsMoving(f board.Frame) bool {
@@ -227,8 +256,21 @@ func TestSimCapture(t *testing.T) {
 	if imu < 100 {
 		t.Fatalf("%d IMU frames recorded on rx, want over 100 (110 Hz)", imu)
 	}
+	// The driver's state records: the e-stop's reason appears in them after the e-stop, never before.
+	var states, latched int
+	var early bool
+	walkMessages(t, boards[0], "/rosorin/state", func(at time.Time, data []byte) {
+		states++
+		if strings.Contains(string(data), "capture test") {
+			latched++
+			early = early || at.Before(tEStop)
+		}
+	})
+	if states < 10 || latched == 0 || early {
+		t.Fatalf("/rosorin/state: %d records, %d with the e-stop's reason (one before the e-stop: %v)", states, latched, early)
+	}
 	info := captureInfo(t, boards[0])
-	for _, want := range []string{"ended:     clean", "/serial/board/rx", "/serial/board/tx", "/imu", "/battery", "device=" + s.BoardPath(), "driver_config="} {
+	for _, want := range []string{"ended:     clean", "/serial/board/rx", "/serial/board/tx", "/imu", "/battery", "/rosorin/state", "device=" + s.BoardPath(), "driver_config="} {
 		if !strings.Contains(info, want) {
 			t.Errorf("capture info of the board segment lacks %q:\n%s", want, info)
 		}

@@ -208,6 +208,7 @@ type supervisor struct {
 	startLatched string
 
 	capture *capture.Queue // nil: not recording
+	capStop func()         // ends the state follower
 	tapLost atomic.Uint64  // driver writes whose tap copy a full pipe dropped
 
 	watchdogTrips atomic.Uint64
@@ -258,6 +259,12 @@ func Run(ctx context.Context, cfg Config) error {
 	s.sp = newSpawner()
 	s.log.Info("owning the board port; stop frame written", "device", cfg.Device, "raw", RawPath(cfg.Socket))
 	s.startPump()
+	if s.capture != nil {
+		fctx, cancel := context.WithCancel(context.Background())
+		s.capStop = cancel
+		s.wg.Add(1)
+		go s.followState(fctx)
+	}
 	s.startDriver()
 	s.startReader()
 	s.loop(ctx)
@@ -748,6 +755,9 @@ func (s *supervisor) finish() {
 			"device", s.cfg.Device)
 	}
 	s.raw.Close()
+	if s.capStop != nil {
+		s.capStop()
+	}
 	s.wg.Wait()
 	s.sp.close()
 	if s.capture != nil {
