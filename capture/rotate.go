@@ -61,6 +61,7 @@ type Segments struct {
 	chans    []*mcapfile.Channel
 	started  time.Time
 	size     int64
+	statAt   time.Time
 	finishWG sync.WaitGroup
 
 	retainMu sync.Mutex
@@ -73,6 +74,9 @@ type Segments struct {
 // recordOverhead approximates the bytes of an MCAP message record beyond its payload (opcode, length,
 // channel, sequence, two times): rotation by size needs only an estimate.
 const recordOverhead = 1 + 8 + 2 + 4 + 8 + 8
+
+// sizeCheckEvery is how often rotation by size looks at the .part file's size.
+const sizeCheckEvery = 200 * time.Millisecond
 
 // timeLayout names segments in UTC so that names sort in time order.
 const timeLayout = "20060102T150405.000Z"
@@ -181,6 +185,14 @@ func (s *Segments) start() error {
 // rotateIfDue starts a new segment when the current one is full or old, and finishes the old one in the
 // background (the rewrite of a 64 MiB segment takes about 0.2 s; the writer must not wait for it).
 func (s *Segments) rotateIfDue() error {
+	if now := s.o.Now(); s.o.RotateSize > 0 && now.Sub(s.statAt) >= sizeCheckEvery {
+		// The count of written records underestimates decoded messages (their CDR size is the recorder's
+		// business): the flushed file's size corrects it.
+		s.statAt = now
+		if fi, err := os.Stat(s.rec.PartPath()); err == nil && fi.Size() > s.size {
+			s.size = fi.Size()
+		}
+	}
 	full := s.o.RotateSize > 0 && s.size >= s.o.RotateSize
 	old := s.o.RotateTime > 0 && s.o.Now().Sub(s.started) >= s.o.RotateTime
 	if !full && !old {

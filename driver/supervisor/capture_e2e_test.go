@@ -165,7 +165,9 @@ func captureInfo(t *testing.T, file string) string {
 // segment of a reader killed with SIGKILL recovered by its successor), and `capture info` reads them.
 func TestSimCapture(t *testing.T) {
 	capDir := filepath.Join(t.TempDir(), "cap")
-	s, svc, cl := startSimStack(t, "--capture", capDir, "--restart-delay", "200ms")
+	// 100 KiB segments: the board's (about 45 kB/s with /imu and /rosorin/state) rotate during the test, the
+	// LiDAR's (14 kB/s, split between two reader processes) do not.
+	s, svc, cl := startSimStack(t, "--capture", capDir, "--capture-rotate-size", "100KiB", "--restart-delay", "200ms")
 	st := waitDriver(t, cl, 0, 10*time.Second)
 	stop := drive(t, cl, 0.2)
 	seq0 := waitMoving(t, s)
@@ -214,11 +216,14 @@ func TestSimCapture(t *testing.T) {
 	}
 	boards := globOne(t, filepath.Join(capDir, "board-*.mcap"))
 	lidars := globOne(t, filepath.Join(capDir, "lidar-*.mcap"))
-	if len(boards) != 1 || len(lidars) != 2 {
-		t.Fatalf("files %v %v, want one board segment and two lidar segments (the killed reader's, recovered)", boards, lidars)
+	if len(boards) < 2 || len(lidars) != 2 {
+		t.Fatalf("files %v %v, want rotated board segments and two lidar segments (the killed reader's, recovered)", boards, lidars)
 	}
-	frames := readBoardCapture(t, boards[0])
-	tx, rx := frames["/serial/board/tx"], frames["/serial/board/rx"]
+	var tx, rx []capFrame
+	for _, b := range boards { // UTC names sort in time order
+		frames := readBoardCapture(t, b)
+		tx, rx = append(tx, frames["/serial/board/tx"]...), append(rx, frames["/serial/board/rx"]...)
+	}
 	c, err := judgeRecordedStop(tx, tEStop, atBoard.T, testkit.Bound(20*time.Millisecond))
 	if err != nil {
 		for _, f := range tx {
@@ -259,15 +264,22 @@ func TestSimCapture(t *testing.T) {
 	// The driver's state records: the e-stop's reason appears in them after the e-stop, never before.
 	var states, latched int
 	var early bool
-	walkMessages(t, boards[0], "/rosorin/state", func(at time.Time, data []byte) {
-		states++
-		if strings.Contains(string(data), "capture test") {
-			latched++
-			early = early || at.Before(tEStop)
-		}
-	})
+	for _, b := range boards {
+		walkMessages(t, b, "/rosorin/state", func(at time.Time, data []byte) {
+			states++
+			if strings.Contains(string(data), "capture test") {
+				latched++
+				early = early || at.Before(tEStop)
+			}
+		})
+	}
 	if states < 10 || latched == 0 || early {
 		t.Fatalf("/rosorin/state: %d records, %d with the e-stop's reason (one before the e-stop: %v)", states, latched, early)
+	}
+	for _, b := range boards[1:] {
+		if info := captureInfo(t, b); !strings.Contains(info, "ended:     clean") {
+			t.Errorf("rotated segment %s:\n%s", b, info)
+		}
 	}
 	info := captureInfo(t, boards[0])
 	for _, want := range []string{"ended:     clean", "/serial/board/rx", "/serial/board/tx", "/imu", "/battery", "/rosorin/state", "device=" + s.BoardPath(), "driver_config="} {
@@ -282,8 +294,8 @@ func TestSimCapture(t *testing.T) {
 	if !strings.Contains(linfo, "ended:     clean") || !strings.Contains(linfo, "/serial/lidar/rx") || strings.Contains(linfo, "/serial/lidar/rx     rosorin_msgs/msg/SerialChunk            0 msgs") {
 		t.Errorf("capture info of the lidar segment:\n%s", linfo)
 	}
-	t.Logf("recorded: %d tx frames, %d rx frames (%d IMU); e-stop's stop frame written %s before the board received it; crash-path double stop frame %s after the SIGKILL",
-		len(tx), len(rx), imu, testkit.Ms(atBoard.T.Sub(c.t)), testkit.Ms(crash.t.Sub(tKill)))
+	t.Logf("recorded in %d board segments: %d tx frames, %d rx frames (%d IMU); e-stop's stop frame written %s before the board received it; crash-path double stop frame %s after the SIGKILL",
+		len(boards), len(tx), len(rx), imu, testkit.Ms(atBoard.T.Sub(c.t)), testkit.Ms(crash.t.Sub(tKill)))
 }
 
 func envInt(name string, def int) int {
