@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/driver/supervisor"
 )
 
 // captureFlags are run's (and the reader child's) recording flags.
@@ -38,4 +39,16 @@ func captureOptions(c *cli.Context) (*capture.SegmentOptions, error) {
 	}
 	return &capture.SegmentOptions{Dir: c.String("capture"), RotateSize: size, RotateTime: c.Duration("capture-rotate-time"),
 		KeepFiles: files, KeepBytes: bytes}, nil
+}
+
+// printCaptureStatus is supervisor-status's line about the recording (nothing without --capture).
+func printCaptureStatus(c *supervisor.CaptureStatus) {
+	switch {
+	case c == nil:
+	case !c.Recording:
+		fmt.Printf("CAPTURE STOPPED (%s): %s; the driver runs on without it\n", c.Dir, orNone(c.Error))
+	default:
+		fmt.Printf("capture: recording into %s (%d segments, %d messages, %d bytes; %d dropped, %d tx tap copies lost)\n",
+			c.File, c.Segments, c.Messages, c.Bytes, c.Dropped, c.TxTapLost)
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/driver/service"
+	"github.com/rosorin/rosorin/driver/supervisor"
 )
 
 // TestCaptureFlags: run's recording flags parse (defaults 64MiB, 10m, 2GiB), reach the reader child through
@@ -72,4 +74,33 @@ func TestCaptureDirChecked(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--capture") || strings.Contains(err.Error(), "board port") {
 		t.Fatalf("run --capture under a file: %v; want a --capture error before the port", err)
 	}
+}
+
+// TestPrintCaptureStatus: supervisor-status says loudly when recording stopped.
+func TestPrintCaptureStatus(t *testing.T) {
+	out := captureStdout(t, func() {
+		printCaptureStatus(&supervisor.CaptureStatus{QueueStatus: capture.QueueStatus{Dir: "/cap", Error: "no space left on device"}})
+		printCaptureStatus(nil)
+		printCaptureStatus(&supervisor.CaptureStatus{QueueStatus: capture.QueueStatus{Recording: true, File: "/cap/board-x.mcap", Segments: 2}})
+	})
+	want := "CAPTURE STOPPED (/cap): no space left on device; the driver runs on without it\n" +
+		"capture: recording into /cap/board-x.mcap (2 segments, 0 messages, 0 bytes; 0 dropped, 0 tx tap copies lost)\n"
+	if out != want {
+		t.Fatalf("got %q, want %q", out, want)
+	}
+}
+
+func captureStdout(t *testing.T, fn func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdout
+	os.Stdout = w
+	fn()
+	os.Stdout = old
+	w.Close()
+	b, _ := io.ReadAll(r)
+	return string(b)
 }

@@ -193,6 +193,7 @@ func supervisorStatusCommand() *cli.Command {
 			if st.Warning != "" {
 				fmt.Println("WARNING:", st.Warning)
 			}
+			printCaptureStatus(st.Capture)
 			if st.Port != supervisor.PortClosed && age > 3 {
 				fmt.Println("WARNING: the status is stale: the supervisor is not running or is stuck")
 			}
