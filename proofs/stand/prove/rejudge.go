@@ -131,9 +131,13 @@ func Rejudge(f *target.ProofFile) (*Rejudged, error) {
 		judged[in.Index] = true
 		out.Judged++
 	}
-	for _, j := range judged {
+	for i, j := range judged {
 		if !j {
 			out.Copied++
+			// Only a judge passes a line: a PASS without its judge input cannot be re-judged (a cut file).
+			if x := rep.Results[i]; x.Outcome == stand.Pass {
+				out.Differences = append(out.Differences, fmt.Sprintf("%s: PASS in the record, but its judge input is not in the recording: not re-judged", x.Name))
+			}
 		}
 	}
 	rep.Passed = 0
