@@ -103,6 +103,9 @@ func Rejudge(f *target.ProofFile) (*Rejudged, error) {
 			live = append(live, make([]Result, in.Index+1-len(live))...)
 			judged = append(judged, make([]bool, in.Index+1-len(judged))...)
 		}
+		if err := in.bounded(); err != nil {
+			return nil, fmt.Errorf("judge input %d (%s): %w", in.Index, in.Name, err)
+		}
 		pts, err := f.Samples(in.IMUFirst, in.IMUCount)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", in.Name, err)
@@ -264,4 +267,22 @@ func WriteRejudged(w io.Writer, name string, f *target.ProofFile, rj *Rejudged) 
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// maxJudgeWork bounds the work one recorded judge input may ask for (windows x samples): a live line asks for
+// about 10^5 (120 windows over 1000 samples); a hostile file must not keep the re-judge busy for hours.
+const maxJudgeWork = 1e8
+
+// bounded refuses an input no proof run writes: limits the judge refuses are fine (it says so itself), but a
+// huge interval or window over many samples would cost minutes.
+func (in JudgeInput) bounded() error {
+	p := in.Params
+	if p.Step <= 0 || p.Window <= 0 || math.IsNaN(in.To-in.From) {
+		return nil // the judge refuses these itself, at once
+	}
+	windows := (math.Abs(in.To-in.From) + math.Abs(p.SpinWindow) + p.Window) / p.Step
+	if work := windows * float64(in.IMUCount); !(work <= maxJudgeWork) {
+		return fmt.Errorf("asks for %.3g windows over %d samples: no proof run records that (a damaged or foreign file)", windows, in.IMUCount)
+	}
+	return nil
 }
