@@ -86,7 +86,7 @@ func TestRejudgeSeesAChangedSample(t *testing.T) {
 func FuzzRejudge(f *testing.F) {
 	b := captureBytes(f, "stand-sim-ignore-motor.mcap")
 	f.Add(b[:4096])
-	f.Add(b[:len(b)/2])
+	f.Add(b[:16384])
 	f.Add([]byte("\x89MCAP0\r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		pf, rj, err := rejudge(data)
