@@ -143,3 +143,55 @@ func TestJudgeDamagedFiles(t *testing.T) {
 		t.Errorf("flipped bytes: exit %d", code)
 	}
 }
+
+// The scan-gate check records its judge's input; judge re-judges it to the same verdict.
+func TestJudgeScangateRecording(t *testing.T) {
+	ev := t.TempDir()
+	out, code := stopproof(t, 2*time.Minute, "scangate", "--sim", "--watch", "5s", "--evidence-dir", ev)
+	if code != 0 {
+		t.Fatalf("scangate exit %d", code)
+	}
+	recs, _ := filepath.Glob(filepath.Join(ev, "*.mcap"))
+	if len(recs) != 1 {
+		t.Fatalf("recordings %v", recs)
+	}
+	jout, jcode := stopproof(t, time.Minute, "judge", recs[0])
+	if jcode != 0 || !strings.Contains(jout, "re-judge: the same verdict as the live run") || !strings.Contains(jout, "PASS") {
+		t.Fatalf("judge exit %d", jcode)
+	}
+	live := strings.Split(strings.TrimSpace(out[strings.Index(out, "{"):]), "\n")[0]
+	if !strings.Contains(jout, live) {
+		t.Errorf("re-judged JSON line is not the live one %q", live)
+	}
+}
+
+// stopproof report: the formats it is asked for, exit 0 against a baseline the run meets, exit 1 with the
+// regression named against one it does not, 2 for a file that is no run.
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	pass, neg := captures(t, "stand-sim-pass.mcap"), captures(t, "stand-sim-ignore-motor.mcap")
+	base := filepath.Join(dir, "baseline.json")
+	if _, code := stopproof(t, time.Minute, "report", "--quiet", "--write-baseline", base, pass); code != 0 {
+		t.Fatalf("--write-baseline exit %d", code)
+	}
+	md, junit, html := filepath.Join(dir, "r.md"), filepath.Join(dir, "j.xml"), filepath.Join(dir, "r.html")
+	out, code := stopproof(t, time.Minute, "report", "--baseline", base, "--md", md, "--junit", junit, "--html", html, pass)
+	if code != 0 || !strings.Contains(out, "| driver kill | 0.40 s PASS |") || !strings.Contains(out, "no regression in 3 lines") {
+		t.Fatalf("against its own baseline: exit %d", code)
+	}
+	for _, f := range []string{md, junit, html} {
+		if fi, err := os.Stat(f); err != nil || fi.Size() < 100 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	out, code = stopproof(t, time.Minute, "report", "--baseline", base, neg)
+	if code != exitFail || !strings.Contains(out, "REGRESSION: kill fwd 0.35: passed in the baseline (0.40 s), now FAIL") {
+		t.Errorf("negative control against the passing baseline: exit %d, want %d and the kill regression", code, exitFail)
+	}
+	if out, code := stopproof(t, time.Minute, "report", base); code != exitAbort || !strings.Contains(out, "not a stop proof record") {
+		t.Errorf("a baseline given as a run: exit %d\n%s", code, out)
+	}
+	if _, code := stopproof(t, time.Minute, "report", "--tolerance", "soon", pass); code != exitAbort {
+		t.Errorf("bad --tolerance: exit %d", code)
+	}
+}
