@@ -94,7 +94,7 @@ Examples:
 
 Exit status: 0 when every line passed, 1 when a proof ran and a line failed or timed out, 2 when nothing was
 proven (a guard aborted, bad flags, the simulated robot did not start).`,
-		Commands: []*cli.Command{proveCommand(), characterizeCommand(), scangateCommand(), floorCommand()},
+		Commands: []*cli.Command{proveCommand(), characterizeCommand(), scangateCommand(), floorCommand(), judgeCommand(), reportCommand()},
 		// main prints the error and picks the exit status; urfave/cli would otherwise call os.Exit itself.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
@@ -114,7 +114,7 @@ Examples:
    stopproof prove --sim --spin 2s --hold 3s estop,kill
    stopproof prove --sim --sim-fault ignore-motor all
    stopproof prove --socket /run/rosorin/base.sock --json proof.json all`,
-		Flags:  append(targetFlags(), proofFlags()...),
+		Flags:  append(append(targetFlags(), proofFlags()...), noRecordFlag()),
 		Action: runProve,
 	}
 }
@@ -148,7 +148,8 @@ Examples:
 		Flags: append(targetFlags(),
 			&cli.BoolFlag{Name: "sim-no-lidar-respawn", Category: sectionTarget,
 				Usage: "start the simulated robot's driver with its LiDAR-reader respawn switched off (the negative control)"},
-			&cli.DurationFlag{Name: "watch", Value: 9 * time.Second, Category: sectionProof, Usage: "how long scan_age is watched after the kill"}),
+			&cli.DurationFlag{Name: "watch", Value: 9 * time.Second, Category: sectionProof, Usage: "how long scan_age is watched after the kill"},
+			noRecordFlag()),
 		Action: runScangate,
 	}
 }
@@ -173,7 +174,7 @@ func open(c *cli.Context, kind string, noRespawn bool) (*target.Session, error) 
 		Sim:         c.Bool("sim"),
 		Simulated: target.SimConfig{BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed"), Fault: c.String("sim-fault"),
 			NoLidarRespawn: noRespawn},
-		Live: lc, Out: c.App.Writer,
+		Live: lc, Out: c.App.Writer, Record: recordWanted(c),
 	})
 	if err != nil {
 		return nil, cli.Exit(err.Error(), exitAbort)
@@ -205,7 +206,7 @@ func proveOptions(c *cli.Context, s *target.Session) (prove.Options, error) {
 	o.AllowPlugged = c.Bool("allow-plugged")
 	o.Out = c.App.Writer
 	if s != nil {
-		o.Evidence = s.Evidence
+		o.Evidence, o.Record = s.Evidence, s.Recording
 	}
 	if err := o.Validate(); err != nil {
 		return o, err
@@ -239,6 +240,7 @@ func runProve(c *cli.Context) error {
 		return finish(c, nil, err, nil)
 	}
 	rep.Version = version()
+	attachRecord(c, s, rep)
 	return finish(c, rep, err, rep.AllPassed)
 }
 
@@ -288,10 +290,11 @@ func runScangate(c *cli.Context) error {
 	}
 	defer s.Close()
 	o := live.DefaultOptions()
-	o.Watch, o.Out, o.Evidence = c.Duration("watch"), c.App.Writer, s.Evidence
+	o.Watch, o.Out, o.Evidence, o.Record = c.Duration("watch"), c.App.Writer, s.Evidence, s.Recording
 	rep, err := live.Run(s.Ctx, s.Target, o)
 	if rep == nil {
 		return finish(c, nil, err, nil)
 	}
+	attachRecord(c, s, rep)
 	return finish(c, rep, err, rep.Passed)
 }

@@ -3,6 +3,10 @@
 // IMU recordings, the board's IMU read from below the driver, the state watcher, the evidence log, the
 // session a command sets up (OpenSession) and the proofs' clock.
 //
+// A session with Record also writes the run's MCAP recording beside the evidence log (ProofRecording, read
+// back by ReadProofRecording): every evidence line, the proof's events, the judges' inputs and the samples
+// they read, and the JSON record; the layout and its figures are in docs/reports.md.
+//
 // # Targets
 //
 // LiveTarget follows driver/api: state, config, the IMU stream, one cmd_vel stream per path (one publisher),

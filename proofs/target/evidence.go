@@ -21,6 +21,7 @@ type Evidence struct {
 	start time.Time
 	path  string
 	err   error
+	tap   func(at time.Time, line string) // SetTap: the proof recording's copy of every line
 }
 
 // EvidenceName is the file name for a run that started at t: stop_proof_stand_<UTC time>.log.
@@ -74,9 +75,13 @@ func (e *Evidence) Logf(format string, args ...any) {
 	now := e.clock.Now()
 	line := fmt.Sprintf(format, args...)
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if _, err := fmt.Fprintf(e.w, "%s %9.3f %s\n", now.UTC().Format("15:04:05.000"), now.Sub(e.start).Seconds(), line); err != nil && e.err == nil {
 		e.err = err
+	}
+	tap := e.tap
+	e.mu.Unlock()
+	if tap != nil {
+		tap(now, line)
 	}
 }
 

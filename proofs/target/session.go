@@ -28,6 +28,8 @@ type SessionConfig struct {
 	Live LiveConfig
 	// Out receives messages for a person.
 	Out io.Writer
+	// Record writes the run's MCAP recording beside the evidence log (RecordingPath; docs/reports.md).
+	Record bool
 }
 
 // Session is one proof run's setting: a context that Ctrl-C or SIGTERM cancels (the proofs' teardown still
@@ -36,8 +38,10 @@ type Session struct {
 	Ctx      context.Context
 	Evidence *Evidence
 	Target   Target
-	out      io.Writer
-	stop     context.CancelFunc
+	// Recording is the run's MCAP recording (nil without SessionConfig.Record).
+	Recording *ProofRecording
+	out       io.Writer
+	stop      context.CancelFunc
 }
 
 // OpenSession creates the evidence log and the target. An error means nothing was started (and nothing
@@ -58,6 +62,12 @@ func OpenSession(cfg SessionConfig) (*Session, error) {
 		return nil, err
 	}
 	s.Evidence = ev
+	if cfg.Record {
+		if err := s.startRecording(cfg); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
 	ev.Logf("%s", cfg.CommandLine)
 	if !cfg.Sim {
 		lc := cfg.Live
@@ -90,6 +100,7 @@ func (s *Session) Close() {
 			s.Evidence.Logf("target close: %v", err)
 		}
 	}
+	s.closeRecording()
 	if s.Evidence != nil {
 		if p := s.Evidence.Path(); p != "" {
 			fmt.Fprintf(s.out, "evidence: %s\n", p)

@@ -35,6 +35,8 @@ type Options struct {
 	Clock    target.Clock
 	Out      io.Writer
 	Evidence *target.Evidence
+	// Record receives the judge's input and the verdict (nil: no recording).
+	Record *target.ProofRecording
 }
 
 // DefaultOptions are the seed's.
@@ -175,6 +177,7 @@ func Run(ctx context.Context, t target.Target, o Options) (*Report, error) {
 		in.ReaderPIDsNow = []int{p}
 	}
 	rep.Result = scangate.Judge(in)
+	record(o.Record, clk.Now(), in, rep.Result)
 	rep.End = clk.Now().UTC()
 	if ctx.Err() != nil && rep.Result.Pass {
 		rep.Result.Pass, rep.Result.Reason = false, "interrupted: "+ctx.Err().Error()

@@ -25,6 +25,9 @@
 // line naming the IMU's source, the IMU timing line, the table of stop times (path x motion), "RESULT: N/M
 // passed" and the end state. The Report is the --json record: every measurement beside its limit.
 //
+// With Options.Record every judge call is recorded with the samples it read (JudgeInput); Rejudge calls the
+// same judges on a recording and compares each line with the live one (docs/reports.md).
+//
 // # Differences from the seed
 //
 //   - The e-stop is the control API's request (the seed's estop topic); the lines say so.

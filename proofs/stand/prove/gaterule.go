@@ -32,8 +32,9 @@ func (p *pathRun) holdScanLoss(ctx context.Context) error {
 			giveUp = p.backAt.Add(r.o.ReleaseWait)
 			if now.Sub(p.backAt).Seconds() >= probe+0.2 && !now.Before(nextCheck) {
 				nextCheck = now.Add(250 * time.Millisecond)
-				v := stand.ReleaseCheck(p.samples(p.drv.Samples(), nil), r.rel(now)-probe, r.rel(now), r.o.Params)
-				p.releaseV = &v
+				in := p.samples(p.drv.Samples(), nil)
+				v := stand.ReleaseCheck(in, r.rel(now)-probe, r.rel(now), r.o.Params)
+				p.releaseV, p.releaseIn = &v, releaseInput{in, r.rel(now) - probe, r.rel(now)}
 				if v.Passed() {
 					p.releasedAt = now
 					p.holdEnd = now
@@ -109,40 +110,66 @@ func relOrNever(t, from time.Time) string {
 	return fmt.Sprintf("%.2f s", t.Sub(from).Seconds())
 }
 
+// releaseInput is what the release line's ReleaseCheck read: the samples and the interval.
+type releaseInput struct {
+	samples  []stand.Sample
+	from, to float64
+}
+
 // releaseAfter is the release line after the stop's verdict v: wheels that never stopped are not "released by
 // themselves", so a release after a failed stop fails (the line would pass a broken stop).
 func (p *pathRun) releaseAfter(v stand.Verdict) Result {
 	rel := p.releaseResult()
-	if !v.Passed() && rel.Outcome == stand.Pass {
+	rel = releaseAfterStop(rel, v.Passed(), p.s.Spec.Release)
+	p.recordRelease(rel, v.Passed())
+	return rel
+}
+
+// releaseAfterStop fails a passing release line when the stop above it failed.
+func releaseAfterStop(rel Result, stopPassed bool, name string) Result {
+	if !stopPassed && rel.Outcome == stand.Pass {
 		rel.Outcome = stand.Fail
 		rel.Reason = "not judged: the wheels were never shown to stop (the line above failed)"
 		rel.Verdict.Outcome, rel.Verdict.Reason = rel.Outcome, rel.Reason
-		rel.Line = rel.Verdict.Line(p.s.Spec.Release)
+		rel.Line = rel.Verdict.Line(name)
 	}
 	return rel
+}
+
+// releaseVerdict is the release line's verdict from the release check v: checked says v is the check made
+// while commanding after the scans were back (else it was made at the end of the hold, holdS after the
+// trigger, and cannot pass), back whether the scans came back.
+func releaseVerdict(v stand.Verdict, checked, back bool, holdS float64) stand.Verdict {
+	switch {
+	case checked:
+		if !v.Passed() && !back {
+			v.Reason = "scans never came back: " + v.Reason
+		}
+	default:
+		v.Outcome = stand.Fail
+		if !back {
+			v.Reason = fmt.Sprintf("scans never came back within %.1f s of the reader's kill (is the reader respawned? no new reader pid?)", holdS)
+		} else {
+			v.Reason = "the release was never checked: " + v.Reason
+		}
+	}
+	return v
 }
 
 // releaseResult is the scan-loss path's second line: did the wheels turn again by themselves?
 func (p *pathRun) releaseResult() Result {
 	r := p.r
+	checked := p.releaseV != nil
 	var v stand.Verdict
-	switch {
-	case p.releaseV != nil:
+	if checked {
 		v = *p.releaseV
-		if !v.Passed() && p.backAt.IsZero() {
-			v.Reason = "scans never came back: " + v.Reason
-		}
-	default:
+	} else {
 		now := p.holdEnd
-		v = stand.ReleaseCheck(p.samples(p.drv.Samples(), nil), r.rel(now)-1, r.rel(now), r.o.Params)
-		v.Outcome = stand.Fail
-		if p.backAt.IsZero() {
-			v.Reason = fmt.Sprintf("scans never came back within %.1f s of the reader's kill (is the reader respawned? no new reader pid?)",
-				p.holdEnd.Sub(p.trig).Seconds())
-		} else {
-			v.Reason = "the release was never checked: " + v.Reason
-		}
+		in := p.samples(p.drv.Samples(), nil)
+		v = stand.ReleaseCheck(in, r.rel(now)-1, r.rel(now), r.o.Params)
+		p.releaseIn = releaseInput{in, r.rel(now) - 1, r.rel(now)}
 	}
+	v = releaseVerdict(v, checked, !p.backAt.IsZero(), p.holdEnd.Sub(p.trig).Seconds())
 	res := p.result(v, true)
 	res.StopS = math.NaN()
 	if !p.releasedAt.IsZero() {

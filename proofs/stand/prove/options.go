@@ -55,6 +55,8 @@ type Options struct {
 	Out io.Writer
 	// Evidence receives everything (may be nil).
 	Evidence *target.Evidence
+	// Record receives the events, the judges' inputs and the samples they read (nil: no recording).
+	Record *target.ProofRecording
 }
 
 // DefaultOptions are the seed's settings.

@@ -80,7 +80,8 @@ func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Repo
 			break
 		}
 		res := r.step(ctx, i, len(steps), s)
-		for _, x := range res {
+		for k, x := range res {
+			r.recordResult(len(r.rep.Results)+k, x)
 			if x.SourceLine != "" {
 				r.printf("%s", x.SourceLine)
 			}

@@ -40,6 +40,7 @@ type pathRun struct {
 	// scan-loss observations
 	staleAt, backAt, heldUntil, releasedAt time.Time
 	releaseV                               *stand.Verdict
+	releaseIn                              releaseInput // what releaseV (or the release at the hold's end) read
 	notes                                  []string
 }
 
@@ -107,6 +108,7 @@ func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
 	}
 
 	r.printf("[%d/%d] %s: spinning up ...", i+1, n, s.Title())
+	p.event("spin-up", nil)
 	p.phase = "spinning up"
 	if err := p.drive(ctx, r.clk.Now().Add(r.o.Spin), false); err != nil {
 		return nil, fmt.Errorf("command refused while spinning up: %v", err)
@@ -123,6 +125,7 @@ func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
 	if err := p.trigger(ctx); err != nil {
 		return nil, err
 	}
+	p.event("trigger", map[string]any{"t": r.rel(p.trig), "how": p.trigHow})
 	p.phase = "holding the drive command after the trigger"
 	if s.Spec.Rule.ScanGate {
 		err = p.holdScanLoss(ctx)
@@ -436,6 +439,7 @@ func (p *pathRun) judge() []Result {
 	if gated {
 		v.QuietRule = p.scanLossRule(params.NeedQuiet)
 	}
+	p.recordStop(samples, params, r.rel(end), v)
 	drv := p.drv.Samples()
 	lag := target.LagOf(drv)
 	r.lagMS = append(r.lagMS, target.LagsMS(drv)...)

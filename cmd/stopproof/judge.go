@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rosorin/rosorin/proofs/scangate/live"
+	"github.com/rosorin/rosorin/proofs/stand/prove"
+	"github.com/rosorin/rosorin/proofs/target"
+)
+
+// exitDiffers: a re-judge that does not agree with the live run (the judge or its inputs changed).
+const exitDiffers = 3
+
+func judgeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "judge",
+		Usage:     "judge recorded proof runs again offline, through the live run's judges, and compare with the live verdicts",
+		ArgsUsage: "RECORDING.mcap...",
+		Description: `Every stopproof prove and scangate run records itself beside its evidence log (same name, .mcap; --no-record
+turns it off): the IMU samples each judge read, the judges' times and limits, the events and the --json record.
+judge reads such a file (finished or cut), calls the same judge functions on the same numbers, prints the result
+lines and the table as the live run did, and says whether every verdict and time equals the live run's.
+The output depends only on the file: two runs print the same bytes.
+
+Examples:
+   stopproof judge reports/evidence/stop_proof_stand_20261201_120000.mcap
+   stopproof judge testdata/captures/stand-sim-*.mcap
+   stopproof judge --json rejudged.json run.mcap
+
+Exit status: 0 every line passed and agrees with the live run, 1 a line failed (as it did live), 2 a file could
+not be read, 3 a re-judged line differs from the live run.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "json", Category: sectionOutput, Usage: "write the re-judged record (of the last stand run) to `FILE`"},
+		},
+		Action: runJudge,
+	}
+}
+
+// judgeFile re-judges one recording and prints it; it reports whether every line passed and whether the
+// re-judge agrees with the live run.
+func judgeFile(w io.Writer, path string) (passed, agrees bool, rep *prove.Report, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, false, nil, err
+	}
+	defer f.Close()
+	pf, err := target.ReadProofRecording(bufio.NewReaderSize(f, 1<<20))
+	if err != nil {
+		return false, false, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if pf.Meta["kind"] == "scan_gate_live" {
+		return judgeScangate(w, path, pf)
+	}
+	rj, err := prove.Rejudge(pf)
+	if err != nil {
+		return false, false, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := prove.WriteRejudged(w, path, pf, rj); err != nil {
+		return false, false, nil, err
+	}
+	r := rj.Report
+	return r.Planned > 0 && r.Passed == r.Planned && r.Aborted == "", len(rj.Differences) == 0, r, nil
+}
+
+func judgeScangate(w io.Writer, path string, pf *target.ProofFile) (bool, bool, *prove.Report, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "== %s\nrecording: %s\n", path, pf.Meta["kind"])
+	passed, agrees, n := true, true, 0
+	for i, m := range pf.Inputs {
+		var in live.JudgeInput
+		if err := json.Unmarshal([]byte(m.Text), &in); err != nil || in.Kind != live.KindScangate {
+			return false, false, nil, fmt.Errorf("%s: judge input %d is not a scan-gate input", path, i+1)
+		}
+		n++
+		res, d := live.Rejudge(in)
+		fmt.Fprintln(&b, res.String())
+		passed = passed && res.Pass
+		if d != "" {
+			agrees = false
+			fmt.Fprintf(&b, "re-judge DIFFERS from the live run: %s\n", d)
+		}
+	}
+	switch {
+	case n == 0:
+		fmt.Fprintln(&b, "no judge input recorded (the check aborted, or the file was cut before its verdict)")
+		passed = false
+	case agrees:
+		fmt.Fprintln(&b, "re-judge: the same verdict as the live run")
+	}
+	_, err := io.WriteString(w, b.String())
+	return passed, agrees, nil, err
+}
+
+func runJudge(c *cli.Context) error {
+	files := c.Args().Slice()
+	if len(files) == 0 {
+		return cli.Exit("which recordings? e.g. stopproof judge reports/evidence/stop_proof_stand_*.mcap", exitAbort)
+	}
+	allPassed, allAgree, unreadable := true, true, 0
+	var last *prove.Report
+	for i, path := range files {
+		if i > 0 {
+			fmt.Fprintln(c.App.Writer)
+		}
+		passed, agrees, rep, err := judgeFile(c.App.Writer, path)
+		if err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "stopproof judge: %v\n", err)
+			unreadable++
+			continue
+		}
+		if rep != nil {
+			last = rep
+		}
+		allPassed, allAgree = allPassed && passed, allAgree && agrees
+	}
+	if last != nil {
+		if err := writeJSON(c.String("json"), last); err != nil {
+			fmt.Fprintln(c.App.ErrWriter, err)
+		}
+	}
+	switch {
+	case unreadable > 0:
+		return cli.Exit(fmt.Sprintf("%d of %d recordings could not be read", unreadable, len(files)), exitAbort)
+	case !allAgree:
+		return cli.Exit("the re-judge differs from the live run", exitDiffers)
+	case !allPassed:
+		return cli.Exit("", exitFail)
+	}
+	return nil
+}

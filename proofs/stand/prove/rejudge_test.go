@@ -1,0 +1,123 @@
+package prove
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/proofs/target"
+)
+
+func captureBytes(t testing.TB, name string) []byte {
+	t.Helper()
+	root, err := testkit.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "testdata", "captures", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func rejudge(b []byte) (*target.ProofFile, *Rejudged, error) {
+	f, err := target.ReadProofRecording(bytes.NewReader(b))
+	if err != nil {
+		return nil, nil, err
+	}
+	rj, err := Rejudge(f)
+	return f, rj, err
+}
+
+// The committed recordings re-judge to the live verdicts; the negative control FAILs every line.
+func TestRejudgeCaptures(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		passed, judged int
+	}{{"stand-sim-pass.mcap", 3, 3}, {"stand-sim-ignore-motor.mcap", 0, 2}} {
+		_, rj, err := rejudge(captureBytes(t, c.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rj.Report.Passed != c.passed || rj.Judged != c.judged || len(rj.Differences) != 0 || !rj.Recorded {
+			t.Errorf("%s: passed %d judged %d differences %v, want %d, %d, none", c.name, rj.Report.Passed, rj.Judged, rj.Differences, c.passed, c.judged)
+		}
+	}
+}
+
+// The re-judge can fail: a sample changed in the recording changes the verdict, and the comparison says so.
+func TestRejudgeSeesAChangedSample(t *testing.T) {
+	f, err := target.ReadProofRecording(bytes.NewReader(captureBytes(t, "stand-sim-pass.mcap")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Make the wheels loud 1.5 s after the kill's trigger: the stop is no longer still from 0.40 s.
+	var in JudgeInput
+	for _, m := range f.Inputs {
+		if strings.Contains(m.Text, `"path":"kill"`) {
+			if err := jsonUnmarshal(m.Text, &in); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for seq := in.IMUFirst; seq < in.IMUFirst+in.IMUCount; seq++ {
+		s := f.IMU[seq]
+		if d := s.T - in.From; d > 1.5 && d < 1.8 {
+			s.Gyro[0] += 0.05 * float64(seq%2)
+			f.IMU[seq] = s
+		}
+	}
+	rj, err := Rejudge(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rj.Differences) != 1 || !strings.Contains(rj.Differences[0], "driver kill, fwd 0.35: ") {
+		t.Errorf("differences %q, want the kill line", rj.Differences)
+	}
+}
+
+// FuzzRejudge: any bytes read as a recording and re-judged give an error or a result, never a panic.
+func FuzzRejudge(f *testing.F) {
+	b := captureBytes(f, "stand-sim-ignore-motor.mcap")
+	f.Add(b[:4096])
+	f.Add(b[:16384])
+	f.Add([]byte("\x89MCAP0\r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pf, rj, err := rejudge(data)
+		if err != nil {
+			return
+		}
+		var out bytes.Buffer
+		WriteRejudged(&out, "fuzz", pf, rj)
+	})
+}
+
+// BenchmarkRejudge reads and re-judges the passing recording (3 lines, 1760 samples): the x-realtime metric
+// is the run's own length (start to end of the live run) over the time of one read and re-judge.
+func BenchmarkRejudge(b *testing.B) {
+	data := captureBytes(b, "stand-sim-pass.mcap")
+	_, rj, err := rejudge(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := rj.Report.End.Sub(rj.Report.Start)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := rejudge(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	per := time.Since(start) / time.Duration(b.N)
+	b.ReportMetric(float64(run)/float64(per), "x-realtime")
+	b.ReportMetric(rj.Span/per.Seconds(), "x-judged-span")
+}
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

@@ -1,0 +1,347 @@
+package target
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/foxglove/mcap/go/mcap"
+
+	"github.com/rosorin/rosorin/capture/mcapfile"
+	"github.com/rosorin/rosorin/protocol/cdr"
+	"github.com/rosorin/rosorin/protocol/rosmsg"
+)
+
+// What a proof recording holds (docs/reports.md): the run's events, every evidence line, the judges' inputs
+// and the IMU samples the stand judge read, on the channels below, and the JSON record at the end.
+const (
+	// ProofMeta is the metadata record written at the start: kind, t0_unix_ns (the run's timeline origin),
+	// command line, toolkit version.
+	ProofMeta = "rosorin.proof"
+	// ProofRecordMeta is the metadata record written at the end: key "json" holds the run's --json record.
+	ProofRecordMeta = "rosorin.proof.record"
+	// TopicEvents carries the proof's events as JSON (std_msgs/msg/String): spin-up, trigger, judged, result.
+	TopicEvents = "/proof/events"
+	// TopicLog carries every evidence-log line (std_msgs/msg/String), driver states and commands among them.
+	TopicLog = "/proof/log"
+	// TopicInputs carries each judge call's input as JSON (std_msgs/msg/String): what an offline re-judge needs
+	// besides the samples.
+	TopicInputs = "/proof/judge_input"
+	// TopicIMU carries the samples the stand judge read (sensor_msgs/msg/Imu, rad/s, header stamp = the
+	// sample's time on the run's timeline plus t0), in the order the judge read them; a judge input names its
+	// samples by their MCAP sequence numbers on this channel.
+	TopicIMU = "/proof/imu"
+)
+
+// ProofRecording is a proof run's MCAP recording (capture/mcapfile: crash-safe, finished into an indexed
+// file by Close). A nil *ProofRecording records nothing, so a run with --no-record passes nil. Safe for
+// concurrent use. The first write error stops the recording, loudly once through OnError; the proof goes on.
+type ProofRecording struct {
+	mu      sync.Mutex
+	rec     *mcapfile.Recorder
+	path    string
+	t0ns    int64
+	ch      map[string]*mcapfile.Channel
+	imuN    uint32
+	err     error
+	OnError func(error) // called once with the error that stopped the recording (may be nil)
+}
+
+// RecordingPath is the recording's name beside an evidence log: the same name, .mcap.
+func RecordingPath(evidenceLog string) string {
+	if n := len(evidenceLog); n > 4 && evidenceLog[n-4:] == ".log" {
+		return evidenceLog[:n-4] + ".mcap"
+	}
+	return evidenceLog + ".mcap"
+}
+
+// CreateProofRecording starts a recording at path whose timeline starts at t0 (the evidence log's start).
+// meta is added to the rosorin.proof metadata record.
+func CreateProofRecording(path string, t0 time.Time, meta map[string]string) (*ProofRecording, error) {
+	md := map[string]string{"t0_unix_ns": strconv.FormatInt(t0.UnixNano(), 10)}
+	for k, v := range meta {
+		md[k] = v
+	}
+	rec, err := mcapfile.Create(path, mcapfile.Options{})
+	if err != nil {
+		return nil, err
+	}
+	p := &ProofRecording{rec: rec, path: path, t0ns: t0.UnixNano(), ch: map[string]*mcapfile.Channel{}}
+	err = rec.WriteMetadata(ProofMeta, md)
+	for _, c := range []struct{ topic, typ string }{{TopicEvents, "std_msgs/msg/String"}, {TopicInputs, "std_msgs/msg/String"},
+		{TopicIMU, "sensor_msgs/msg/Imu"}, {TopicLog, "std_msgs/msg/String"}} {
+		if err != nil {
+			break
+		}
+		p.ch[c.topic], err = rec.MessageChannel(c.topic, c.typ)
+	}
+	if err != nil {
+		rec.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("proof recording %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// Path is the finished file's path.
+func (p *ProofRecording) Path() string {
+	if p == nil {
+		return ""
+	}
+	return p.path
+}
+
+func (p *ProofRecording) failLocked(err error) {
+	if err == nil || p.err != nil {
+		return
+	}
+	p.err = err
+	if p.OnError != nil {
+		p.OnError(err)
+	}
+}
+
+func (p *ProofRecording) text(topic string, at time.Time, s string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return
+	}
+	p.failLocked(p.rec.WriteMessage(p.ch[topic], at, &rosmsg.String{Data: s}))
+}
+
+// Line records one evidence-log line.
+func (p *ProofRecording) Line(at time.Time, line string) { p.text(TopicLog, at, line) }
+
+// Event records v as JSON on /proof/events.
+func (p *ProofRecording) Event(at time.Time, v any) {
+	if p == nil {
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"event": "unencodable", "error": err.Error()})
+	}
+	p.text(TopicEvents, at, string(b))
+}
+
+// Input records v, a judge's input, as JSON on /proof/judge_input.
+func (p *ProofRecording) Input(at time.Time, v any) error {
+	if p == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	p.text(TopicInputs, at, string(b))
+	return nil
+}
+
+// StampNs is the header stamp and log time of a sample at t seconds on the run's timeline: t0 plus t
+// rounded to the nanosecond. The proofs' times are durations in nanoseconds converted with Seconds, which
+// this inverts exactly (SampleTime(StampNs(t)) == t for every t that came from a Duration).
+func StampNs(t0ns int64, t float64) int64 { return t0ns + int64(math.Round(t*1e9)) }
+
+// SampleTime is the judge's time of a sample stamped ns: the same float64 the live run computed.
+func SampleTime(t0ns, ns int64) float64 { return time.Duration(ns - t0ns).Seconds() }
+
+// IMU records judged samples (time on the run's timeline, gyro rad/s) and returns the sequence number of the
+// first and how many were written. inexact counts samples whose time does not survive the nanosecond stamp
+// (never for a live run's times; a re-judge of those would differ).
+func (p *ProofRecording) IMU(t []float64, gyro [][3]float64) (first uint32, n uint32, inexact int) {
+	if p == nil {
+		return 0, 0, 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	first = p.imuN
+	if p.err != nil {
+		return first, 0, 0
+	}
+	m := rosmsg.Imu{OrientationCovariance: [9]float64{-1}, LinearAccelerationCovariance: [9]float64{-1}}
+	m.Header.FrameID = "imu_link"
+	for i := range t {
+		ns := StampNs(p.t0ns, t[i])
+		if SampleTime(p.t0ns, ns) != t[i] {
+			inexact++
+		}
+		m.Header.Stamp = rosmsg.TimeFromNanos(ns)
+		m.AngularVelocity = rosmsg.Vector3{X: gyro[i][0], Y: gyro[i][1], Z: gyro[i][2]}
+		if err := p.rec.WriteMessage(p.ch[TopicIMU], time.Unix(0, ns), &m); err != nil {
+			p.failLocked(err)
+			return first, n, inexact
+		}
+		p.imuN++
+		n++
+	}
+	return first, n, inexact
+}
+
+// Attach writes the run's JSON record as the rosorin.proof.record metadata record.
+func (p *ProofRecording) Attach(record []byte) error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return p.err
+	}
+	err := p.rec.WriteMetadata(ProofRecordMeta, map[string]string{"json": string(record)})
+	p.failLocked(err)
+	return err
+}
+
+// Err is the error that stopped the recording, or nil.
+func (p *ProofRecording) Err() error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// Close finishes the file (indexed, with statistics). Idempotent: a second Close returns nil.
+func (p *ProofRecording) Close() error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	rec := p.rec
+	p.rec = nil
+	if p.err == nil && rec == nil {
+		p.err = errors.New("recording closed")
+	}
+	p.mu.Unlock()
+	if rec == nil {
+		return nil
+	}
+	return rec.Close()
+}
+
+// ProofMessage is one message of a text channel: its log time and its text.
+type ProofMessage struct {
+	LogTime uint64
+	Text    string
+}
+
+// IMUPoint is one recorded judged sample.
+type IMUPoint struct {
+	T    float64 // the run's timeline (s)
+	Gyro [3]float64
+}
+
+// ProofFile is what a proof recording holds, read back.
+type ProofFile struct {
+	Meta   map[string]string // the rosorin.proof record
+	T0ns   int64
+	Events []ProofMessage
+	Inputs []ProofMessage
+	Lines  int                 // evidence lines (not kept: a re-judge does not read them)
+	IMU    map[uint32]IMUPoint // by MCAP sequence on /proof/imu
+	Record []byte              // the JSON record, nil when the run did not get to write it
+	Walk   mcapfile.Walk       // how the file ended (a cut file reads to the cut)
+}
+
+// Samples returns the n recorded samples from sequence first, or an error naming how many are missing.
+func (f *ProofFile) Samples(first, n uint32) ([]IMUPoint, error) {
+	if n > uint32(len(f.IMU)) {
+		return nil, fmt.Errorf("the judge read %d samples from #%d; the recording holds %d in all (cut or damaged file)", n, first, len(f.IMU))
+	}
+	out := make([]IMUPoint, n)
+	missing := 0
+	for i := range out {
+		s, ok := f.IMU[first+uint32(i)]
+		if !ok {
+			missing++
+		}
+		out[i] = s
+	}
+	if missing > 0 {
+		return nil, fmt.Errorf("%d of the %d samples the judge read (from #%d) are not in the recording (cut or damaged file)", missing, n, first)
+	}
+	return out, nil
+}
+
+// maxProofText bounds one text message a reader accepts (a hostile file could claim gigabytes).
+const maxProofText = 16 << 20
+
+// ReadProofRecording reads a proof recording (finished, or a cut .part: it reads to the cut). It fails on a
+// file that is not MCAP or not a proof recording; channels it does not know are skipped.
+func ReadProofRecording(r io.Reader) (*ProofFile, error) {
+	f := &ProofFile{IMU: map[uint32]IMUPoint{}, T0ns: math.MinInt64}
+	topics := map[uint16]string{}
+	var imu rosmsg.Imu
+	var str rosmsg.String
+	walk, err := mcapfile.Read(r, mcapfile.Visitor{
+		Channel: func(c *mcap.Channel) error {
+			topics[c.ID] = c.Topic
+			return nil
+		},
+		Metadata: func(m *mcap.Metadata) error {
+			switch m.Name {
+			case ProofMeta:
+				f.Meta = m.Metadata
+				t0, err := strconv.ParseInt(m.Metadata["t0_unix_ns"], 10, 64)
+				if err != nil {
+					return fmt.Errorf("metadata %s: t0_unix_ns %q is not a number", ProofMeta, m.Metadata["t0_unix_ns"])
+				}
+				f.T0ns = t0
+			case ProofRecordMeta:
+				f.Record = []byte(m.Metadata["json"])
+			}
+			return nil
+		},
+		Message: func(m *mcap.Message) error {
+			topic := topics[m.ChannelID]
+			switch topic {
+			case TopicEvents, TopicInputs, TopicLog:
+				if len(m.Data) > maxProofText {
+					return fmt.Errorf("%s message of %d bytes is larger than any proof writes", topic, len(m.Data))
+				}
+				if topic == TopicLog {
+					f.Lines++
+					return nil
+				}
+				if err := cdr.Unmarshal(m.Data, &str); err != nil {
+					return fmt.Errorf("%s message %d: %w", topic, m.Sequence, err)
+				}
+				pm := ProofMessage{LogTime: m.LogTime, Text: str.Data}
+				if topic == TopicEvents {
+					f.Events = append(f.Events, pm)
+				} else {
+					f.Inputs = append(f.Inputs, pm)
+				}
+			case TopicIMU:
+				if f.T0ns == math.MinInt64 {
+					return fmt.Errorf("IMU sample before the %s metadata record: not a proof recording", ProofMeta)
+				}
+				if err := cdr.Unmarshal(m.Data, &imu); err != nil {
+					return fmt.Errorf("%s message %d: %w", topic, m.Sequence, err)
+				}
+				v := imu.AngularVelocity
+				f.IMU[m.Sequence] = IMUPoint{T: SampleTime(f.T0ns, imu.Header.Stamp.Nanos()), Gyro: [3]float64{v.X, v.Y, v.Z}}
+			}
+			return nil
+		},
+	})
+	f.Walk = walk
+	if err != nil {
+		return nil, err
+	}
+	if f.Meta == nil {
+		return nil, fmt.Errorf("no %s metadata record: not a proof recording (a serial capture? try capture info)", ProofMeta)
+	}
+	return f, nil
+}
