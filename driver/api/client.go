@@ -28,26 +28,28 @@ var ErrNoDriver = errors.New("no driver")
 type Client struct {
 	path string
 	hc   *http.Client
+	// streams carries the long-lived streams, each on a connection of its own: a stream never reuses a
+	// pooled connection the driver may already have closed (a POST with a streamed body is not retried, so
+	// a reused dead connection failed the stream with "use of closed network connection" under load).
+	streams *http.Client
 }
 
 // NewClient returns a client of the socket at path.
 func NewClient(path string) *Client {
-	tr := &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", path)
-		},
-		MaxIdleConns:      4,
-		DisableKeepAlives: false,
+	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", path)
 	}
-	return &Client{path: path, hc: &http.Client{Transport: tr}}
+	tr := &http.Transport{DialContext: dial, MaxIdleConns: 4}
+	st := &http.Transport{DialContext: dial, DisableKeepAlives: true}
+	return &Client{path: path, hc: &http.Client{Transport: tr}, streams: &http.Client{Transport: st}}
 }
 
 // Path returns the socket path.
 func (c *Client) Path() string { return c.path }
 
 // CloseIdle closes idle connections.
-func (c *Client) CloseIdle() { c.hc.CloseIdleConnections() }
+func (c *Client) CloseIdle() { c.hc.CloseIdleConnections(); c.streams.CloseIdleConnections() }
 
 // url: the host part is ignored by the unix dialer; "rosorin" documents what it talks to.
 func url(route string) string { return "http://rosorin" + route }
@@ -247,7 +249,7 @@ func (c *Client) openStream(ctx context.Context, route string) (*lineStream, err
 	s := &lineStream{pw: pw, done: make(chan struct{}), enc: json.NewEncoder(pw)}
 	go func() {
 		defer close(s.done)
-		resp, err := c.hc.Do(req)
+		resp, err := c.streams.Do(req)
 		if err != nil {
 			s.err = c.wrapDial(err)
 			pr.CloseWithError(s.err)
