@@ -36,6 +36,8 @@ type Options struct {
 	// TestNoPdeathsig and TestDriverHoldsBoardEOF are the negative controls of the supervisor-death test.
 	TestNoPdeathsig, TestDriverHoldsBoardEOF bool
 	Log                                      *slog.Logger
+	// Contact is the driver's contact reflex mode (act, log, off; "" = the driver's default, act).
+	Contact string
 }
 
 // ErrWatchdog is returned for a negative watchdog timeout.
@@ -103,6 +105,9 @@ func ChildArgs(o Options, configs []string, lidarDev string, supervisorPID int) 
 	}
 	if o.TestDriverHoldsBoardEOF {
 		driver = append(driver, "--test-hold-board-eof")
+	}
+	if o.Contact != "" {
+		driver = append(driver, "--contact", o.Contact)
 	}
 	if lidarDev != "" {
 		reader = append([]string{"lidar-reader", "--lidar", lidarDev}, common...)
