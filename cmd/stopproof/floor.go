@@ -93,7 +93,7 @@ func openFloor(c *cli.Context, kind string) (*target.Session, error) {
 		CommandLine: fmt.Sprintf("stopproof %s: %s", version(), strings.Join(os.Args, " ")),
 		Sim:         c.Bool("sim"),
 		Simulated: target.SimConfig{BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed"), Fault: c.String("sim-fault"),
-			World: "floor", Room: c.String("sim-room")},
+			World: "floor", Room: c.String("sim-room"), Contact: c.String("sim-contact")},
 		Live: lc, Out: c.App.Writer,
 	})
 	if err != nil {
