@@ -240,7 +240,7 @@ func (r *loopState) onContactMatch(m contactMatch) {
 	}
 	now := r.clk.Now()
 	mode := c.mode(now)
-	ev := r.contactEvent(d.Event, mode)
+	ev := r.contactEvent(d.Event, mode, now)
 	if mode == contact.Act {
 		ev.Latched = true
 		r.trip(d.Event.Reason)
@@ -262,8 +262,8 @@ func (r *loopState) onContactMatch(m contactMatch) {
 
 func (r *loopState) up(t time.Time) float64 { return round3(t.Sub(r.start).Seconds()) }
 
-func (r *loopState) contactEvent(e contact.Event, mode contact.Mode) *api.ContactEvent {
-	ev := &api.ContactEvent{UptimeS: r.up(e.At), WheelsStartedS: r.up(e.CmdStart), Reason: e.Reason,
+func (r *loopState) contactEvent(e contact.Event, mode contact.Mode, now time.Time) *api.ContactEvent {
+	ev := &api.ContactEvent{UptimeS: r.up(now), MeasuredAtS: r.up(e.At), WheelsStartedS: r.up(e.CmdStart), Reason: e.Reason,
 		Commanded: round3(e.Commanded), Measured: round3(e.Measured), ForS: round3(e.For.Seconds()), Turn: e.Turn,
 		Mode: mode.String()}
 	for _, s := range e.Cmds {

@@ -62,8 +62,8 @@ func TestContactTripsAndStaysLatched(t *testing.T) {
 	fromStart := lc.UptimeS - lc.WheelsStartedS
 	t.Logf("%s; stop frame %.3f s after the first wheel frame; decided %.3f s after the gated command started; match %.3f ms (cpu %.3f)",
 		*st.EStop, after.Seconds(), fromStart, st.Contact.MatchMeanMS, st.Contact.MatchCPUMS)
-	if fromStart < 1.15 || fromStart > 1.45 {
-		t.Errorf("decided %.3f s after the wheels started; the constants give 1.25-1.35", fromStart)
+	if fromStart < 1.25 || fromStart > testkit.Bound(1600*time.Millisecond).Seconds() {
+		t.Errorf("decided %.3f s after the wheels started; the constants give 1.25-1.35 plus the scan's delivery", fromStart)
 	}
 	if after < 1100*time.Millisecond || after > testkit.Bound(1600*time.Millisecond) {
 		t.Errorf("stop frame %.3f s after the wheels started", after.Seconds())

@@ -51,9 +51,11 @@ type ContactState struct {
 
 // ContactEvent is one contact.
 type ContactEvent struct {
-	// UptimeS is when it was decided (driver uptime); WheelsStartedS when the gated command last became
-	// non-zero, so UptimeS - WheelsStartedS is the time from the wheels' start.
+	// UptimeS is when the driver decided it (and latched the e-stop, in act mode; driver uptime);
+	// MeasuredAtS the mid-sweep time of the odometry estimate that decided it; WheelsStartedS when the gated
+	// command last became non-zero, so UptimeS - WheelsStartedS is the time from the wheels' start.
 	UptimeS        float64 `json:"uptime_s"`
+	MeasuredAtS    float64 `json:"measured_at_s"`
 	WheelsStartedS float64 `json:"wheels_started_s"`
 	Reason         string  `json:"reason"`
 	Commanded      float64 `json:"commanded"`

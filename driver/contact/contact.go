@@ -459,7 +459,7 @@ func (m *Monitor) judge(te time.Time) Decision {
 		unit = "rad/s"
 	}
 	ev := Event{At: te, Turn: turn, Commanded: cmdV, Measured: measV, For: dur, CmdStart: m.cmdStart,
-		Reason: fmt.Sprintf("contact: commanded %.2f %s, measured %.2f %s for %.1f s", cmdV, unit, measV, unit, dur.Seconds())}
+		Reason: fmt.Sprintf("contact: commanded %.2f %s, measured %.2f %s for %.1f s", cmdV, unit, show(measV), unit, dur.Seconds())}
 	from := te.Add(-c.History)
 	for _, s := range m.cmds {
 		if !s.T.Before(from) && !s.T.After(te) {
@@ -527,4 +527,12 @@ func (m *Monitor) gyroMean(te time.Time) (float64, string) {
 	return s / float64(n), ""
 }
 
-func round(v float64) float64 { return math.Round(v*1000) / 1000 }
+func round(v float64) float64 { return math.Round(v*1000)/1000 + 0 }
+
+// show is v as the reason prints it: two decimals, never "-0.00".
+func show(v float64) float64 {
+	if math.Abs(v) < 0.005 {
+		return 0
+	}
+	return v
+}

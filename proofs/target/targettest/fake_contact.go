@@ -63,7 +63,7 @@ func (f *Fake) contactStep(ts time.Time, cmd [3]float64, wz float64, scanned boo
 	}
 	mode := c.effective(ts)
 	up := func(t time.Time) float64 { return t.Sub(c.start).Seconds() }
-	c.last = &api.ContactEvent{UptimeS: up(d.Event.At), WheelsStartedS: up(d.Event.CmdStart), Reason: d.Event.Reason,
+	c.last = &api.ContactEvent{UptimeS: up(ts), MeasuredAtS: up(d.Event.At), WheelsStartedS: up(d.Event.CmdStart), Reason: d.Event.Reason,
 		Commanded: d.Event.Commanded, Measured: d.Event.Measured, ForS: d.Event.For.Seconds(), Turn: d.Event.Turn,
 		Mode: mode.String(), Latched: mode == contact.Act}
 	if mode == contact.Act {
