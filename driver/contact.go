@@ -48,6 +48,7 @@ type contactReflex struct {
 	forever       bool // an "act" override without an end
 	last          *api.ContactEvent
 	loggedWhy     string
+	noScan        string // the scan gate holds a command: the reflex cannot judge (the why), "" otherwise
 }
 
 type contactScan struct {
@@ -195,6 +196,16 @@ func (r *loopState) contactTick(now time.Time, v motion.Twist) {
 	}
 	c.mon.Command(now, contact.Twist{VX: v.VX, VY: v.VY, WZ: v.WZ})
 	c.mon.Tick(now)
+	// A silent LiDAR: the scan gate holds the command, so the gated command is zero and the monitor would
+	// call it idle. It is not: the reflex has nothing to judge with, and says so.
+	c.noScan = ""
+	if r.gate.BlockReason(now) == motion.BlockNoScan {
+		age := "none since start"
+		if snap := r.gate.Snapshot(now); snap.ScanAge != nil {
+			age = fmt.Sprintf("none for %.1f s", snap.ScanAge.Seconds())
+		}
+		c.noScan = "cannot judge: no LiDAR scan (" + age + "); the scan gate holds the wheels"
+	}
 	r.logContactWhy()
 }
 
@@ -212,6 +223,9 @@ func (r *loopState) logContactWhy() {
 	why := ""
 	if len(st.Why) > 12 && st.Why[:12] == "cannot judge" {
 		why = st.Why
+	}
+	if c.noScan != "" {
+		why = "cannot judge: no LiDAR scan; the scan gate holds the wheels" // once, not per tenth of a second
 	}
 	if why == c.loggedWhy {
 		return
@@ -289,6 +303,9 @@ func (r *loopState) contactState(now time.Time) *api.ContactState {
 		Status: st.Why, Commanded: st.Commanded, Measured: st.Measured, Turn: st.Turn, Contacts: st.Contacts,
 		Estimates: st.Estimates, OdoFailures: st.OdoFailures, ScansDropped: c.scansDropped.Load(),
 		ResultsDropped: c.resultsDropped.Load()}
+	if c.noScan != "" {
+		cs.Status, cs.Judging = c.noScan, false
+	}
 	if c.configured == contact.Off {
 		cs.Status = "off (--contact off): no matcher, no judgement"
 	}

@@ -139,7 +139,7 @@ func TestContactStallOnTheFloor(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := contactOf(t, st)
-		if st.Estop != "" || !strings.Contains(st.Blocked, "no scan") || !strings.HasPrefix(c.Status, "cannot judge: no LiDAR odometry") {
+		if st.Estop != "" || !strings.Contains(st.Blocked, "no scan") || !strings.HasPrefix(c.Status, "cannot judge: no LiDAR") {
 			t.Fatalf("estop %q blocked %q contact %+v", st.Estop, st.Blocked, c)
 		}
 		if tr := s.Sim().Truth(); tr.TargetRPS != [4]float64{} {
