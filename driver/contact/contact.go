@@ -356,7 +356,11 @@ func (m *Monitor) judge(te time.Time) Decision {
 	mean, _, ok := m.cmdSpan(cEnd.Add(-c.Win), cEnd)
 	if !ok {
 		m.endStall()
-		m.set(false, "cannot judge: no command history yet")
+		if len(m.cmds) == 0 || m.cmdAt(te) == (Twist{}) {
+			m.set(false, "idle: no command")
+		} else {
+			m.set(false, "not judged: command settling")
+		}
 		return Decision{}
 	}
 	_, settle, ok := m.cmdSpan(cEnd.Add(-c.Settle), cEnd)
