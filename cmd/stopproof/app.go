@@ -169,6 +169,9 @@ func version() string {
 func open(c *cli.Context, kind string, noRespawn bool) (*target.Session, error) {
 	lc := target.DefaultLiveConfig()
 	lc.Socket, lc.Device, lc.ServiceStop, lc.ServiceStart = c.String("socket"), c.String("device"), c.String("service-stop"), c.String("service-start")
+	if err := checkSimContact(c); err != nil {
+		return nil, err
+	}
 	s, err := target.OpenSession(target.SessionConfig{
 		Kind: kind, EvidenceDir: c.String("evidence-dir"),
 		CommandLine: fmt.Sprintf("stopproof %s: %s", version(), strings.Join(os.Args, " ")),

@@ -85,6 +85,9 @@ Examples:
 func openFloor(c *cli.Context, kind string) (*target.Session, error) {
 	lc := target.DefaultLiveConfig()
 	lc.Socket, lc.Device, lc.ServiceStop, lc.ServiceStart = c.String("socket"), c.String("device"), c.String("service-stop"), c.String("service-start")
+	if err := checkSimContact(c); err != nil {
+		return nil, err
+	}
 	if c.String("sim-room") != "" && !c.Bool("sim") {
 		return nil, cli.Exit("--sim-room needs --sim", exitAbort)
 	}
