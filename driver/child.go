@@ -31,6 +31,8 @@ type ChildOptions struct {
 	// HoldBoardEOF hides the end of the board pipe until the process stops. TEST ONLY (see heldEOF).
 	HoldBoardEOF bool
 	Log          *slog.Logger // nil = slog.Default()
+	// Contact is the contact reflex's mode (Options.Contact).
+	Contact string
 }
 
 // SetupError is RunChild's error when the process was not started as a driver child (no board descriptors,
@@ -120,6 +122,7 @@ func runChildDriver(ctx context.Context, o ChildOptions, in io.Reader, out io.Wr
 	return Run(ctx, Options{
 		Config: cfg, BoardIn: in, BoardOut: out, Heartbeat: cio.heartbeat, SocketPath: o.Socket,
 		SupervisorPID: o.SupervisorPID, StateDir: o.StateDir, Log: log, StartLatched: cio.startLatched,
+		Contact: o.Contact,
 	})
 }
 

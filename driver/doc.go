@@ -18,9 +18,11 @@
 //	state.go      the state record (meters.go: its rates and tick timing)
 //	loopstate.go  the loop's state; params.go: the configuration in driver/motion's types
 //	disk.go       plugged.json and the battery log, written off the loop
+//	contact.go    the contact reflex: its scan matcher's goroutine, its trip (decision: driver/contact)
 //
 // One goroutine, the control loop, owns the gate and every counter; the others (board reader, board writer,
-// transport handlers, disk writer) talk to it over channels and never block it.
+// transport handlers, disk writer, the contact reflex's scan matcher) talk to it over channels and never
+// block it.
 //
 // Errata (differences from the seed):
 //   - Stamps on output messages are the driver's start wall time plus monotonic time since start, so a wall
@@ -29,6 +31,8 @@
 //     gave "estop topic"): the first reason says who pressed it.
 //   - Enabling does not move an arm (the arm is out of scope).
 //   - A bad velocity command stops the wheels (the seed would have raised inside rclpy).
+//   - The contact reflex (chapter 19's rosorin-contact, a DDS node there) runs inside the driver and trips
+//     through the loop's own trip path; a contact latch is cleared only by reset (docs/contact.md).
 //   - A restart does not clear an e-stop: a driver started after one that crashed, was killed, hung, lost the
 //     board or exited latched starts latched (Options.StartLatched).
 package driver

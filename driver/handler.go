@@ -34,6 +34,8 @@ type request struct {
 	reason string
 	at     time.Time
 	reply  chan response // nil: no answer wanted
+
+	contact api.ContactRequest // reqContactMode (contact.go)
 }
 
 type response struct {
@@ -131,7 +133,9 @@ func (r *loopState) Scan(p api.Peer, s *api.Scan, stream bool) {
 	if scanSender(p, r.o.SupervisorPID) != nil {
 		return
 	}
-	_, _ = r.call(request{kind: reqScan, peer: p, at: r.clk.Now(), on: stream})
+	at := r.clk.Now()
+	_, _ = r.call(request{kind: reqScan, peer: p, at: at, on: stream})
+	r.cr.feed(s, at) // the contact reflex's matcher, off the loop (contact.go)
 	r.publish(api.TopicScan, s)
 }
 
@@ -226,6 +230,8 @@ func (r *loopState) onRequest(q request) {
 		}
 	case reqState:
 		res.state = r.state(now)
+	case reqContactMode:
+		res.reply = r.onContactMode(q, now)
 	}
 	if q.reply != nil {
 		q.reply <- res

@@ -29,6 +29,7 @@ type loopState struct {
 
 	out  *boardWriter
 	disk *diskWriter
+	cr   *contactReflex // the contact reflex (contact.go); its monitor is the loop's
 
 	tick        time.Duration
 	refresh     time.Duration

@@ -44,6 +44,12 @@ type Options struct {
 	// exited latched: a restart must not clear an e-stop, nor let enable work without a reset after a crash.
 	// The first start of a service is not latched.
 	StartLatched string
+	// Contact is the contact reflex's mode: "act" (latch the e-stop; "" is act), "log" (report only) or
+	// "off" (driver/contact, docs/contact.md).
+	Contact string
+
+	// testContactSlow, TEST ONLY: every scan match takes at least this long (the slow-matcher tick test).
+	testContactSlow time.Duration
 }
 
 // Clock is the driver's time source. The real one is time.Now (which carries the monotonic reading every

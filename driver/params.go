@@ -8,6 +8,7 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/charger"
 	"github.com/rosorin/rosorin/driver/config"
+	"github.com/rosorin/rosorin/driver/contact"
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/protocol/board"
 )
@@ -25,6 +26,7 @@ type params struct {
 	charger  charger.Config
 	estopKey int
 	rateHz   float64
+	contact  contact.Config
 
 	imuFrame, odomFrame, baseFrame string
 	summary                        api.ConfigSummary
@@ -34,7 +36,7 @@ func defaultParams() params {
 	return params{
 		limits: motion.DefaultLimits(), geom: motion.DefaultGeometry(), odom: motion.DefaultOdomConfig(),
 		calib: motion.DefaultGyroCalibConfig(), bias: motion.DefaultGyroBiasConfig(), imu: motion.DefaultIMUCalib(),
-		pad: motion.DefaultPadConfig(), charger: charger.DefaultConfig(), estopKey: 1, rateHz: 50,
+		pad: motion.DefaultPadConfig(), charger: charger.DefaultConfig(), estopKey: 1, rateHz: 50, contact: contact.DefaultConfig(),
 		imuFrame: "imu_link", odomFrame: "odom", baseFrame: "base_link",
 	}
 }
@@ -53,6 +55,7 @@ func paramsFrom(c config.Config) (params, error) {
 	p.pad = c.PadConfig()
 	p.estopKey = c.EStopKey
 	p.rateHz = c.ControlRateHz
+	p.contact = c.ContactConfig()
 	p.imuFrame, p.odomFrame, p.baseFrame = c.IMUFrameID, c.OdomFrameID, c.BaseFrameID
 	return finishParams(p)
 }
@@ -60,6 +63,9 @@ func paramsFrom(c config.Config) (params, error) {
 // finishParams derives the dependent values and refuses configurations the board could not honour.
 func finishParams(p params) (params, error) {
 	if err := p.limits.Validate(); err != nil {
+		return p, err
+	}
+	if err := p.contact.Validate(); err != nil {
 		return p, err
 	}
 	if !(p.rateHz >= 10 && p.rateHz <= 500) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/contact"
 	"github.com/rosorin/rosorin/driver/heartbeat"
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/protocol/board"
@@ -39,7 +40,15 @@ func start(o Options) (*loopState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("driver start: configuration: %w", err)
 	}
+	mode, err := contact.ParseMode(o.Contact)
+	if err != nil {
+		return nil, fmt.Errorf("driver start: %w", err)
+	}
 	r := newLoopState(o, p)
+	if r.cr, err = newContactReflex(mode, p.contact); err != nil {
+		return nil, fmt.Errorf("driver start: %w", err)
+	}
+	r.cr.slow = o.testContactSlow
 	if o.SocketPath != "" {
 		srv, err := api.Listen(o.SocketPath, r, o.Log)
 		if err != nil {
@@ -61,6 +70,9 @@ func (r *loopState) run(ctx context.Context) error {
 	}()
 	r.out = newBoardWriter(r.o.BoardOut)
 	r.disk = newDiskWriter(r.log)
+	if err := r.cr.startMatcher(); err != nil {
+		r.log.Error("contact reflex: the scan matcher did not start; the reflex cannot judge", "err", err)
+	}
 	r.loadPlugged()
 	if e := r.gate.Status().EStop; e != "" {
 		r.log.Warn("E-STOP latched at start: "+e+"; motion stays off until reset (rosorin-base reset), then enable",
@@ -69,7 +81,8 @@ func (r *loopState) run(ctx context.Context) error {
 	r.log.Info("driver running; motion DISABLED until enable",
 		"socket", r.o.SocketPath, "state_dir", r.o.StateDir, "pid", os.Getpid(),
 		"max_linear", r.p.limits.MaxLinear, "max_angular", r.p.limits.MaxAngular,
-		"cmd_timeout", r.p.limits.CmdTimeout, "scan_timeout", r.p.limits.ScanTimeout, "rate_hz", r.p.rateHz)
+		"cmd_timeout", r.p.limits.CmdTimeout, "scan_timeout", r.p.limits.ScanTimeout, "rate_hz", r.p.rateHz,
+		"contact", r.cr.configured.String())
 
 	err := r.loop(rctx)
 
@@ -101,6 +114,7 @@ func (r *loopState) run(ctx context.Context) error {
 	case <-time.After(200 * time.Millisecond):
 	}
 	r.disk.close()
+	r.cr.stopMatcher()
 	if err == nil && stopErr != nil && ctx.Err() == nil {
 		err = stopErr
 	}
@@ -135,6 +149,8 @@ func (r *loopState) loop(ctx context.Context) error {
 			r.onBoard(b)
 		case q := <-r.reqs:
 			r.onRequest(q)
+		case m := <-r.cr.results:
+			r.onContactMatch(m)
 		case <-tk.C():
 			r.onTick(r.clk.Now())
 			// After the tick, from this goroutine: a loop stuck anywhere (in a tick, a request, a board batch)
@@ -166,6 +182,7 @@ func (r *loopState) onTick(now time.Time) {
 	r.applyPad(pr, now)
 
 	v := r.gate.Step(now, dt)
+	r.contactTick(now, v)
 	r.logScanGate(now)
 	od := r.odom.Update(now, v)
 	r.publish(api.TopicOdom, r.odomMsg(od))

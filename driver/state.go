@@ -31,6 +31,7 @@ func (r *loopState) state(now time.Time) api.State {
 		Publishers:       r.publisherList(now),
 		Loop:             r.jitter.stats(r.p.rateHz),
 		Config:           r.p.summary,
+		Contact:          r.contactState(now),
 	}
 	for i, b := range s.GyroBiasDPS {
 		s.GyroBiasDPS[i] = float64(int64(b*1e4+sign(b)*0.5)) / 1e4

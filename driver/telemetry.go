@@ -64,6 +64,7 @@ func (r *loopState) onIMU(m board.IMU, at time.Time) {
 		r.malformed++
 		return
 	}
+	r.contactGyro(at, s.Gyro[2])
 	r.publish(api.TopicIMU, &api.IMU{
 		Stamp: r.wall(at), FrameID: r.p.imuFrame,
 		AngularVelocity: s.Gyro, LinearAcceleration: s.Accel,

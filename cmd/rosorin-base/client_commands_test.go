@@ -88,7 +88,7 @@ func startCLIStack(t *testing.T, bin string) *cliStack {
 	}
 	st := &cliStack{sim: s, sock: filepath.Join(dir, "base.sock"), log: &testkit.LockedBuffer{}}
 	svc := exec.Command(bin, "run", "--device", s.BoardPath(), "--lidar", s.LidarPath(), "--socket", st.sock,
-		"--config", cfg, "--state-dir", filepath.Join(dir, "state"))
+		"--config", cfg, "--state-dir", filepath.Join(dir, "state"), "--contact", "log") // the stand: every spin is a contact
 	svc.Env = clientEnv()
 	svc.Stdout, svc.Stderr = st.log, st.log
 	svc.WaitDelay = 2 * time.Second

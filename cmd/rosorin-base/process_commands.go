@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/rosorin/rosorin/driver/contact"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/driver"
@@ -51,6 +53,7 @@ func runCommand() *cli.Command {
 				Usage: "TEST ONLY: start the driver without its parent-death signal (negative control of the supervisor-death test)"},
 			&cli.BoolFlag{Name: "test-driver-holds-board-eof", Hidden: true,
 				Usage: "TEST ONLY: the driver ignores the end of its board pipe (so the parent-death signal is its only news of the supervisor's death)"},
+			contactFlag(),
 			&cli.DurationFlag{Name: "driver-watchdog", Value: supervisor.DefaultWatchdogTimeout,
 				Usage: "a driver whose control loop sends no heartbeat for this long is hung: stop frame, SIGKILL, restart latched (0 = off: a hung driver leaves the wheels turning)"},
 		}, captureFlags(false)...),
@@ -59,7 +62,10 @@ func runCommand() *cli.Command {
 				Socket: c.String("socket"), StateDir: c.String("state-dir"), NoLidarRespawn: c.Bool("no-lidar-respawn"),
 				RestartDelay: c.Duration("restart-delay"), Watchdog: c.Duration("driver-watchdog"),
 				TestNoPdeathsig: c.Bool("test-no-pdeathsig"), TestDriverHoldsBoardEOF: c.Bool("test-driver-holds-board-eof"),
-				Log: service.ProcLogger("supervisor"),
+				Log: service.ProcLogger("supervisor"), Contact: c.String("contact"),
+			}
+			if _, err := contact.ParseMode(o.Contact); err != nil {
+				return cli.Exit("rosorin-base run: --contact: "+err.Error(), 2)
 			}
 			if c.IsSet("config") {
 				o.Configs = c.StringSlice("config")
@@ -84,6 +90,11 @@ func runCommand() *cli.Command {
 
 func ptr[T any](v T) *T { return &v }
 
+func contactFlag() cli.Flag {
+	return &cli.StringFlag{Name: "contact", Value: "act",
+		Usage: "the contact reflex (wheels commanded, the LiDAR odometry sees no motion): act (latch the e-stop), log (report only) or off; docs/contact.md"}
+}
+
 func driverCommand() *cli.Command {
 	return &cli.Command{
 		Name:   "driver",
@@ -93,12 +104,13 @@ func driverCommand() *cli.Command {
 			socketFlag(), configFlag(), stateDirFlag(),
 			&cli.IntFlag{Name: "supervisor-pid", Usage: "the supervisor's pid, for the state record"},
 			&cli.BoolFlag{Name: "test-hold-board-eof", Hidden: true, Usage: "TEST ONLY: see run --test-driver-holds-board-eof"},
+			contactFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			err := driver.RunChild(c.Context, driver.ChildOptions{
 				Socket: c.String("socket"), Configs: c.StringSlice("config"), StateDir: c.String("state-dir"),
 				SupervisorPID: c.Int("supervisor-pid"), HoldBoardEOF: c.Bool("test-hold-board-eof"),
-				Log: service.ProcLogger("driver"),
+				Log: service.ProcLogger("driver"), Contact: c.String("contact"),
 			})
 			switch {
 			case driver.IsSetupError(err):

@@ -47,6 +47,8 @@ func targetFlags() []cli.Flag {
 		&cli.StringFlag{Name: "sim-fault", Category: sectionTarget,
 			Usage: "hand a fault to the simulated robot: NAME at each path's trigger (cleared after the judge; ignore-motor is the broken stop every path must FAIL on), NAME@start from the start"},
 		&cli.Int64Flag{Name: "sim-seed", Value: 1, Category: sectionTarget, Usage: "the simulated robot's noise seed"},
+		&cli.StringFlag{Name: "sim-contact", Category: sectionTarget,
+			Usage: "the simulated robot's contact reflex: act (default), log or off (off: the contact path's negative control, must FAIL)"},
 		&cli.StringFlag{Name: "base-bin", Category: sectionTarget,
 			Usage: "rosorin-base binary for --sim (default: built from the source tree when run inside it, so the tree's driver is proven and never an installed copy; else next to stopproof, else $PATH); the binary used is printed and recorded"},
 		&cli.StringFlag{Name: "evidence-dir", Value: filepath.Join("reports", "evidence"), Category: sectionOutput,
@@ -168,12 +170,15 @@ func version() string {
 func open(c *cli.Context, kind string, noRespawn bool) (*target.Session, error) {
 	lc := target.DefaultLiveConfig()
 	lc.Socket, lc.Device, lc.ServiceStop, lc.ServiceStart = c.String("socket"), c.String("device"), c.String("service-stop"), c.String("service-start")
+	if err := checkSimContact(c); err != nil {
+		return nil, err
+	}
 	s, err := target.OpenSession(target.SessionConfig{
 		Kind: kind, EvidenceDir: c.String("evidence-dir"),
 		CommandLine: fmt.Sprintf("stopproof %s: %s", version(), strings.Join(os.Args, " ")),
 		Sim:         c.Bool("sim"),
 		Simulated: target.SimConfig{BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed"), Fault: c.String("sim-fault"),
-			NoLidarRespawn: noRespawn},
+			NoLidarRespawn: noRespawn, Contact: c.String("sim-contact")},
 		Live: lc, Out: c.App.Writer, Record: recordWanted(c),
 	})
 	if err != nil {

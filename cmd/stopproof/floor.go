@@ -85,6 +85,9 @@ Examples:
 func openFloor(c *cli.Context, kind string) (*target.Session, error) {
 	lc := target.DefaultLiveConfig()
 	lc.Socket, lc.Device, lc.ServiceStop, lc.ServiceStart = c.String("socket"), c.String("device"), c.String("service-stop"), c.String("service-start")
+	if err := checkSimContact(c); err != nil {
+		return nil, err
+	}
 	if c.String("sim-room") != "" && !c.Bool("sim") {
 		return nil, cli.Exit("--sim-room needs --sim", exitAbort)
 	}
@@ -93,7 +96,7 @@ func openFloor(c *cli.Context, kind string) (*target.Session, error) {
 		CommandLine: fmt.Sprintf("stopproof %s: %s", version(), strings.Join(os.Args, " ")),
 		Sim:         c.Bool("sim"),
 		Simulated: target.SimConfig{BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed"), Fault: c.String("sim-fault"),
-			World: "floor", Room: c.String("sim-room")},
+			World: "floor", Room: c.String("sim-room"), Contact: c.String("sim-contact")},
 		Live: lc, Out: c.App.Writer,
 	})
 	if err != nil {

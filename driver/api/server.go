@@ -276,6 +276,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /v1/estop", s.postEStop)
 	mux.HandleFunc("POST /v1/enable", s.postEnable)
 	mux.HandleFunc("POST /v1/reset", s.postReset)
+	mux.HandleFunc("POST /v1/contact", s.postContact)
 	mux.HandleFunc("POST /v1/scan", s.postScan)
 	return s.middleware(mux)
 }

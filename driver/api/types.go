@@ -21,7 +21,7 @@ const (
 )
 
 // Topics lists every output topic.
-var Topics = []string{TopicState, TopicIMU, TopicScan, TopicBattery, TopicOdom, TopicGamepad}
+var Topics = []string{TopicState, TopicIMU, TopicScan, TopicBattery, TopicOdom, TopicGamepad, TopicContact}
 
 // Twist is one velocity command in base_link (geometry_msgs/Twist on cmd_vel, planar part): VX forward m/s,
 // VY left m/s, WZ counter-clockwise rad/s. On the wire it is {"vx":..,"vy":..,"wz":..}; ParseTwist also takes
@@ -412,4 +412,6 @@ type State struct {
 	Publishers []Publisher   `json:"publishers"`
 	Loop       LoopStats     `json:"loop"`
 	Config     ConfigSummary `json:"config"`
+	// Contact is the contact reflex's status (driver/contact), null when the driver has none.
+	Contact *ContactState `json:"contact,omitempty"`
 }

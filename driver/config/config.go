@@ -80,6 +80,18 @@ type Config struct {
 	// LidarRespawn restarts a dead reader process after LidarRespawnDelayS.
 	LidarRespawn       bool    `yaml:"lidar_respawn"`
 	LidarRespawnDelayS float64 `yaml:"lidar_respawn_delay_s"`
+
+	// The contact reflex (driver/contact, chapter 19's contact_monitor.py): the command delayed by
+	// ContactLag (s) and averaged over ContactWin (s); judged when at least ContactVMin (m/s) or, turning,
+	// ContactWMin (rad/s) for ContactSettle (s); a stall under ContactRatio of the command for ContactHold
+	// (s) is a contact.
+	ContactLag    float64 `yaml:"contact_lag"`
+	ContactWin    float64 `yaml:"contact_win"`
+	ContactVMin   float64 `yaml:"contact_v_min"`
+	ContactWMin   float64 `yaml:"contact_w_min"`
+	ContactSettle float64 `yaml:"contact_settle"`
+	ContactRatio  float64 `yaml:"contact_ratio"`
+	ContactHold   float64 `yaml:"contact_hold"`
 }
 
 // Default returns chapter 11's parameter table (the code defaults, not the running values) plus the LiDAR
@@ -128,6 +140,14 @@ func Default() Config {
 		ReopenAfterSilenceS: 2.0,
 		LidarRespawn:        true,
 		LidarRespawnDelayS:  2.0,
+
+		ContactLag:    0.2,
+		ContactWin:    0.3,
+		ContactVMin:   0.08,
+		ContactWMin:   0.3,
+		ContactSettle: 0.5,
+		ContactRatio:  0.15,
+		ContactHold:   0.3,
 	}
 }
 

@@ -38,6 +38,8 @@ func TestDefaultsAreTheParameterTable(t *testing.T) {
 		"lidar_device": "/dev/lidar", "lidar_frame_id": "laser", "clockwise": true, "angle_offset_deg": 0.0,
 		"range_min": 0.12, "range_max": 8.0, "reopen_after_silence_s": 2.0,
 		"lidar_respawn": true, "lidar_respawn_delay_s": 2.0,
+		"contact_lag": 0.2, "contact_win": 0.3, "contact_v_min": 0.08, "contact_w_min": 0.3, "contact_settle": 0.5,
+		"contact_ratio": 0.15, "contact_hold": 0.3,
 	}
 	v := reflect.ValueOf(c)
 	if len(want) != len(fields) {

@@ -38,6 +38,8 @@ type Options struct {
 	TestNoPdeathsig, TestDriverHoldsBoardEOF bool
 	// Capture, when set (--capture DIR), makes the supervisor and the LiDAR reader record their ports.
 	Capture *capture.SegmentOptions
+	// Contact is the driver's contact reflex mode (act, log, off; "" = the driver's default, act).
+	Contact string
 	Log     *slog.Logger
 }
 
@@ -113,6 +115,9 @@ func ChildArgs(o Options, configs []string, lidarDev string, supervisorPID int) 
 	}
 	if o.TestDriverHoldsBoardEOF {
 		driver = append(driver, "--test-hold-board-eof")
+	}
+	if o.Contact != "" {
+		driver = append(driver, "--contact", o.Contact)
 	}
 	if lidarDev != "" {
 		reader = append(append([]string{"lidar-reader", "--lidar", lidarDev}, common...), captureArgs(o.Capture)...)

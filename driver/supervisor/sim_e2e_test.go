@@ -31,7 +31,8 @@ func startSimStack(t *testing.T, args ...string) (*sim.Sim, *service, *api.Clien
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	svc := startService(t, dir, s.BoardPath(), append([]string{"--lidar", s.LidarPath()}, args...)...)
+	// --contact log: on the stand every spin is a contact (docs/contact.md); these tests are about the supervisor.
+	svc := startService(t, dir, s.BoardPath(), append([]string{"--lidar", s.LidarPath(), "--contact", "log"}, args...)...)
 	return s, svc, api.NewClient(svc.socket)
 }
 

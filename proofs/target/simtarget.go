@@ -36,6 +36,8 @@ type SimConfig struct {
 	TruthPath string
 	// NoLidarRespawn passes --no-lidar-respawn to rosorin-base run (the scan-gate check's negative control).
 	NoLidarRespawn bool
+	// Contact, when set, is rosorin-base run's --contact (act, log, off: the contact path's negative control).
+	Contact string
 	// BaseLog receives the supervisor's and the driver's output ("" = a file in the temporary folder,
 	// deleted with it).
 	BaseLog string
@@ -201,6 +203,9 @@ func (s *SimTarget) startBase() error {
 		"--state-dir", filepath.Join(s.dir, "state")}
 	if s.cfg.NoLidarRespawn {
 		args = append(args, "--no-lidar-respawn")
+	}
+	if s.cfg.Contact != "" {
+		args = append(args, "--contact", s.cfg.Contact)
 	}
 	cmd := exec.Command(s.bin.Path, args...)
 	cmd.Stdout, cmd.Stderr = s.log, s.log

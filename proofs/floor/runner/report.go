@@ -83,6 +83,8 @@ type Report struct {
 	Evidence     string `json:"evidence_log,omitempty"`
 	// ScansDropped counts scans the runner did not take in time (the feed's queue was full).
 	ScansDropped int `json:"scans_dropped"`
+	// Contact counts the driver's contact reflex's false trips (contact.go).
+	Contact *ContactCount `json:"contact_reflex,omitempty"`
 
 	motions []Motion
 	rows    []row

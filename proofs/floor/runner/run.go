@@ -37,6 +37,7 @@ type runner struct {
 	covered     float64 // m the last leg covered, when it was a forward leg (0 otherwise)
 	coveredAt   float64 // m/s: that forward leg's speed
 	stopProof   string  // set when the proof must stop itself: why
+	contact     ContactCount
 }
 
 func (r *runner) printf(format string, args ...any) {
@@ -142,6 +143,7 @@ func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Repo
 			r.ev.Logf("result: %s", b)
 		}
 		r.rep.Results = append(r.rep.Results, res)
+		r.noteContact(ctx, res.Name) // contact.go
 		r.ev.Flush()
 	}
 	switch {
@@ -341,6 +343,7 @@ func (r *runner) summary() {
 		r.printf("%s", r.rep.Aborted)
 	}
 	r.printf("%s", r.rep.ResultLine())
+	r.printf("%s", r.contactLine()) // contact.go
 	if !r.rep.TeardownOK {
 		r.printf("TEARDOWN: %s", r.rep.Teardown)
 	}

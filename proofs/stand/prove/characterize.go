@@ -99,9 +99,15 @@ func Characterize(ctx context.Context, t target.Target, phases []CharPhase, o Op
 		r.printf("%s", cr.Aborted)
 		return cr, nil
 	}
-	if _, err := r.waitDriver(ctx, 0); err != nil {
+	st, err := r.waitDriver(ctx, 0)
+	if err != nil {
 		return stopped("no driver ready", err)
 	}
+	var total time.Duration
+	for _, ph := range phases {
+		total += ph.Dur
+	}
+	r.contactLogFor(ctx, st, total+time.Minute) // contact.go
 	rec, err := t.RecordIMU(ctx)
 	if err != nil {
 		return stopped("IMU stream", err)

@@ -38,6 +38,9 @@ type Rule struct {
 	// the last state that still showed the scan stale, with Options.ScanLossQuiet of quiet instead of 2 s,
 	// and judges the release (the Spec's Release line) with stand.ReleaseCheck.
 	ScanGate bool
+	// Contact is the contact path's rule: no trigger of the proof's own; the driver's contact reflex must
+	// latch the e-stop (contact.go). Every other path runs with the reflex in log mode.
+	Contact bool
 }
 
 // Spec is one stop path of the stand proof; Step one run of it.
@@ -69,6 +72,9 @@ var Paths = stoppath.Table[Rule]{
 	{Name: string(Gamepad), Label: "gamepad button",
 		Help: "a gamepad button other than MODE (the sim presses it; on a robot you are asked to)",
 		At:   stoppath.Once(Fwd02, after), Trigger: stoppath.PressButton},
+	{Name: string(Contact), Label: "contact reflex",
+		Help: "none of its own: with the wheels in the air the LiDAR sees no motion, and the driver's contact reflex must latch the e-stop (within 2.5 s of the wheels' start)",
+		At:   stoppath.Once(Fwd02, after), Trigger: awaitContact, Rule: Rule{Contact: true}},
 }
 
 // ParsePaths reads a comma-separated list of paths ("deadman,estop,kill", or "all") into the steps to run,

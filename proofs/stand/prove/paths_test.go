@@ -14,20 +14,20 @@ import (
 	"github.com/rosorin/rosorin/proofs/target/targettest"
 )
 
-// withContact is the stand table plus a path no other code knows: the contact reflex's e-stop, at fwd 0.2
+// withBumper is the stand table plus a path no other code knows (a bumper's e-stop), at fwd 0.2
 // after every other path. Nothing but this entry and its trigger function is added.
-func withContact() stoppath.Table[Rule] {
-	return append(slices.Clone(Paths), Spec{Name: "contact", Label: "contact reflex", Help: "the contact reflex's e-stop",
+func withBumper() stoppath.Table[Rule] {
+	return append(slices.Clone(Paths), Spec{Name: "bumper", Label: "bumper", Help: "a bumper's e-stop",
 		At: stoppath.Once(Fwd02, after+1), Trigger: func(ctx context.Context, f stoppath.Firing) error {
-			return f.Act("contact reflex e-stop", func() error { return f.Target().Estop(ctx) })
+			return f.Act("bumper e-stop", func() error { return f.Target().Estop(ctx) })
 		}})
 }
 
 // A new path is one table entry plus its trigger: it parses, is scheduled, runs, is judged, and has its row
 // in the table and its line in the help; and the negative control fails it.
 func TestANewPathIsOneTableEntry(t *testing.T) {
-	table := withContact()
-	steps, err := table.Parse("contact,estop")
+	table := withBumper()
+	steps, err := table.Parse("bumper,estop")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,14 +35,14 @@ func TestANewPathIsOneTableEntry(t *testing.T) {
 	for _, s := range steps {
 		titles = append(titles, s.Title())
 	}
-	if got, want := strings.Join(titles, "|"), "estop fwd 0.2|estop fwd 0.35|estop rot 1.0|contact fwd 0.2"; got != want {
+	if got, want := strings.Join(titles, "|"), "estop fwd 0.2|estop fwd 0.35|estop rot 1.0|bumper fwd 0.2"; got != want {
 		t.Errorf("schedule %s, want %s", got, want)
 	}
-	if !strings.Contains(table.Help(), "contact   at fwd 0.2: the contact reflex's e-stop") || !strings.Contains(table.List(), ",gamepad,contact") {
+	if !strings.Contains(table.Help(), "bumper    at fwd 0.2: a bumper's e-stop") || !strings.Contains(table.List(), ",contact,bumper") {
 		t.Errorf("help does not name the new path:\n%s\n%s", table.Help(), table.List())
 	}
-	if _, err := ParsePaths("contact"); err == nil {
-		t.Error("the stand table without the entry accepted contact")
+	if _, err := ParsePaths("bumper"); err == nil {
+		t.Error("the stand table without the entry accepted bumper")
 	}
 	for _, c := range []struct {
 		opt  targettest.Options
@@ -58,17 +58,17 @@ func TestANewPathIsOneTableEntry(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(rep.Results) != 1 || rep.Results[0].Outcome != c.want || rep.Planned != 1 {
-				t.Fatalf("contact: %+v, want one %s line", rep.Results, c.want)
+				t.Fatalf("bumper: %+v, want one %s line", rep.Results, c.want)
 			}
 			res := rep.Results[0]
-			if res.Path != "contact" || !strings.HasPrefix(res.Line, "contact reflex, fwd 0.2") {
+			if res.Path != "bumper" || !strings.HasPrefix(res.Line, "bumper, fwd 0.2") {
 				t.Errorf("line %q", res.Line)
 			}
 			var tb strings.Builder
 			if err := rep.WriteTable(&tb); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(tb.String(), "| contact reflex") || strings.Contains(tb.String(), "estop request") {
+			if !strings.Contains(tb.String(), "| bumper") || strings.Contains(tb.String(), "estop request") {
 				t.Errorf("table:\n%s", tb.String())
 			}
 		})

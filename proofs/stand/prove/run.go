@@ -36,6 +36,7 @@ type runner struct {
 	rep   *Report
 
 	scanTimeout time.Duration
+	contactSaid bool      // the contact reflex was put in log mode (contact.go)
 	serviceDown bool      // the service was stopped by a path and not started again yet
 	lagMS       []float64 // driver stamp to receipt, every driver IMU sample of every path (ms)
 }
@@ -249,6 +250,7 @@ func (r *runner) teardown() {
 		defer r.watch.Close()
 	}
 	r.ev.Logf("teardown: start")
+	r.contactRestore(ctx)
 	if r.fault != nil {
 		if err := r.fault.Clear(ctx); err != nil {
 			r.ev.Logf("teardown: clearing the fault: %v", err)

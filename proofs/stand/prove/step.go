@@ -80,6 +80,9 @@ func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
 		return nil, fmt.Errorf("no driver to prove: %v", err)
 	}
 	p.before, p.startPid = st, st.Pids.Driver
+	if err := p.contactMode(ctx, st); err != nil { // contact.go: log mode for the drive paths
+		return nil, err
+	}
 	if st.Estop != "" {
 		// Left by a path that could not reset (its own timeout): this path needs the wheels free.
 		r.ev.Logf("e-stop latched before the path (%s): reset", st.Estop)

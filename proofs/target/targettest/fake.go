@@ -50,6 +50,8 @@ type Options struct {
 	// ObstacleAt, on the floor, puts a box this far (m) ahead of the robot at each trigger (the guard's
 	// negative control); 0: none.
 	ObstacleAt float64
+	// Contact is the driver's contact reflex mode: "" or "act", "log", "off" (fake_contact.go).
+	Contact string
 }
 
 // The stand is the sim's (its IMU rate, wheel lag, still noise and vibration fit, its kinematics) and the
@@ -110,7 +112,8 @@ type Fake struct {
 	calls    []string
 	maxWheel float64 // the highest wheel speed ever, for tests
 
-	floor *floorModel // nil on the stand
+	floor *floorModel  // nil on the stand
+	ct    *fakeContact // the current driver's contact reflex (fake_contact.go)
 }
 
 // NewFake builds a fake robot on clock.
@@ -137,6 +140,7 @@ func NewFake(clock target.Clock, opt Options) *Fake {
 func (f *Fake) newDriver() {
 	f.gate = motion.NewGate(limits(f.opt.MaxLinear))
 	f.gate.Sensed(f.lastScan)
+	f.ct = newFakeContact(f.opt.Contact, f.t)
 }
 
 func (f *Fake) pid() int { f.nextPid += 7; return f.nextPid }
@@ -160,9 +164,11 @@ func (f *Fake) step(ts time.Time) {
 	if !f.readerUp && !f.readerBackAt.IsZero() && !ts.Before(f.readerBackAt) {
 		f.readerUp, f.readerPid, f.readerStart, f.readerBackAt = true, f.pid(), ts, time.Time{}
 	}
+	scanned := false
 	if f.readerUp && f.serviceUp && ts.Sub(f.readerStart) >= readerFirst && ts.Sub(f.lastScan) >= scanPeriod {
 		f.lastScan = ts
 		f.gate.Sensed(ts)
+		scanned = true
 	}
 	// The driver's gate decides the command; a dead driver's supervisor (or stop-motors) wrote a stop frame.
 	rps := 0.0
@@ -185,6 +191,7 @@ func (f *Fake) step(ts time.Time) {
 	f.maxWheel = math.Max(f.maxWheel, f.wheel)
 	sd := math.Hypot(sim.GyroStillStd, sim.VibrationStd(f.wheel))
 	g := [3]float64{sd * f.rng.NormFloat64(), sd * f.rng.NormFloat64(), wz + sim.GyroZStd*f.rng.NormFloat64()}
+	f.contactStep(ts, cmd, g[2], scanned)
 	for _, r := range f.recs {
 		if r.board || (f.driverUp && r.pid == f.driverPid) {
 			src := target.SourceDriver
@@ -264,6 +271,9 @@ type fakeState struct {
 	Publishers int         `json:"publishers"`
 	Pids       target.Pids `json:"pids"`
 	WheelRPS   float64     `json:"fake_wheel_rps"`
+	UptimeS    float64     `json:"uptime_s"`
+	// Contact is the driver's contact reflex (fake_contact.go).
+	Contact *api.ContactState `json:"contact,omitempty"`
 }
 
 // State reports the model's state.
@@ -278,7 +288,7 @@ func (f *Fake) State(ctx context.Context) (target.State, error) {
 			st.Pids.LidarReader = 0
 		}
 		fs := fakeState{Enabled: st.Enabled, Plugged: st.Plugged, ScanAge: &st.ScanAge, Publishers: st.Publishers,
-			Pids: st.Pids, WheelRPS: math.Round(f.wheel*1000) / 1000}
+			Pids: st.Pids, WheelRPS: math.Round(f.wheel*1000) / 1000, UptimeS: f.uptime(now), Contact: f.contactState(now)}
 		if st.Estop != "" {
 			fs.Estop = &st.Estop
 		}
