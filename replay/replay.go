@@ -76,6 +76,8 @@ func (c Comparison) String() string {
 	switch {
 	case c.Same():
 		s += "; identical"
+	case c.Recorded == 0:
+		s += "; the recording has no host-to-device frames to compare with (a passive recording sees rx only)"
 	case c.FirstDiff >= 0:
 		s += fmt.Sprintf("; first difference at frame %d: recorded %s, written %s", c.FirstDiff, orNone(c.RecordedAt), orNone(c.WrittenAt))
 	default:
@@ -153,7 +155,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 		}()
 	}
-	ptys := map[*Stream]*capture.PTY{}
+	ptys := map[uint16]*capture.PTY{} // by channel id: Each's streams are its own
 	devices := map[string]string{}
 	var wr []*written
 	var readers sync.WaitGroup
@@ -170,7 +172,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err != nil {
 			return res, err
 		}
-		ptys[s] = p
+		ptys[s.ID] = p
 		devices[s.Device] = link
 		w := &written{stream: s}
 		wr = append(wr, w)
@@ -245,7 +247,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 				}
 				return nil
 			}
-			p := ptys[m.Stream]
+			p, ok := ptys[m.Stream.ID]
+			if !ok {
+				return nil
+			}
 			due := wall.Add(time.Duration(float64(rel-o.Start) / o.Rate))
 			if d := time.Until(due); d > 0 {
 				t := time.NewTimer(d)

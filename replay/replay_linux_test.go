@@ -1,0 +1,200 @@
+package replay
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/capture/mcapfile"
+	"github.com/rosorin/rosorin/driver/port"
+	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/protocol/board"
+)
+
+// synthetic writes a board capture of n messages of 16 bytes (the index first), recorded at times i*7 ms
+// plus a jitter of 0-2 ms, with tx, and returns the file and each message's offset from the first.
+func synthetic(t *testing.T, n int) (string, []time.Duration) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "syn.mcap")
+	rec, err := mcapfile.Create(path, mcapfile.Options{Metadata: map[string]string{"baud": "1000000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rx, err := rec.RawChannel(capture.RawTopic(capture.Board, capture.FromDevice), "board")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1_800_000_000, 0)
+	rel := make([]time.Duration, n)
+	for i := 0; i < n; i++ {
+		rel[i] = time.Duration(i)*7*time.Millisecond + time.Duration(i%3)*time.Millisecond
+		b := make([]byte, 16)
+		binary.LittleEndian.PutUint32(b, uint32(i))
+		if err := rec.Write(rx, t0.Add(rel[i]), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path, rel
+}
+
+// arrivals opens dev and records when each 16-byte message's first byte arrived, until n came or stop.
+type arrivals struct {
+	mu    sync.Mutex
+	at    []time.Time
+	bytes int
+	bad   error
+}
+
+func (a *arrivals) follow(f *os.File, n int, done chan<- struct{}) {
+	defer close(done)
+	buf := make([]byte, 4096)
+	for {
+		k, err := f.Read(buf)
+		now := time.Now()
+		a.mu.Lock()
+		for i := 0; i < k; i++ {
+			off := a.bytes + i
+			if off%16 == 0 {
+				a.at = append(a.at, now)
+			}
+			if off%16 < 4 && buf[i] != byte(uint32(off/16)>>(8*(off%16))) {
+				a.bad = errors.New("bytes out of order")
+			}
+		}
+		a.bytes += k
+		full := len(a.at) >= n && a.bytes >= 16*n
+		a.mu.Unlock()
+		if err != nil || full {
+			return
+		}
+	}
+}
+
+// TestReplayTiming: recorded reads come out of the pty at the recorded offsets, scaled by the rate.
+func TestReplayTiming(t *testing.T) {
+	n := 150
+	path, rel := synthetic(t, n)
+	for _, rate := range []float64{1, 2} {
+		dir := t.TempDir()
+		var a arrivals
+		done := make(chan struct{})
+		var dev *os.File
+		res, err := Run(context.Background(), Options{File: path, Dir: dir, Rate: rate, Hold: 50 * time.Millisecond,
+			Ready: func(devs map[string]string) {
+				var err error
+				if dev, err = port.Open(devs["ttyACM0"], port.Options{Baud: 1_000_000, KeepInput: true}); err != nil {
+					t.Error(err)
+					close(done)
+					return
+				}
+				go a.follow(dev, n, done)
+			}})
+		<-done
+		if dev != nil {
+			dev.Close()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.bad != nil || len(a.at) != n || res.Messages != uint64(n) || res.Dropped != 0 {
+			t.Fatalf("rate %v: %d of %d messages arrived (%v), replay says %d messages, %d dropped", rate, len(a.at), n, a.bad, res.Messages, res.Dropped)
+		}
+		errs := make([]time.Duration, n)
+		for i := range errs {
+			want := time.Duration(float64(rel[i]) / rate)
+			e := a.at[i].Sub(a.at[0]) - want
+			errs[i] = time.Duration(math.Abs(float64(e)))
+		}
+		sort.Slice(errs, func(i, j int) bool { return errs[i] < errs[j] })
+		t.Logf("rate %v, %d messages over %s: |arrival - recorded offset/rate| p50 %s p99 %s max %s; latest write %s behind schedule",
+			rate, n, time.Duration(float64(rel[n-1])/rate), testkit.Ms(errs[n/2]), testkit.Ms(errs[n*99/100]), testkit.Ms(errs[n-1]), testkit.Ms(res.MaxLate))
+		if p99 := errs[n*99/100]; p99 > testkit.Bound(20*time.Millisecond) {
+			t.Errorf("rate %v: timing error p99 %s, bound 20 ms", rate, testkit.Ms(p99))
+		}
+	}
+}
+
+// TestReplayWindowAndCut: --start/--end play only their window; a cut file plays to its cut; bad options
+// and files without raw streams are refused with a reason.
+func TestReplayWindowAndCut(t *testing.T) {
+	path, _ := synthetic(t, 100) // offsets 0 .. 694 ms
+	res, err := Run(context.Background(), Options{File: path, Dir: t.TempDir(), Start: 350 * time.Millisecond,
+		End: 500 * time.Millisecond, Rate: 20, Hold: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// messages with 350 ms <= offset <= 500 ms: i*7 + i%3 in that range
+	want := 0
+	for i := 0; i < 100; i++ {
+		if o := i*7 + i%3; o >= 350 && o <= 500 {
+			want++
+		}
+	}
+	if res.Messages != uint64(want) {
+		t.Errorf("window played %d messages, want %d", res.Messages, want)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.mcap")
+	if err := os.WriteFile(cut, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Run(context.Background(), Options{File: cut, Dir: t.TempDir(), Rate: 50, Hold: time.Millisecond})
+	if err != nil || res.Recording.Cut == nil || res.Messages == 0 || res.Messages >= 100 {
+		t.Errorf("cut file: err %v, cut %v, %d messages", err, res.Recording.Cut, res.Messages)
+	}
+	for name, o := range map[string]Options{
+		"rate":   {File: path, Dir: t.TempDir(), Rate: -1},
+		"window": {File: path, Dir: t.TempDir(), Start: time.Second, End: time.Millisecond},
+		"start":  {File: path, Dir: t.TempDir(), Start: time.Hour},
+		"file":   {File: filepath.Join(t.TempDir(), "none.mcap"), Dir: t.TempDir()},
+	} {
+		if _, err := Run(context.Background(), o); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	// a capture with only decoded channels: nothing to replay
+	only := filepath.Join(t.TempDir(), "imu.mcap")
+	rec, err := mcapfile.Create(only, mcapfile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := rec.MessageChannel("/imu", "sensor_msgs/msg/Imu")
+	_ = rec.WriteMessage(c, time.Now(), capture.IMUMessage(time.Now(), board.IMU{}))
+	rec.Close()
+	if _, err := Run(context.Background(), Options{File: only, Dir: t.TempDir()}); !errors.Is(err, ErrNoStreams) {
+		t.Errorf("decoded-only file: err %v, want ErrNoStreams", err)
+	}
+}
+
+// TestCompareBoard: the comparison finds the first differing frame and counts frames per function; the
+// same stream compares equal.
+func TestCompareBoard(t *testing.T) {
+	fwd, _ := board.EncodeWheelRPS([4]float64{1, 1, -1, -1})
+	stop := board.StopFrame()
+	a := append(append(append([]byte(nil), fwd...), fwd...), stop...)
+	if c := CompareBoard("/serial/board/tx", a, a); !c.Same() || c.Recorded != 3 {
+		t.Fatalf("same stream: %s", c)
+	}
+	b := append(append(append([]byte(nil), fwd...), stop...), stop...)
+	c := CompareBoard("/serial/board/tx", a, b)
+	if c.Same() || c.FirstDiff != 1 || c.ByFunc["motor"] != [2]int{3, 3} {
+		t.Fatalf("differing stream: %+v\n%s", c, c)
+	}
+	if c := CompareBoard("t", a, a[:len(a)-len(stop)]); c.Same() || c.FirstDiff != -1 || c.Written != 2 {
+		t.Fatalf("prefix: %s", c)
+	}
+}
