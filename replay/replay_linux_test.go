@@ -51,6 +51,24 @@ func (a *arrivals) follow(f *os.File, n int, done chan<- struct{}) {
 	}
 }
 
+// timingErrors returns |arrival_i - rel_i/rate - median offset|, sorted: the median removes the constant
+// from the test's reader start.
+func timingErrors(at []time.Time, rel []time.Duration, rate float64) []time.Duration {
+	off := make([]time.Duration, len(at))
+	for i := range at {
+		off[i] = at[i].Sub(at[0]) - time.Duration(float64(rel[i])/rate)
+	}
+	med := append([]time.Duration(nil), off...)
+	sort.Slice(med, func(i, j int) bool { return med[i] < med[j] })
+	m := med[len(med)/2]
+	errs := make([]time.Duration, len(off))
+	for i := range off {
+		errs[i] = time.Duration(math.Abs(float64(off[i] - m)))
+	}
+	sort.Slice(errs, func(i, j int) bool { return errs[i] < errs[j] })
+	return errs
+}
+
 // TestReplayTiming: recorded reads come out of the pty at the recorded offsets, scaled by the rate.
 func TestReplayTiming(t *testing.T) {
 	n := 150
@@ -80,17 +98,17 @@ func TestReplayTiming(t *testing.T) {
 		if a.bad != nil || len(a.at) != n || res.Messages != uint64(n) || res.Dropped != 0 {
 			t.Fatalf("rate %v: %d of %d messages arrived (%v), replay says %d messages, %d dropped", rate, len(a.at), n, a.bad, res.Messages, res.Dropped)
 		}
-		errs := make([]time.Duration, n)
-		for i := range errs {
-			want := time.Duration(float64(rel[i]) / rate)
-			e := a.at[i].Sub(a.at[0]) - want
-			errs[i] = time.Duration(math.Abs(float64(e)))
-		}
-		sort.Slice(errs, func(i, j int) bool { return errs[i] < errs[j] })
-		t.Logf("rate %v, %d messages over %s: |arrival - recorded offset/rate| p50 %s p99 %s max %s; latest write %s behind schedule",
+		errs := timingErrors(a.at, rel, rate)
+		t.Logf("rate %v, %d messages over %s: |arrival - recorded offset/rate - median offset| p50 %s p99 %s max %s; latest write %s behind schedule",
 			rate, n, time.Duration(float64(rel[n-1])/rate), testkit.Ms(errs[n/2]), testkit.Ms(errs[n*99/100]), testkit.Ms(errs[n-1]), testkit.Ms(res.MaxLate))
-		if p99 := errs[n*99/100]; p99 > testkit.Bound(20*time.Millisecond) {
-			t.Errorf("rate %v: timing error p99 %s, bound 20 ms", rate, testkit.Ms(p99))
+		// Generous: the replay's clock is time.Timer on a shared 2-core VM (load 6-11 while other tests run).
+		if p50, p99 := errs[n/2], errs[n*99/100]; p50 > testkit.Bound(10*time.Millisecond) || p99 > testkit.Bound(50*time.Millisecond) {
+			t.Errorf("rate %v: timing error p50 %s p99 %s, bounds 10 and 50 ms", rate, testkit.Ms(p50), testkit.Ms(p99))
+		}
+		if rate == 2 { // negative control: the same arrivals judged at the wrong rate must fail the bounds
+			if e := timingErrors(a.at, rel, 1); e[n*99/100] <= testkit.Bound(50*time.Millisecond) {
+				t.Errorf("judged at rate 1, the rate-2 arrivals have p99 error %s: the judge cannot tell", testkit.Ms(e[n*99/100]))
+			}
 		}
 	}
 }
