@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -184,5 +185,65 @@ func TestCompareBoard(t *testing.T) {
 	}
 	if c := CompareBoard("t", a, a[:len(a)-len(stop)]); c.Same() || c.FirstDiff != -1 || c.Written != 2 {
 		t.Fatalf("prefix: %s", c)
+	}
+}
+
+// TestReplayCompareAndOut: a program that writes back exactly the recorded tx compares identical; one that
+// writes a different frame is reported at that frame; --out holds what it wrote.
+func TestReplayCompareAndOut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rt.mcap")
+	rec, err := mcapfile.Create(path, mcapfile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rx, _ := rec.RawChannel(capture.RawTopic(capture.Board, capture.FromDevice), "board")
+	tx, _ := rec.RawChannel(capture.RawTopic(capture.Board, capture.ToDevice), "board")
+	fwd, _ := board.EncodeWheelRPS([4]float64{1, 1, -1, -1})
+	t0 := time.Unix(1_800_000_000, 0)
+	for i := 0; i < 10; i++ {
+		_ = rec.Write(rx, t0.Add(time.Duration(i)*5*time.Millisecond), board.EncodeIMU(board.IMU{}))
+		_ = rec.Write(tx, t0.Add(time.Duration(i)*5*time.Millisecond+time.Millisecond), fwd)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		write []byte
+		same  bool
+	}{
+		{"same", bytes.Repeat(fwd, 10), true},
+		{"differs", append(bytes.Repeat(fwd, 3), board.StopFrame()...), false},
+	} {
+		out := filepath.Join(t.TempDir(), "out.mcap")
+		res, err := Run(context.Background(), Options{File: path, Dir: t.TempDir(), Compare: true, Out: out, Hold: 200 * time.Millisecond,
+			Ready: func(devs map[string]string) {
+				f, err := port.Open(devs["ttyACM0"], port.Options{Baud: 1_000_000})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				go func() { defer f.Close(); _, _ = f.Write(tc.write); time.Sleep(300 * time.Millisecond) }()
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Compared) != 1 || res.Compared[0].Same() != tc.same || !tc.same && res.Compared[0].FirstDiff != 3 {
+			t.Fatalf("%s: %+v", tc.name, res.Compared)
+		}
+		info, err := mcapfile.DescribeFile(out, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n uint64
+		for _, c := range info.Channels {
+			if c.Topic == "/serial/board/tx" {
+				n = c.Bytes
+			}
+		}
+		if n != uint64(len(tc.write)) {
+			t.Errorf("%s: --out holds %d bytes, the program wrote %d", tc.name, n, len(tc.write))
+		}
+		t.Logf("%s: %s", tc.name, res.Compared[0])
 	}
 }
