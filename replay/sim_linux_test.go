@@ -222,3 +222,105 @@ func TestReplayIntoRosorinBase(t *testing.T) {
 	}
 	t.Logf("replay: %d passes, %d messages, max lateness %s; %s", r.res.Passes, r.res.Messages, r.res.MaxLate, r.res.Compared[0])
 }
+
+// TestTapBetweenSimAndDriver: `capture tap` between the sim's board and a real `rosorin-base run`: the
+// driver runs on the tap's link as on the device, and the capture holds both directions with the decoded
+// IMU and the twist of the driver's motor frames.
+func TestTapBetweenSimAndDriver(t *testing.T) {
+	bin, err := testkit.Binary("./cmd/rosorin-base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	s, err := sim.Start(context.Background(), sim.Config{Dir: filepath.Join(dir, "sim"), World: "stand", Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	link, out := filepath.Join(dir, "tap-board"), filepath.Join(dir, "tap.mcap")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		res capture.TapResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := capture.Tap(ctx, capture.TapOptions{Device: s.BoardPath(), Link: link, Out: out, Kind: capture.Board})
+		done <- result{r, err}
+	}()
+	if err := testkit.Eventually(testkit.Bound(5*time.Second), func() error { _, err := os.Stat(link); return err }); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "base.sock")
+	cfg := filepath.Join(dir, "base.yaml")
+	if err := os.WriteFile(cfg, []byte("rosorin_board_driver:\n  ros__parameters: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := &testkit.LockedBuffer{}
+	cmd := exec.Command(bin, "run", "--device", link, "--lidar", s.LidarPath(), "--socket", sock, "--config", cfg,
+		"--state-dir", filepath.Join(dir, "state"))
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	stopDriver := func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-waited:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-waited
+		}
+	}
+	defer func() {
+		if cmd.ProcessState == nil {
+			stopDriver()
+		}
+		if t.Failed() {
+			t.Logf("rosorin-base log:\n%s", log.String())
+		}
+	}()
+	cl := api.NewClient(sock)
+	var st api.State
+	err = testkit.Eventually(testkit.Bound(15*time.Second), func() error {
+		c, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		var err error
+		if st, err = cl.State(c); err != nil {
+			return err
+		}
+		if st.BatteryMV == 0 || st.Link.IMUHz < 90 {
+			return fmt.Errorf("battery %d mV, imu %.1f Hz", st.BatteryMV, st.Link.IMUHz)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("driver through the tap: %v", err)
+	}
+	stopDriver() // its stop path writes to the board through the tap too
+	cancel()
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	info, err := mcapfile.DescribeFile(out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uint64{}
+	for _, c := range info.Channels {
+		got[c.Topic] = c.Messages
+		if c.SeqGaps != 0 {
+			t.Errorf("%s: %d sequence gaps", c.Topic, c.SeqGaps)
+		}
+	}
+	if info.Ended != mcapfile.EndClean || got["/imu"] < 50 || got["/battery"] == 0 || got["/serial/board/tx"] == 0 ||
+		got["/wheel_twist"] == 0 || r.res.Unrecorded != 0 {
+		t.Fatalf("capture: ended %s, messages %v, unrecorded %d", info.Ended, got, r.res.Unrecorded)
+	}
+	t.Logf("driver through the tap: battery %d mV, imu %.1f Hz; capture %v; relayed %d bytes to the driver, %d to the board (%v)",
+		st.BatteryMV, st.Link.IMUHz, got, r.res.ToHost, r.res.ToDevice, r.res.SummaryTx.ByFunc)
+}
