@@ -1,10 +1,12 @@
 package capture
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
@@ -22,6 +24,54 @@ type PTY struct {
 	Master    *os.File // what the client writes is read here; what is written here the client reads
 	slave     *os.File
 	once      sync.Once
+	ino       *os.File
+	inoDone   chan struct{}
+	clients   atomic.Int32
+}
+
+// Clients is the number of open descriptors of the slave other than the PTY's own (an inotify watch
+// counts opens and closes). Like cdc-acm, which delivers nothing while the tty is closed, writers skip
+// the master while it is 0, so a program that opens the device later never reads stale bytes.
+func (p *PTY) Clients() int { return int(p.clients.Load()) }
+
+// watchClients counts opens and closes of the slave by others (our own open happened before the watch);
+// a first client's open also flushes what slipped into the slave before it was counted.
+func (p *PTY) watchClients() error {
+	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("inotify: %w", err)
+	}
+	if _, err := unix.InotifyAddWatch(fd, p.SlaveName, unix.IN_OPEN|unix.IN_CLOSE_WRITE|unix.IN_CLOSE_NOWRITE); err != nil {
+		unix.Close(fd)
+		return fmt.Errorf("inotify watch %s: %w", p.SlaveName, err)
+	}
+	p.ino = os.NewFile(uintptr(fd), "inotify")
+	p.inoDone = make(chan struct{})
+	go func() {
+		defer close(p.inoDone)
+		buf := make([]byte, 4096)
+		for {
+			n, err := p.ino.Read(buf)
+			if err != nil {
+				return
+			}
+			for off := 0; off+unix.SizeofInotifyEvent <= n; {
+				mask := binary.NativeEndian.Uint32(buf[off+4:])
+				off += unix.SizeofInotifyEvent + int(binary.NativeEndian.Uint32(buf[off+12:]))
+				switch {
+				case mask&unix.IN_OPEN != 0:
+					if p.clients.Add(1) == 1 {
+						_ = unix.IoctlSetInt(int(p.slave.Fd()), unix.TCFLSH, unix.TCIFLUSH)
+					}
+				case mask&(unix.IN_CLOSE_WRITE|unix.IN_CLOSE_NOWRITE) != 0:
+					if p.clients.Add(-1) < 0 {
+						p.clients.Store(0)
+					}
+				}
+			}
+		}
+	}()
+	return nil
 }
 
 // OpenPTY creates a pty with its slave raw at baud and points link at it (atomically: a rename over an
@@ -52,6 +102,10 @@ func OpenPTY(link string, baud int) (*PTY, error) {
 		p.Close()
 		return nil, fmt.Errorf("pty slave raw mode: %w", err)
 	}
+	if err := p.watchClients(); err != nil {
+		p.Close()
+		return nil, err
+	}
 	tmp := filepath.Join(filepath.Dir(link), "."+filepath.Base(link)+".tmp")
 	_ = os.Remove(tmp)
 	if err := os.Symlink(p.SlaveName, tmp); err != nil {
@@ -71,6 +125,10 @@ func (p *PTY) Close() error {
 	p.once.Do(func() {
 		if t, err := os.Readlink(p.Link); err == nil && t == p.SlaveName {
 			_ = os.Remove(p.Link)
+		}
+		if p.ino != nil {
+			_ = p.ino.Close()
+			<-p.inoDone
 		}
 		_ = p.Master.Close()
 		_ = p.slave.Close()

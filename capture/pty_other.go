@@ -18,5 +18,8 @@ func OpenPTY(link string, baud int) (*PTY, error) {
 	return nil, errors.New("capture: ptys for tap and replay are only supported on Linux")
 }
 
+// Clients is 0.
+func (p *PTY) Clients() int { return 0 }
+
 // Close does nothing.
 func (p *PTY) Close() error { return nil }

@@ -32,10 +32,10 @@ type TapOptions struct {
 
 // TapResult is what a tap relayed and recorded.
 type TapResult struct {
-	ToHost, ToDevice      uint64 // bytes relayed each way
+	ToHost, ToDevice      uint64 // bytes read from each side (ToHost includes NoProgram)
 	ReadsRx, ReadsTx      uint64 // reads each way (one message each)
-	DroppedRx, DroppedTx  uint64 // bytes a full relay queue dropped (0 when the program keeps up)
 	Unrecorded            uint64 // reads the full recorder queue did not record (0 unless the disk stalled)
+	NoProgram             uint64 // device bytes recorded, not relayed: no program had the link open
 	Why                   string // why it stopped
 	RecordErr             error  // the recorder's error (a full disk): relaying went on without it
 	FirstRelay, LastRelay time.Time
@@ -66,7 +66,9 @@ func TapMain(o TapOptions) (TapResult, error) {
 // with a non-blocking send (a stalled disk costs recording, counted in Unrecorded, never relaying). A relay
 // does wait for the other side: a program that stops reading fills the pty, then the queue, then the
 // device reader stops reading and the device's own buffer fills, as without the tap (cdc-acm throttles a
-// reader that does not keep up); nothing is dropped inside the tap.
+// reader that does not keep up); nothing is dropped inside the tap. While no program has the link open the
+// device's bytes are recorded and not relayed (NoProgram), so a program that opens it later never reads
+// stale bytes.
 func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 	var res TapResult
 	log := o.Log
@@ -185,9 +187,14 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 			}
 		}
 	}
-	writer := func(f *os.File, in chan []byte) {
+	var noProgram atomic.Uint64
+	writer := func(f *os.File, in chan []byte, skip func() bool) {
 		defer writers.Done()
 		for b := range in {
+			if skip != nil && skip() {
+				noProgram.Add(uint64(len(b))) // as cdc-acm delivers nothing while the tty is closed
+				continue
+			}
 			if _, err := f.Write(b); err != nil {
 				select {
 				case <-done:
@@ -222,8 +229,8 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 	writers.Add(2)
 	go reader(dev, FromDevice, toHost, &res.ToHost, &res.ReadsRx)
 	go reader(p.Master, ToDevice, toDev, &res.ToDevice, &res.ReadsTx)
-	go writer(p.Master, toHost)
-	go writer(dev, toDev)
+	go writer(p.Master, toHost, func() bool { return p.Clients() == 0 })
+	go writer(dev, toDev, nil)
 	select {
 	case <-ctx.Done():
 		stop("signal")
@@ -238,14 +245,14 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 	writers.Wait()
 	close(recQ)
 	<-recDone
-	res.Unrecorded = unrecorded.Load()
+	res.Unrecorded, res.NoProgram = unrecorded.Load(), noProgram.Load()
 	res.DecodedRx, res.DecodedTx = decs[0].Written, decs[1].Written
 	res.SummaryRx, res.SummaryTx = decs[0].Summary(), decs[1].Summary()
 	if err := rec.Close(); err != nil {
 		return res, err
 	}
-	fmt.Fprintf(log, "capture tap: %s; %d bytes to the program (%d reads), %d to the device (%d reads), unrecorded reads %d; written to %s\n",
-		res.Why, res.ToHost, res.ReadsRx, res.ToDevice, res.ReadsTx, res.Unrecorded, o.Out)
+	fmt.Fprintf(log, "capture tap: %s; %d bytes from the device (%d reads, %d of the bytes while no program had the link open), %d to the device (%d reads), unrecorded reads %d; written to %s\n",
+		res.Why, res.ToHost, res.ReadsRx, res.NoProgram, res.ToDevice, res.ReadsTx, res.Unrecorded, o.Out)
 	if res.RecordErr != nil {
 		return res, res.RecordErr
 	}

@@ -72,6 +72,35 @@ func pingLatency(t *testing.T, w io.Writer, r io.Reader, n, size int, seed uint3
 	return lat
 }
 
+// waitRelaying writes probe bytes from the device until one reaches the program (the tap relays once its
+// inotify watch has counted the program's open; before, the bytes are recorded only), then drains the
+// program's side. What it wrote is appended to sent: the capture holds all of it.
+func waitRelaying(t *testing.T, dev, host *os.File, sent *bytes.Buffer) {
+	t.Helper()
+	buf := make([]byte, 256)
+	deadline := time.Now().Add(testkit.Bound(5 * time.Second))
+	for {
+		if _, err := dev.Write([]byte{0x5a}); err != nil {
+			t.Fatal(err)
+		}
+		sent.WriteByte(0x5a)
+		_ = host.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+		if n, _ := host.Read(buf); n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no byte reached the program through the tap")
+		}
+	}
+	for {
+		_ = host.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+		if n, err := host.Read(buf); n == 0 || err != nil {
+			break
+		}
+	}
+	_ = host.SetReadDeadline(time.Time{})
+}
+
 // TestTapRelaysAndRecordsEverything: a long known stream each way at once through the tap at 1,000,000
 // baud termios, then paced chunks each way one at a time; every byte arrives in order, none is dropped,
 // and the capture holds both streams exactly with consecutive sequence numbers. It logs throughput and the
@@ -100,6 +129,8 @@ func TestTapRelaysAndRecordsEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer host.Close()
+	var sentDown, sentUp bytes.Buffer
+	waitRelaying(t, devM, host, &sentDown)
 
 	size := 4 << 20
 	if testkit.RaceEnabled {
@@ -109,7 +140,6 @@ func TestTapRelaysAndRecordsEverything(t *testing.T) {
 		size = v << 20
 	}
 	down, up := pattern(1, size), pattern(2, size)
-	var sentDown, sentUp bytes.Buffer
 	t0 := time.Now()
 	errs := make(chan error, 4)
 	copyOut := func(w io.Writer, b []byte) { _, err := w.Write(b); errs <- err }
@@ -177,7 +207,8 @@ func TestTapRelaysAndRecordsEverything(t *testing.T) {
 	if r.res.Unrecorded != 0 {
 		t.Fatalf("%d reads unrecorded", r.res.Unrecorded)
 	}
-	if r.res.ToHost != uint64(sentDown.Len()) || r.res.ToDevice != uint64(sentUp.Len()) || r.res.Why != "signal" {
+	if r.res.ToHost != uint64(sentDown.Len()) || r.res.ToDevice != uint64(sentUp.Len()) || r.res.Why != "signal" ||
+		r.res.NoProgram >= uint64(sentDown.Len()-size) {
 		t.Fatalf("tap relayed %d/%d bytes, test sent %d/%d; why %q", r.res.ToHost, r.res.ToDevice, sentDown.Len(), sentUp.Len(), r.res.Why)
 	}
 	// The capture: both streams exactly, consecutive sequence numbers, a clean end.
@@ -252,5 +283,70 @@ func TestTapRefusesHeldDevice(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "l")); !os.IsNotExist(err) {
 		t.Fatalf("refused tap left a link: %v", err)
+	}
+}
+
+// TestTapNoStaleBytesAfterReopen: what the device sends while the program has the link closed is recorded
+// but never reaches the program when it opens the link again (as cdc-acm delivers nothing while closed).
+func TestTapNoStaleBytesAfterReopen(t *testing.T) {
+	devM, devPath := devicePair(t)
+	dir := t.TempDir()
+	link, out := filepath.Join(dir, "ttyACM0"), filepath.Join(dir, "tap.mcap")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan TapResult, 1)
+	go func() {
+		r, err := Tap(ctx, TapOptions{Device: devPath, Link: link, Out: out, Kind: Board})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	if err := testkit.Eventually(testkit.Bound(3*time.Second), func() error { _, err := os.Stat(link); return err }); err != nil {
+		t.Fatal(err)
+	}
+	var sent bytes.Buffer
+	host, err := port.Open(link, port.Options{Baud: 1_000_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRelaying(t, devM, host, &sent)
+	host.Close()
+	time.Sleep(100 * time.Millisecond) // the close reaches the watch
+	stale := bytes.Repeat([]byte{0xee}, 20000)
+	if _, err := devM.Write(stale); err != nil {
+		t.Fatal(err)
+	}
+	sent.Write(stale)
+	time.Sleep(100 * time.Millisecond)
+	host, err = port.Open(link, port.Options{Baud: 1_000_000, KeepInput: true}) // keep whatever waits: there must be none
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	var probes bytes.Buffer
+	waitRelaying(t, devM, host, &probes)
+	sent.Write(probes.Bytes())
+	fresh := []byte("fresh")
+	if _, err := devM.Write(fresh); err != nil {
+		t.Fatal(err)
+	}
+	sent.Write(fresh)
+	got := make([]byte, len(fresh))
+	_ = host.SetReadDeadline(time.Now().Add(testkit.Bound(2 * time.Second)))
+	if _, err := io.ReadFull(host, got); err != nil || !bytes.Equal(got, fresh) {
+		t.Fatalf("after reopening the program read % x (%v), want %q: stale bytes got through", got, err, fresh)
+	}
+	cancel()
+	r := <-done
+	if r.NoProgram < uint64(len(stale)) || r.ToHost != uint64(sent.Len()) {
+		t.Fatalf("no-program bytes %d (stale %d), read from the device %d, sent %d", r.NoProgram, len(stale), r.ToHost, sent.Len())
+	}
+	info, err := mcapfile.DescribeFile(out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Channels[0].Topic != "/serial/board/rx" || info.Channels[0].Bytes != uint64(sent.Len()) {
+		t.Fatalf("capture rx %s %d bytes, device sent %d", info.Channels[0].Topic, info.Channels[0].Bytes, sent.Len())
 	}
 }
