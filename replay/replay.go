@@ -28,7 +28,9 @@ type Options struct {
 	Out        string        // record what the program writes back into this MCAP file ("" : not recorded)
 	Compare    bool          // compare what the program writes with the recorded tx stream
 	Hold       time.Duration // keep the ptys open this long after the last pass (the program's last writes)
-	Log        io.Writer
+	// WaitProgram starts the clock when a program first opens one of the ptys, not at once.
+	WaitProgram bool
+	Log         io.Writer
 	// Ready is called once the ptys exist, with each device's path by name (ttyACM0, lidar).
 	Ready func(devices map[string]string)
 }
@@ -37,9 +39,10 @@ type Options struct {
 type Result struct {
 	Recording *Recording
 	Passes    int
-	Messages  uint64        // rx messages written to the ptys
-	Bytes     uint64        // rx bytes written
+	Messages  uint64        // rx messages played (their time came)
+	Bytes     uint64        // rx bytes written to the ptys
 	Dropped   uint64        // bytes a pty refused (nobody reading for 100 ms): counted, the clock goes on
+	NoProgram uint64        // bytes not written because no program had that pty open (as cdc-acm)
 	MaxLate   time.Duration // the latest a write went out after its scheduled time
 	Written   map[string]uint64
 	Compared  []Comparison
@@ -221,6 +224,23 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Ready != nil {
 		o.Ready(devices)
 	}
+	if o.WaitProgram {
+		fmt.Fprintf(log, "capture replay: waiting for a program to open %v\n", devices)
+		for open := false; !open; {
+			for _, p := range ptys {
+				open = open || p.Clients() > 0
+			}
+			if open {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				res.Why = "signal"
+				return res, nil
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}
 	// recorded tx bytes per kind, from the first pass's window, for the comparison
 	recordedTx := map[capture.Kind][]byte{}
 	txTopic := map[capture.Kind]string{}
@@ -266,11 +286,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			if late := time.Since(due); late > res.MaxLate {
 				res.MaxLate = late
 			}
+			res.Messages++
+			if p.Clients() == 0 {
+				res.NoProgram += uint64(len(m.Data))
+				return nil
+			}
 			_ = p.Master.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
 			n, _ := p.Master.Write(m.Data)
 			res.Dropped += uint64(len(m.Data) - n)
 			res.Bytes += uint64(n)
-			res.Messages++
 			return nil
 		})
 		f.Close()

@@ -79,7 +79,7 @@ func TestReplayTiming(t *testing.T) {
 		var a arrivals
 		done := make(chan struct{})
 		var dev *os.File
-		res, err := Run(context.Background(), Options{File: path, Dir: dir, Rate: rate, Hold: 50 * time.Millisecond,
+		res, err := Run(context.Background(), Options{File: path, Dir: dir, Rate: rate, Hold: 50 * time.Millisecond, WaitProgram: true,
 			Ready: func(devs map[string]string) {
 				var err error
 				if dev, err = port.Open(devs["ttyACM0"], port.Options{Baud: 1_000_000, KeepInput: true}); err != nil {
@@ -96,7 +96,7 @@ func TestReplayTiming(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a.bad != nil || len(a.at) != n || res.Messages != uint64(n) || res.Dropped != 0 {
+		if a.bad != nil || len(a.at) != n || res.Messages != uint64(n) || res.Dropped != 0 || res.NoProgram != 0 {
 			t.Fatalf("rate %v: %d of %d messages arrived (%v), replay says %d messages, %d dropped", rate, len(a.at), n, a.bad, res.Messages, res.Dropped)
 		}
 		errs := timingErrors(a.at, rel, rate)
@@ -142,7 +142,7 @@ func TestReplayWindowAndCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err = Run(context.Background(), Options{File: cut, Dir: t.TempDir(), Rate: 50, Hold: time.Millisecond})
-	if err != nil || res.Recording.Cut == nil || res.Messages == 0 || res.Messages >= 100 {
+	if err != nil || res.Recording.Cut == nil || res.Messages == 0 || res.Messages >= 100 || res.NoProgram != 16*res.Messages || res.Bytes != 0 {
 		t.Errorf("cut file: err %v, cut %v, %d messages", err, res.Recording.Cut, res.Messages)
 	}
 	for name, o := range map[string]Options{
@@ -216,7 +216,7 @@ func TestReplayCompareAndOut(t *testing.T) {
 		{"differs", append(bytes.Repeat(fwd, 3), board.StopFrame()...), false},
 	} {
 		out := filepath.Join(t.TempDir(), "out.mcap")
-		res, err := Run(context.Background(), Options{File: path, Dir: t.TempDir(), Compare: true, Out: out, Hold: 200 * time.Millisecond,
+		res, err := Run(context.Background(), Options{File: path, Dir: t.TempDir(), Compare: true, Out: out, Hold: 200 * time.Millisecond, WaitProgram: true,
 			Ready: func(devs map[string]string) {
 				f, err := port.Open(devs["ttyACM0"], port.Options{Baud: 1_000_000})
 				if err != nil {

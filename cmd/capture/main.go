@@ -3,7 +3,7 @@
 //	capture decode [--kind board|lidar] FILE   (FILE "-" reads stdin; MCAP needs no --kind)
 //	capture record --device D --baud B --out FILE
 //	capture tap --device D --link PATH --out FILE
-//	capture replay FILE --dir DIR [--rate R] [--loop] [--start T --end T] [--out F] [--compare]
+//	capture replay FILE --dir DIR [--rate R] [--loop] [--start T --end T] [--out F] [--compare] [--wait]
 //	capture info FILE
 //	capture recover IN OUT
 //	capture odom FILE   (LiDAR odometry: one JSON line per revolution)

@@ -33,6 +33,7 @@ func replayCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "record what the program writes back into this MCAP file"},
 			&cli.BoolFlag{Name: "compare", Usage: "compare what the program writes with the recorded tx (exit 3 when they differ)"},
 			&cli.DurationFlag{Name: "hold", Usage: "keep the ptys open this long after the end (default 1s)"},
+			&cli.BoolFlag{Name: "wait", Usage: "start the clock when a program first opens one of the ptys"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -42,13 +43,13 @@ func replayCommand() *cli.Command {
 			defer stop()
 			res, err := replay.Run(ctx, replay.Options{File: c.Args().First(), Dir: c.String("dir"), Rate: c.Float64("rate"),
 				Loop: c.Bool("loop"), Start: c.Duration("start"), End: c.Duration("end"), Out: c.String("out"),
-				Compare: c.Bool("compare"), Hold: c.Duration("hold"), Log: c.App.ErrWriter})
+				Compare: c.Bool("compare"), Hold: c.Duration("hold"), WaitProgram: c.Bool("wait"), Log: c.App.ErrWriter})
 			if err != nil {
 				return err
 			}
 			w := c.App.Writer
-			fmt.Fprintf(w, "replayed %s: %d passes, %d messages, %d bytes, %d dropped, latest write %s behind schedule; %s\n",
-				c.Args().First(), res.Passes, res.Messages, res.Bytes, res.Dropped, res.MaxLate, res.Why)
+			fmt.Fprintf(w, "replayed %s: %d passes, %d messages, %d bytes, %d dropped, %d while no program had the pty open, latest write %s behind schedule; %s\n",
+				c.Args().First(), res.Passes, res.Messages, res.Bytes, res.Dropped, res.NoProgram, res.MaxLate, res.Why)
 			for dev, n := range res.Written {
 				fmt.Fprintf(w, "  the program wrote %d bytes to %s\n", n, dev)
 			}
