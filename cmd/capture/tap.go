@@ -17,7 +17,8 @@ func tapCommand() *cli.Command {
 			"on LINK instead of DEVICE. Both directions are recorded into OUT (/serial/KIND/rx device->program,\n" +
 			"/serial/KIND/tx program->device, one message per read with its receive time and a sequence number) with\n" +
 			"the decoded channels (/imu, /battery, /joy, /wheel_twist; /scan for a LiDAR). The relay never waits for the\n" +
-			"disk: the recorder has its own queue (a stalled disk loses recording, counted, never relaying). On\n" +
+			"disk: the recorder has its own queue (a stalled disk loses recording, counted, never relaying). While no\n" +
+			"program has LINK open the device's bytes are recorded, not relayed (no stale bytes at the next open). On\n" +
 			"SIGINT/SIGTERM OUT.part is finished into OUT; after a SIGKILL run `capture recover OUT.part OUT`.\n" +
 			"A pty has no line rate: the program's own baud setting on LINK is ignored. Linux only.",
 		Flags: []cli.Flag{

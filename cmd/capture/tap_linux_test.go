@@ -155,3 +155,35 @@ func TestTapSIGKILLRecoverable(t *testing.T) {
 		t.Fatalf("recovered %v; %s", got, text)
 	}
 }
+
+// TestReplayCommand: `capture replay` plays a capture and reports; bad windows and files are refused.
+func TestReplayCommand(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.mcap")
+	r, err := mcapfile.Create(path, mcapfile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, _ := r.RawChannel("/serial/board/rx", "board")
+	t0 := time.Unix(1_700_000_000, 0)
+	for i := 0; i < 20; i++ {
+		_ = r.Write(ch, t0.Add(time.Duration(i)*10*time.Millisecond), board.EncodeIMU(board.IMU{}))
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCmd(t, nil, "replay", "--dir", filepath.Join(dir, "dev"), "--rate", "10", "--hold", "1ms", path)
+	if code != 0 || !strings.Contains(string(out), "replayed "+path+": 1 passes, 20 messages") || !strings.Contains(string(stderr), "ttyACM0") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, args := range [][]string{
+		{"replay", "--dir", dir, "--start", "1h", path},
+		{"replay", "--dir", dir, "--rate", "-1", path},
+		{"replay", "--dir", dir, filepath.Join(dir, "missing.mcap")},
+		{"replay", "--dir", dir},
+	} {
+		if _, stderr, code := runCmd(t, nil, args...); code != 1 || len(stderr) == 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
