@@ -6,6 +6,11 @@
 // to fit in memory) and hands out Records; Decode drives one from an io.Reader, WriteMCAPJSON one per raw
 // serial channel of an MCAP capture (package capture/mcapfile records and reads those; docs/capture.md).
 //
+// Recorders: RecordSerial (`capture record`, passive) and Tap (`capture tap`, a pty man-in-the-middle that
+// records both directions). Decoded turns one raw stream into its ROS 2 channels (/imu, /battery, /joy,
+// /wheel_twist, /scan) on a recording; other recorders (the driver's) use it too. OpenPTY is the pty both
+// tap and package replay publish.
+//
 // Accounting rule, checked by the tests: every input byte is in exactly one place,
 //
 //	Bytes == bytes of emitted records + SkippedBytes + PendingBytes

@@ -54,8 +54,8 @@ func RecordMain(o RecordOptions) (RecordResult, error) {
 
 // RecordSerial records o.Device passively into a crash-safe MCAP file: the device is opened read-only with a
 // shared lock (port.Options.Listen), so a port an owner holds exclusively is refused with the holder named,
-// and nothing is ever written to it. Every read is one message on /serial/KIND/rx; a board's IMU frames and
-// battery reports also go on /imu (sensor_msgs/msg/Imu) and /battery (sensor_msgs/msg/BatteryState).
+// and nothing is ever written to it. Every read is one message on /serial/KIND/rx; what the bytes hold also
+// goes on the decoded channels (see Decoded: /imu, /battery, /joy from a board, /scan from a LiDAR).
 func RecordSerial(ctx context.Context, o RecordOptions) (RecordResult, error) {
 	var res RecordResult
 	log := o.Log
@@ -65,8 +65,7 @@ func RecordSerial(ctx context.Context, o RecordOptions) (RecordResult, error) {
 	if o.Baud == 0 {
 		o.Baud = DefaultBaud(o.Kind)
 	}
-	dec, err := NewDecoder(o.Kind)
-	if err != nil {
+	if _, err := ParseKind(string(o.Kind)); err != nil {
 		return res, err
 	}
 	if _, err := os.Stat(o.Out); err == nil {
@@ -76,8 +75,10 @@ func RecordSerial(ctx context.Context, o RecordOptions) (RecordResult, error) {
 		KeepInput: true}) // a recorder keeps what already waits in the tty: it is part of the stream
 	if err != nil {
 		if port.IsBusy(err) {
-			return res, fmt.Errorf("%w: it is held exclusively (flock or TIOCEXCL) and capture record only listens: "+
-				"stop its owner to record here (recording by rosorin-base itself, --capture, is not built yet)", err)
+			return res, fmt.Errorf("%w: it is held exclusively (flock or TIOCEXCL) and capture record only listens. "+
+				"Record through its owner instead: `rosorin-base run --capture DIR` records every board byte both ways, "+
+				"and the supervisor's raw tee socket (the control socket + \".raw\") streams what the board sends; "+
+				"or stop the owner and start it on `capture tap --device %s --link PATH --out FILE`", err, o.Device)
 		}
 		if errors.Is(err, os.ErrNotExist) {
 			return res, fmt.Errorf("device %s does not exist; check the path (ls -l /dev/ttyACM* /dev/lidar)", o.Device)
@@ -92,32 +93,16 @@ func RecordSerial(ctx context.Context, o RecordOptions) (RecordResult, error) {
 	if err != nil {
 		return res, err
 	}
-	rx, err := rec.RawChannel("/serial/"+string(o.Kind)+"/rx", string(o.Kind))
-	var imu, battery *mcapfile.Channel
-	if err == nil && o.Kind == Board {
-		imu, err = rec.MessageChannel("/imu", "sensor_msgs/msg/Imu")
-	}
-	if err == nil && o.Kind == Board {
-		battery, err = rec.MessageChannel("/battery", "sensor_msgs/msg/BatteryState")
+	rx, err := rec.RawChannel(RawTopic(o.Kind, FromDevice), string(o.Kind))
+	var dec *Decoded
+	if err == nil {
+		dec, err = NewDecoded(rec, o.Kind, FromDevice)
 	}
 	if err != nil {
 		rec.Close()
 		return res, err
 	}
-	var when time.Time
 	var werr error
-	emit := func(r Record) {
-		br, ok := r.(*BoardRecord)
-		if !ok || imu == nil || werr != nil {
-			return
-		}
-		switch v := br.Value.(type) {
-		case board.IMU:
-			werr = rec.WriteMessage(imu, when, IMUMessage(when, v))
-		case board.Battery:
-			werr = rec.WriteMessage(battery, when, BatteryMessage(when, v))
-		}
-	}
 	var deadline time.Time
 	if o.Until > 0 {
 		deadline = time.Now().Add(o.Until)
@@ -138,9 +123,9 @@ func RecordSerial(ctx context.Context, o RecordOptions) (RecordResult, error) {
 		_ = f.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
 		n, err := f.Read(buf)
 		if n > 0 {
-			when = time.Now()
+			when := time.Now()
 			if werr = rec.Write(rx, when, buf[:n]); werr == nil {
-				dec.Feed(buf[:n], emit)
+				werr = dec.Feed(when, buf[:n])
 			}
 			if werr != nil {
 				break

@@ -13,7 +13,8 @@
 // rosorin_msgs/msg/SerialChunk ("uint32 seq", "uint8[] data", CDR), the MCAP message sequence equal to seq
 // and log time the host receive time; decoded values use the Humble schemas of protocol/rosmsg. The header
 // profile is "ros2", every channel carries offered_qos_profiles, and a metadata record "rosorin.capture" holds
-// device, baud, host and toolkit version.
+// device, baud, host and toolkit version. The rewrite ends with a "rosbag2" metadata record
+// (serialized_metadata: rosbag2 Humble's metadata.yaml, version 5) with the file's own counts.
 //
 // Errata: the go mcap v1.7.0 chunked writer has no public flush, which is why recording is unchunked; its
 // lexer panics on some hostile chunks (Read turns that into a cut); attachments are not copied by Rewrite.

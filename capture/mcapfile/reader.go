@@ -250,7 +250,7 @@ func RewriteFile(in, out string) (RewriteReport, error) {
 		return RewriteReport{}, err
 	}
 	bw := bufio.NewWriterSize(o, 1<<20)
-	rep, err := Rewrite(f, st.Size(), bw)
+	rep, err := RewriteNamed(f, st.Size(), bw, filepath.Base(out))
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -289,6 +289,12 @@ func syncDir(dir string) error {
 
 // Rewrite copies the records of the MCAP stream r (size bytes) into a new chunked, indexed file on w.
 func Rewrite(r io.Reader, size int64, w io.Writer) (RewriteReport, error) {
+	return RewriteNamed(r, size, w, "")
+}
+
+// RewriteNamed is Rewrite for a file that will be called name (its base name): the rosbag2 metadata
+// record, written last (a fresh one: an input's own is left out), lists it as the bag's one file.
+func RewriteNamed(r io.Reader, size int64, w io.Writer, name string) (RewriteReport, error) {
 	rep := RewriteReport{InputBytes: size}
 	mw, err := mcap.NewWriter(w, &mcap.WriterOptions{Chunked: true, ChunkSize: finalChunkSize,
 		Compression: mcap.CompressionNone, IncludeCRC: true, OverrideLibrary: true})
@@ -299,6 +305,7 @@ func Rewrite(r io.Reader, size int64, w io.Writer) (RewriteReport, error) {
 	written := map[uint16]bool{}
 	channels := map[uint16]bool{}
 	var metas []*mcap.Metadata
+	var bag rosbag2Counter
 	header := false
 	wrote := func() error {
 		if !header {
@@ -342,6 +349,7 @@ func Rewrite(r io.Reader, size int64, w io.Writer) (RewriteReport, error) {
 				written[s.ID] = true
 			}
 			channels[c.ID] = true
+			bag.channel(c, s)
 			rep.Channels++
 			return mw.WriteChannel(c)
 		},
@@ -351,6 +359,7 @@ func Rewrite(r io.Reader, size int64, w io.Writer) (RewriteReport, error) {
 			}
 			rep.Messages++
 			rep.LastLogTime = m.LogTime
+			bag.message(m)
 			return mw.WriteMessage(m)
 		},
 		Metadata: func(m *mcap.Metadata) error {
@@ -359,6 +368,9 @@ func Rewrite(r io.Reader, size int64, w io.Writer) (RewriteReport, error) {
 			}
 			if m.Name == RecoveryMeta {
 				metas = append(metas, m)
+			}
+			if m.Name == Rosbag2Meta {
+				return nil // rewritten at the end with this file's own counts
 			}
 			return mw.WriteMetadata(m)
 		},
@@ -387,6 +399,9 @@ func Rewrite(r io.Reader, size int64, w io.Writer) (RewriteReport, error) {
 		if err != nil {
 			return rep, err
 		}
+	}
+	if err := mw.WriteMetadata(bag.record(name)); err != nil {
+		return rep, err
 	}
 	return rep, mw.Close()
 }

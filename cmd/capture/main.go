@@ -2,11 +2,13 @@
 //
 //	capture decode [--kind board|lidar] FILE   (FILE "-" reads stdin; MCAP needs no --kind)
 //	capture record --device D --baud B --out FILE
+//	capture tap --device D --link PATH --out FILE
+//	capture replay FILE --dir DIR [--rate R] [--loop] [--start T --end T] [--out F] [--compare] [--wait]
 //	capture info FILE
 //	capture recover IN OUT
 //	capture odom FILE   (LiDAR odometry: one JSON line per revolution)
 //
-// record, info and recover are described in docs/capture.md.
+// record, tap, replay, info and recover are described in docs/capture.md.
 //
 // decode prints one JSON object per frame or packet, then one summary line (see package capture for the
 // fields). Garbage, truncated or empty input is not an error: it shows up in the counts and the exit
@@ -31,6 +33,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
 	if err := app.Run(args); err != nil {
 		fmt.Fprintln(stderr, "capture:", err)
+		if ec, ok := err.(cli.ExitCoder); ok && ec.ExitCode() > 1 {
+			return ec.ExitCode() // replay --compare: 3 when the program's writes differ
+		}
 		return 1
 	}
 	return 0
@@ -46,6 +51,6 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		// Errors are printed once by run; the default handler would call os.Exit from inside tests.
 		ExitErrHandler:  func(*cli.Context, error) {},
 		HideHelpCommand: true,
-		Commands:        []*cli.Command{decodeCommand(), infoCommand(), recoverCommand(), recordCommand(), odomCommand()},
+		Commands:        []*cli.Command{decodeCommand(), infoCommand(), recoverCommand(), recordCommand(), odomCommand(), tapCommand(), replayCommand()},
 	}
 }

@@ -48,7 +48,7 @@ func infoCommand() *cli.Command {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			printInfo(c.App.Writer, name, info, c.Duration("gap"))
-			printFrames(c.App.Writer, sums)
+			printFrames(c.App.Writer, sums, info)
 			return nil
 		},
 	}
@@ -70,6 +70,11 @@ func printInfo(w io.Writer, name string, info *mcapfile.Info, gap time.Duration)
 	p("duration:  %s\n", info.Duration())
 	p("messages:  %d\n", info.Messages)
 	for _, m := range info.Metadata {
+		if m.Name == mcapfile.Rosbag2Meta {
+			p("metadata:  %s: %s (%d bytes of rosbag2 metadata.yaml, for ros2 bag info/play)\n", m.Name,
+				mcapfile.Rosbag2MetaKey, len(m.Metadata[mcapfile.Rosbag2MetaKey]))
+			continue
+		}
 		keys := make([]string, 0, len(m.Metadata))
 		for k := range m.Metadata {
 			keys = append(keys, k)
@@ -99,14 +104,38 @@ func printInfo(w io.Writer, name string, info *mcapfile.Info, gap time.Duration)
 	}
 }
 
-// printFrames prints what the decoders found on each raw serial channel.
-func printFrames(w io.Writer, sums []capture.TopicSummary) {
+// printFrames prints what the decoders found on each raw serial channel: frames, their rate over the
+// channel's span, the parser's rejects, and the frames per function (board) or revolutions (LiDAR).
+func printFrames(w io.Writer, sums []capture.TopicSummary, info *mcapfile.Info) {
 	if len(sums) > 0 {
 		fmt.Fprintf(w, "frames:\n")
 	}
+	spans := map[string]time.Duration{}
+	for _, c := range info.Channels {
+		spans[c.Topic] = c.Duration()
+	}
 	for _, s := range sums {
-		fmt.Fprintf(w, "  %-20s %-5s %8d frames %6d bad checksum %6d skipped bytes %6d pending bytes\n",
-			s.Topic, s.Kind, s.Records, s.BadChecksum, s.SkippedBytes, s.PendingBytes)
+		rate := 0.0
+		if d := spans[s.Topic].Seconds(); d > 0 {
+			rate = float64(s.Records) / d
+		}
+		fmt.Fprintf(w, "  %-20s %-5s %8d frames %9.1f/s %6d bad checksum %6d skipped bytes %6d pending bytes %6d bad payload\n",
+			s.Topic, s.Kind, s.Records, rate, s.BadChecksum, s.SkippedBytes, s.PendingBytes, s.BadPayload)
+		var parts []string
+		if s.Kind == capture.Lidar {
+			parts = append(parts, fmt.Sprintf("revolutions %d", s.RingStarts))
+		}
+		names := make([]string, 0, len(s.ByFunc))
+		for k := range s.ByFunc {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			parts = append(parts, fmt.Sprintf("%s %d", k, s.ByFunc[k]))
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(w, "    %s\n", strings.Join(parts, ", "))
+		}
 	}
 }
 

@@ -62,7 +62,7 @@ func TestCutFilesNeverCrash(t *testing.T) {
 	}
 	stdout, _, _ := runCmd(t, nil, "info", cut)
 	if !strings.Contains(string(stdout), "ended:     closed") || !strings.Contains(string(stdout), "12 msgs") ||
-		!strings.Contains(string(stdout), "12 frames      0 bad checksum") {
+		!strings.Contains(string(stdout), "12 frames     109.1/s      0 bad checksum") || !strings.Contains(string(stdout), "imu 12") {
 		t.Fatalf("the whole .part file:\n%s", stdout)
 	}
 	t.Logf("%d cuts of a %d-byte file; exit codes %v", len(data)+1, len(data), exits)

@@ -155,7 +155,7 @@ func TestRecordCleanStop(t *testing.T) {
 		t.Fatalf(".part left: %v", err)
 	}
 	frames := fd.written.Load() / int64(len(board.EncodeIMU(board.IMU{})))
-	if info.Ended != mcapfile.EndClean || len(info.Channels) != 3 || info.Channels[2].Topic != "/battery" ||
+	if info.Ended != mcapfile.EndClean || len(info.Channels) != 4 || info.Channels[2].Topic != "/battery" || info.Channels[3].Topic != "/joy" ||
 		int64(info.Channels[0].Bytes) != fd.written.Load() || int64(info.Channels[1].Messages) != frames {
 		t.Fatalf("info %+v channels %+v %+v; wrote %d bytes, %d frames", info, info.Channels[0], info.Channels[1],
 			fd.written.Load(), frames)
@@ -187,7 +187,7 @@ func TestRecordRefusesHeldPort(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "x.mcap")
 	msg, err := exec.Command(bin, "record", "--device", slave.Name(), "--out", out).CombinedOutput()
 	if err == nil || !strings.Contains(string(msg), "held exclusively") ||
-		!strings.Contains(string(msg), fmt.Sprintf("pid %d", os.Getpid())) || !strings.Contains(string(msg), "--capture") {
+		!strings.Contains(string(msg), fmt.Sprintf("pid %d", os.Getpid())) || !strings.Contains(string(msg), "--capture") || !strings.Contains(string(msg), "capture tap") {
 		t.Fatalf("err %v, output %s", err, msg)
 	}
 	if _, err := os.Stat(out + mcapfile.PartSuffix); !os.IsNotExist(err) {

@@ -61,5 +61,8 @@ int main(void) {
     rmw_dds_common_msg_ParticipantEntitiesInfo m = {.gid = gid,
       .node_entities_info_seq = {._length = 1, ._maximum = 1, ._buffer = &node}};
     emit("ParticipantEntitiesInfo", &m, &rmw_dds_common_msg_ParticipantEntitiesInfo_desc); }
+  { geometry_msgs_msg_TwistStamped m = {.header = {.stamp = {3, 4}, .frame_id = "base_link"},
+      .twist = {.linear = {.x = 0.2}, .angular = {.z = -1.0}}};
+    emit("TwistStamped", &m, &geometry_msgs_msg_TwistStamped_desc); }
   return 0;
 }

@@ -1,0 +1,260 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/rosorin/rosorin/capture/mcapfile"
+	"github.com/rosorin/rosorin/driver/port"
+)
+
+// TapOptions say what `capture tap` relays and records.
+type TapOptions struct {
+	Device string // the real device, opened exclusively
+	Link   string // where the pty's slave is published for the program
+	Out    string // the MCAP file; OUT.part while recording
+	Baud   int    // 0: the kind's own rate
+	Kind   Kind
+	Log    io.Writer // progress and the final line; nil: discarded
+	// Queue is the number of reads each relay direction and the recorder may hold (default 4096: seconds
+	// at 1 Mbaud).
+	Queue int
+}
+
+// TapResult is what a tap relayed and recorded.
+type TapResult struct {
+	ToHost, ToDevice      uint64 // bytes read from each side (ToHost includes NoProgram)
+	ReadsRx, ReadsTx      uint64 // reads each way (one message each)
+	Unrecorded            uint64 // reads the full recorder queue did not record (0 unless the disk stalled)
+	NoProgram             uint64 // device bytes recorded, not relayed: no program had the link open
+	Why                   string // why it stopped
+	RecordErr             error  // the recorder's error (a full disk): relaying went on without it
+	FirstRelay, LastRelay time.Time
+	DecodedRx, DecodedTx  uint64
+	SummaryRx, SummaryTx  Summary
+}
+
+type tapChunk struct {
+	dir  Direction
+	t    time.Time
+	data []byte
+}
+
+// TapMain is the `capture tap` process: it relays and records until SIGINT or SIGTERM (or the device
+// closing) and finishes the file.
+func TapMain(o TapOptions) (TapResult, error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Tap(ctx, o)
+}
+
+// Tap is a pty man-in-the-middle: it opens o.Device exclusively (as its owner would), publishes a pty at
+// o.Link for the program that would have opened the device, relays bytes both ways and records both
+// directions (RawTopic(kind, FromDevice) and RawTopic(kind, ToDevice)) with their decoded channels.
+//
+// Four relay goroutines (device reader, pty writer, pty reader, device writer) pass reads over bounded
+// queues; a fifth owns the recorder. A relay never waits for the disk: a read goes to the recorder's queue
+// with a non-blocking send (a stalled disk costs recording, counted in Unrecorded, never relaying). A relay
+// does wait for the other side: a program that stops reading fills the pty, then the queue, then the
+// device reader stops reading and the device's own buffer fills, as without the tap (cdc-acm throttles a
+// reader that does not keep up); nothing is dropped inside the tap. While no program has the link open the
+// device's bytes are recorded and not relayed (NoProgram), so a program that opens it later never reads
+// stale bytes.
+func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
+	var res TapResult
+	log := o.Log
+	if log == nil {
+		log = io.Discard
+	}
+	if _, err := ParseKind(string(o.Kind)); err != nil {
+		return res, err
+	}
+	if o.Baud == 0 {
+		o.Baud = DefaultBaud(o.Kind)
+	}
+	if o.Queue <= 0 {
+		o.Queue = 4096
+	}
+	if _, err := os.Stat(o.Out); err == nil {
+		return res, fmt.Errorf("%s exists; pick a new --out file", o.Out)
+	}
+	dev, err := port.Open(o.Device, port.Options{Baud: o.Baud, Exclusive: true})
+	if err != nil {
+		if port.IsBusy(err) {
+			return res, fmt.Errorf("%w: capture tap must own the device; stop its owner and start that program on --link instead", err)
+		}
+		if errors.Is(err, os.ErrNotExist) {
+			return res, fmt.Errorf("device %s does not exist; check the path (ls -l /dev/ttyACM* /dev/lidar)", o.Device)
+		}
+		return res, err
+	}
+	defer dev.Close()
+	p, err := OpenPTY(o.Link, o.Baud)
+	if err != nil {
+		return res, err
+	}
+	defer p.Close()
+	host, _ := os.Hostname()
+	rec, err := mcapfile.Create(o.Out, mcapfile.Options{Metadata: map[string]string{
+		"device": o.Device, "baud": strconv.Itoa(o.Baud), "host": host, "version": buildVersion(),
+		"kind": string(o.Kind), "recorder": "capture tap (pty man-in-the-middle)", "link": o.Link}})
+	if err != nil {
+		return res, err
+	}
+	var chans [2]*mcapfile.Channel
+	var decs [2]*Decoded
+	for _, d := range []Direction{FromDevice, ToDevice} {
+		if err == nil {
+			chans[d], err = rec.RawChannel(RawTopic(o.Kind, d), string(o.Kind))
+		}
+		if err == nil {
+			decs[d], err = NewDecoded(rec, o.Kind, d)
+		}
+	}
+	if err != nil {
+		rec.Close()
+		return res, err
+	}
+	fmt.Fprintf(log, "capture tap: %s at %d baud <-> %s (%s) -> %s (%s while recording)\n",
+		o.Device, o.Baud, o.Link, p.SlaveName, o.Out, rec.PartPath())
+
+	recQ := make(chan tapChunk, o.Queue)
+	toHost := make(chan []byte, o.Queue)
+	toDev := make(chan []byte, o.Queue)
+	var unrecorded atomic.Uint64
+	var mu sync.Mutex // guards res's relay counters and stop reason
+	stopOnce := sync.Once{}
+	done := make(chan struct{})
+	stop := func(why string) {
+		stopOnce.Do(func() {
+			mu.Lock()
+			res.Why = why
+			mu.Unlock()
+			close(done)
+		})
+	}
+	record := func(c tapChunk) {
+		select {
+		case recQ <- c:
+		default:
+			unrecorded.Add(1)
+		}
+	}
+	var readers, writers sync.WaitGroup
+	// reader reads f and hands each read to out (the other side's writer) and to the recorder.
+	reader := func(f *os.File, dir Direction, out chan []byte, n, reads *uint64) {
+		defer readers.Done()
+		buf := make([]byte, 16<<10)
+		for {
+			k, err := f.Read(buf)
+			if k > 0 {
+				t := time.Now()
+				b := append([]byte(nil), buf[:k]...)
+				record(tapChunk{dir, t, b})
+				select {
+				case out <- b:
+				case <-done:
+				}
+				mu.Lock()
+				*n += uint64(k)
+				*reads++
+				if res.FirstRelay.IsZero() {
+					res.FirstRelay = t
+				}
+				res.LastRelay = t
+				mu.Unlock()
+			}
+			if err != nil {
+				select {
+				case <-done: // closed by us
+				default:
+					if dir == FromDevice {
+						stop("device closed (" + err.Error() + ")")
+					} else {
+						stop("pty read failed (" + err.Error() + ")")
+					}
+				}
+				return
+			}
+		}
+	}
+	var noProgram atomic.Uint64
+	writer := func(f *os.File, in chan []byte, skip func() bool) {
+		defer writers.Done()
+		for b := range in {
+			if skip != nil && skip() {
+				noProgram.Add(uint64(len(b))) // as cdc-acm delivers nothing while the tty is closed
+				continue
+			}
+			if _, err := f.Write(b); err != nil {
+				select {
+				case <-done:
+				default:
+					stop("write failed (" + err.Error() + ")")
+				}
+				for range in { // drain until the reader is gone
+				}
+				return
+			}
+		}
+	}
+	recDone := make(chan struct{})
+	go func() {
+		defer close(recDone)
+		for c := range recQ {
+			if res.RecordErr != nil {
+				continue
+			}
+			if err := rec.Write(chans[c.dir], c.t, c.data); err != nil {
+				res.RecordErr = err
+				fmt.Fprintf(log, "capture tap: RECORDING STOPPED (relaying goes on): %v\n", err)
+				continue
+			}
+			if err := decs[c.dir].Feed(c.t, c.data); err != nil {
+				res.RecordErr = err
+				fmt.Fprintf(log, "capture tap: RECORDING STOPPED (relaying goes on): %v\n", err)
+			}
+		}
+	}()
+	readers.Add(2)
+	writers.Add(2)
+	go reader(dev, FromDevice, toHost, &res.ToHost, &res.ReadsRx)
+	go reader(p.Master, ToDevice, toDev, &res.ToDevice, &res.ReadsTx)
+	go writer(p.Master, toHost, func() bool { return p.Clients() == 0 })
+	go writer(dev, toDev, nil)
+	select {
+	case <-ctx.Done():
+		stop("signal")
+	case <-done:
+	}
+	// Closing the files wakes the readers (and any writer blocked on a full pty).
+	dev.Close()
+	p.Master.Close()
+	readers.Wait()
+	close(toHost)
+	close(toDev)
+	writers.Wait()
+	close(recQ)
+	<-recDone
+	res.Unrecorded, res.NoProgram = unrecorded.Load(), noProgram.Load()
+	res.DecodedRx, res.DecodedTx = decs[0].Written, decs[1].Written
+	res.SummaryRx, res.SummaryTx = decs[0].Summary(), decs[1].Summary()
+	if err := rec.Close(); err != nil {
+		return res, err
+	}
+	fmt.Fprintf(log, "capture tap: %s; %d bytes from the device (%d reads, %d of the bytes while no program had the link open), %d to the device (%d reads), unrecorded reads %d; written to %s\n",
+		res.Why, res.ToHost, res.ReadsRx, res.NoProgram, res.ToDevice, res.ReadsTx, res.Unrecorded, o.Out)
+	if res.RecordErr != nil {
+		return res, res.RecordErr
+	}
+	return res, nil
+}
