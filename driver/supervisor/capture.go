@@ -14,6 +14,7 @@ import (
 
 	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 )
@@ -25,14 +26,20 @@ const (
 	capIMU
 	capBattery
 	capState
+	capJoy
+	capWheels
+	capContact
 )
 
 var boardChannels = []capture.ChannelSpec{
 	capRx:      {Topic: "/serial/board/rx", Kind: "board"},
 	capTx:      {Topic: "/serial/board/tx", Kind: "board"},
-	capIMU:     {Topic: "/imu", Type: "sensor_msgs/msg/Imu"},
-	capBattery: {Topic: "/battery", Type: "sensor_msgs/msg/BatteryState"},
+	capIMU:     {Topic: capture.TopicIMU, Type: "sensor_msgs/msg/Imu"},
+	capBattery: {Topic: capture.TopicBattery, Type: "sensor_msgs/msg/BatteryState"},
 	capState:   {Topic: "/rosorin/state", Type: "std_msgs/msg/String"},
+	capJoy:     {Topic: capture.TopicJoy, Type: "sensor_msgs/msg/Joy"},
+	capWheels:  {Topic: capture.TopicWheels, Type: "geometry_msgs/msg/TwistStamped"},
+	capContact: {Topic: "/rosorin/contact", Type: "std_msgs/msg/String"},
 }
 
 // startCapture starts the board's recording queue (nil when cfg.Capture is nil). The files are opened by the
@@ -50,24 +57,41 @@ func startCapture(cfg *Config, log *slog.Logger) *capture.Queue {
 	}
 	o.Metadata = capture.CaptureMetadata(md)
 	o.Log = log
-	dec, _ := capture.NewDecoder(capture.Board)
+	// One decoder per direction (a frame may be split across reads or writes); both run in the queue's
+	// writer goroutine only.
+	rx, _ := capture.NewDecoder(capture.Board)
+	tx, _ := capture.NewDecoder(capture.Board)
+	geom := motion.DefaultGeometry()
+	var wheels [board.NumMotors]float64 // the last commanded rps of each wheel (a frame may set one)
 	return capture.StartQueue(capture.QueueOptions{Segments: o, Channels: boardChannels,
 		Decode: func(ch int, t time.Time, data []byte, emit func(int, time.Time, rosmsg.Message)) {
-			if ch != capRx {
-				return
+			switch ch {
+			case capRx:
+				rx.Feed(data, func(r capture.Record) {
+					br, ok := r.(*capture.BoardRecord)
+					if !ok {
+						return
+					}
+					switch v := br.Value.(type) {
+					case board.IMU:
+						emit(capIMU, t, capture.IMUMessage(t, v))
+					case board.Battery:
+						emit(capBattery, t, capture.BatteryMessage(t, v))
+					case board.Gamepad:
+						emit(capJoy, t, capture.JoyMessage(t, v))
+					}
+				})
+			case capTx:
+				tx.Feed(data, func(r capture.Record) {
+					br, ok := r.(*capture.BoardRecord)
+					if !ok {
+						return
+					}
+					if v, ok := br.Value.(board.MotorCommand); ok && capture.ApplyMotor(&wheels, v) {
+						emit(capWheels, t, capture.WheelTwistMessage(t, wheels, geom))
+					}
+				})
 			}
-			dec.Feed(data, func(r capture.Record) {
-				br, ok := r.(*capture.BoardRecord)
-				if !ok {
-					return
-				}
-				switch v := br.Value.(type) {
-				case board.IMU:
-					emit(capIMU, t, capture.IMUMessage(t, v))
-				case board.Battery:
-					emit(capBattery, t, capture.BatteryMessage(t, v))
-				}
-			})
 		}})
 }
 
@@ -76,6 +100,13 @@ type CaptureStatus struct {
 	capture.QueueStatus
 	// TxTapLost counts driver writes whose copy a full tap pipe dropped (the write itself went out).
 	TxTapLost uint64 `json:"tx_tap_lost"`
+}
+
+// followContact records the contact reflex's events (driver/api.TopicContact: the decision with the last
+// seconds of command, gyro and odometry) on /rosorin/contact as std_msgs/msg/String JSON, beside the frames.
+func (s *supervisor) followContact(ctx context.Context) {
+	defer s.wg.Done()
+	s.follow(ctx, api.TopicContact, capContact)
 }
 
 // readTap records one driver's tap until the driver is gone.
@@ -98,10 +129,16 @@ const stateFollowRetry = 200 * time.Millisecond
 // reconnects to each new driver until ctx ends.
 func (s *supervisor) followState(ctx context.Context) {
 	defer s.wg.Done()
+	s.follow(ctx, api.TopicState, capState)
+}
+
+// follow records each JSON line of a driver topic on channel ch, reconnecting to each new driver until ctx
+// ends.
+func (s *supervisor) follow(ctx context.Context, topic string, ch int) {
 	cl := api.NewClient(s.cfg.Socket)
 	for ctx.Err() == nil {
-		_ = cl.Follow(ctx, api.TopicState, func(line []byte) error {
-			s.capture.PutMessage(capState, time.Now(), &rosmsg.String{Data: string(line)})
+		_ = cl.Follow(ctx, topic, func(line []byte) error {
+			s.capture.PutMessage(ch, time.Now(), &rosmsg.String{Data: string(line)})
 			return nil
 		})
 		cl.CloseIdle()

@@ -17,11 +17,14 @@ import (
 
 	"github.com/foxglove/mcap/go/mcap"
 
+	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/protocol/cdr"
+	"github.com/rosorin/rosorin/protocol/rosmsg"
 	"github.com/rosorin/rosorin/sim"
 )
 
@@ -275,6 +278,37 @@ func TestSimCapture(t *testing.T) {
 	}
 	if states < 10 || latched == 0 || early {
 		t.Fatalf("/rosorin/state: %d records, %d with the e-stop's reason (one before the e-stop: %v)", states, latched, early)
+	}
+	// The decoded twist sent to the wheels: the drive at 0.2 m/s forward before the e-stop, zero after it.
+	var moving, stoppedAfter bool
+	for _, b := range boards {
+		walkMessages(t, b, capture.TopicWheels, func(at time.Time, data []byte) {
+			var m rosmsg.TwistStamped
+			if err := cdr.Unmarshal(data, &m); err != nil {
+				t.Fatalf("%s: %v", capture.TopicWheels, err)
+			}
+			vx := m.Twist.Linear.X
+			if at.Before(tEStop) && vx > 0.1 && vx < 0.3 {
+				moving = true
+			}
+			if at.After(tEStop) && vx == 0 && m.Twist.Linear.Y == 0 && m.Twist.Angular.Z == 0 {
+				stoppedAfter = true
+			}
+		})
+	}
+	if !moving || !stoppedAfter {
+		t.Fatalf("%s: a twist near 0.2 m/s before the e-stop %v, a zero twist after it %v", capture.TopicWheels, moving, stoppedAfter)
+	}
+	scans := 0
+	walkMessages(t, lidars[1], capture.TopicScan, func(_ time.Time, data []byte) {
+		var m rosmsg.LaserScan
+		if err := cdr.Unmarshal(data, &m); err != nil || len(m.Ranges) != 400 {
+			t.Fatalf("%s: %d ranges, %v", capture.TopicScan, len(m.Ranges), err)
+		}
+		scans++
+	})
+	if scans == 0 {
+		t.Fatalf("%s: no decoded scan in the reader's segment", capture.TopicScan)
 	}
 	for _, b := range boards[1:] {
 		if info := captureInfo(t, b); !strings.Contains(info, "ended:     clean") {

@@ -262,8 +262,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if s.capture != nil {
 		fctx, cancel := context.WithCancel(context.Background())
 		s.capStop = cancel
-		s.wg.Add(1)
+		s.wg.Add(2)
 		go s.followState(fctx)
+		go s.followContact(fctx)
 	}
 	s.startDriver()
 	s.startReader()
