@@ -110,8 +110,9 @@ func TestSegmentsRetention(t *testing.T) {
 		files int
 		bytes int64
 		want  int
-	}{{"count", 2, 0, 2}, {"bytes", 0, 12000, 2}, {"none", 0, 0, 6}} {
-		// a finished segment here is 5874 bytes (2000 payload bytes plus the Imu schema, channels, index, statistics)
+	}{{"count", 2, 0, 2}, {"bytes", 0, 18000, 2}, {"none", 0, 0, 6}} {
+		// a finished segment here is about 7.5 kB (2000 payload bytes plus the Imu schema, channels, index, statistics
+		// and the rosbag2 metadata record): two fit in 18000 bytes, three do not
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			clk := &fakeClock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}

@@ -278,7 +278,8 @@ func TestProveSimIgnoreMotorFails(t *testing.T) {
 
 func TestScangateSim(t *testing.T) {
 	out, code := stopproof(t, 2*time.Minute, "scangate", "--sim", "--evidence-dir", t.TempDir())
-	if code != 0 || !strings.HasSuffix(strings.TrimSpace(strings.Split(out, "evidence:")[0]), "PASS") {
+	verdict := strings.Split(strings.Split(out, "evidence:")[0], "recording:")[0] // the lines after the verdict name the files
+	if code != 0 || !strings.HasSuffix(strings.TrimSpace(verdict), "PASS") {
 		t.Fatalf("exit %d, want 0 and PASS", code)
 	}
 	if !strings.Contains(out, `"worst_scan_age_s":`) || !strings.Contains(out, `"state_blocked":"disabled"`) {

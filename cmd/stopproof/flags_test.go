@@ -27,7 +27,7 @@ func TestBadFlagsExitWithoutStartingAnything(t *testing.T) {
 	app := newApp()
 	for _, args := range [][]string{
 		{"stopproof", "prove", "--sim", "--hold", "1s", "estop"},
-		{"stopproof", "prove", "--sim", "estop,contact"},
+		{"stopproof", "prove", "--sim", "estop,bumper"}, // no such path
 		{"stopproof", "prove", "--sim"},
 		{"stopproof", "prove", "--sim", "--spin", "3s", "--hold", "5s", "--timeout-per-path", "5s", "estop"},
 	} {
