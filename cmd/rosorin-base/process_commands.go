@@ -53,13 +53,14 @@ func runCommand() *cli.Command {
 				Usage: "TEST ONLY: the driver ignores the end of its board pipe (so the parent-death signal is its only news of the supervisor's death)"},
 			&cli.DurationFlag{Name: "driver-watchdog", Value: supervisor.DefaultWatchdogTimeout,
 				Usage: "a driver whose control loop sends no heartbeat for this long is hung: stop frame, SIGKILL, restart latched (0 = off: a hung driver leaves the wheels turning)"},
+			ros2Flag(),
 		},
 		Action: func(c *cli.Context) error {
 			o := service.Options{
 				Socket: c.String("socket"), StateDir: c.String("state-dir"), NoLidarRespawn: c.Bool("no-lidar-respawn"),
 				RestartDelay: c.Duration("restart-delay"), Watchdog: c.Duration("driver-watchdog"),
 				TestNoPdeathsig: c.Bool("test-no-pdeathsig"), TestDriverHoldsBoardEOF: c.Bool("test-driver-holds-board-eof"),
-				Log: service.ProcLogger("supervisor"),
+				Log: service.ProcLogger("supervisor"), ROS2: c.Bool("ros2"),
 			}
 			if c.IsSet("config") {
 				o.Configs = c.StringSlice("config")
