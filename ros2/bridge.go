@@ -59,6 +59,10 @@ type Bridge struct {
 	// estopPending counts e-stops from the graph not yet confirmed by the driver: commands are held. Not
 	// under mu: a cmd_vel Send stuck on a stalled driver must not hold an e-stop up.
 	estopPending atomic.Int32
+	// lastEStop is the (writer, source time) of the last e-stop sample: a reliable publisher matches both
+	// e-stop readers, and its sample counts once.
+	estopMu   sync.Mutex
+	lastEStop [2]int64
 }
 
 // ros2 message types of the interface.
@@ -254,6 +258,14 @@ func (b *Bridge) closeStream(why string) {
 }
 
 func (b *Bridge) onEStop(s dds.Sample) {
+	key := [2]int64{int64(s.Writer), s.SourceTime.UnixNano()}
+	b.estopMu.Lock()
+	dup := key == b.lastEStop
+	b.lastEStop = key
+	b.estopMu.Unlock()
+	if dup {
+		return
+	}
 	var m rosmsg.Bool
 	if err := cdr.Unmarshal(s.Data, &m); err != nil {
 		// A malformed message on the e-stop topic is someone trying to stop the robot: latch anyway.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/rosorin/rosorin/protocol/cdr"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
@@ -173,6 +174,14 @@ func RequestID(hdr [RequestHeaderLen]byte) (client uint64, seq int64) {
 // Reply writes a response with the request's header. The header is copied as sent: a big-endian client
 // gets its own bytes back, which is what rmw_cyclonedds compares.
 func (s *Service) Reply(hdr [RequestHeaderLen]byte, m cdr.Marshaler) error {
+	// A client that has just appeared may not be matched by the reply writer yet (its request reader matched
+	// first): wait briefly, as rmw_cyclonedds does, rather than send into the void.
+	for i := 0; i < 50; i++ {
+		if n, err := s.rep.Matched(); err != nil || n > 0 {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 	w := cdr.NewWriter(nil)
 	w.Octets(hdr[:])
 	m.MarshalCDR(w)

@@ -52,5 +52,5 @@ func ros2Command() *cli.Command {
 }
 
 func ros2Flag() cli.Flag {
-	return &cli.BoolFlag{Name: "ros2", Usage: "also run the ROS 2 node (rosorin-base ros2) as a child; needs a binary built with -tags ros2 (see docs/ros2.md)"}
+	return &cli.BoolFlag{Name: "ros2", EnvVars: []string{"ROSORIN_ROS2"}, Usage: "also run the ROS 2 node (rosorin-base ros2) as a child; needs a binary built with -tags ros2 (see docs/ros2.md)"}
 }

@@ -98,6 +98,21 @@ static void take_all(int which) {
   fflush(stdout);
 }
 
+/* service_ready waits (up to 3 s) until the server's request reader and reply writer are matched, as
+ * rmw_service_server_is_available does before ros2 service call sends. */
+static int service_ready(dds_entity_t req_writer, dds_entity_t rep_reader) {
+  for (int i = 0; i < 300; i++) {
+    dds_publication_matched_status_t a;
+    dds_subscription_matched_status_t b;
+    if (dds_get_publication_matched_status(req_writer, &a) == 0 && dds_get_subscription_matched_status(rep_reader, &b) == 0 &&
+        a.current_count > 0 && b.current_count > 0)
+      return 1;
+    dds_sleepfor(DDS_MSECS(10));
+  }
+  printf("error service not available\n");
+  return 0;
+}
+
 static void command(char *line) {
   double x, y, z; int b;
   if (sscanf(line, "twist %lf %lf %lf", &x, &y, &z) == 3 || sscanf(line, "twist2 %lf %lf %lf", &x, &y, &z) == 3) {
@@ -108,8 +123,10 @@ static void command(char *line) {
   } else if (sscanf(line, "estop %d", &b) == 1) {
     std_msgs_msg_dds__Bool_ m = {.data = b != 0}; dds_write(w_estop, &m);
   } else if (sscanf(line, "enable %d", &b) == 1) {
+    if (!service_ready(w_enable, rd[R_ENABLE])) return;
     std_srvs_srv_dds__SetBool_Request_ m = {.client_id = id_enable, .seq = ++seq, .data = b != 0}; dds_write(w_enable, &m);
   } else if (strncmp(line, "reset", 5) == 0) {
+    if (!service_ready(w_reset, rd[R_RESET])) return;
     std_srvs_srv_dds__Trigger_Request_ m = {.client_id = id_reset, .seq = ++seq}; dds_write(w_reset, &m);
   } else if (strncmp(line, "quit", 4) == 0) {
     exit(0);
@@ -137,8 +154,8 @@ int main(int argc, char **argv) {
   rd[R_ENABLE] = reader(topic("rr", "rosorin_board_driver/enable", "Reply", &std_srvs_srv_dds__SetBool_Response__desc), 1, 0, 10);
   rd[R_RESET] = reader(topic("rr", "rosorin_board_driver/reset_estop", "Reply", &std_srvs_srv_dds__Trigger_Response__desc), 1, 0, 10);
   dds_entity_t t_twist = topic("rt", "cmd_vel", "", &geometry_msgs_msg_dds__Twist__desc);
-  w_twist = writer(t_twist, 1, 0, 10);
-  w_twist2 = -1;
+  /* cmd_vel writers are made at the first twist: until then this peer is no publisher on the graph. */
+  w_twist = w_twist2 = -1;
   dds_entity_t t_estop = topic("rt", "estop", "", &std_msgs_msg_dds__Bool__desc);
   w_estop = writer(t_estop, 1, 0, 10);
   w_estop_be = writer(t_estop, 0, 0, 10);
@@ -166,6 +183,7 @@ int main(int argc, char **argv) {
       while ((nl = strchr(line, '\n')) != NULL) {
         *nl = 0;
         if (strncmp(line, "twist2", 6) == 0 && w_twist2 < 0) w_twist2 = writer(t_twist, 1, 0, 10);
+        else if (strncmp(line, "twist ", 6) == 0 && w_twist < 0) w_twist = writer(t_twist, 1, 0, 10);
         command(line);
         size_t used = (size_t) (nl + 1 - line);
         memmove(line, nl + 1, have - used + 1);
@@ -177,7 +195,7 @@ int main(int argc, char **argv) {
     int n = dds_waitset_wait(ws, xs, NR, DDS_MSECS(2));
     for (int i = 0; i < n; i++) take_all((int) xs[i]);
     dds_publication_matched_status_t st;
-    if (dds_get_publication_matched_status(w_twist, &st) == 0 && (int) st.current_count != last_matched) {
+    if (w_twist >= 0 && dds_get_publication_matched_status(w_twist, &st) == 0 && (int) st.current_count != last_matched) {
       last_matched = (int) st.current_count;
       printf("matched cmd_vel %d\n", last_matched);
       fflush(stdout);
