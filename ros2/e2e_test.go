@@ -402,16 +402,21 @@ func estopLatency(t *testing.T, r *rig) {
 	c := r.st.Client()
 	sm := r.st.Sim()
 	msg := cdr.Marshal(&rosmsg.Bool{Data: true})
-	var lat []time.Duration
+	var lat, sock []time.Duration
 	// Run 0 is a warm-up, not counted: the first sample of a new reliable writer can wait for the
 	// heartbeat that completes the match on the reader's side (about 100 ms).
 	for i := -1; i < n; i++ {
 		c.Reset(ctx)
 		c.Enable(ctx, true)
 		r.eventually(3*time.Second, "moving before the e-stop", moving)
+		// Odd runs go through the control socket instead (api.Client.EStop, what the bridge calls): the
+		// baseline that tells the DDS hop's share.
+		viaSocket := i%2 == 1
 		seq := sm.RxSeq()
 		t0 := time.Now()
-		if err := w.Write(msg); err != nil {
+		if viaSocket {
+			go c.EStop(ctx, "latency baseline (socket)")
+		} else if err := w.Write(msg); err != nil {
 			t.Fatal(err)
 		}
 		wctx, wcancel := context.WithTimeout(ctx, testkit.Bound(2*time.Second))
@@ -420,12 +425,17 @@ func estopLatency(t *testing.T, r *rig) {
 		if err != nil {
 			t.Fatalf("e-stop %d: no stop frame within 2 s: %v", i, err)
 		}
-		if i >= 0 {
+		switch {
+		case i < 0:
+		case viaSocket:
+			sock = append(sock, f.T.Sub(t0))
+		default:
 			lat = append(lat, f.T.Sub(t0))
 		}
 	}
 	cancel()
-	t.Logf("estop message -> stop frame over DDS (%d runs): %s", n, testkit.Figures(lat))
+	t.Logf("estop message -> stop frame over DDS (%d runs): %s", len(lat), testkit.Figures(lat))
+	t.Logf("baseline, POST /v1/estop -> stop frame over the socket (%d runs): %s", len(sock), testkit.Figures(sock))
 	if !testkit.RaceEnabled && testkit.Quantile(lat, 0.99) > 5*time.Millisecond {
 		t.Logf("p99 above the 5 ms target on loopback (a loaded machine? re-run alone)")
 	}
