@@ -23,7 +23,11 @@ func stopproofROS2(t *testing.T, timeout time.Duration, args ...string) (string,
 	bin := filepath.Join(binDir, "stopproof-ros2")
 	var berr error
 	ros2Once.Do(func() {
-		if o, err := exec.Command("go", "build", "-tags", "ros2", "-o", bin, "github.com/rosorin/rosorin/cmd/stopproof").CombinedOutput(); err != nil {
+		args := []string{"build", "-tags", "ros2", "-o", bin}
+		if testkit.RaceEnabled { // as bins does: the proof's recorders and triggers race-checked
+			args = append(args, "-race")
+		}
+		if o, err := exec.Command("go", append(args, "github.com/rosorin/rosorin/cmd/stopproof")...).CombinedOutput(); err != nil {
 			berr = err
 			t.Logf("%s", o)
 		}
