@@ -129,34 +129,73 @@ func (t *ROS2Target) RecordIMU(ctx context.Context) (Recording, error) {
 		return nil, err
 	}
 	return StartRecorder(ctx, func(ctx context.Context, emit func(IMUSample)) error {
-		ctx, cancel := context.WithCancelCause(ctx)
-		defer cancel(nil)
-		go func() {
-			for ctx.Err() == nil {
-				t.mu.Lock()
-				pid := t.state.PIDs.Driver
-				t.mu.Unlock()
-				if pid != start.Pids.Driver {
-					cancel(fmt.Errorf("driver replaced (pid %d -> %d)", start.Pids.Driver, pid))
+		return t.whileDriver(ctx, start.Pids.Driver, func(ctx context.Context) error {
+			return t.peer.Subscribe(ctx, "imu/data_raw", "sensor_msgs/msg/Imu", dds.SensorData, func(s dds.Sample) {
+				var m rosmsg.Imu
+				if cdr.Unmarshal(s.Data, &m) != nil {
 					return
 				}
-				t.clock.Sleep(ctx, 20*time.Millisecond)
-			}
-		}()
-		err := t.peer.Subscribe(ctx, "imu/data_raw", "sensor_msgs/msg/Imu", dds.SensorData, func(s dds.Sample) {
-			var m rosmsg.Imu
-			if cdr.Unmarshal(s.Data, &m) != nil {
+				emit(IMUSample{At: t.clock.Now(), Stamp: time.Unix(0, m.Header.Stamp.Nanos()),
+					Gyro: [3]float64{m.AngularVelocity.X, m.AngularVelocity.Y, m.AngularVelocity.Z}, Source: SourceDriver})
+			})
+		})
+	}), nil
+}
+
+// whileDriver runs sub until it returns, ctx ends, or ~/state names another driver pid than pid (then it
+// returns that as the error).
+func (t *ROS2Target) whileDriver(ctx context.Context, pid int, sub func(ctx context.Context) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		for ctx.Err() == nil {
+			t.mu.Lock()
+			now := t.state.PIDs.Driver
+			t.mu.Unlock()
+			if now != pid {
+				cancel(fmt.Errorf("driver replaced (pid %d -> %d)", pid, now))
 				return
 			}
-			emit(IMUSample{At: t.clock.Now(), Stamp: time.Unix(0, m.Header.Stamp.Nanos()),
-				Gyro: [3]float64{m.AngularVelocity.X, m.AngularVelocity.Y, m.AngularVelocity.Z}, Source: SourceDriver})
+			t.clock.Sleep(ctx, 20*time.Millisecond)
+		}
+	}()
+	err := sub(ctx)
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+		return c
+	}
+	return err
+}
+
+// FollowScans subscribes scan (sensor-data QoS) until ctx ends, fn fails, or the driver is replaced.
+func (t *ROS2Target) FollowScans(ctx context.Context, fn func(ScanSample) error) error {
+	start, err := t.State(ctx)
+	if err != nil {
+		return err
+	}
+	return t.whileDriver(ctx, start.Pids.Driver, func(ctx context.Context) error {
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		err := t.peer.Subscribe(ctx, "scan", "sensor_msgs/msg/LaserScan", dds.SensorData, func(s dds.Sample) {
+			var m rosmsg.LaserScan
+			if err := cdr.Unmarshal(s.Data, &m); err != nil {
+				return
+			}
+			sc := api.Scan{Stamp: time.Unix(0, m.Header.Stamp.Nanos()), FrameID: m.Header.FrameID,
+				ScanTime: float64(m.ScanTime), TimeIncrement: float64(m.TimeIncrement), AngleMin: float64(m.AngleMin),
+				AngleMax: float64(m.AngleMax), AngleIncrement: float64(m.AngleIncrement), RangeMin: float64(m.RangeMin),
+				RangeMax: float64(m.RangeMax), Ranges: m.Ranges, Intensities: m.Intensities}
+			if err := fn(ScanSample{At: t.clock.Now(), Scan: sc}); err != nil {
+				cancel(err)
+			}
 		})
 		if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
 			return c
 		}
 		return err
-	}), nil
+	})
 }
+
+var _ ScanFollower = (*ROS2Target)(nil)
 
 type ros2Pub struct {
 	t  *ROS2Target
