@@ -24,6 +24,7 @@ type Peer struct {
 	mu            sync.Mutex
 	readers       []*dds.Reader
 	closed        bool
+	subs          sync.WaitGroup // running Subscribe calls
 }
 
 // NewPeer joins domain as node name and makes the endpoints that talk to the driver node target in
@@ -113,7 +114,9 @@ func (p *Peer) Subscribe(ctx context.Context, topic, rosType string, q dds.QoS, 
 		return errors.New("ros2: peer closed")
 	}
 	p.readers = append(p.readers, r)
+	p.subs.Add(1)
 	p.mu.Unlock()
+	defer p.subs.Done()
 	defer func() {
 		p.mu.Lock()
 		for i, x := range p.readers {
@@ -131,6 +134,12 @@ func (p *Peer) Subscribe(ctx context.Context, topic, rosType string, q dds.QoS, 
 	for ctx.Err() == nil {
 		if _, err := r.Wait(time.Second); err != nil {
 			return err
+		}
+		p.mu.Lock()
+		closed := p.closed
+		p.mu.Unlock()
+		if closed {
+			return errors.New("ros2: peer closed")
 		}
 		if buf, err = r.Take(buf[:0]); err != nil {
 			return err
@@ -151,6 +160,7 @@ func (p *Peer) Close() error {
 	for _, r := range rs {
 		r.Wake()
 	}
+	p.subs.Wait() // no reader may be waited on when the participant goes
 	p.enable.close()
 	p.reset.close()
 	return p.node.Close()

@@ -356,6 +356,8 @@ func TestPeerEndToEnd(t *testing.T) {
 
 	t.Run("estop-latency", func(t *testing.T) { estopLatency(t, r) })
 
+	t.Run("go-peer", func(t *testing.T) { goPeer(t, r) })
+
 	t.Run("two-publishers", func(t *testing.T) {
 		c := r.st.Client()
 		c.Reset(context.Background())
@@ -438,6 +440,56 @@ func estopLatency(t *testing.T, r *rig) {
 	t.Logf("baseline, POST /v1/estop -> stop frame over the socket (%d runs): %s", len(sock), testkit.Figures(sock))
 	if !testkit.RaceEnabled && testkit.Quantile(lat, 0.99) > 5*time.Millisecond {
 		t.Logf("p99 above the 5 ms target on loopback (a loaded machine? re-run alone)")
+	}
+}
+
+// goPeer: ros2.Peer (what the proofs' ROS 2 target uses) resets, enables, reads ~/state (transient-local: a
+// late joiner gets the last one at once) and latches the e-stop.
+func goPeer(t *testing.T, r *rig) {
+	gp, err := ros2.NewPeer(mustAtoi(os.Getenv("ROS_DOMAIN_ID")), "", ros2.NodeName, "go_peer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gp.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(10*time.Second))
+	defer cancel()
+	if rep, err := gp.Reset(ctx); err != nil || !rep.Success {
+		t.Fatalf("reset: %+v %v", rep, err)
+	}
+	if rep, err := gp.Enable(ctx, true); err != nil || !rep.Success || rep.Message != "enabled" {
+		t.Fatalf("enable: %+v %v", rep, err)
+	}
+	got := make(chan string, 100)
+	sctx, scancel := context.WithCancel(ctx)
+	go gp.Subscribe(sctx, "~/state", "std_msgs/msg/String", dds.Latched, func(s dds.Sample) {
+		var m rosmsg.String
+		if cdr.Unmarshal(s.Data, &m) == nil {
+			select {
+			case got <- m.Data:
+			default:
+			}
+		}
+	})
+	// The first sample may be the latched one from just before the enable; the next ones (10 Hz) say it.
+	timeout := time.After(testkit.Bound(3 * time.Second))
+	for seen := 0; ; seen++ {
+		var st string
+		select {
+		case st = <-got:
+		case <-timeout:
+			t.Fatalf("no ~/state with enabled true over ROS 2 in 3 s (%d samples)", seen)
+		}
+		if strings.Contains(st, `"enabled":true`) {
+			break
+		}
+	}
+	scancel()
+	if err := gp.EStop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.eventually(2*time.Second, "Peer.EStop latches", func(s api.State) bool { return s.EStop != nil })
+	if rep, err := gp.Enable(ctx, true); err != nil || rep.Success {
+		t.Errorf("enable while latched: %+v %v (want refused)", rep, err)
 	}
 }
 

@@ -260,8 +260,8 @@ func (t *ROS2Target) Reset(ctx context.Context) error {
 // Close leaves the graph and closes the inner target.
 func (t *ROS2Target) Close() error {
 	t.cancel()
-	t.peer.Close()
 	<-t.done
+	t.peer.Close()
 	return t.Target.Close()
 }
 
