@@ -52,9 +52,8 @@ type Bridge struct {
 	estopReaders   []*dds.Reader
 	enable, reset  *Service
 	pubs           map[string]*Publisher
-	mu             sync.Mutex // guards stream, matched
+	mu             sync.Mutex // guards stream (held during a Send)
 	stream         *api.CmdVelStream
-	matched        int
 	lastStreamOpen time.Time
 	// estopPending counts e-stops from the graph not yet confirmed by the driver: commands are held. Not
 	// under mu: a cmd_vel Send stuck on a stalled driver must not hold an e-stop up.
@@ -361,6 +360,7 @@ func (b *Bridge) publisherLoop(ctx context.Context) {
 	t := time.NewTicker(b.cfg.PollPublishers)
 	defer t.Stop()
 	tripped := false
+	matched := 0
 	lastLog := time.Now()
 	last := b.Stats.String()
 	for {
@@ -373,10 +373,8 @@ func (b *Bridge) publisherLoop(ctx context.Context) {
 		if err != nil {
 			continue
 		}
-		b.mu.Lock()
-		prev := b.matched
-		b.matched = n
-		b.mu.Unlock()
+		prev := matched
+		matched = n
 		if n != prev {
 			b.log.Info("cmd_vel publishers on the graph", "matched", n)
 		}
@@ -388,8 +386,18 @@ func (b *Bridge) publisherLoop(ctx context.Context) {
 		case n < 2:
 			tripped = false
 		}
-		if n == 0 && prev > 0 {
+		switch {
+		case n == 0 && prev > 0:
 			go b.closeStream("no cmd_vel publisher left on the graph")
+		case n > 0 && prev == 0:
+			// A matched publisher is a publisher, commands or not (as on the graph): hold its stream now.
+			go func() {
+				b.mu.Lock()
+				defer b.mu.Unlock()
+				if b.stream == nil && b.estopPending.Load() == 0 {
+					b.openStreamLocked()
+				}
+			}()
 		}
 		if time.Since(lastLog) > 10*time.Second {
 			lastLog = time.Now()

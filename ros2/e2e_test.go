@@ -364,8 +364,18 @@ func TestPeerEndToEnd(t *testing.T) {
 		c.Enable(context.Background(), true)
 		p.send(t, "twist 0.1 0 0")
 		r.eventually(3*time.Second, "clear before the second publisher", func(s api.State) bool { return s.EStop == nil && s.Enabled })
+		// Across transports: the peer's matched cmd_vel publisher holds the bridge's stream, so a socket
+		// command from this process is a second publisher for the driver's own rule.
+		c.CmdVel(context.Background(), api.Twist{})
+		s := r.eventually(3*time.Second, "a socket publisher next to a DDS one latches", func(s api.State) bool { return s.EStop != nil })
+		if !strings.Contains(*s.EStop, "multiple cmd_vel publishers") {
+			t.Errorf("socket + DDS publisher: e-stop reason %q", *s.EStop)
+		}
+		c.Reset(context.Background())
+		c.Enable(context.Background(), true)
+		r.eventually(3*time.Second, "clear again", func(s api.State) bool { return s.EStop == nil && s.Enabled })
 		p.send(t, "twist2 0.1 0 0")
-		s := r.eventually(3*time.Second, "second cmd_vel publisher latches", func(s api.State) bool { return s.EStop != nil })
+		s = r.eventually(3*time.Second, "second cmd_vel publisher latches", func(s api.State) bool { return s.EStop != nil })
 		if !strings.Contains(*s.EStop, "multiple cmd_vel publishers") {
 			t.Errorf("e-stop reason %q", *s.EStop)
 		}
