@@ -24,7 +24,7 @@ func startBridge(ctx context.Context, o Options, log *slog.Logger) (wait func(),
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{"ros2", "--socket", o.Socket}, o.ROS2Args...)
+	args := []string{"ros2", "--socket", o.Socket}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

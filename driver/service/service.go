@@ -36,9 +36,8 @@ type Options struct {
 	// TestNoPdeathsig and TestDriverHoldsBoardEOF are the negative controls of the supervisor-death test.
 	TestNoPdeathsig, TestDriverHoldsBoardEOF bool
 	Log                                      *slog.Logger
-	// ROS2 runs the ROS 2 bridge child (ros2.go) with ROS2Args after its --socket.
-	ROS2     bool
-	ROS2Args []string
+	// ROS2 runs the ROS 2 bridge child (ros2.go); it takes the ROS variables from the environment.
+	ROS2 bool
 }
 
 // ErrWatchdog is returned for a negative watchdog timeout.
