@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -358,6 +359,8 @@ func TestPeerEndToEnd(t *testing.T) {
 
 	t.Run("go-peer", func(t *testing.T) { goPeer(t, r) })
 
+	t.Run("bridge-kill", func(t *testing.T) { bridgeKill(t, r) })
+
 	t.Run("two-publishers", func(t *testing.T) {
 		c := r.st.Client()
 		c.Reset(context.Background())
@@ -501,6 +504,44 @@ func goPeer(t *testing.T, r *rig) {
 	if rep, err := gp.Enable(ctx, true); err != nil || rep.Success {
 		t.Errorf("enable while latched: %+v %v (want refused)", rep, err)
 	}
+}
+
+// bridgeKill: SIGKILL of the bridge while the peer drives over DDS stops the wheels (its cmd_vel stream
+// closes; the deadman), and the service starts a new bridge that the peer drives through again.
+func bridgeKill(t *testing.T, r *rig) {
+	c := r.st.Client()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c.Reset(ctx)
+	c.Enable(ctx, true)
+	go func() {
+		for ctx.Err() == nil {
+			fmt.Fprintln(r.peer.in, "twist 0.1 0 0")
+			time.Sleep(30 * time.Millisecond)
+		}
+	}()
+	r.eventually(3*time.Second, "moving before the bridge kill", moving)
+	sup := r.state().PIDs.Supervisor
+	old := childWithArg(t, sup, "ros2")
+	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	r.eventually(2*time.Second, "stopped after the bridge's death", func(s api.State) bool { return !moving(s) })
+	t.Logf("bridge killed: wheels held after %.0f ms (cmd_timeout 300 ms)", time.Since(t0).Seconds()*1000)
+	var nu int
+	if err := testkit.Eventually(testkit.Bound(10*time.Second), func() error {
+		nu = childWithArg(t, sup, "ros2")
+		if nu == old {
+			return fmt.Errorf("old bridge still there")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r.eventually(10*time.Second, "driving again through the new bridge", moving)
+	cancel()
+	r.eventually(2*time.Second, "deadman after the drive", func(s api.State) bool { return !moving(s) })
 }
 
 // stopFrame reports whether r is the stop frame.
