@@ -33,7 +33,7 @@ const (
 )
 
 func targetFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "socket", Value: api.DefaultSocket, EnvVars: []string{api.SocketEnv}, Category: sectionTarget,
 			Usage: "the running driver's control socket (ignored with --sim)"},
 		&cli.StringFlag{Name: "device", Value: "/dev/ttyACM0", Category: sectionTarget,
@@ -56,7 +56,7 @@ func targetFlags() []cli.Flag {
 		&cli.StringFlag{Name: "json", Category: sectionOutput, Usage: "write the machine-readable record to `FILE`"},
 		&cli.BoolFlag{Name: "allow-plugged", Category: sectionProof,
 			Usage: "drive even though the driver believes the charger is plugged in (only on the stand)"},
-	}
+	}, ros2Flags()...)
 }
 
 func proofFlags() []cli.Flag {
@@ -168,6 +168,9 @@ func version() string {
 // open sets up what every subcommand needs (the signal context, the evidence log, the target) from the
 // flags.
 func open(c *cli.Context, kind string, noRespawn bool) (*target.Session, error) {
+	if err := ros2Prepare(c); err != nil {
+		return nil, err
+	}
 	lc := target.DefaultLiveConfig()
 	lc.Socket, lc.Device, lc.ServiceStop, lc.ServiceStart = c.String("socket"), c.String("device"), c.String("service-stop"), c.String("service-start")
 	if err := checkSimContact(c); err != nil {
@@ -182,6 +185,10 @@ func open(c *cli.Context, kind string, noRespawn bool) (*target.Session, error) 
 		Live: lc, Out: c.App.Writer, Record: recordWanted(c),
 	})
 	if err != nil {
+		return nil, cli.Exit(err.Error(), exitAbort)
+	}
+	if err := ros2Wrap(c, s); err != nil {
+		s.Close()
 		return nil, cli.Exit(err.Error(), exitAbort)
 	}
 	return s, nil

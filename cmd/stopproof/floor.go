@@ -91,6 +91,9 @@ func openFloor(c *cli.Context, kind string) (*target.Session, error) {
 	if c.String("sim-room") != "" && !c.Bool("sim") {
 		return nil, cli.Exit("--sim-room needs --sim", exitAbort)
 	}
+	if err := ros2Prepare(c); err != nil {
+		return nil, err
+	}
 	s, err := target.OpenSession(target.SessionConfig{
 		Kind: kind, EvidenceDir: c.String("evidence-dir"),
 		CommandLine: fmt.Sprintf("stopproof %s: %s", version(), strings.Join(os.Args, " ")),
@@ -100,6 +103,10 @@ func openFloor(c *cli.Context, kind string) (*target.Session, error) {
 		Live: lc, Out: c.App.Writer,
 	})
 	if err != nil {
+		return nil, cli.Exit(err.Error(), exitAbort)
+	}
+	if err := ros2Wrap(c, s); err != nil {
+		s.Close()
 		return nil, cli.Exit(err.Error(), exitAbort)
 	}
 	return s, nil

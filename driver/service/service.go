@@ -40,7 +40,9 @@ type Options struct {
 	Capture *capture.SegmentOptions
 	// Contact is the driver's contact reflex mode (act, log, off; "" = the driver's default, act).
 	Contact string
-	Log     *slog.Logger
+	// ROS2 runs the ROS 2 bridge child (ros2.go); it takes the ROS variables from the environment.
+	ROS2 bool
+	Log  *slog.Logger
 }
 
 // ErrWatchdog is returned for a negative watchdog timeout.
@@ -93,6 +95,13 @@ func Run(ctx context.Context, o Options) error {
 	} else if o.Watchdog < 60*time.Millisecond {
 		// Three ticks at 50 Hz: below that a GC pause or a busy CPU would kill healthy drivers.
 		log.Warn("driver watchdog below 3 control ticks: expect healthy drivers to be killed", "driver_watchdog", o.Watchdog)
+	}
+	if o.ROS2 {
+		wait, err := startBridge(ctx, o, log)
+		if err != nil {
+			return err
+		}
+		defer wait()
 	}
 	return supervisor.Run(ctx, supervisor.Config{
 		Device: device, Socket: o.Socket, DriverArgs: dargs, ReaderArgs: rargs,

@@ -1,0 +1,90 @@
+//go:build ros2 && linux && cgo
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rosorin/rosorin/internal/testkit"
+)
+
+var ros2Once sync.Once
+
+// stopproofROS2 builds stopproof with the ros2 tag into binDir (once) and runs it like stopproof does.
+func stopproofROS2(t *testing.T, timeout time.Duration, args ...string) (string, int) {
+	t.Helper()
+	bin := filepath.Join(binDir, "stopproof-ros2")
+	var berr error
+	ros2Once.Do(func() {
+		args := []string{"build", "-tags", "ros2", "-o", bin}
+		if testkit.RaceEnabled { // as bins does: the proof's recorders and triggers race-checked
+			args = append(args, "-race")
+		}
+		if o, err := exec.Command("go", append(args, "github.com/rosorin/rosorin/cmd/stopproof")...).CombinedOutput(); err != nil {
+			berr = err
+			t.Logf("%s", o)
+		}
+	})
+	if berr != nil {
+		t.Fatal(berr)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(testkit.Bound(timeout)):
+		cmd.Process.Signal(os.Interrupt)
+		err = <-done
+		t.Errorf("still running after %v", timeout)
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("stopproof %s: exit %d\n%s", strings.Join(args, " "), code, out.String())
+	return out.String(), code
+}
+
+// TestProveSimROS2IgnoreMotorFails is the negative control of the proof over ROS 2: the e-stop goes out on
+// the graph, the bridge latches the driver, the stop frame reaches a board that ignores it, and every
+// line must FAIL. (The passing run is CI's `stopproof prove --sim --ros2 deadman,estop,disable,kill`.)
+func TestProveSimROS2IgnoreMotorFails(t *testing.T) {
+	out, code := stopproofROS2(t, 3*time.Minute, "prove", "--sim", "--ros2", "--sim-fault", "ignore-motor", "estop",
+		"--spin", "2s", "--hold", "3s", "--evidence-dir", t.TempDir())
+	if code != 1 || !strings.Contains(out, "RESULT: 0/3 passed") {
+		t.Fatalf("exit %d, want 1 and RESULT: 0/3 passed", code)
+	}
+	if !strings.Contains(out, "target: ROS 2 node rosorin_board_driver") {
+		t.Error("the output does not name the ROS 2 target")
+	}
+	lines := resultLines(out)
+	if len(lines) != 3 {
+		t.Fatalf("result lines %q", lines)
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, "NEVER settled") || !strings.HasSuffix(l, "FAIL") {
+			t.Errorf("line %q: want NEVER settled ... FAIL", l)
+		}
+	}
+	if !strings.Contains(out, "end state: {enabled: false") {
+		t.Error("the teardown did not leave the wheels disabled")
+	}
+	assertTornDown(t, simDir(t, out))
+}

@@ -1,0 +1,472 @@
+package ros2
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/protocol/cdr"
+	"github.com/rosorin/rosorin/protocol/rosmsg"
+	"github.com/rosorin/rosorin/ros2/dds"
+)
+
+// Config configures the bridge.
+type Config struct {
+	// Socket is the driver's control socket.
+	Socket string
+	// Domain is ROS_DOMAIN_ID; Namespace and Name the node's.
+	Domain          int
+	Namespace, Name string
+	Log             *slog.Logger
+	// PollPublishers is how often the matched publishers of cmd_vel are counted (20 ms).
+	PollPublishers time.Duration
+}
+
+// Stats are the bridge's counters (logged every 10 s while they change, and at exit).
+type Stats struct {
+	CmdVel, CmdVelBad, EStops, EStopsBad, Requests, RequestsBad atomic.Uint64
+	Published, PublishErrors, DriverErrors, MultiplePublishers  atomic.Uint64
+}
+
+func (s *Stats) String() string {
+	return fmt.Sprintf("cmd_vel %d (malformed/refused %d), estop %d (malformed %d), service requests %d (malformed %d), published %d (errors %d), driver errors %d, multiple-publisher trips %d",
+		s.CmdVel.Load(), s.CmdVelBad.Load(), s.EStops.Load(), s.EStopsBad.Load(), s.Requests.Load(), s.RequestsBad.Load(),
+		s.Published.Load(), s.PublishErrors.Load(), s.DriverErrors.Load(), s.MultiplePublishers.Load())
+}
+
+// Bridge is the node rosorin_board_driver on the ROS 2 graph, a client of the driver's control socket.
+type Bridge struct {
+	cfg   Config
+	log   *slog.Logger
+	node  *Node
+	c     *api.Client
+	Stats Stats
+
+	cmdReader      *dds.Reader
+	estopReaders   []*dds.Reader
+	enable, reset  *Service
+	pubs           map[string]*Publisher
+	mu             sync.Mutex // guards stream (held during a Send)
+	stream         *api.CmdVelStream
+	lastStreamOpen time.Time
+	// estopPending counts e-stops from the graph not yet confirmed by the driver: commands are held. Not
+	// under mu: a cmd_vel Send stuck on a stalled driver must not hold an e-stop up.
+	estopPending atomic.Int32
+	// lastEStop is the (writer, source time) of the last e-stop sample: a reliable publisher matches both
+	// e-stop readers, and its sample counts once.
+	estopMu   sync.Mutex
+	lastEStop [2]int64
+}
+
+// ros2 message types of the interface.
+const (
+	typeTwist   = "geometry_msgs/msg/Twist"
+	typeBool    = "std_msgs/msg/Bool"
+	typeString  = "std_msgs/msg/String"
+	typeImu     = "sensor_msgs/msg/Imu"
+	typeBattery = "sensor_msgs/msg/BatteryState"
+	typeOdom    = "nav_msgs/msg/Odometry"
+	typeJoy     = "sensor_msgs/msg/Joy"
+	typeScan    = "sensor_msgs/msg/LaserScan"
+	srvSetBool  = "std_srvs/srv/SetBool"
+	srvTrigger  = "std_srvs/srv/Trigger"
+)
+
+// outputs maps the driver's streams to the node's topics and QoS. Publishers are reliable (they match both
+// reliable and best-effort subscribers) except the scan, which has the sensor-data profile Nav2 expects.
+var outputs = []struct {
+	api, topic, rosType string
+	qos                 dds.QoS
+}{
+	{api.TopicIMU, "imu/data_raw", typeImu, dds.Default},
+	{api.TopicBattery, "battery", typeBattery, dds.Default},
+	{api.TopicOdom, "wheel/odom", typeOdom, dds.Default},
+	{api.TopicGamepad, "gamepad", typeJoy, dds.Default},
+	{api.TopicScan, "scan", typeScan, dds.SensorData},
+	{api.TopicState, "~/state", typeString, dds.Latched},
+}
+
+// New creates the node and all its endpoints.
+func New(cfg Config) (*Bridge, error) {
+	if cfg.Name == "" {
+		cfg.Name = NodeName
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.PollPublishers <= 0 {
+		cfg.PollPublishers = 20 * time.Millisecond
+	}
+	node, err := NewNode(cfg.Domain, cfg.Namespace, cfg.Name)
+	if err != nil {
+		return nil, err
+	}
+	b := &Bridge{cfg: cfg, log: cfg.Log, node: node, c: api.NewClient(cfg.Socket), pubs: map[string]*Publisher{}}
+	fail := func(err error) (*Bridge, error) { node.Close(); return nil, err }
+	for _, o := range outputs {
+		p, err := node.Publisher(o.topic, o.rosType, o.qos)
+		if err != nil {
+			return fail(err)
+		}
+		b.pubs[o.api] = p
+	}
+	if b.cmdReader, _, err = node.Subscription("cmd_vel", typeTwist, dds.Default); err != nil {
+		return fail(err)
+	}
+	// Two e-stop readers: a reliable one (a reliable publisher's e-stop is retransmitted until acknowledged)
+	// and a best-effort one (a best-effort publisher does not match a reliable reader, and its e-stop would
+	// otherwise go nowhere). A reliable publisher matches both: the latch is idempotent.
+	for _, q := range []dds.QoS{dds.Default, {Reliable: false, Depth: 10}} {
+		r, _, err := node.Subscription("estop", typeBool, q)
+		if err != nil {
+			return fail(err)
+		}
+		b.estopReaders = append(b.estopReaders, r)
+	}
+	if b.enable, err = node.Service("~/enable", srvSetBool); err != nil {
+		return fail(err)
+	}
+	if b.reset, err = node.Service("~/reset_estop", srvTrigger); err != nil {
+		return fail(err)
+	}
+	return b, nil
+}
+
+// Node is the bridge's node.
+func (b *Bridge) Node() *Node { return b.node }
+
+// Run serves until ctx ends. The driver may come and go (a restart): every stream reconnects.
+func (b *Bridge) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	readers := append([]*dds.Reader{b.cmdReader, b.enable.Req, b.reset.Req}, b.estopReaders...)
+	handlers := []func(dds.Sample){b.onCmdVel, b.onEnable, b.onReset, b.onEStop, b.onEStop}
+	for i, r := range readers {
+		wg.Add(1)
+		go func() { defer wg.Done(); b.readLoop(ctx, r, handlers[i]) }()
+	}
+	for _, o := range outputs {
+		wg.Add(1)
+		go func() { defer wg.Done(); b.follow(ctx, o.api) }()
+	}
+	wg.Add(1)
+	go func() { defer wg.Done(); b.publisherLoop(ctx) }()
+	b.log.Info("ROS 2 node up", "node", b.node.Resolve("~"), "domain", b.cfg.Domain, "socket", b.cfg.Socket)
+	<-ctx.Done()
+	for _, r := range readers {
+		r.Wake()
+	}
+	wg.Wait()
+	b.closeStream("bridge stopping")
+	for _, r := range readers {
+		r.Close()
+	}
+	b.log.Info("ROS 2 node down", "stats", b.Stats.String())
+	return b.node.Close()
+}
+
+func (b *Bridge) readLoop(ctx context.Context, r *dds.Reader, fn func(dds.Sample)) {
+	var buf []dds.Sample
+	for ctx.Err() == nil {
+		if _, err := r.Wait(500 * time.Millisecond); err != nil {
+			if ctx.Err() == nil {
+				b.log.Error("DDS wait failed", "err", err)
+			}
+			return
+		}
+		var err error
+		if buf, err = r.Take(buf[:0]); err != nil {
+			b.log.Error("DDS take failed", "err", err)
+			return
+		}
+		for _, s := range buf {
+			fn(s)
+		}
+	}
+}
+
+// peerName is what the bridge tells the driver in reasons.
+const peerName = "ROS 2"
+
+func (b *Bridge) onCmdVel(s dds.Sample) {
+	b.Stats.CmdVel.Add(1)
+	t, err := DecodeTwist(s.Data)
+	if err != nil {
+		n := b.Stats.CmdVelBad.Add(1)
+		if n <= 5 || n%100 == 0 {
+			b.log.Warn("cmd_vel dropped: the wheels are stopped (a zero twist goes to the driver)", "err", err, "bytes", len(s.Data), "count", n)
+		}
+		// As the socket does for bad JSON: a broken sender never leaves the wheels on its last good command.
+		t = api.Twist{}
+	}
+	b.sendCmd(t)
+}
+
+func (b *Bridge) sendCmd(t api.Twist) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.estopPending.Load() > 0 {
+		return // an e-stop is on its way to the driver: nothing that moves goes first
+	}
+	if b.stream == nil {
+		b.openStreamLocked()
+		if b.stream == nil {
+			return
+		}
+	}
+	if err := b.stream.Send(t); err != nil {
+		b.Stats.DriverErrors.Add(1)
+		b.log.Warn("cmd_vel stream to the driver failed; reopening at the next command", "err", err)
+		go b.stream.Close()
+		b.stream = nil
+	}
+}
+
+func (b *Bridge) openStreamLocked() {
+	if time.Since(b.lastStreamOpen) < 100*time.Millisecond {
+		return
+	}
+	b.lastStreamOpen = time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	st, err := b.c.StreamCmdVel(context.WithoutCancel(ctx))
+	if err != nil {
+		b.Stats.DriverErrors.Add(1)
+		b.log.Warn("cannot open the cmd_vel stream to the driver", "err", err)
+		return
+	}
+	b.stream = st
+}
+
+func (b *Bridge) closeStream(why string) {
+	b.mu.Lock()
+	st := b.stream
+	b.stream = nil
+	b.mu.Unlock()
+	if st != nil {
+		res, err := st.Close()
+		b.log.Info("cmd_vel stream to the driver closed", "why", why, "accepted", res.Accepted, "rejected", res.Rejected, "dropped", res.Dropped, "err", err)
+	}
+}
+
+func (b *Bridge) onEStop(s dds.Sample) {
+	key := [2]int64{int64(s.Writer), s.SourceTime.UnixNano()}
+	b.estopMu.Lock()
+	dup := key == b.lastEStop
+	b.lastEStop = key
+	b.estopMu.Unlock()
+	if dup {
+		return
+	}
+	var m rosmsg.Bool
+	if err := cdr.Unmarshal(s.Data, &m); err != nil {
+		// A malformed message on the e-stop topic is someone trying to stop the robot: latch anyway.
+		b.Stats.EStopsBad.Add(1)
+		b.log.Warn("malformed estop message: latching the e-stop anyway", "err", err, "bytes", len(s.Data))
+		b.estop("malformed estop message (ROS 2)")
+		return
+	}
+	if !m.Data {
+		return // std_msgs/Bool false on estop: nothing (the seed ignored it too)
+	}
+	b.Stats.EStops.Add(1)
+	b.estop("estop topic (ROS 2)")
+}
+
+// estop latches the driver's e-stop. Until the driver confirms, velocity commands from the graph are held
+// and the cmd_vel stream is closed, so the driver's deadman stops the wheels even if the e-stop request
+// cannot get through.
+func (b *Bridge) estop(reason string) {
+	b.estopPending.Add(1)
+	defer b.estopPending.Add(-1)
+	for i := 0; ; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := b.c.EStop(ctx, reason)
+		cancel()
+		if err == nil {
+			break
+		}
+		b.Stats.DriverErrors.Add(1)
+		if i == 0 {
+			b.log.Error("e-stop request to the driver failed: holding all commands and retrying", "err", err)
+			go b.closeStream("e-stop not delivered")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (b *Bridge) onEnable(s dds.Sample) {
+	b.Stats.Requests.Add(1)
+	hdr, body, err := SplitRequest(s.Data)
+	var req rosmsg.SetBoolRequest
+	if err == nil {
+		err = cdr.Unmarshal(body, &req)
+	}
+	if err != nil {
+		b.Stats.RequestsBad.Add(1)
+		b.log.Warn("malformed ~/enable request dropped", "err", err, "bytes", len(s.Data))
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	r, err := b.c.Enable(ctx, req.Data)
+	if err != nil {
+		b.Stats.DriverErrors.Add(1)
+		r = api.Reply{Message: "driver unreachable: " + err.Error()}
+	}
+	b.reply(b.enable, hdr, &rosmsg.SetBoolResponse{Success: r.Success, Message: r.Message})
+}
+
+func (b *Bridge) onReset(s dds.Sample) {
+	b.Stats.Requests.Add(1)
+	hdr, body, err := SplitRequest(s.Data)
+	if err == nil {
+		err = cdr.Unmarshal(body, &rosmsg.TriggerRequest{})
+	}
+	if err != nil {
+		b.Stats.RequestsBad.Add(1)
+		b.log.Warn("malformed ~/reset_estop request dropped", "err", err, "bytes", len(s.Data))
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	r, err := b.c.Reset(ctx)
+	if err != nil {
+		b.Stats.DriverErrors.Add(1)
+		r = api.Reply{Message: "driver unreachable: " + err.Error()}
+	}
+	b.reply(b.reset, hdr, &rosmsg.TriggerResponse{Success: r.Success, Message: r.Message})
+}
+
+func (b *Bridge) reply(s *Service, hdr [RequestHeaderLen]byte, m cdr.Marshaler) {
+	if err := s.Reply(hdr, m); err != nil {
+		b.Stats.PublishErrors.Add(1)
+		b.log.Warn("service reply failed", "service", s.Name, "err", err)
+	}
+}
+
+// publisherLoop applies the two-publisher rule to the graph: two or more matched publications on cmd_vel
+// latch the e-stop (the seed counted the topic's publishers the same way). A matched publisher holds one
+// cmd_vel stream to the driver, so a socket publisher at the same time trips the driver's own rule; no
+// matched publisher closes it.
+func (b *Bridge) publisherLoop(ctx context.Context) {
+	t := time.NewTicker(b.cfg.PollPublishers)
+	defer t.Stop()
+	tripped := false
+	matched := 0
+	lastLog := time.Now()
+	last := b.Stats.String()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		n, err := b.cmdReader.Matched()
+		if err != nil {
+			continue
+		}
+		prev := matched
+		matched = n
+		if n != prev {
+			b.log.Info("cmd_vel publishers on the graph", "matched", n)
+		}
+		switch {
+		case n >= 2 && !tripped:
+			tripped = true
+			b.Stats.MultiplePublishers.Add(1)
+			go b.estop(fmt.Sprintf("multiple cmd_vel publishers (%s: %d matched)", peerName, n))
+		case n < 2:
+			tripped = false
+		}
+		switch {
+		case n == 0 && prev > 0:
+			go b.closeStream("no cmd_vel publisher left on the graph")
+		case n > 0 && prev == 0:
+			// A matched publisher is a publisher, commands or not (as on the graph): hold its stream now.
+			go func() {
+				b.mu.Lock()
+				defer b.mu.Unlock()
+				if b.stream == nil && b.estopPending.Load() == 0 {
+					b.openStreamLocked()
+				}
+			}()
+		}
+		if time.Since(lastLog) > 10*time.Second {
+			lastLog = time.Now()
+			if s := b.Stats.String(); s != last {
+				last = s
+				b.log.Info("ROS 2 bridge", "stats", s)
+			}
+		}
+	}
+}
+
+// follow publishes one of the driver's streams on its topic, reconnecting while the driver is away.
+func (b *Bridge) follow(ctx context.Context, topic string) {
+	p := b.pubs[topic]
+	conv := converter(topic)
+	warned := false
+	for ctx.Err() == nil {
+		err := b.c.Follow(ctx, topic, func(line []byte) error {
+			m, err := conv(line)
+			if err != nil {
+				return err
+			}
+			if err := p.Publish(m); err != nil {
+				b.Stats.PublishErrors.Add(1)
+				return nil
+			}
+			b.Stats.Published.Add(1)
+			warned = false
+			return nil
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		if !warned {
+			b.log.Warn("driver stream ended; reconnecting", "topic", topic, "err", err)
+			warned = true
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func converter(topic string) func([]byte) (cdr.Marshaler, error) {
+	dec := func(line []byte, v any) error {
+		if err := json.Unmarshal(line, v); err != nil {
+			return fmt.Errorf("%s record from the driver: %w", topic, err)
+		}
+		return nil
+	}
+	switch topic {
+	case api.TopicIMU:
+		return func(l []byte) (cdr.Marshaler, error) { var m api.IMU; err := dec(l, &m); return IMUMsg(&m), err }
+	case api.TopicBattery:
+		return func(l []byte) (cdr.Marshaler, error) {
+			var m api.Battery
+			err := dec(l, &m)
+			return BatteryMsg(&m), err
+		}
+	case api.TopicOdom:
+		return func(l []byte) (cdr.Marshaler, error) { var m api.Odom; err := dec(l, &m); return OdomMsg(&m), err }
+	case api.TopicGamepad:
+		return func(l []byte) (cdr.Marshaler, error) { var m api.Gamepad; err := dec(l, &m); return JoyMsg(&m), err }
+	case api.TopicScan:
+		return func(l []byte) (cdr.Marshaler, error) { var m api.Scan; err := dec(l, &m); return ScanMsg(&m), err }
+	case api.TopicState:
+		// ~/state carries the driver's state record as it is (the seed's ~/state JSON plus link health).
+		return func(l []byte) (cdr.Marshaler, error) { return &rosmsg.String{Data: string(l)}, nil }
+	}
+	return func([]byte) (cdr.Marshaler, error) { return nil, errors.New("no such topic") }
+}

@@ -1,0 +1,510 @@
+//go:build ros2 && linux && cgo
+
+package dds
+
+/*
+#cgo LDFLAGS: -lddsc
+#include <stdlib.h>
+#include <string.h>
+#include "dds/dds.h"
+#include "dds/ddsi/ddsi_sertype.h"
+#include "dds/ddsi/ddsi_serdata.h"
+#include "dds/ddsi/q_radmin.h"
+
+// An opaque sertype: its serdata is the serialized message (encapsulation header included), never
+// interpreted. After rmw_cyclonedds' serdata.cpp.
+struct rs_sertype { struct ddsi_sertype c; };
+struct rs_serdata { struct ddsi_serdata c; uint32_t size; unsigned char *data; };
+
+static struct rs_serdata *rs_new(const struct ddsi_sertype *t, enum ddsi_serdata_kind kind, size_t size) {
+  struct rs_serdata *d = calloc(1, sizeof *d);
+  if (d == NULL) return NULL;
+  ddsi_serdata_init(&d->c, t, kind);
+  d->c.hash = t->serdata_basehash;
+  d->size = (uint32_t) size;
+  if (size > 0 && (d->data = malloc(size)) == NULL) { free(d); return NULL; }
+  return d;
+}
+
+static uint32_t rs_get_size(const struct ddsi_serdata *d) { return ((const struct rs_serdata *) d)->size; }
+static void rs_free(struct ddsi_serdata *dc) { struct rs_serdata *d = (struct rs_serdata *) dc; free(d->data); free(d); }
+static bool rs_eqkey(const struct ddsi_serdata *a, const struct ddsi_serdata *b) { (void) a; (void) b; return true; }
+
+static struct ddsi_serdata *rs_from_ser(const struct ddsi_sertype *t, enum ddsi_serdata_kind kind, const struct nn_rdata *frag, size_t size) {
+  struct rs_serdata *d = rs_new(t, kind, size);
+  if (d == NULL) return NULL;
+  uint32_t off = 0;
+  while (frag) {
+    if (frag->maxp1 > off) {
+      const unsigned char *payload = NN_RMSG_PAYLOADOFF(frag->rmsg, NN_RDATA_PAYLOAD_OFF(frag));
+      uint32_t n = frag->maxp1 - off;
+      if ((size_t) off + n > size) { rs_free(&d->c); return NULL; }
+      memcpy(d->data + off, payload + off - frag->min, n);
+      off = frag->maxp1;
+    }
+    frag = frag->nextfrag;
+  }
+  return &d->c;
+}
+
+static struct ddsi_serdata *rs_from_ser_iov(const struct ddsi_sertype *t, enum ddsi_serdata_kind kind, ddsrt_msg_iovlen_t niov, const ddsrt_iovec_t *iov, size_t size) {
+  struct rs_serdata *d = rs_new(t, kind, size);
+  if (d == NULL) return NULL;
+  size_t off = 0;
+  for (ddsrt_msg_iovlen_t i = 0; i < niov && off < size; i++) {
+    size_t n = iov[i].iov_len;
+    if (off + n > size) n = size - off;
+    memcpy(d->data + off, iov[i].iov_base, n);
+    off += n;
+  }
+  return &d->c;
+}
+
+static struct ddsi_serdata *rs_from_keyhash(const struct ddsi_sertype *t, const struct ddsi_keyhash *kh) {
+  (void) kh;
+  struct rs_serdata *d = rs_new(t, SDK_KEY, 0);
+  return d ? &d->c : NULL;
+}
+
+// Samples are never used: this sertype only carries serialized bytes.
+static struct ddsi_serdata *rs_from_sample(const struct ddsi_sertype *t, enum ddsi_serdata_kind kind, const void *s) {
+  (void) t; (void) kind; (void) s; return NULL;
+}
+static bool rs_to_sample(const struct ddsi_serdata *d, void *s, void **b, void *l) { (void) d; (void) s; (void) b; (void) l; return false; }
+static bool rs_untyped_to_sample(const struct ddsi_sertype *t, const struct ddsi_serdata *d, void *s, void **b, void *l) {
+  (void) t; (void) d; (void) s; (void) b; (void) l; return true;
+}
+static struct ddsi_serdata *rs_to_untyped(const struct ddsi_serdata *dc) {
+  struct rs_serdata *d = rs_new(dc->type, SDK_KEY, 0);
+  if (d == NULL) return NULL;
+  d->c.type = NULL;
+  return &d->c;
+}
+static void rs_to_ser(const struct ddsi_serdata *dc, size_t off, size_t sz, void *buf) {
+  const struct rs_serdata *d = (const struct rs_serdata *) dc;
+  memcpy(buf, d->data + off, sz);
+}
+static struct ddsi_serdata *rs_to_ser_ref(const struct ddsi_serdata *dc, size_t off, size_t sz, ddsrt_iovec_t *ref) {
+  const struct rs_serdata *d = (const struct rs_serdata *) dc;
+  ref->iov_base = d->data + off;
+  ref->iov_len = (ddsrt_iov_len_t) sz;
+  return ddsi_serdata_ref(dc);
+}
+static void rs_to_ser_unref(struct ddsi_serdata *d, const ddsrt_iovec_t *ref) { (void) ref; ddsi_serdata_unref(d); }
+static size_t rs_print(const struct ddsi_sertype *t, const struct ddsi_serdata *dc, char *buf, size_t size) {
+  (void) t;
+  return (size_t) snprintf(buf, size, "(%u serialized bytes)", (unsigned) ((const struct rs_serdata *) dc)->size);
+}
+static void rs_get_keyhash(const struct ddsi_serdata *d, struct ddsi_keyhash *buf, bool force_md5) {
+  (void) d; (void) force_md5; memset(buf, 0, sizeof *buf);
+}
+
+static const struct ddsi_serdata_ops rs_serdata_ops = {
+  .eqkey = rs_eqkey, .get_size = rs_get_size, .from_ser = rs_from_ser, .from_ser_iov = rs_from_ser_iov,
+  .from_keyhash = rs_from_keyhash, .from_sample = rs_from_sample, .to_ser = rs_to_ser, .to_ser_ref = rs_to_ser_ref,
+  .to_ser_unref = rs_to_ser_unref, .to_sample = rs_to_sample, .to_untyped = rs_to_untyped,
+  .untyped_to_sample = rs_untyped_to_sample, .free = rs_free, .print = rs_print, .get_keyhash = rs_get_keyhash,
+};
+
+static void rs_sertype_free(struct ddsi_sertype *t) { ddsi_sertype_fini(t); free(t); }
+static void rs_zero_samples(const struct ddsi_sertype *t, void *s, size_t n) { (void) t; (void) s; (void) n; }
+static void rs_realloc_samples(void **ptrs, const struct ddsi_sertype *t, void *old, size_t oldn, size_t n) {
+  (void) t; (void) oldn; (void) n; if (ptrs) ptrs[0] = old;
+}
+static void rs_free_samples(const struct ddsi_sertype *t, void **ptrs, size_t n, dds_free_op_t op) {
+  (void) t; (void) ptrs; (void) n; (void) op;
+}
+static bool rs_equal(const struct ddsi_sertype *a, const struct ddsi_sertype *b) { return strcmp(a->type_name, b->type_name) == 0; }
+static uint32_t rs_hash(const struct ddsi_sertype *t) {
+  uint32_t h = 2166136261u;
+  for (const char *p = t->type_name; *p; p++) h = (h ^ (unsigned char) *p) * 16777619u;
+  return h;
+}
+
+static const struct ddsi_sertype_ops rs_sertype_ops = {
+  .version = ddsi_sertype_v0, .arg = NULL, .free = rs_sertype_free, .zero_samples = rs_zero_samples,
+  .realloc_samples = rs_realloc_samples, .free_samples = rs_free_samples, .equal = rs_equal, .hash = rs_hash,
+};
+
+static dds_entity_t rs_topic(dds_entity_t pp, const char *name, const char *type_name, struct ddsi_sertype **out) {
+  struct rs_sertype *t = calloc(1, sizeof *t);
+  if (t == NULL) return DDS_RETCODE_OUT_OF_RESOURCES;
+  ddsi_sertype_init(&t->c, type_name, &rs_sertype_ops, &rs_serdata_ops, true);
+  struct ddsi_sertype *st = &t->c;
+  dds_entity_t tp = dds_create_topic_sertype(pp, name, &st, NULL, NULL, NULL);
+  if (tp < 0) { rs_sertype_free(&t->c); return tp; }
+  *out = st;
+  return tp;
+}
+
+static dds_qos_t *rs_qos(int reliable, int transient_local, int depth, const void *ud, size_t udlen) {
+  dds_qos_t *q = dds_create_qos();
+  dds_qset_reliability(q, reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT, DDS_MSECS(100));
+  dds_qset_durability(q, transient_local ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
+  dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth < 1 ? 1 : depth);
+  if (udlen > 0) dds_qset_userdata(q, ud, udlen);
+  return q;
+}
+
+static dds_entity_t rs_participant(dds_domainid_t domain, const void *ud, size_t udlen) {
+  dds_qos_t *q = dds_create_qos();
+  if (udlen > 0) dds_qset_userdata(q, ud, udlen);
+  dds_entity_t pp = dds_create_participant(domain, q, NULL);
+  dds_delete_qos(q);
+  return pp;
+}
+
+static dds_entity_t rs_writer(dds_entity_t pp, dds_entity_t tp, int rel, int tl, int depth, const void *ud, size_t udlen) {
+  dds_qos_t *q = rs_qos(rel, tl, depth, ud, udlen);
+  dds_entity_t w = dds_create_writer(pp, tp, q, NULL);
+  dds_delete_qos(q);
+  return w;
+}
+
+static dds_entity_t rs_reader(dds_entity_t pp, dds_entity_t tp, int rel, int tl, int depth, const void *ud, size_t udlen) {
+  dds_qos_t *q = rs_qos(rel, tl, depth, ud, udlen);
+  dds_entity_t r = dds_create_reader(pp, tp, q, NULL);
+  dds_delete_qos(q);
+  return r;
+}
+
+static dds_return_t rs_write(dds_entity_t wr, const struct ddsi_sertype *t, const void *buf, size_t n) {
+  struct rs_serdata *d = rs_new(t, SDK_DATA, n);
+  if (d == NULL) return DDS_RETCODE_OUT_OF_RESOURCES;
+  memcpy(d->data, buf, n);
+  return dds_writecdr(wr, &d->c);
+}
+
+typedef struct { int32_t valid; uint32_t size; int64_t source; uint64_t writer; const unsigned char *data; } rs_taken;
+
+#define RS_MAX_TAKE 32
+// rs_take takes up to RS_MAX_TAKE samples; the caller copies data and then calls rs_release.
+static int32_t rs_take(dds_entity_t rd, struct ddsi_serdata **bufs, rs_taken *out) {
+  dds_sample_info_t si[RS_MAX_TAKE];
+  int32_t n = dds_takecdr(rd, bufs, RS_MAX_TAKE, si, DDS_ANY_STATE);
+  for (int32_t i = 0; i < n; i++) {
+    struct rs_serdata *d = (struct rs_serdata *) bufs[i];
+    out[i].valid = si[i].valid_data;
+    out[i].size = d->size;
+    out[i].data = d->data;
+    out[i].source = si[i].source_timestamp;
+    out[i].writer = si[i].publication_handle;
+  }
+  return n;
+}
+static void rs_release(struct ddsi_serdata **bufs, int32_t n) { for (int32_t i = 0; i < n; i++) ddsi_serdata_unref(bufs[i]); }
+
+static int32_t rs_guid(dds_entity_t e, unsigned char *out) {
+  dds_guid_t g;
+  dds_return_t rc = dds_get_guid(e, &g);
+  if (rc == 0) memcpy(out, g.v, 16);
+  return rc;
+}
+static int64_t rs_handle(dds_entity_t e) {
+  dds_instance_handle_t h;
+  dds_return_t rc = dds_get_instance_handle(e, &h);
+  return rc < 0 ? rc : (int64_t) h;
+}
+static int32_t rs_pub_matched(dds_entity_t rd) {
+  dds_subscription_matched_status_t st;
+  dds_return_t rc = dds_get_subscription_matched_status(rd, &st);
+  return rc < 0 ? rc : (int32_t) st.current_count;
+}
+static int32_t rs_sub_matched(dds_entity_t wr) {
+  dds_publication_matched_status_t st;
+  dds_return_t rc = dds_get_publication_matched_status(wr, &st);
+  return rc < 0 ? rc : (int32_t) st.current_count;
+}
+// rs_waiter makes a waitset with the reader's data-available read condition and a guard condition (Wake).
+static dds_entity_t rs_waiter(dds_entity_t pp, dds_entity_t rd, dds_entity_t *guard) {
+  dds_entity_t ws = dds_create_waitset(pp);
+  if (ws < 0) return ws;
+  dds_entity_t rc = dds_create_readcondition(rd, DDS_ANY_STATE);
+  dds_entity_t g = dds_create_guardcondition(pp);
+  if (rc < 0 || g < 0) { dds_delete(ws); return rc < 0 ? rc : g; }
+  dds_waitset_attach(ws, rc, 1);
+  dds_waitset_attach(ws, g, 2);
+  *guard = g;
+  return ws;
+}
+static dds_return_t rs_wait(dds_entity_t ws, dds_entity_t guard, int64_t timeout) {
+  dds_attach_t xs[2];
+  dds_return_t n = dds_waitset_wait(ws, xs, 2, timeout);
+  for (int i = 0; i < n && i < 2; i++) if (xs[i] == 2) dds_set_guardcondition(guard, false);
+  return n;
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"time"
+	"unsafe"
+)
+
+// Available reports whether this binary has the Cyclone DDS layer (built with the ros2 tag).
+func Available() bool { return true }
+
+type ddsError struct {
+	op string
+	rc C.dds_return_t
+}
+
+func (e *ddsError) Error() string {
+	return fmt.Sprintf("dds: %s: %s", e.op, C.GoString(C.dds_strretcode(e.rc)))
+}
+
+func check(op string, rc C.dds_return_t) error {
+	if rc < 0 {
+		return &ddsError{op, rc}
+	}
+	return nil
+}
+
+// Participant is a DDS domain participant.
+type Participant struct {
+	mu     sync.Mutex
+	pp     C.dds_entity_t
+	topics map[string]topic
+	closed bool
+}
+
+type topic struct {
+	e  C.dds_entity_t
+	st *C.struct_ddsi_sertype
+}
+
+// NewParticipant joins domain (ROS_DOMAIN_ID) with the participant user data ("enclave=/;" for ROS 2).
+// ROS_LOCALHOST_ONLY=1 in the environment creates the domain with the loopback interface prepended to
+// CYCLONEDDS_URI, as rmw_cyclonedds does.
+func NewParticipant(domain int, userData string) (*Participant, error) {
+	if domain < 0 || domain > 232 {
+		return nil, fmt.Errorf("dds: domain id %d out of 0..232 (ROS_DOMAIN_ID)", domain)
+	}
+	if os.Getenv("ROS_LOCALHOST_ONLY") == "1" {
+		cfg := `<CycloneDDS><Domain><General><Interfaces><NetworkInterface address="127.0.0.1"/></Interfaces></General></Domain></CycloneDDS>`
+		if u := os.Getenv("CYCLONEDDS_URI"); u != "" {
+			cfg += "," + u
+		}
+		cs := C.CString(cfg)
+		d := C.dds_create_domain(C.dds_domainid_t(domain), cs)
+		C.free(unsafe.Pointer(cs))
+		// PRECONDITION_NOT_MET: the domain exists already in this process (a second participant).
+		if d < 0 && d != C.DDS_RETCODE_PRECONDITION_NOT_MET {
+			return nil, check("create domain (ROS_LOCALHOST_ONLY=1)", C.dds_return_t(d))
+		}
+	}
+	ud := []byte(userData)
+	pp := C.rs_participant(C.dds_domainid_t(domain), cbytes(ud), C.size_t(len(ud)))
+	if err := check("create participant", C.dds_return_t(pp)); err != nil {
+		return nil, fmt.Errorf("%w (CYCLONEDDS_URI=%q)", err, os.Getenv("CYCLONEDDS_URI"))
+	}
+	return &Participant{pp: pp, topics: map[string]topic{}}, nil
+}
+
+func cbytes(b []byte) unsafe.Pointer {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(&b[0])
+}
+
+func guidOf(e C.dds_entity_t) (GUID, error) {
+	var g GUID
+	err := check("get guid", C.dds_return_t(C.rs_guid(e, (*C.uchar)(unsafe.Pointer(&g[0])))))
+	return g, err
+}
+
+// GUID is the participant's GUID.
+func (p *Participant) GUID() GUID { g, _ := guidOf(p.pp); return g }
+
+func (p *Participant) topic(name, typeName string) (topic, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return topic{}, fmt.Errorf("dds: participant closed")
+	}
+	if t, ok := p.topics[name]; ok {
+		return t, nil
+	}
+	cn, ct := C.CString(name), C.CString(typeName)
+	defer C.free(unsafe.Pointer(cn))
+	defer C.free(unsafe.Pointer(ct))
+	var st *C.struct_ddsi_sertype
+	e := C.rs_topic(p.pp, cn, ct, &st)
+	if err := check("create topic "+name+" ("+typeName+")", C.dds_return_t(e)); err != nil {
+		return topic{}, err
+	}
+	t := topic{e: e, st: st}
+	p.topics[name] = t
+	return t, nil
+}
+
+// Writer writes serialized samples on one topic.
+type Writer struct {
+	e  C.dds_entity_t
+	st *C.struct_ddsi_sertype
+}
+
+// NewWriter creates a writer of topic (the DDS name, "rt/cmd_vel") with type typeName, QoS q and endpoint
+// user data (rmw_cyclonedds' "serviceid=...;" on a service's endpoints, else empty).
+func (p *Participant) NewWriter(topicName, typeName string, q QoS, userData string) (*Writer, error) {
+	t, err := p.topic(topicName, typeName)
+	if err != nil {
+		return nil, err
+	}
+	ud := []byte(userData)
+	e := C.rs_writer(p.pp, t.e, b2i(q.Reliable), b2i(q.TransientLocal), C.int(q.Depth), cbytes(ud), C.size_t(len(ud)))
+	if err := check("create writer on "+topicName, C.dds_return_t(e)); err != nil {
+		return nil, err
+	}
+	return &Writer{e: e, st: t.st}, nil
+}
+
+func b2i(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Write sends one serialized sample (header included).
+func (w *Writer) Write(b []byte) error {
+	if len(b) == 0 {
+		return fmt.Errorf("dds: empty sample")
+	}
+	return check("write", C.rs_write(w.e, w.st, unsafe.Pointer(&b[0]), C.size_t(len(b))))
+}
+
+// GUID is the writer's GUID.
+func (w *Writer) GUID() GUID { g, _ := guidOf(w.e); return g }
+
+// Handle is the writer's instance handle: what a reader sees as Sample.Writer, and what rmw_cyclonedds puts
+// in a service request's header as the client's id.
+func (w *Writer) Handle() uint64 { return uint64(C.rs_handle(w.e)) }
+
+// Matched is the number of readers matched now.
+func (w *Writer) Matched() (int, error) {
+	n := C.rs_sub_matched(w.e)
+	return int(n), check("publication matched status", C.dds_return_t(n))
+}
+
+// Reader takes serialized samples of one topic.
+type Reader struct {
+	e, ws, guard C.dds_entity_t
+	waitMu       sync.Mutex // held while waiting, so Close deletes nothing under a waiter
+	mu           sync.Mutex
+	closed       bool
+	bufs         [C.RS_MAX_TAKE]*C.struct_ddsi_serdata
+	taken        [C.RS_MAX_TAKE]C.rs_taken
+}
+
+// NewReader creates a reader of topic with type typeName, QoS q and endpoint user data.
+func (p *Participant) NewReader(topicName, typeName string, q QoS, userData string) (*Reader, error) {
+	t, err := p.topic(topicName, typeName)
+	if err != nil {
+		return nil, err
+	}
+	ud := []byte(userData)
+	e := C.rs_reader(p.pp, t.e, b2i(q.Reliable), b2i(q.TransientLocal), C.int(q.Depth), cbytes(ud), C.size_t(len(ud)))
+	if err := check("create reader on "+topicName, C.dds_return_t(e)); err != nil {
+		return nil, err
+	}
+	r := &Reader{e: e}
+	r.ws = C.rs_waiter(p.pp, e, &r.guard)
+	if err := check("create waitset", C.dds_return_t(r.ws)); err != nil {
+		C.dds_delete(e)
+		return nil, err
+	}
+	return r, nil
+}
+
+// GUID is the reader's GUID.
+func (r *Reader) GUID() GUID { g, _ := guidOf(r.e); return g }
+
+// Matched is the number of writers matched now (for the two-publisher rule on cmd_vel).
+func (r *Reader) Matched() (int, error) {
+	n := C.rs_pub_matched(r.e)
+	return int(n), check("subscription matched status", C.dds_return_t(n))
+}
+
+// Wait blocks until data may be available, Wake is called, or timeout passes (false, nil). A closed reader
+// returns an error.
+func (r *Reader) Wait(timeout time.Duration) (bool, error) {
+	r.waitMu.Lock()
+	defer r.waitMu.Unlock()
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		return false, fmt.Errorf("dds: reader closed")
+	}
+	n := C.rs_wait(r.ws, r.guard, C.int64_t(timeout.Nanoseconds()))
+	return n > 0, check("wait", n)
+}
+
+// Wake makes a pending Wait return.
+func (r *Reader) Wake() { C.dds_set_guardcondition(r.guard, true) }
+
+// Take appends every sample available now (valid data only) to dst.
+func (r *Reader) Take(dst []Sample) ([]Sample, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return dst, fmt.Errorf("dds: reader closed")
+	}
+	for {
+		n := C.rs_take(r.e, &r.bufs[0], &r.taken[0])
+		if n < 0 {
+			return dst, check("take", C.dds_return_t(n))
+		}
+		for i := 0; i < int(n); i++ {
+			tk := &r.taken[i]
+			if tk.valid == 0 {
+				continue
+			}
+			dst = append(dst, Sample{
+				Data:       C.GoBytes(unsafe.Pointer(tk.data), C.int(tk.size)),
+				Writer:     uint64(tk.writer),
+				SourceTime: time.Unix(0, int64(tk.source)),
+			})
+		}
+		C.rs_release(&r.bufs[0], n)
+		if n < C.RS_MAX_TAKE {
+			return dst, nil
+		}
+	}
+}
+
+// Close deletes the reader (a pending Wait returns first).
+func (r *Reader) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	r.mu.Unlock()
+	r.Wake()
+	r.waitMu.Lock()
+	defer r.waitMu.Unlock()
+	C.dds_delete(r.ws)
+	return check("delete reader", C.dds_delete(r.e))
+}
+
+// Close deletes the participant and everything it created. Close every Reader first (a Wait in progress
+// would otherwise see its waitset deleted under it).
+func (p *Participant) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	return check("delete participant", C.dds_delete(p.pp))
+}
+
+// Close deletes the writer.
+func (w *Writer) Close() error { return check("delete writer", C.dds_delete(w.e)) }

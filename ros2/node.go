@@ -1,0 +1,192 @@
+package ros2
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rosorin/rosorin/protocol/cdr"
+	"github.com/rosorin/rosorin/protocol/rosmsg"
+	"github.com/rosorin/rosorin/ros2/dds"
+)
+
+// Node is a ROS 2 node at the DDS level, as rmw_cyclonedds (Humble) lays one out: one participant (user
+// data "enclave=/;"), topics "rt/...", services on "rq/...Request" and "rr/...Reply", and the node's entry on
+// ros_discovery_info (so `ros2 node list` sees it), republished whenever an endpoint is added.
+type Node struct {
+	Name, Namespace string // Namespace in CheckNamespace's form ("" or "/robot1")
+
+	p    *dds.Participant
+	disc *dds.Writer
+
+	mu               sync.Mutex
+	readers, writers []dds.GUID
+}
+
+// NewNode joins domain as node name in namespace ns.
+func NewNode(domain int, ns, name string) (*Node, error) {
+	ns, err := CheckNamespace(ns)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkToken(name); err != nil {
+		return nil, fmt.Errorf("node name %q: %w", name, err)
+	}
+	p, err := dds.NewParticipant(domain, "enclave=/;")
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{Name: name, Namespace: ns, p: p}
+	if n.disc, err = p.NewWriter(DiscoveryTopic, DiscoveryType, dds.Latched, ""); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return n, n.announce()
+}
+
+// Resolve is name's fully qualified form for this node.
+func (n *Node) Resolve(name string) string { return Resolve(n.Namespace, n.Name, name) }
+
+// announce publishes the node's entry on ros_discovery_info.
+func (n *Node) announce() error {
+	n.mu.Lock()
+	ns := n.Namespace
+	if ns == "" {
+		ns = "/"
+	}
+	info := rosmsg.ParticipantEntitiesInfo{Gid: rosmsg.GidFromGUID(n.p.GUID()), Nodes: []rosmsg.NodeEntitiesInfo{{
+		NodeNamespace: ns, NodeName: n.Name,
+		ReaderGids: gids(n.readers), WriterGids: gids(n.writers),
+	}}}
+	n.mu.Unlock()
+	return n.disc.Write(cdr.Marshal(&info))
+}
+
+func gids(g []dds.GUID) []rosmsg.Gid {
+	out := make([]rosmsg.Gid, len(g))
+	for i := range g {
+		out[i] = rosmsg.GidFromGUID(g[i])
+	}
+	return out
+}
+
+// Publisher writes one ROS message type on one topic.
+type Publisher struct {
+	Topic string // fully qualified
+	w     *dds.Writer
+	mu    sync.Mutex
+	cw    *cdr.Writer
+}
+
+// Publisher creates a publisher of rosType ("sensor_msgs/msg/Imu") on topic (resolved against the node).
+func (n *Node) Publisher(topic, rosType string, q dds.QoS) (*Publisher, error) {
+	fq := n.Resolve(topic)
+	w, err := n.p.NewWriter(TopicName(fq), rosmsg.TypeName(rosType), q, "")
+	if err != nil {
+		return nil, err
+	}
+	n.mu.Lock()
+	n.writers = append(n.writers, w.GUID())
+	n.mu.Unlock()
+	return &Publisher{Topic: fq, w: w, cw: cdr.NewWriter(make([]byte, 0, 512))}, n.announce()
+}
+
+// Publish encodes and writes m.
+func (p *Publisher) Publish(m cdr.Marshaler) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cw.Reset()
+	m.MarshalCDR(p.cw)
+	return p.w.Write(p.cw.Bytes())
+}
+
+// Matched is the number of subscriptions matched now.
+func (p *Publisher) Matched() (int, error) { return p.w.Matched() }
+
+// Subscription creates a reader of rosType on topic; the caller takes raw samples and decodes them.
+func (n *Node) Subscription(topic, rosType string, q dds.QoS) (*dds.Reader, string, error) {
+	fq := n.Resolve(topic)
+	r, err := n.p.NewReader(TopicName(fq), rosmsg.TypeName(rosType), q, "")
+	if err != nil {
+		return nil, fq, err
+	}
+	n.mu.Lock()
+	n.readers = append(n.readers, r.GUID())
+	n.mu.Unlock()
+	return r, fq, n.announce()
+}
+
+// Service is a service server's two endpoints.
+type Service struct {
+	Name string // fully qualified
+	Req  *dds.Reader
+	rep  *dds.Writer
+}
+
+// Service creates a server for srvType ("std_srvs/srv/SetBool") at name.
+func (n *Node) Service(name, srvType string) (*Service, error) {
+	fq := n.Resolve(name)
+	var id [16]byte
+	g := n.p.GUID()
+	copy(id[:12], g[:12])
+	if _, err := rand.Read(id[12:]); err != nil {
+		return nil, err
+	}
+	ud := ServiceUserData("serviceid", id)
+	req, err := n.p.NewReader(RequestTopic(fq), rosmsg.TypeName(srvType+"_Request"), dds.Services, ud)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := n.p.NewWriter(ReplyTopic(fq), rosmsg.TypeName(srvType+"_Response"), dds.Services, ud)
+	if err != nil {
+		req.Close()
+		return nil, err
+	}
+	n.mu.Lock()
+	n.readers = append(n.readers, req.GUID())
+	n.writers = append(n.writers, rep.GUID())
+	n.mu.Unlock()
+	return &Service{Name: fq, Req: req, rep: rep}, n.announce()
+}
+
+// RequestHeaderLen is rmw_cyclonedds' service header before the body: the client's 64-bit request-writer
+// id and a 64-bit sequence number, both copied back unchanged in the reply.
+const RequestHeaderLen = 16
+
+// SplitRequest returns a request's 16-byte header and its body as a message of its own (the encapsulation
+// header followed by the body; the body starts 8-aligned, so CDR alignment is unchanged).
+func SplitRequest(b []byte) (hdr [RequestHeaderLen]byte, body []byte, err error) {
+	if len(b) < cdr.HeaderLen+RequestHeaderLen {
+		return hdr, nil, fmt.Errorf("%w: service request of %d bytes, shorter than the 4-byte encapsulation and 16-byte request header", cdr.ErrShort, len(b))
+	}
+	copy(hdr[:], b[cdr.HeaderLen:])
+	body = append(append(make([]byte, 0, len(b)-RequestHeaderLen), b[:cdr.HeaderLen]...), b[cdr.HeaderLen+RequestHeaderLen:]...)
+	return hdr, body, nil
+}
+
+// RequestID is the header's (client id, sequence number), for logs.
+func RequestID(hdr [RequestHeaderLen]byte) (client uint64, seq int64) {
+	return binary.LittleEndian.Uint64(hdr[:8]), int64(binary.LittleEndian.Uint64(hdr[8:]))
+}
+
+// Reply writes a response with the request's header. The header is copied as sent: a big-endian client
+// gets its own bytes back, which is what rmw_cyclonedds compares.
+func (s *Service) Reply(hdr [RequestHeaderLen]byte, m cdr.Marshaler) error {
+	// A client that has just appeared may not be matched by the reply writer yet (its request reader matched
+	// first): wait briefly, as rmw_cyclonedds does, rather than send into the void.
+	for i := 0; i < 50; i++ {
+		if n, err := s.rep.Matched(); err != nil || n > 0 {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	w := cdr.NewWriter(nil)
+	w.Octets(hdr[:])
+	m.MarshalCDR(w)
+	return s.rep.Write(w.Bytes())
+}
+
+// Close deletes the node and all its endpoints. Close readers that are being waited on first.
+func (n *Node) Close() error { return n.p.Close() }
