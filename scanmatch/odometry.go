@@ -162,9 +162,12 @@ func (o *Odometry) Add(s coind6.Scan, aux Aux) (Estimate, error) {
 		m.ok = false
 	}
 	if !m.ok {
-		// The keyframe no longer overlaps: start again from this scan at the predicted pose.
+		// The keyframe no longer overlaps: start again from this scan at the predicted pose. The velocity
+		// behind that prediction is not trusted any more: kept, a wrong one (from a burst of stamps) would
+		// send every later guess as far off and fail them all.
 		o.keyPose = o.keyPose.Compose(guess)
 		o.rel = Pose2{}
+		o.haveVel = false
 		o.setKeyframe(&o.cur, o.rng, scanTime, v)
 		need := max(o.cfg.MinPoints, int(math.Ceil(o.cfg.MinOverlap*float64(valid))))
 		return Estimate{}, &ScanError{"correspondences with the keyframe", m.used, need}
@@ -181,7 +184,9 @@ func (o *Odometry) Add(s coind6.Scan, aux Aux) (Estimate, error) {
 		e.weak2 = rot(m.weak[1])
 	}
 	e.Cov = rotCov(m.cov, -m.pose.Yaw)
-	o.vel, o.haveVel = e.Velocity, true
+	if dt >= minVelocityDt {
+		o.vel, o.haveVel = e.Velocity, true
+	}
 	o.rel = m.pose
 	e.Pose = o.keyPose.Compose(o.rel)
 	overlap := float64(m.used) / float64(valid)
@@ -195,6 +200,12 @@ func (o *Odometry) Add(s coind6.Scan, aux Aux) (Estimate, error) {
 	}
 	return e, nil
 }
+
+// minVelocityDt: a pair of scans closer than this (s) in time gives no velocity guess for the next scan
+// (the previous one stays). Their stamps come from the reads that held their starts; on a loaded host two
+// starts can land in one read burst a few milliseconds apart, and a pose difference over 2 ms is the pose
+// noise times 50 (a 1 mm error reads as 0.5 m/s).
+const minVelocityDt = 0.03
 
 // solve de-skews the current scan with v, matches it from guess, and repeats with the velocity the match
 // implies until that no longer changes the de-skew (at most three times). It returns the match and the
