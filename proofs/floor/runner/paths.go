@@ -56,7 +56,7 @@ const onceAt = 22
 
 // Paths is the floor proof's table: chapter 19's triggers through stoppath. The deadman runs at 0.35 m/s
 // too, under the seed's rule unchanged (0.8 s from its trigger, the last command, with the 0.3 s timeout
-// inside): in the sim it reads 0.75-0.77 s there, the leg closest to the rule (docs/floor.md).
+// inside): in the sim it reads 0.74-0.78 s there, the leg closest to the rule (docs/floor.md).
 var Paths = stoppath.Table[Rule]{
 	{Name: "deadman", Label: "deadman", Help: "silence: no command for cmd_timeout",
 		At: sweep(0, true, &TurnM05), Trigger: stoppath.Silence},

@@ -56,7 +56,7 @@ func at(tr []truthPose, tm time.Time) (float64, float64, bool) {
 }
 
 // TestProveSimTravelTruth runs the deadman's legs (forward and back at 0.1 and 0.2, 0.35 forward, strafes, a
-// turn: the slowest stop, whose 0.35 m/s leg sits closest to the 0.8 s rule, 0.75-0.77 s on a quiet machine)
+// turn: the slowest stop, whose 0.35 m/s leg sits closest to the 0.8 s rule, 0.74-0.78 s)
 // and the driver kill (its travel measured
 // across the driver's restart) on the sim's floor world with the real driver, in this process, and
 // checks every verdict PASS within the 0.8 s rule and every travel after the trigger within 1 cm of the
