@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rosorin/rosorin/internal/testkit"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/rosorin/rosorin/sim"
 )
@@ -47,8 +48,10 @@ func TestPairAccuracy(t *testing.T) {
 		w := newWorld(int64(100+i), sim.DefaultRoom(), leg(sim.DefaultRoom().Start, 0.3, m.dx, m.dy, m.v, m.w, 1.0, m.hold))
 		est := run(t, w, 45, m.gyro)
 		var ax, pl, yw, bd []float64
+		prev := scanCRB(t, w.traj(0.5*scanPeriod))
 		for k := 1; k < len(est); k++ {
-			bd = append(bd, pairBound(t, rng, w, k)...)
+			cur := scanCRB(t, w.traj((float64(k)+0.5)*scanPeriod))
+			bd, prev = append(bd, pairBound(rng, prev, cur)...), cur
 			tr := w.truth(k - 1).Between(w.truth(k))
 			d := est[k].Delta
 			ex, ey := d.X-tr.X, d.Y-tr.Y
@@ -68,12 +71,10 @@ func TestPairAccuracy(t *testing.T) {
 	}
 }
 
-// pairBound draws 500 planar errors from the Cramer-Rao bound of pair k of w: the sum of the two scans'
-// bounds (scanCRB at their true poses, mid-sweep; the skew left out), whose (x, y) parts are in world axes
-// (the planar error's size does not depend on the frame).
-func pairBound(t *testing.T, rng *rand.Rand, w *world, k int) []float64 {
-	mid := func(k int) [3]float64 { return w.traj((float64(k) + 0.5) * scanPeriod) }
-	a, b := scanCRB(t, mid(k-1)), scanCRB(t, mid(k))
+// pairBound draws 500 planar errors from the Cramer-Rao bound of a pair of scans: the sum of the two scans'
+// bounds a and b (scanCRB at their true poses, mid-sweep; the skew left out), whose (x, y) parts are in world
+// axes (the planar error's size does not depend on the frame).
+func pairBound(rng *rand.Rand, a, b *mat.Dense) []float64 {
 	c00, c01, c11 := a.At(0, 0)+b.At(0, 0), a.At(0, 1)+b.At(0, 1), a.At(1, 1)+b.At(1, 1)
 	l00 := math.Sqrt(c00)
 	l10 := c01 / l00
