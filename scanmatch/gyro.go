@@ -18,9 +18,11 @@ const (
 	gyroBiasTau = 20.0
 	// A pair is "still" for the bias estimate when the match reads under these (rad/s, m/s).
 	gyroStillRate, gyroStillSpeed = 0.02, 0.01
-	// gyroMaxDisagree: a still pair whose gyro reads more than this (rad/s, after the bias so far) is not
-	// used for the bias (a gyro that is not this robot's, or a stuck one).
+	// gyroMaxDisagree: a pair whose gyro yaw differs from the match's by more than this rate (rad/s, after
+	// the bias so far; at least gyroMinDisagree rad, 10 x the match's yaw noise) is matched again without
+	// the gyro and not used for the bias (a scale error, a stuck gyro, a gyro that is not this robot's).
 	gyroMaxDisagree = 0.1
+	gyroMinDisagree = 0.005
 )
 
 // ErrGyro: a gyro sample was refused (not finite, beyond 20 rad/s, or not after the previous sample).
@@ -70,6 +72,10 @@ func (o *Odometry) AddGyro(t time.Time, wz float64) error {
 	return nil
 }
 
+// GyroRejected returns how many scans were matched again without the gyro because it disagreed with the
+// match by more than 0.1 rad/s over the pair.
+func (o *Odometry) GyroRejected() int { return o.gyroRejected }
+
 // GyroBias returns the gyro bias (rad/s) the odometry subtracts, estimated while still; 0 before.
 func (o *Odometry) GyroBias() float64 { return o.gyroBias }
 
@@ -92,7 +98,7 @@ func (o *Odometry) gyroCovers(a, b float64) bool {
 			prev = ti
 			continue
 		}
-		if ti-math.Max(prev, a-gyroMaxGap) > gyroMaxGap {
+		if ti-math.Max(prev, a) > gyroMaxGap { // (a itself when no sample is before it)
 			return false
 		}
 		if ti >= b {

@@ -1,6 +1,7 @@
 package scanmatch
 
 import (
+	"errors"
 	"math"
 	"os"
 	"strconv"
@@ -122,5 +123,132 @@ func TestPairAccuracyGyro(t *testing.T) {
 				t.Errorf("with the gyro: pair error p95 %.2f mm per axis, %.2f mm planar (want <= 2 both), %.3f deg (<= 0.1)", pa, pp, py)
 			}
 		}
+	}
+}
+
+// turnAfterStill is seconds of standing, then a -1 rad/s turn as in motions (1 m/s^2 equivalent ramps,
+// 2 s at full rate).
+func turnAfterStill(standing float64) trajectory {
+	return leg([3]float64{0.6, 0.2, 0.3}, standing, 0, 0, 0, -1, 1.0, 2)
+}
+
+// TestGyroBias: the sim IMU's z bias (about 0.05 deg/s, not removed) and one of 2 deg/s (an
+// uncalibrated gyro, as the board's x and y read at rest) on a robot standing 4 s, then turning at -1 rad/s.
+// The still stretch teaches the odometry the bias within 0.02 deg/s, and the turn's pairs then match as well
+// as with the small bias (planar p95 within 0.3 mm of it, yaw within 0.1 degree).
+func TestGyroBias(t *testing.T) {
+	const standing, n = 4.0, 75
+	var p95 [2]float64
+	for i, extra := range []float64{0, 2} {
+		w := newWorld(61, sim.DefaultRoom(), turnAfterStill(standing))
+		est, o := runGyro(t, w, n, gyroOf(w, 61, 0, n*scanPeriod+0.1, 0.004, extra))
+		truth := sim.NewIMUModel(61).Bias[2] + extra // deg/s, before its wander
+		var bias float64
+		var pl, yw []float64
+		for k := 1; k < n; k++ {
+			if k == int(standing/scanPeriod)-1 {
+				bias = o.GyroBias() * 180 / math.Pi
+			}
+			if float64(k)*scanPeriod < standing-0.2 {
+				continue
+			}
+			tr := w.truth(k - 1).Between(w.truth(k))
+			d := est[k].Delta
+			pl = append(pl, math.Hypot(d.X-tr.X, d.Y-tr.Y))
+			yw = append(yw, math.Abs(wrap(d.Yaw-tr.Yaw))*180/math.Pi)
+		}
+		p95[i] = 1e3 * quantile(pl, .95)
+		t.Logf("gyro bias %.3f deg/s: learned %.3f deg/s after %.0f s still; turn pairs p95 planar %.2f mm, yaw %.3f deg",
+			truth, bias, standing, p95[i], quantile(yw, .95))
+		if math.Abs(bias-truth) > 0.02 || quantile(yw, .95) > 0.1 {
+			t.Errorf("bias %.3f deg/s learned as %.3f (want within 0.02), yaw p95 %.3f deg (want <= 0.1)", truth, bias, quantile(yw, .95))
+		}
+	}
+	if math.Abs(p95[1]-p95[0]) > 0.3 {
+		t.Errorf("a 2 deg/s bias changed the turn's planar p95 from %.2f to %.2f mm", p95[0], p95[1])
+	}
+}
+
+// TestGyroMissing: without AddGyro the estimates are exactly those of Add alone; a stream with a 0.25 s
+// hole falls back to the constant-velocity de-skew for the sweeps the hole touches (Estimate.Gyro false)
+// and keeps matching; samples out of order or not finite are refused with ErrGyro and change nothing.
+func TestGyroMissing(t *testing.T) {
+	m := motions[7] // turn -1.0
+	traj := leg(sim.DefaultRoom().Start, 0.3, m.dx, m.dy, m.v, m.w, 1.0, m.hold)
+	a := run(t, newWorld(107, sim.DefaultRoom(), traj), 45, false)
+	b, _ := runGyro(t, newWorld(107, sim.DefaultRoom(), traj), 45, nil)
+	for k := range a {
+		if a[k].Pose != b[k].Pose || a[k].Delta != b[k].Delta || b[k].Gyro {
+			t.Fatalf("scan %d without a gyro: %+v, want %+v", k, b[k].Pose, a[k].Pose)
+		}
+	}
+	w := newWorld(107, sim.DefaultRoom(), traj)
+	var g []gyroSample
+	for _, s := range gyroOf(w, 107, 0, 4.6, 0.002, 0) {
+		if s.t < 1.0 || s.t > 1.25 {
+			g = append(g, s)
+		}
+	}
+	est, o := runGyro(t, w, 45, g)
+	var off []int
+	for k, e := range est {
+		if !e.Gyro {
+			off = append(off, k)
+		}
+	}
+	dxy, dyaw := pairErrors(w, est)
+	t.Logf("a 0.25 s hole in the gyro: scans without it %v; pair p95 planar %.2f mm, yaw %.3f deg", off,
+		1e3*quantile(dxy, .95), quantile(dyaw, .95)*180/math.Pi)
+	if len(off) < 2 || len(off) > 5 || off[0] < 9 || off[len(off)-1] > 13 {
+		t.Errorf("scans without the gyro %v, want those whose sweep or pair meets the hole at 1.0-1.25 s", off)
+	}
+	for _, s := range g[o.gyro.n:] {
+		if err := o.AddGyro(epoch.Add(time.Duration(s.t*1e9)), s.wz); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := g[len(g)-1]
+	for _, bad := range []gyroSample{{last.t, 0}, {last.t - 1, 0}, {last.t + 1, math.NaN()}, {last.t + 1, math.Inf(1)}, {last.t + 1, 25}} {
+		if err := o.AddGyro(epoch.Add(time.Duration(bad.t*1e9)), bad.wz); !errors.Is(err, ErrGyro) {
+			t.Errorf("AddGyro(%v s, %v): %v, want ErrGyro", bad.t, bad.wz, err)
+		}
+	}
+	if n := o.gyro.n; n != min(len(g), gyroCap) {
+		t.Errorf("%d samples kept after refused ones, want %d", n, min(len(g), gyroCap))
+	}
+}
+
+// TestGyroLying: the gyro is trusted for the rays' yaw, never for the pose. A still robot whose gyro
+// claims 0.5 rad/s (far beyond any bias: not learned) bends every sweep, keyframe and scan alike, by
+// +-1.4 degrees at its ends; the pose stays within 3 mm and 0.1 degree. And a gyro that reads the turn
+// -1.0 twice too fast (a scale error) still gives pairs within 2x the honest gyro's p95.
+func TestGyroLying(t *testing.T) {
+	w := newWorld(41, sim.DefaultRoom(), still([3]float64{0.3, 0.2, 0.4}))
+	var g []gyroSample
+	for tt := 0.0; tt < 2.2; tt += 1.0 / 110 {
+		g = append(g, gyroSample{tt, 0.5})
+	}
+	est, _ := runGyro(t, w, 20, g)
+	e := est[len(est)-1]
+	t.Logf("gyro says 0.5 rad/s, robot still: pose (%.2f, %.2f) mm %.4f deg", 1e3*e.Pose.X, 1e3*e.Pose.Y, e.Pose.Yaw*180/math.Pi)
+	if math.Hypot(e.Pose.X, e.Pose.Y) > 0.003 || math.Abs(e.Pose.Yaw) > 0.1*math.Pi/180 {
+		t.Errorf("a lying gyro moved the estimate to %+v", e.Pose)
+	}
+	m := motions[7]
+	traj := leg(sim.DefaultRoom().Start, 0.3, m.dx, m.dy, m.v, m.w, 1.0, m.hold)
+	var p95 [2]float64
+	for i, scale := range []float64{1, 2} {
+		w := newWorld(107, sim.DefaultRoom(), traj)
+		g := gyroOf(w, 107, 0, 4.6, 0.002, 0)
+		for j := range g {
+			g[j].wz *= scale
+		}
+		est, _ := runGyro(t, w, 45, g)
+		dxy, dyaw := pairErrors(w, est)
+		p95[i] = quantile(dxy, .95)
+		t.Logf("turn -1.0, gyro scale %.0f: pair p95 planar %.2f mm, yaw %.3f deg", scale, 1e3*p95[i], quantile(dyaw, .95)*180/math.Pi)
+	}
+	if p95[1] > 2*p95[0] {
+		t.Errorf("a gyro reading twice the rate: planar p95 %.2f mm against %.2f", 1e3*p95[1], 1e3*p95[0])
 	}
 }

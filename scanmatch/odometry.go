@@ -38,6 +38,7 @@ type Odometry struct {
 	gyro           gyroRing
 	gyroBias       float64
 	gyroStill      float64 // s of still pairs behind gyroBias (up to gyroBiasTau)
+	gyroRejected   int     // scans matched again without the gyro (it disagreed with the match)
 	beamYaw        []float64
 	slot           []int32   // bin -> its ray's index in time order (frac x Bins)
 	slotT, slotYaw []float64 // scratch: the sweep's ray times and their integrated yaw
@@ -141,7 +142,7 @@ func (o *Odometry) Add(s coind6.Scan, aux Aux) (Estimate, error) {
 			return Estimate{}, &ScanError{"line points in the first scan", lines, o.cfg.MinPoints}
 		}
 		o.started, o.last, o.lastRef, o.keyPose, o.rel, o.vel, o.haveVel = true, s.Stamp, ref, Pose2{}, Pose2{}, v, false
-		return Estimate{Stamp: s.Stamp, Time: ref, Valid: valid, Keyframe: true, Info: [3]float64{math.NaN(), math.NaN(), math.NaN()}}, nil
+		return Estimate{Stamp: s.Stamp, Time: ref, Valid: valid, Keyframe: true, Gyro: gyaw != nil, Info: [3]float64{math.NaN(), math.NaN(), math.NaN()}}, nil
 	}
 
 	v := Twist{}
@@ -151,6 +152,7 @@ func (o *Odometry) Add(s coind6.Scan, aux Aux) (Estimate, error) {
 	if !math.IsNaN(yawRate) {
 		v.W = yawRate
 	}
+	v0 := v // the guess without the gyro
 	gyroYaw, haveGyroYaw := o.gyroPair(o.lastRef, ref)
 	if haveGyroYaw {
 		v.W = gyroYaw / dt // the mean rate over the pair: the guess's yaw is the gyro's integral
@@ -181,6 +183,17 @@ func (o *Odometry) Add(s coind6.Scan, aux Aux) (Estimate, error) {
 				m, v = m2, v2
 			}
 		}
+	}
+	if m.ok && gyaw != nil && haveGyroYaw && math.Abs(wrap(o.rel.Between(m.pose).Yaw-gyroYaw)) > math.Max(gyroMaxDisagree*dt, gyroMinDisagree) {
+		// The gyro and the match disagree (a scale error, a stuck or foreign gyro): match again as without
+		// it, the keyframe de-skewed without it too.
+		if o.key.gyro {
+			o.deskew(&o.next, o.key.rng, o.key.vel, o.key.scanTime, nil)
+			o.setKeyframe(&o.next, o.key.rng, o.key.scanTime, o.key.vel, nil)
+		}
+		gyaw, haveGyroYaw = nil, false
+		m, v = o.solve(o.rel.Compose(v0.Exp(dt)), v0, dt, scanTime, nil)
+		o.gyroRejected++
 	}
 	o.last, o.lastRef = s.Stamp, ref
 	if m.ok && float64(m.used) < o.cfg.MinOverlap*float64(valid) {
