@@ -1,6 +1,7 @@
 package scanmatch
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/protocol/coind6"
 	"github.com/rosorin/rosorin/sim"
 )
 
@@ -251,4 +253,51 @@ func TestGyroLying(t *testing.T) {
 	if p95[1] > 2*p95[0] {
 		t.Errorf("a gyro reading twice the rate: planar p95 %.2f mm against %.2f", 1e3*p95[1], 1e3*p95[0])
 	}
+}
+
+// FuzzAddGyro: hostile gyro streams (any times, rates, holes, repeats) around good scans of a still
+// robot never panic nor give a non-finite or far-off estimate, and never make AddGyro accept a sample out
+// of order.
+func FuzzAddGyro(f *testing.F) {
+	w := newWorld(3, sim.DefaultRoom(), still([3]float64{0.2, 0.1, 0.3}))
+	scans := [4]coind6.Scan{}
+	for k := range scans {
+		scans[k] = w.scan(k)
+	}
+	f.Add([]byte{})
+	f.Add([]byte{9, 0, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0xf8, 0x7f})
+	f.Add(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint16(nil, 30), math.Float64bits(0.5)))
+	cfg := DefaultConfig()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		o, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tt := -0.05
+		last := math.Inf(-1)
+		for k, s := range scans {
+			for len(data) >= 10 && tt < float64(k+1)*scanPeriod {
+				dt := float64(int16(binary.LittleEndian.Uint16(data))) / 1e3 // ms, may go back
+				wz := math.Float64frombits(binary.LittleEndian.Uint64(data[2:]))
+				data = data[10:]
+				tt += dt
+				err := o.AddGyro(epoch.Add(time.Duration(tt*1e9)), wz)
+				ok := finite(wz) && math.Abs(wz) <= 20 && tt > last
+				if (err == nil) != ok && !(err != nil && math.Abs(tt-last) < 1e-9) {
+					t.Fatalf("AddGyro(%v, %v) after %v: %v", tt, wz, last, err)
+				}
+				if err == nil {
+					last = tt
+				}
+			}
+			e, err := o.Add(s, Aux{})
+			if err != nil {
+				continue
+			}
+			checkEstimate(t, e, cfg)
+			if math.Hypot(e.Pose.X, e.Pose.Y) > 0.05 || math.Abs(e.Pose.Yaw) > 0.05 {
+				t.Fatalf("scan %d of a still robot read %+v", k, e.Pose)
+			}
+		}
+	})
 }
