@@ -2,7 +2,13 @@ package scanmatch
 
 import (
 	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
+
+	"github.com/rosorin/rosorin/internal/testkit"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/rosorin/rosorin/sim"
 )
@@ -32,15 +38,20 @@ var motions = []motionCase{
 
 // TestPairAccuracy checks the motion between successive scans against the truth over every pair of every
 // move. Targets: p95 at most 2 mm along each axis and 0.1 degree. The error of the planar distance
-// (hypot of both axes) is reported and bounded at 2.5 mm: in this room the Cramer-Rao bound of that p95
-// is already 1.6-1.95 mm for a still robot (TestInformationBound, docs/scanmatch.md).
+// (hypot of both axes) is reported and bounded at 2.5 mm, with the Cramer-Rao bound of that p95 for the
+// same pairs (pairBoundP95): about 1.85 mm, so the 2 mm planar p95 asks for a matcher within 8 %
+// of the exact-map bound (docs/scanmatch.md has what was tried).
 func TestPairAccuracy(t *testing.T) {
-	var axis, planar, yaw []float64
+	var axis, planar, yaw, bound []float64
+	rng := rand.New(rand.NewPCG(5, 5))
 	for i, m := range motions {
 		w := newWorld(int64(100+i), sim.DefaultRoom(), leg(sim.DefaultRoom().Start, 0.3, m.dx, m.dy, m.v, m.w, 1.0, m.hold))
 		est := run(t, w, 45, m.gyro)
-		var ax, pl, yw []float64
+		var ax, pl, yw, bd []float64
+		prev := scanCRB(t, w.traj(0.5*scanPeriod))
 		for k := 1; k < len(est); k++ {
+			cur := scanCRB(t, w.traj((float64(k)+0.5)*scanPeriod))
+			bd, prev = append(bd, pairBound(rng, prev, cur)...), cur
 			tr := w.truth(k - 1).Between(w.truth(k))
 			d := est[k].Delta
 			ex, ey := d.X-tr.X, d.Y-tr.Y
@@ -48,15 +59,32 @@ func TestPairAccuracy(t *testing.T) {
 			pl = append(pl, math.Hypot(ex, ey))
 			yw = append(yw, math.Abs(wrap(d.Yaw-tr.Yaw))*180/math.Pi)
 		}
-		axis, planar, yaw = append(axis, ax...), append(planar, pl...), append(yaw, yw...)
-		t.Logf("%-20s p95 per axis %.2f mm, planar %.2f mm (max %.2f), yaw %.3f deg (max %.3f)", m.name,
-			1e3*quantile(ax, .95), 1e3*quantile(pl, .95), 1e3*quantile(pl, 1), quantile(yw, .95), quantile(yw, 1))
+		axis, planar, yaw, bound = append(axis, ax...), append(planar, pl...), append(yaw, yw...), append(bound, bd...)
+		t.Logf("%-20s p95 per axis %.2f mm, planar %.2f mm (max %.2f; bound %.2f), yaw %.3f deg (max %.3f)", m.name,
+			1e3*quantile(ax, .95), 1e3*quantile(pl, .95), 1e3*quantile(pl, 1), 1e3*quantile(bd, .95), quantile(yw, .95), quantile(yw, 1))
 	}
 	pa, pp, py := 1e3*quantile(axis, .95), 1e3*quantile(planar, .95), quantile(yaw, .95)
-	t.Logf("all %d pairs: p95 per axis %.2f mm, planar %.2f mm, yaw %.3f deg", len(planar), pa, pp, py)
+	t.Logf("all %d pairs: p95 per axis %.2f mm, planar %.2f mm (Cramer-Rao bound %.2f mm), yaw %.3f deg", len(planar), pa, pp,
+		1e3*quantile(bound, .95), py)
 	if pa > 2 || py > 0.1 || pp > 2.5 {
 		t.Errorf("pair error p95 %.2f mm per axis (want <= 2), %.2f mm planar (<= 2.5), %.3f deg (<= 0.1)", pa, pp, py)
 	}
+}
+
+// pairBound draws 500 planar errors from the Cramer-Rao bound of a pair of scans: the sum of the two scans'
+// bounds a and b (scanCRB at their true poses, mid-sweep; the skew left out), whose (x, y) parts are in world
+// axes (the planar error's size does not depend on the frame).
+func pairBound(rng *rand.Rand, a, b *mat.Dense) []float64 {
+	c00, c01, c11 := a.At(0, 0)+b.At(0, 0), a.At(0, 1)+b.At(0, 1), a.At(1, 1)+b.At(1, 1)
+	l00 := math.Sqrt(c00)
+	l10 := c01 / l00
+	l11 := math.Sqrt(c11 - l10*l10)
+	out := make([]float64, 500)
+	for i := range out {
+		z0, z1 := rng.NormFloat64(), rng.NormFloat64()
+		out[i] = math.Hypot(l00*z0, l10*z0+l11*z1)
+	}
+	return out
 }
 
 // mahalanobis2 returns e' (C1 + C2)^-1 e over x, y (the two matches' noise is independent; the first
@@ -155,12 +183,103 @@ func TestStill60s(t *testing.T) {
 	}
 }
 
-// TestLegDistance: a 1.5 s leg (the floor proof's) at each speed and direction reads its distance
-// within 1 %.
+// legSeeds is how many seeds TestLegDistance runs per leg: 20, or ROSORIN_LEG_SEEDS; 5 under the race
+// detector unless that is set.
+func legSeeds(t *testing.T) int {
+	if v := os.Getenv("ROSORIN_LEG_SEEDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("ROSORIN_LEG_SEEDS=%q: want a positive number", v)
+		}
+		return n
+	}
+	if testkit.RaceEnabled {
+		return 5
+	}
+	return 20
+}
+
+// legRun drives leg m (1.5 s at full speed from standing, 1 m/s^2 ramps, 0.3 s standing before) with the
+// sim's LiDAR seeded seed, every range multiplied by scale, and returns the relative distance error two
+// ways: standing to standing (the mean pose of the three scans before the leg against that of the last
+// three, all standing: the judge's 0.3 s window, as the floor proof measures travel) and from the first
+// scan to the last one alone.
+func legRun(t *testing.T, m motionCase, seed int64, scale float32) (standing, single float64) {
+	t.Helper()
+	const n = 30 // 3 s: the 0.35 m/s leg ends at 2.5 s, the last three sweeps start at 2.7 s
+	w := newWorld(seed, sim.DefaultRoom(), leg(sim.DefaultRoom().Start, 0.3, m.dx, m.dy, m.v, 0, 1.0, 1.5))
+	o, err := New(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want [2][2]float64 // before, after: x, y means
+	var last Pose2
+	for k := 0; k < n; k++ {
+		s := w.scan(k)
+		for i := range s.Ranges {
+			s.Ranges[i] *= scale
+		}
+		e, err := o.Add(s, Aux{})
+		if err != nil {
+			t.Fatalf("seed %d scan %d: %v", seed, k, err)
+		}
+		tr := w.truth(k)
+		for side, in := range [2]bool{k < 3, k >= n-3} {
+			if in {
+				got[side][0], got[side][1] = got[side][0]+e.Pose.X/3, got[side][1]+e.Pose.Y/3
+				want[side][0], want[side][1] = want[side][0]+tr.X/3, want[side][1]+tr.Y/3
+			}
+		}
+		last = e.Pose
+	}
+	dg := math.Hypot(got[1][0]-got[0][0], got[1][1]-got[0][1])
+	dw := math.Hypot(want[1][0]-want[0][0], want[1][1]-want[0][1])
+	tl := w.truth(n - 1)
+	return (dg - dw) / dw, (math.Hypot(last.X, last.Y) - math.Hypot(tl.X, tl.Y)) / math.Hypot(tl.X, tl.Y)
+}
+
+// TestLegDistance: a 1.5 s leg (the floor proof's) at each speed and direction, from standing to standing,
+// reads its distance within 1 % on every one of legSeeds fixed seeds per leg (seeds 2000 + 100 x leg + i,
+// never tuned on). The distance is between the mean standing poses before and after (legRun), as the
+// floor proof measures. The distance from the first scan to the last alone is logged, not judged: at
+// 0.1 m/s (160 mm, 1 % = 1.6 mm) it cannot meet 1 % reliably whatever the matcher, since the two scans'
+// range noise alone moves it by sqrt(2) x the Cramer-Rao bound of one scan's x at the start (scanCRB,
+// 0.61 mm): 0.86 mm, so 1.6 mm is 1.9 sigma and about 6 % of such legs miss.
 func TestLegDistance(t *testing.T) {
-	for i, m := range motions[:6] {
-		w := newWorld(int64(70+i), sim.DefaultRoom(), leg(sim.DefaultRoom().Start, 0.3, m.dx, m.dy, m.v, 0, 1.0, 1.5))
-		checkLeg(t, m.name, w, 30, 0.01, math.Inf(1))
+	seeds := legSeeds(t)
+	crb := scanCRB(t, sim.DefaultRoom().Start)
+	t.Logf("ideal single-scan ends at the start: sd x %.2f mm, y %.2f mm (sqrt(2) x the Cramer-Rao bound)",
+		1e3*math.Sqrt(2*crb.At(0, 0)), 1e3*math.Sqrt(2*crb.At(1, 1)))
+	for mi, m := range motions[:6] {
+		var st, sg []float64
+		misses := 0
+		for i := 0; i < seeds; i++ {
+			seed := int64(2000 + 100*mi + i)
+			r, r1 := legRun(t, m, seed, 1)
+			st, sg = append(st, math.Abs(r)), append(sg, math.Abs(r1))
+			if math.Abs(r1) > 0.01 {
+				misses++
+			}
+			if math.Abs(r) > 0.01 {
+				t.Errorf("%s seed %d: standing to standing %+.2f %%, want within 1 %%", m.name, seed, 100*r)
+			}
+		}
+		t.Logf("%-18s %d seeds: standing to standing p95 %.2f %% max %.2f %%; first to last scan p95 %.2f %% max %.2f %% (%d beyond 1 %%)",
+			m.name, seeds, 100*quantile(st, .95), 100*quantile(st, 1), 100*quantile(sg, .95), 100*quantile(sg, 1), misses)
+	}
+}
+
+// TestLegDistanceControl: the same check on a LiDAR whose ranges read 2 % long (a miscalibrated scanner:
+// every distance the odometry measures is 2 % long) fails on every seed.
+func TestLegDistanceControl(t *testing.T) {
+	for mi, m := range []motionCase{motions[0], motions[4]} {
+		for i := 0; i < 3; i++ {
+			r, _ := legRun(t, m, int64(2000+100*mi+i), 1.02)
+			t.Logf("%s, ranges 2 %% long, seed %d: %+.2f %%", m.name, i, 100*r)
+			if math.Abs(r) <= 0.01 {
+				t.Errorf("%s with ranges 2 %% long read %+.2f %%: the 1 %% check cannot fail", m.name, 100*r)
+			}
+		}
 	}
 }
 

@@ -28,14 +28,35 @@ func benchScans(b *testing.B, traj trajectory, n int) []coind6.Scan {
 // benchAdd times Add over a loop of scans; each op is one scan matched against its keyframe (one pair).
 // Besides wall time it reports the thread's CPU time per op (what one core spends, whatever else runs on
 // this shared machine) and the Gauss-Newton steps per op (all passes).
-func benchAdd(b *testing.B, scans []coind6.Scan) {
+func benchAdd(b *testing.B, scans []coind6.Scan) { benchAddGyro(b, scans, nil) }
+
+// benchAddGyro is benchAdd with the gyro stream g (of the scans' first lap) fed before each scan, as
+// runGyro does; its AddGyro calls are inside the timed loop.
+func benchAddGyro(b *testing.B, scans []coind6.Scan, g []gyroSample) {
 	o, err := New(DefaultConfig())
 	if err != nil {
 		b.Fatal(err)
 	}
 	n := len(scans)
 	period := time.Duration(n) * 100 * time.Millisecond
+	j := 0
+	feed := func(lap, k int) {
+		for end := float64(k+1)*scanPeriod + gyroLag; len(g) > 0; {
+			s := g[j]
+			if s.t > end {
+				break
+			}
+			if err := o.AddGyro(epoch.Add(time.Duration(lap)*period+time.Duration(s.t*1e9)), s.wz); err != nil {
+				b.Fatal(err)
+			}
+			if j++; j == len(g) {
+				j, lap = 0, lap+1
+				end -= float64(n) * scanPeriod
+			}
+		}
+	}
 	for k := 0; k < n; k++ { // warm up: one lap
+		feed(0, k)
 		if _, err := o.Add(scans[k], Aux{}); err != nil {
 			b.Fatal(err)
 		}
@@ -51,6 +72,7 @@ func benchAdd(b *testing.B, scans []coind6.Scan) {
 		k := i % n
 		s := scans[k]
 		s.Stamp = s.Stamp.Add(time.Duration(1+i/n) * period)
+		feed(1+i/n, k)
 		if _, err := o.Add(s, Aux{}); err != nil {
 			fails++
 		}
@@ -65,5 +87,11 @@ func benchAdd(b *testing.B, scans []coind6.Scan) {
 }
 
 func BenchmarkAddMoving(b *testing.B) { benchAdd(b, benchScans(b, periodic, 1200)) }
+
+// BenchmarkAddMovingGyro: the same scans with the sim IMU's gyro stream.
+func BenchmarkAddMovingGyro(b *testing.B) {
+	w := newWorld(1, sim.DefaultRoom(), periodic)
+	benchAddGyro(b, benchScans(b, periodic, 1200), gyroOf(w, 1, 0, 120, 0.002, 0))
+}
 
 func BenchmarkAddStill(b *testing.B) { benchAdd(b, benchScans(b, still([3]float64{}), 100)) }

@@ -10,12 +10,9 @@ import (
 	"github.com/rosorin/rosorin/sim"
 )
 
-// crlbPairP95 returns the Cramer-Rao bound of the planar error's p95 for the motion between two scans of a
-// still robot at pose: the Fisher information of one scan is the sum over its bins of J J' / sigma^2,
-// J the derivative of the bin's noise-free range (sim.LidarModel.Expected) with respect to the base pose,
-// each bin counted with its chance of returning (2 % dropout; a grazing ray returns one time in five);
-// two independent scans double the covariance. It knows the room exactly: no estimator does better.
-func crlbPairP95(t *testing.T, pose [3]float64) float64 {
+// scanCRB returns the Cramer-Rao bound of one scan's pose (x, y, yaw) at pose in the default room: the
+// inverse of the Fisher information of its bins (see crlbPairP95).
+func scanCRB(t testing.TB, pose [3]float64) *mat.Dense {
 	room := sim.DefaultRoom()
 	lid := sim.NewLidarModel(1, room)
 	sigma := sim.LidarNoiseMM / 1000
@@ -57,6 +54,16 @@ func crlbPairP95(t *testing.T, pose [3]float64) float64 {
 	if err := cov.Inverse(fim); err != nil {
 		t.Fatal(err)
 	}
+	return &cov
+}
+
+// crlbPairP95 returns the Cramer-Rao bound of the planar error's p95 for the motion between two scans of a
+// still robot at pose: the Fisher information of one scan is the sum over its bins of J J' / sigma^2,
+// J the derivative of the bin's noise-free range (sim.LidarModel.Expected) with respect to the base pose,
+// each bin counted with its chance of returning (2 % dropout; a grazing ray returns one time in five);
+// two independent scans double the covariance. It knows the room exactly: no estimator does better.
+func crlbPairP95(t *testing.T, pose [3]float64) float64 {
+	cov := scanCRB(t, pose)
 	// The pair's (x, y) covariance in the base frame is twice one scan's (the pose's x, y are world
 	// axes here; the planar error's distribution does not depend on the frame).
 	c := mat.NewSymDense(2, []float64{2 * cov.At(0, 0), 2 * cov.At(0, 1), 2 * cov.At(1, 0), 2 * cov.At(1, 1)})

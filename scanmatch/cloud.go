@@ -22,6 +22,8 @@ type keyframe struct {
 	lines          int
 
 	rng      []float64 // its ranges, for a second de-skew
+	yaw      []float64 // its rays' yaw from the gyro, when gyro
+	gyro     bool
 	scanTime float64
 	vel      Twist // the velocity it was de-skewed with
 	prevVel  Twist // the mean velocity over the interval before it
@@ -55,8 +57,10 @@ func (o *Odometry) load(s coind6.Scan) int {
 }
 
 // deskew places this scan's rays in the base frame at mid-sweep, moving each by the constant twist v over
-// its time after Stamp (KISS-ICP's motion compensation, on SE(2)).
-func (o *Odometry) deskew(c *cloud, rng []float64, v Twist, scanTime float64) {
+// its time after Stamp (KISS-ICP's motion compensation, on SE(2)). With yaw (per bin, the base's yaw at
+// the ray's time relative to mid-sweep, from the gyro) the ray's rotation is the gyro's and its
+// translation the arc of v's linear part that turns by that yaw.
+func (o *Odometry) deskew(c *cloud, rng []float64, v Twist, scanTime float64, yaw []float64) {
 	c.idx = c.idx[:0]
 	for i, r := range rng {
 		if r == 0 {
@@ -65,7 +69,16 @@ func (o *Odometry) deskew(c *cloud, rng []float64, v Twist, scanTime float64) {
 		}
 		bx, by := o.cfg.Mount.X+r*o.cosB[i], o.cfg.Mount.Y+r*o.sinB[i]
 		if scanTime > 0 {
-			bx, by = v.Exp((o.frac[i]-0.5)*scanTime).Apply(bx, by)
+			tau := (o.frac[i] - 0.5) * scanTime
+			if yaw != nil {
+				w := 0.0
+				if tau != 0 {
+					w = yaw[i] / tau
+				}
+				bx, by = Twist{v.Vx, v.Vy, w}.Exp(tau).Apply(bx, by)
+			} else {
+				bx, by = v.Exp(tau).Apply(bx, by)
+			}
 		}
 		c.x[i], c.y[i], c.ok[i] = bx, by, true
 		c.idx = append(c.idx, int32(i))
@@ -75,10 +88,14 @@ func (o *Odometry) deskew(c *cloud, rng []float64, v Twist, scanTime float64) {
 // setKeyframe makes c the keyframe: a line through each point's bin neighbours and the bearing lookup.
 // It keeps the ranges, sweep time and de-skew velocity so that the next scan can de-skew it again. It
 // returns the number of points with a line.
-func (o *Odometry) setKeyframe(c *cloud, rng []float64, scanTime float64, v Twist) int {
+func (o *Odometry) setKeyframe(c *cloud, rng []float64, scanTime float64, v Twist, yaw []float64) int {
 	k := &o.key
 	if &k.rng[0] != &rng[0] {
 		copy(k.rng, rng)
+	}
+	k.gyro = yaw != nil
+	if k.gyro && &k.yaw[0] != &yaw[0] {
+		copy(k.yaw, yaw)
 	}
 	k.scanTime, k.vel, k.refine, k.havePrev = scanTime, v, true, false
 	copy(k.x, c.x)

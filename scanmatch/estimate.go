@@ -44,6 +44,7 @@ type Estimate struct {
 	RMS        float64 // m: RMS point-to-line residual of the used correspondences
 	Iterations int
 	Keyframe   bool // this scan became the new keyframe (the first scan always does)
+	Gyro       bool // the gyro (AddGyro) covered this sweep: its rays' yaw was de-skewed from it
 }
 
 // Observable reports whether a motion along the base-frame direction (dx, dy) is measured by this estimate:

@@ -151,6 +151,7 @@ func (p *legRun) run(ctx context.Context, i, n int) error {
 	if p.drv, err = r.t.RecordIMU(ctx); err != nil {
 		return fmt.Errorf("IMU stream: %v", err)
 	}
+	r.odo.setGyro(p.drv)
 	if s.Spec.KillsDriver {
 		if p.below, err = r.t.RecordBoardIMU(ctx); err != nil {
 			return fmt.Errorf("board IMU from below the driver: %v", err)
@@ -242,7 +243,8 @@ func (p *legRun) run(ctx context.Context, i, n int) error {
 	}
 	p.phase = "judging"
 	p.catchUp(ctx)
-	r.ev.Logf("odometry: %d scans, %d estimates, %d errors so far (last: %s)", r.odo.scans, len(r.odo.ests), r.odo.errs, r.odo.lastErr)
+	r.ev.Logf("odometry: %d scans, %d estimates, %d errors so far (last: %s); %d de-skewed with the gyro, %d gyro samples refused",
+		r.odo.scans, len(r.odo.ests), r.odo.errs, r.odo.lastErr, r.odo.gyroScans, r.odo.gyroRefused)
 	p.judge(vibEnd)
 	return nil
 }
@@ -560,6 +562,7 @@ func (p *legRun) cleanup(parent context.Context) {
 		p.below.Close()
 	}
 	if p.drv != nil {
+		r.odo.setGyro(nil)
 		p.drv.Close()
 	}
 	if p.s.Spec.StopsService && r.serviceDown {

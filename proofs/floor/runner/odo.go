@@ -94,6 +94,36 @@ type odometer struct {
 	// stampRef and delays place scans on the timeline (timeOf).
 	stampRef time.Time
 	delays   []float64
+	// gyro, while a leg records the driver's IMU stream, feeds its z rate to the odometry (AddGyro: the
+	// first guess's yaw and every ray's yaw de-skew, no cost term) on the driver's stamps, the scans' clock;
+	// gyroFed samples of it are in. gyroScans counts the scans the gyro covered, gyroRefused the samples
+	// AddGyro refused (out of order, not finite).
+	gyro        target.Recording
+	gyroFed     int
+	gyroScans   int
+	gyroRefused int
+}
+
+// setGyro starts (rec) or ends (nil) feeding a leg's IMU recording to the odometry. Between legs the
+// odometry de-skews as without a gyro (its samples stop covering the sweeps).
+func (o *odometer) setGyro(rec target.Recording) { o.gyro, o.gyroFed = rec, 0 }
+
+// feedGyro hands the odometry the IMU samples that arrived since the last scan. Only the driver's samples
+// carry its stamp, the scans' clock; others are skipped.
+func (o *odometer) feedGyro() {
+	if o.gyro == nil {
+		return
+	}
+	ss := o.gyro.Samples()
+	for _, g := range ss[min(o.gyroFed, len(ss)):] {
+		if g.Stamp.IsZero() {
+			continue
+		}
+		if err := o.odo.AddGyro(g.Stamp, g.Gyro[2]); err != nil {
+			o.gyroRefused++
+		}
+	}
+	o.gyroFed = len(ss)
 }
 
 func newOdometer() (*odometer, error) {
@@ -146,6 +176,7 @@ func (o *odometer) add(at float64, s api.Scan) {
 	o.scans++
 	o.beams = floor.BaseBeams(s.Ranges, s.AngleMin, s.AngleIncrement, s.RangeMin, s.RangeMax, floor.DefaultMount)
 	o.beamsT = t
+	o.feedGyro()
 	e, err := o.odo.Add(toScan(s), scanmatch.Aux{})
 	if err != nil {
 		o.errs++
@@ -160,6 +191,9 @@ func (o *odometer) add(at float64, s api.Scan) {
 		o.lastErr = msg
 	} else {
 		o.ests = append(o.ests, est{T: t, E: e})
+		if e.Gyro {
+			o.gyroScans++
+		}
 	}
 	if o.onScan != nil {
 		o.onScan(t, o.beams)
