@@ -292,3 +292,17 @@ func WrapROS2(inner Target, cfg ROS2Config, clock Clock, ev *Evidence) (Target, 
 	}
 	return t, nil
 }
+
+var _ ContactModer = (*ROS2Target)(nil)
+
+// ContactMode implements ContactModer below the graph: our driver's reflex is switched through the inner
+// target (its control socket), as the seed stopped the rosorin-contact service beside the ROS 2 driver. An
+// inner target without the ability says so, and the stand proof notes that its drive paths may end in a
+// contact e-stop.
+func (t *ROS2Target) ContactMode(ctx context.Context, mode string, d time.Duration) error {
+	cm, ok := t.Target.(ContactModer)
+	if !ok {
+		return errors.New("the contact reflex cannot be switched from the ROS 2 graph and the target below it has no control socket")
+	}
+	return cm.ContactMode(ctx, mode, d)
+}
