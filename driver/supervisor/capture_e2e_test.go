@@ -186,7 +186,9 @@ func TestSimCapture(t *testing.T) {
 	if !ok {
 		t.Fatal("no stop frame at the board after the e-stop")
 	}
-	time.Sleep(100 * time.Millisecond)
+	// Time for the supervisor's state follower (10 Hz, an ordinary socket client) to record the latched state
+	// before the kill: under -race it failed once to get one in 100 ms.
+	time.Sleep(testkit.Bound(300 * time.Millisecond))
 	tKill := time.Now()
 	_ = syscall.Kill(st.PIDs.Driver, syscall.SIGKILL)
 	sup := svc.waitStatus(5*time.Second, "the crash path's stop frame", func(x supervisor.Status) bool {
