@@ -87,7 +87,10 @@ type padRaw struct {
 }
 
 func newLoopState(o Options, p params) *loopState {
-	now := o.Clock.Now()
+	// The wall reading is taken next to the monotonic one: message stamps are startWall plus monotonic time
+	// since start, so any work between the two readings would shift every stamp (it once made the state's
+	// cmd_age put a command's arrival 2 ms after its real one under -race).
+	now, startWall := o.Clock.Now(), time.Now()
 	pad, err := motion.NewPad(p.pad)
 	if err != nil {
 		// paramsFrom validated it; a locked default pad keeps the driver safe if that ever changes.
@@ -112,7 +115,7 @@ func newLoopState(o Options, p params) *loopState {
 		pad:     pad,
 
 		cfgView: configView(o.Config),
-		start:   now, startWall: time.Now(),
+		start:   now, startWall: startWall,
 		pubs:        map[int]*pubInfo{},
 		scanStreams: map[int]int{},
 	}

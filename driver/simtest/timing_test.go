@@ -206,3 +206,22 @@ func procsMentioning(s string) []string {
 	}
 	return out
 }
+
+// TestTimingStateStampIsWallClock: the state's stamp is the wall clock of the moment the loop built it, which
+// lies between the request and the reply. Message stamps are the start's wall time plus monotonic time since
+// start; a gap between those two readings at start shifts every stamp (it once put the driver's view of a
+// command's arrival 1.7-2 ms late under -race and failed the deadman's "not before 0.3 s" check).
+func TestTimingStateStampIsWallClock(t *testing.T) {
+	s := sharedStack(t)
+	const slack = 200 * time.Microsecond // JSON keeps nanoseconds; this covers the host's clock granularity
+	for i := range 20 {
+		t0 := time.Now()
+		st := s.state(t)
+		t1 := time.Now()
+		if st.Stamp.Before(t0.Add(-slack)) || st.Stamp.After(t1.Add(slack)) {
+			t.Fatalf("state %d: stamp %s outside its request %s .. reply %s (driver clock off by %s .. %s)", i,
+				st.Stamp.Format("15:04:05.000000"), t0.Format("15:04:05.000000"), t1.Format("15:04:05.000000"),
+				testkit.Ms(st.Stamp.Sub(t1)), testkit.Ms(st.Stamp.Sub(t0)))
+		}
+	}
+}
