@@ -1,0 +1,27 @@
+// Package mcaptest holds test helpers for MCAP captures read back by capture/mcapfile, the independent
+// reader. It is apart from internal/testkit because mcapfile's own tests use testkit.
+package mcaptest
+
+import (
+	"testing"
+
+	"github.com/rosorin/rosorin/capture/mcapfile"
+)
+
+// Messages describes the file at path (failing the test if it cannot be read) and returns its description
+// and the messages per topic. A channel with sequence gaps (a lost message) is a test error.
+func Messages(t testing.TB, path string) (*mcapfile.Info, map[string]uint64) {
+	t.Helper()
+	info, err := mcapfile.DescribeFile(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uint64{}
+	for _, c := range info.Channels {
+		got[c.Topic] = c.Messages
+		if c.SeqGaps != 0 {
+			t.Errorf("%s: %d sequence gaps", c.Topic, c.SeqGaps)
+		}
+	}
+	return info, got
+}
