@@ -173,17 +173,7 @@ func TestReplayIntoRosorinBase(t *testing.T) {
 	if r.res.Written["ttyACM0"] == 0 || len(r.res.Compared) != 1 {
 		t.Fatalf("the driver wrote %v; comparisons %v", r.res.Written, r.res.Compared)
 	}
-	info, err := mcapfile.DescribeFile(out, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tx uint64
-	for _, c := range info.Channels {
-		if c.Topic == "/serial/board/tx" {
-			tx = c.Bytes
-		}
-	}
-	if tx != r.res.Written["ttyACM0"] {
+	if tx := mcaptest.Bytes(t, out)["/serial/board/tx"]; tx != r.res.Written["ttyACM0"] {
 		t.Errorf("--out holds %d tx bytes, the driver wrote %d", tx, r.res.Written["ttyACM0"])
 	}
 	t.Logf("replay: %d passes, %d messages, max lateness %s; %s", r.res.Passes, r.res.Messages, r.res.MaxLate, r.res.Compared[0])

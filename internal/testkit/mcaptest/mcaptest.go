@@ -25,3 +25,19 @@ func Messages(t testing.TB, path string) (*mcapfile.Info, map[string]uint64) {
 	}
 	return info, got
 }
+
+// Bytes describes the file at path (failing the test if it cannot be read) and returns its bytes per topic
+// (raw channels: serial bytes; others: payload bytes). Sequence gaps are not checked: a recovered file may
+// end in a cut.
+func Bytes(t testing.TB, path string) map[string]uint64 {
+	t.Helper()
+	info, err := mcapfile.DescribeFile(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uint64{}
+	for _, c := range info.Channels {
+		got[c.Topic] = c.Bytes
+	}
+	return got
+}

@@ -19,7 +19,7 @@ func (f *fakeT) Helper()               {}
 func (f *fakeT) Errorf(string, ...any) { f.errors++ }
 func (f *fakeT) Fatal(...any)          { f.fatal = true; panic(f) }
 
-// TestMessages: counts per topic of a file written here; a file that is not there fails the test.
+// TestMessages: counts and bytes per topic of a file written here; a file that is not there fails the test.
 func TestMessages(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a.mcap")
 	rec, err := mcapfile.Create(path, mcapfile.Options{})
@@ -42,6 +42,9 @@ func TestMessages(t *testing.T) {
 	info, got := Messages(f, path)
 	if f.errors != 0 || info.Ended != mcapfile.EndClean || len(got) != 1 || got["/serial/board/rx"] != 3 {
 		t.Fatalf("errors %d, ended %s, messages %v", f.errors, info.Ended, got)
+	}
+	if b := Bytes(f, path); f.errors != 0 || len(b) != 1 || b["/serial/board/rx"] != 6 {
+		t.Fatalf("errors %d, bytes %v", f.errors, b)
 	}
 	f = &fakeT{TB: t}
 	func() {
