@@ -8,14 +8,22 @@ import (
 	"github.com/rosorin/rosorin/capture/mcapfile"
 )
 
-// Messages describes the file at path (failing the test if it cannot be read) and returns its description
-// and the messages per topic. A channel with sequence gaps (a lost message) is a test error.
-func Messages(t testing.TB, path string) (*mcapfile.Info, map[string]uint64) {
+// Describe describes the file at path (mcapfile.DescribeFile, no gap report), failing the test if it cannot
+// be read.
+func Describe(t testing.TB, path string) *mcapfile.Info {
 	t.Helper()
 	info, err := mcapfile.DescribeFile(path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return info
+}
+
+// Messages describes the file at path and returns its description and the messages per topic. A channel
+// with sequence gaps (a lost message) is a test error.
+func Messages(t testing.TB, path string) (*mcapfile.Info, map[string]uint64) {
+	t.Helper()
+	info := Describe(t, path)
 	got := map[string]uint64{}
 	for _, c := range info.Channels {
 		got[c.Topic] = c.Messages
@@ -26,17 +34,12 @@ func Messages(t testing.TB, path string) (*mcapfile.Info, map[string]uint64) {
 	return info, got
 }
 
-// Bytes describes the file at path (failing the test if it cannot be read) and returns its bytes per topic
-// (raw channels: serial bytes; others: payload bytes). Sequence gaps are not checked: a recovered file may
-// end in a cut.
+// Bytes describes the file at path and returns its bytes per topic (raw channels: serial bytes; others:
+// payload bytes). Sequence gaps are not checked: a recovered file may end in a cut.
 func Bytes(t testing.TB, path string) map[string]uint64 {
 	t.Helper()
-	info, err := mcapfile.DescribeFile(path, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	got := map[string]uint64{}
-	for _, c := range info.Channels {
+	for _, c := range Describe(t, path).Channels {
 		got[c.Topic] = c.Bytes
 	}
 	return got
