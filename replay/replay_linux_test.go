@@ -16,6 +16,7 @@ import (
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/driver/port"
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/internal/testkit/mcaptest"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -231,17 +232,7 @@ func TestReplayCompareAndOut(t *testing.T) {
 		if len(res.Compared) != 1 || res.Compared[0].Same() != tc.same || !tc.same && res.Compared[0].FirstDiff != 3 {
 			t.Fatalf("%s: %+v", tc.name, res.Compared)
 		}
-		info, err := mcapfile.DescribeFile(out, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var n uint64
-		for _, c := range info.Channels {
-			if c.Topic == "/serial/board/tx" {
-				n = c.Bytes
-			}
-		}
-		if n != uint64(len(tc.write)) {
+		if n := mcaptest.Bytes(t, out)["/serial/board/tx"]; n != uint64(len(tc.write)) {
 			t.Errorf("%s: --out holds %d bytes, the program wrote %d", tc.name, n, len(tc.write))
 		}
 		t.Logf("%s: %s", tc.name, res.Compared[0])

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/port"
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/internal/testkit/mcaptest"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/replay"
 	"github.com/rosorin/rosorin/sim"
@@ -136,49 +136,15 @@ func TestReplayIntoRosorinBase(t *testing.T) {
 	case r := <-done:
 		t.Fatalf("replay ended before its ptys: %v", r.err)
 	}
-	sock := filepath.Join(dir, "base.sock")
-	cfg := filepath.Join(dir, "base.yaml")
-	if err := os.WriteFile(cfg, []byte("rosorin_board_driver:\n  ros__parameters: {}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	log := &testkit.LockedBuffer{}
-	cmd := exec.Command(bin, "run", "--device", d["ttyACM0"], "--lidar", d["lidar"], "--socket", sock, "--config", cfg,
-		"--state-dir", filepath.Join(dir, "state"))
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-waited:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-waited
-		}
-		if t.Failed() {
-			t.Logf("rosorin-base log:\n%s", log.String())
-		}
-	}()
-	cl := api.NewClient(sock)
-	var st api.State
-	err = testkit.Eventually(testkit.Bound(15*time.Second), func() error {
-		c, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		var err error
-		if st, err = cl.State(c); err != nil {
-			return err
-		}
+	b := startBase(t, bin, dir, d["ttyACM0"], d["lidar"])
+	defer b.stop()
+	cl := b.client
+	st := b.waitState(t, "driver on the replay", func(st api.State) error {
 		if st.BatteryMV == 0 || st.Link.IMUHz < 90 || st.ScanAgeS == nil || *st.ScanAgeS > 0.5 {
 			return fmt.Errorf("battery %d mV, imu %.1f Hz, scan age %v", st.BatteryMV, st.Link.IMUHz, st.ScanAgeS)
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatalf("driver on the replay: %v", err)
-	}
 	if !batteries[st.BatteryMV] {
 		t.Errorf("the driver's battery %d mV is not one the recording held (%v)", st.BatteryMV, batteries)
 	}
@@ -207,17 +173,7 @@ func TestReplayIntoRosorinBase(t *testing.T) {
 	if r.res.Written["ttyACM0"] == 0 || len(r.res.Compared) != 1 {
 		t.Fatalf("the driver wrote %v; comparisons %v", r.res.Written, r.res.Compared)
 	}
-	info, err := mcapfile.DescribeFile(out, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tx uint64
-	for _, c := range info.Channels {
-		if c.Topic == "/serial/board/tx" {
-			tx = c.Bytes
-		}
-	}
-	if tx != r.res.Written["ttyACM0"] {
+	if tx := mcaptest.Bytes(t, out)["/serial/board/tx"]; tx != r.res.Written["ttyACM0"] {
 		t.Errorf("--out holds %d tx bytes, the driver wrote %d", tx, r.res.Written["ttyACM0"])
 	}
 	t.Logf("replay: %d passes, %d messages, max lateness %s; %s", r.res.Passes, r.res.Messages, r.res.MaxLate, r.res.Compared[0])
@@ -252,71 +208,21 @@ func TestTapBetweenSimAndDriver(t *testing.T) {
 	if err := testkit.Eventually(testkit.Bound(5*time.Second), func() error { _, err := os.Stat(link); return err }); err != nil {
 		t.Fatal(err)
 	}
-	sock := filepath.Join(dir, "base.sock")
-	cfg := filepath.Join(dir, "base.yaml")
-	if err := os.WriteFile(cfg, []byte("rosorin_board_driver:\n  ros__parameters: {}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	log := &testkit.LockedBuffer{}
-	cmd := exec.Command(bin, "run", "--device", link, "--lidar", s.LidarPath(), "--socket", sock, "--config", cfg,
-		"--state-dir", filepath.Join(dir, "state"))
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	stopDriver := func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-waited:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-waited
-		}
-	}
-	defer func() {
-		if cmd.ProcessState == nil {
-			stopDriver()
-		}
-		if t.Failed() {
-			t.Logf("rosorin-base log:\n%s", log.String())
-		}
-	}()
-	cl := api.NewClient(sock)
-	var st api.State
-	err = testkit.Eventually(testkit.Bound(15*time.Second), func() error {
-		c, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		var err error
-		if st, err = cl.State(c); err != nil {
-			return err
-		}
+	b := startBase(t, bin, dir, link, s.LidarPath())
+	defer b.stop()
+	st := b.waitState(t, "driver through the tap", func(st api.State) error {
 		if st.BatteryMV == 0 || st.Link.IMUHz < 90 {
 			return fmt.Errorf("battery %d mV, imu %.1f Hz", st.BatteryMV, st.Link.IMUHz)
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatalf("driver through the tap: %v", err)
-	}
-	stopDriver() // its stop path writes to the board through the tap too
+	b.stop() // its stop path writes to the board through the tap too
 	cancel()
 	r := <-done
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	info, err := mcapfile.DescribeFile(out, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]uint64{}
-	for _, c := range info.Channels {
-		got[c.Topic] = c.Messages
-		if c.SeqGaps != 0 {
-			t.Errorf("%s: %d sequence gaps", c.Topic, c.SeqGaps)
-		}
-	}
+	info, got := mcaptest.Messages(t, out)
 	if info.Ended != mcapfile.EndClean || got["/imu"] < 50 || got["/battery"] == 0 || got["/serial/board/tx"] == 0 ||
 		got["/wheel_twist"] == 0 || r.res.Unrecorded != 0 {
 		t.Fatalf("capture: ended %s, messages %v, unrecorded %d", info.Ended, got, r.res.Unrecorded)

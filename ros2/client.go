@@ -226,14 +226,11 @@ func (c *ServiceClient) Call(ctx context.Context, req cdr.Marshaler, resp cdr.Un
 	var hdr [RequestHeaderLen]byte
 	binary.LittleEndian.PutUint64(hdr[:8], c.req.Handle())
 	binary.LittleEndian.PutUint64(hdr[8:], uint64(c.seq))
-	w := cdr.NewWriter(nil)
-	w.Octets(hdr[:])
-	req.MarshalCDR(w)
 	// Replies of earlier calls that timed out are still queued: drop them.
 	if _, err := c.rep.Take(nil); err != nil {
 		return err
 	}
-	if err := c.req.Write(w.Bytes()); err != nil {
+	if err := c.req.Write(joinRequest(hdr, req)); err != nil {
 		return err
 	}
 	stop := context.AfterFunc(ctx, c.rep.Wake)

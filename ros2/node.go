@@ -182,10 +182,16 @@ func (s *Service) Reply(hdr [RequestHeaderLen]byte, m cdr.Marshaler) error {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+	return s.rep.Write(joinRequest(hdr, m))
+}
+
+// joinRequest is SplitRequest's inverse, for requests and replies alike: the encapsulation header, the
+// 16-byte request header, then m's body.
+func joinRequest(hdr [RequestHeaderLen]byte, m cdr.Marshaler) []byte {
 	w := cdr.NewWriter(nil)
 	w.Octets(hdr[:])
 	m.MarshalCDR(w)
-	return s.rep.Write(w.Bytes())
+	return w.Bytes()
 }
 
 // Close deletes the node and all its endpoints. Close readers that are being waited on first.

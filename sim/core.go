@@ -105,11 +105,11 @@ func (c *core) run() {
 
 func (c *core) shutdown() {
 	if c.board != nil {
-		c.board.close(true)
+		c.board.Close()
 		c.board = nil
 	}
 	if c.lidar != nil {
-		c.lidar.close(true)
+		c.lidar.Close()
 		c.lidar = nil
 	}
 	c.s.hang.set(false)
@@ -330,7 +330,7 @@ func (c *core) replug(now time.Time, name, link string, baud int, p **port, back
 	}
 	*p, *back = np, time.Time{}
 	*reconnects++
-	c.event(now, name+" device back at "+np.slaveName)
+	c.event(now, name+" device back at "+np.SlaveName)
 	return true
 }
 
@@ -361,7 +361,7 @@ func (c *core) applyFault(f Fault, now time.Time) {
 // now+d.
 func unplug(p **port, back *time.Time, now time.Time, d time.Duration) {
 	if *p != nil {
-		(*p).close(true)
+		(*p).Close()
 		*p = nil
 	}
 	if b := now.Add(d); b.After(*back) {

@@ -174,7 +174,7 @@ func Start(ctx context.Context, cfg Config) (*Sim, error) {
 	}
 	if err != nil {
 		if c.board != nil {
-			c.board.close(true)
+			c.board.Close()
 		}
 		ln.Close()
 		if tf != nil {
@@ -392,7 +392,7 @@ func (s *Sim) startBoardReader(p *port, gen uint64) {
 			if !s.hang.waitOff(s.ctx) {
 				return
 			}
-			n, err := p.master.Read(buf)
+			n, err := p.Master.Read(buf)
 			if err != nil {
 				return // closed: USB drop or Close
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/driver/port"
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/internal/testkit/mcaptest"
 	"github.com/rosorin/rosorin/internal/tty"
 	"github.com/rosorin/rosorin/protocol/board"
 )
@@ -108,17 +109,7 @@ func TestTapSIGTERMFinishes(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("tap after SIGTERM: %v\n%s", err, log.String())
 	}
-	info, err := mcapfile.DescribeFile(out, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]uint64{}
-	for _, c := range info.Channels {
-		got[c.Topic] = c.Messages
-		if c.SeqGaps != 0 {
-			t.Errorf("%s: %d sequence gaps", c.Topic, c.SeqGaps)
-		}
-	}
+	info, got := mcaptest.Messages(t, out)
 	if info.Ended != mcapfile.EndClean || got["/imu"] < 51 || got["/wheel_twist"] != 50 || got["/serial/board/rx"] == 0 || got["/serial/board/tx"] == 0 {
 		t.Fatalf("ended %s, messages %v\n%s", info.Ended, got, log.String())
 	}
@@ -142,14 +133,7 @@ func TestTapSIGKILLRecoverable(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("recover: exit %d %s %s", code, text, stderr)
 	}
-	info, err := mcapfile.DescribeFile(rec, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]uint64{}
-	for _, c := range info.Channels {
-		got[c.Topic] = c.Bytes
-	}
+	got := mcaptest.Bytes(t, rec)
 	// rx: the probe frames of startTap, then the 30 exchanged
 	if got["/serial/board/rx"] < 31*uint64(len(board.EncodeIMU(board.IMU{}))) || got["/serial/board/tx"] != 30*uint64(len(board.StopFrame())) {
 		t.Fatalf("recovered %v; %s", got, text)

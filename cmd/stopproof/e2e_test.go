@@ -36,7 +36,13 @@ func stopproof(t *testing.T, timeout time.Duration, args ...string) (string, int
 // robot down with it.
 func command(t *testing.T, dir string, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(bins(t), "stopproof"), args...)
+	return commandOf(t, filepath.Join(bins(t), "stopproof"), dir, args...)
+}
+
+// commandOf is command for the stopproof binary bin (the ros2-tagged build, for one).
+func commandOf(t *testing.T, bin, dir string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGINT}
@@ -47,8 +53,15 @@ func command(t *testing.T, dir string, args ...string) *exec.Cmd {
 // detector (testkit.Bound).
 func stopproofIn(t *testing.T, dir string, timeout time.Duration, args ...string) (string, int) {
 	t.Helper()
+	return runStopproof(t, command(t, dir, args...), timeout)
+}
+
+// runStopproof runs cmd (from command or commandOf) to its end, or interrupts it (then kills it) after
+// timeout, widened under the race detector, and returns its output and exit status.
+func runStopproof(t *testing.T, cmd *exec.Cmd, timeout time.Duration) (string, int) {
+	t.Helper()
 	timeout = testkit.Bound(timeout)
-	cmd := command(t, dir, args...)
+	args := cmd.Args[1:]
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -114,6 +127,25 @@ func resultLines(out string) []string {
 		}
 	}
 	return lines
+}
+
+// assertAllNeverSettled is a negative control's verdict (a board that ignores motor frames): n result lines,
+// each NEVER settled and FAIL, the wheels left disabled and the simulated robot torn down.
+func assertAllNeverSettled(t *testing.T, out string, n int) {
+	t.Helper()
+	lines := resultLines(out)
+	if len(lines) != n {
+		t.Fatalf("result lines %q, want %d", lines, n)
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, "NEVER settled") || !strings.HasSuffix(l, "FAIL") {
+			t.Errorf("line %q: want NEVER settled ... FAIL", l)
+		}
+	}
+	if !strings.Contains(out, "end state: {enabled: false") {
+		t.Error("the teardown did not leave the wheels disabled")
+	}
+	assertTornDown(t, simDir(t, out))
 }
 
 func TestProveSimEstopKillPasses(t *testing.T) {
@@ -261,19 +293,7 @@ func TestProveSimIgnoreMotorFails(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "RESULT: 0/4 passed") {
 		t.Fatalf("exit %d, want 1 and RESULT: 0/4 passed", code)
 	}
-	lines := resultLines(out)
-	if len(lines) != 4 {
-		t.Fatalf("result lines %q", lines)
-	}
-	for _, l := range lines {
-		if !strings.Contains(l, "NEVER settled") || !strings.HasSuffix(l, "FAIL") {
-			t.Errorf("line %q: want NEVER settled ... FAIL", l)
-		}
-	}
-	if !strings.Contains(out, "end state: {enabled: false") {
-		t.Error("the teardown did not leave the wheels disabled")
-	}
-	assertTornDown(t, simDir(t, out))
+	assertAllNeverSettled(t, out, 4)
 }
 
 func TestScangateSim(t *testing.T) {

@@ -3,8 +3,6 @@
 package main
 
 import (
-	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -35,31 +33,7 @@ func stopproofROS2(t *testing.T, timeout time.Duration, args ...string) (string,
 	if berr != nil {
 		t.Fatal(berr)
 	}
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(testkit.Bound(timeout)):
-		cmd.Process.Signal(os.Interrupt)
-		err = <-done
-		t.Errorf("still running after %v", timeout)
-	}
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("stopproof %s: exit %d\n%s", strings.Join(args, " "), code, out.String())
-	return out.String(), code
+	return runStopproof(t, commandOf(t, bin, "", args...), timeout)
 }
 
 // TestProveSimROS2IgnoreMotorFails is the negative control of the proof over ROS 2: the e-stop goes out on
@@ -74,17 +48,5 @@ func TestProveSimROS2IgnoreMotorFails(t *testing.T) {
 	if !strings.Contains(out, "target: ROS 2 node rosorin_board_driver") {
 		t.Error("the output does not name the ROS 2 target")
 	}
-	lines := resultLines(out)
-	if len(lines) != 3 {
-		t.Fatalf("result lines %q", lines)
-	}
-	for _, l := range lines {
-		if !strings.Contains(l, "NEVER settled") || !strings.HasSuffix(l, "FAIL") {
-			t.Errorf("line %q: want NEVER settled ... FAIL", l)
-		}
-	}
-	if !strings.Contains(out, "end state: {enabled: false") {
-		t.Error("the teardown did not leave the wheels disabled")
-	}
-	assertTornDown(t, simDir(t, out))
+	assertAllNeverSettled(t, out, 3)
 }

@@ -105,38 +105,58 @@ var _ io.Writer = (*HeartbeatWriter)(nil)
 // when it passed none (HeartbeatEnv unset: an older supervisor, or the watchdog is someone else's business). It
 // removes HeartbeatEnv from the environment, so nothing this process starts believes it owns the pipe.
 func ChildHeartbeat() (*HeartbeatWriter, error) {
-	v, ok := os.LookupEnv(HeartbeatEnv)
-	if !ok {
-		return nil, nil
-	}
-	_ = os.Unsetenv(HeartbeatEnv)
-	fd, err := strconv.Atoi(v)
-	if err != nil || fd < 3 {
-		return nil, fmt.Errorf("%s=%q is not a descriptor number; the supervisor and the driver are different builds?", HeartbeatEnv, v)
-	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
-		return nil, fmt.Errorf("%s=%d but fd %d is not a pipe: the driver child is started by `rosorin-base run`", HeartbeatEnv, fd, fd)
-	}
-	unix.CloseOnExec(fd)
-	if err := unix.SetNonblock(fd, true); err != nil {
-		return nil, fmt.Errorf("heartbeat pipe: %w", err)
+	fd, ok, err := childPipe(HeartbeatEnv, "heartbeat pipe")
+	if !ok || err != nil {
+		return nil, err
 	}
 	return &HeartbeatWriter{fd: fd}, nil
 }
 
+// childPipe takes over the pipe the supervisor passed under env (what names it in errors): ok is false (and
+// err nil) when env is unset. It removes env from the environment, so nothing this process starts believes
+// it owns the pipe, and returns the descriptor close-on-exec and non-blocking (written with one raw
+// write(2), never through Go's poller).
+func childPipe(env, what string) (fd int, ok bool, err error) {
+	v, ok := os.LookupEnv(env)
+	if !ok {
+		return -1, false, nil
+	}
+	_ = os.Unsetenv(env)
+	fd, err = strconv.Atoi(v)
+	if err != nil || fd < 3 {
+		return -1, true, fmt.Errorf("%s=%q is not a descriptor number; the supervisor and the driver are different builds?", env, v)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
+		return -1, true, fmt.Errorf("%s=%d but fd %d is not a pipe: the driver child is started by `rosorin-base run`", env, fd, fd)
+	}
+	unix.CloseOnExec(fd)
+	if err := unix.SetNonblock(fd, true); err != nil {
+		return -1, true, fmt.Errorf("%s: %w", what, err)
+	}
+	return fd, true, nil
+}
+
 // Write writes p to the heartbeat pipe without blocking.
 func (h *HeartbeatWriter) Write(p []byte) (int, error) {
+	n, err := rawWrite(h.fd, p)
+	switch {
+	case err == unix.EAGAIN:
+		return 0, errors.New("heartbeat pipe full: the supervisor is not reading it (stopped?)")
+	case err != nil:
+		return 0, fmt.Errorf("heartbeat pipe: %w", err)
+	}
+	return n, nil
+}
+
+// rawWrite is one write(2) of p on a non-blocking child pipe, retried only when a signal interrupted it:
+// a full pipe is EAGAIN at once, a pipe whose reader is gone EPIPE.
+func rawWrite(fd int, p []byte) (int, error) {
 	for {
-		n, err := unix.Write(h.fd, p)
-		switch {
-		case err == unix.EINTR:
+		n, err := unix.Write(fd, p)
+		if err == unix.EINTR {
 			continue
-		case err == unix.EAGAIN:
-			return 0, errors.New("heartbeat pipe full: the supervisor is not reading it (stopped?)")
-		case err != nil:
-			return 0, fmt.Errorf("heartbeat pipe: %w", err)
 		}
-		return n, nil
+		return n, err
 	}
 }

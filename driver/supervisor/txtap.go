@@ -10,13 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // TxTapFD is the tx tap's write end in a driver child; TxTapEnv names it in the child's environment (set
@@ -48,22 +44,12 @@ var _ io.Writer = (*TxTap)(nil)
 // ChildTxTap wraps out with the tx tap the supervisor passed, or returns out itself when it passed none (no
 // --capture). It removes TxTapEnv from the environment.
 func ChildTxTap(out io.Writer) (io.Writer, error) {
-	v, ok := os.LookupEnv(TxTapEnv)
+	fd, ok, err := childPipe(TxTapEnv, "tx tap")
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
 		return out, nil
-	}
-	_ = os.Unsetenv(TxTapEnv)
-	fd, err := strconv.Atoi(v)
-	if err != nil || fd < 3 {
-		return nil, fmt.Errorf("%s=%q is not a descriptor number; the supervisor and the driver are different builds?", TxTapEnv, v)
-	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
-		return nil, fmt.Errorf("%s=%d but fd %d is not a pipe: the driver child is started by `rosorin-base run`", TxTapEnv, fd, fd)
-	}
-	unix.CloseOnExec(fd)
-	if err := unix.SetNonblock(fd, true); err != nil {
-		return nil, fmt.Errorf("tx tap: %w", err)
 	}
 	return &TxTap{out: out, fd: fd, buf: make([]byte, 0, 4096)}, nil
 }
@@ -92,15 +78,8 @@ func (t *TxTap) copy(at time.Time, p []byte) {
 		binary.LittleEndian.PutUint16(b[12:], uint16(len(d)))
 		b = append(b, d...)
 		t.seq++
-		for {
-			_, err := unix.Write(t.fd, b)
-			if err == unix.EINTR {
-				continue
-			}
-			if err != nil { // EAGAIN: the supervisor is behind; EPIPE: it is gone
-				t.dropped.Add(1)
-			}
-			break
+		if _, err := rawWrite(t.fd, b); err != nil { // EAGAIN: the supervisor is behind; EPIPE: it is gone
+			t.dropped.Add(1)
 		}
 	}
 }
