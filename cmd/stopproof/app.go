@@ -197,6 +197,20 @@ func open(c *cli.Context, kind string, sc target.SimConfig) (*target.Session, er
 	return s, nil
 }
 
+// stepsArg reads the PATHS arguments (comma-separated; several arguments are joined) with parse; example
+// is what the refusal of none suggests.
+func stepsArg[S any](c *cli.Context, example string, parse func(string) ([]S, error)) ([]S, error) {
+	list := strings.Join(c.Args().Slice(), ",")
+	if strings.TrimSpace(list) == "" {
+		return nil, cli.Exit("which stop paths? e.g. "+example, exitAbort)
+	}
+	steps, err := parse(list)
+	if err != nil {
+		return nil, cli.Exit(err.Error(), exitAbort)
+	}
+	return steps, nil
+}
+
 func writeJSON(path string, v any) error {
 	if path == "" {
 		return nil
@@ -233,13 +247,9 @@ func proveOptions(c *cli.Context, s *target.Session) (prove.Options, error) {
 }
 
 func runProve(c *cli.Context) error {
-	list := strings.Join(c.Args().Slice(), ",")
-	if strings.TrimSpace(list) == "" {
-		return cli.Exit("which stop paths? e.g. stopproof prove --sim "+prove.PathList(), exitAbort)
-	}
-	steps, err := prove.ParsePaths(list)
+	steps, err := stepsArg(c, "stopproof prove --sim "+prove.PathList(), prove.ParsePaths)
 	if err != nil {
-		return cli.Exit(err.Error(), exitAbort)
+		return err
 	}
 	if _, err := proveOptions(c, nil); err != nil { // check the flags before starting anything
 		return cli.Exit(err.Error(), exitAbort)

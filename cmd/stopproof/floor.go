@@ -120,13 +120,9 @@ func floorOptions(c *cli.Context, s *target.Session) (runner.Options, error) {
 }
 
 func runFloorProve(c *cli.Context) error {
-	list := strings.Join(c.Args().Slice(), ",")
-	if strings.TrimSpace(list) == "" {
-		return cli.Exit("which stop paths? e.g. stopproof floor prove --sim "+runner.Paths.List(), exitAbort)
-	}
-	steps, err := runner.Paths.Parse(list)
+	steps, err := stepsArg(c, "stopproof floor prove --sim "+runner.Paths.List(), runner.Paths.Parse)
 	if err != nil {
-		return cli.Exit(err.Error(), exitAbort)
+		return err
 	}
 	if _, err := floorOptions(c, nil); err != nil {
 		return cli.Exit(err.Error(), exitAbort)

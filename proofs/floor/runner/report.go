@@ -92,31 +92,18 @@ func (r *Report) ResultLine() string { return fmt.Sprintf("RESULT: %d/%d passed"
 // WriteTable prints still-after and travel per path and leg, like chapter 19's floor table: "0.38 s, 3.1 cm"
 // for a pass, the outcome word otherwise, "-" where the path does not run at that motion.
 func (r *Report) WriteTable(w io.Writer) error {
-	t := runcore.NewTable(w)
-	header := []any{"stop path"}
-	for _, m := range r.motions {
-		header = append(header, m.Name)
+	labels := make([]string, len(r.rows))
+	for i, rw := range r.rows {
+		labels[i] = rw.label
 	}
-	t.Header(header...)
-	for _, rw := range r.rows {
-		cells := []string{rw.label}
-		any := false
-		for _, m := range r.motions {
-			c := "-"
-			for _, res := range r.Results {
-				if res.Path == rw.name && res.Motion == m.Name {
-					c, any = cell(res), true
-				}
-			}
-			cells = append(cells, c)
-		}
-		if any {
-			if err := t.Append(cells); err != nil {
-				return err
+	return runcore.WriteTable(w, labels, r.motions, func(i, j int) (c string, ok bool) {
+		for _, res := range r.Results {
+			if res.Path == r.rows[i].name && res.Motion == r.motions[j].Name {
+				c, ok = cell(res), true
 			}
 		}
-	}
-	return t.Render()
+		return c, ok
+	})
 }
 
 func cell(res Result) string {

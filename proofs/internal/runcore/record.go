@@ -9,6 +9,7 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/rosorin/rosorin/proofs/stoppath"
 	"github.com/rosorin/rosorin/proofs/target"
 )
 
@@ -44,12 +45,37 @@ type Ending struct {
 	Evidence   string `json:"evidence_log,omitempty"`
 }
 
-// NewTable is the summary's table as chapter 19 prints it: ASCII, the header as given, left-aligned.
-func NewTable(w io.Writer) *tablewriter.Table {
-	return tablewriter.NewTable(w,
+// WriteTable prints the summary's table as chapter 19 prints it: ASCII, "stop path" and a column per motion,
+// a row per label. cell gives row i's cell at motion j and whether there is one; where there is none the
+// cell is "-" (the path does not run at that motion), and a row without any cell is left out.
+func WriteTable(w io.Writer, rows []string, motions []stoppath.Motion, cell func(i, j int) (string, bool)) error {
+	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAlignment(tw.AlignLeft),
 	)
+	header := []any{"stop path"}
+	for _, m := range motions {
+		header = append(header, m.Name)
+	}
+	t.Header(header...)
+	for i, label := range rows {
+		cells := []string{label}
+		any := false
+		for j := range motions {
+			c, ok := cell(i, j)
+			if !ok {
+				c = "-"
+			}
+			any = any || ok
+			cells = append(cells, c)
+		}
+		if any {
+			if err := t.Append(cells); err != nil {
+				return err
+			}
+		}
+	}
+	return t.Render()
 }

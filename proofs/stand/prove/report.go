@@ -168,16 +168,16 @@ func (r *Report) WriteTable(w io.Writer) error {
 		table = Paths
 	}
 	type row struct {
-		label   string
 		spec    *Spec
 		release bool
 	}
 	var rows []row
+	var labels []string
 	for i := range table {
 		s := &table[i]
-		rows = append(rows, row{s.RowLabel(), s, false})
+		rows, labels = append(rows, row{s, false}), append(labels, s.RowLabel())
 		if s.Release != "" {
-			rows = append(rows, row{s.ReleaseRow, s, true})
+			rows, labels = append(rows, row{s, true}), append(labels, s.ReleaseRow)
 		}
 	}
 	motions := table.Motions()
@@ -185,36 +185,18 @@ func (r *Report) WriteTable(w io.Writer) error {
 	for _, p := range r.Paths {
 		planned[p] = true
 	}
-	t := runcore.NewTable(w)
-	header := []any{"stop path"}
-	for _, m := range motions {
-		header = append(header, m.Name)
-	}
-	t.Header(header...)
-	for _, row := range rows {
-		cells := []string{row.label}
-		any := false
-		for _, m := range motions {
-			c := "-"
-			for _, res := range r.Results {
-				if string(res.Path) == row.spec.Name && res.Motion == m.Name && res.Release == row.release {
-					c = cell(res)
-					any = true
-				}
-			}
-			if c == "-" && planned[row.spec.Name] && row.spec.RunsAt(m) {
-				c = "not run"
-				any = true
-			}
-			cells = append(cells, c)
-		}
-		if any {
-			if err := t.Append(cells); err != nil {
-				return err
+	return runcore.WriteTable(w, labels, motions, func(i, j int) (c string, ok bool) {
+		row, m := rows[i], motions[j]
+		for _, res := range r.Results {
+			if string(res.Path) == row.spec.Name && res.Motion == m.Name && res.Release == row.release {
+				c, ok = cell(res), true
 			}
 		}
-	}
-	return t.Render()
+		if !ok && planned[row.spec.Name] && row.spec.RunsAt(m) {
+			c, ok = "not run", true
+		}
+		return c, ok
+	})
 }
 
 func cell(res Result) string {
