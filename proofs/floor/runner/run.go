@@ -22,7 +22,7 @@ var ErrAborted = errors.New("floor proof aborted")
 // in goroutines of their own and hand their data over through channels and the recordings' locks; the
 // odometry, the judges and the decisions are this goroutine's.
 type runner struct {
-	core *runcore.Run
+	core *runcore.Run // the shared part; t, clk, ev and out are its, under the names the code uses
 	t    target.Target
 	sf   target.ScanFollower
 	o    Options

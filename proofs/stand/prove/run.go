@@ -24,7 +24,7 @@ var ErrAborted = errors.New("proof aborted")
 // watcher, recordings, a trigger that blocks) hand their results back over channels or through the
 // target types' own locks.
 type runner struct {
-	core  *runcore.Run
+	core  *runcore.Run // the shared part; t, clk, ev, out (and t0, fault) are its, under the names the code uses
 	t     target.Target
 	o     Options
 	clk   target.Clock
