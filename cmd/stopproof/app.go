@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/floor/runner"
 	"github.com/rosorin/rosorin/proofs/scangate/live"
 	"github.com/rosorin/rosorin/proofs/stand/prove"
 	"github.com/rosorin/rosorin/proofs/target"
@@ -166,23 +167,25 @@ func version() string {
 }
 
 // open sets up what every subcommand needs (the signal context, the evidence log, the target) from the
-// flags.
-func open(c *cli.Context, kind string, noRespawn bool) (*target.Session, error) {
+// flags; sc is the simulated robot's part that is the command's own (the floor's world and room, the scan
+// gate's respawn switch). The flags are checked before ros2Prepare changes the environment.
+func open(c *cli.Context, kind string, sc target.SimConfig) (*target.Session, error) {
+	if err := checkSimContact(c); err != nil {
+		return nil, err
+	}
+	if c.String("sim-room") != "" && !c.Bool("sim") {
+		return nil, cli.Exit("--sim-room needs --sim", exitAbort)
+	}
 	if err := ros2Prepare(c); err != nil {
 		return nil, err
 	}
 	lc := target.DefaultLiveConfig()
 	lc.Socket, lc.Device, lc.ServiceStop, lc.ServiceStart = c.String("socket"), c.String("device"), c.String("service-stop"), c.String("service-start")
-	if err := checkSimContact(c); err != nil {
-		return nil, err
-	}
+	sc.BaseBin, sc.Seed, sc.Fault, sc.Contact = c.String("base-bin"), c.Int64("sim-seed"), c.String("sim-fault"), c.String("sim-contact")
 	s, err := target.OpenSession(target.SessionConfig{
 		Kind: kind, EvidenceDir: c.String("evidence-dir"),
 		CommandLine: fmt.Sprintf("stopproof %s: %s", version(), strings.Join(os.Args, " ")),
-		Sim:         c.Bool("sim"),
-		Simulated: target.SimConfig{BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed"), Fault: c.String("sim-fault"),
-			NoLidarRespawn: noRespawn, Contact: c.String("sim-contact")},
-		Live: lc, Out: c.App.Writer, Record: recordWanted(c),
+		Sim:         c.Bool("sim"), Simulated: sc, Live: lc, Out: c.App.Writer, Record: recordWanted(c),
 	})
 	if err != nil {
 		return nil, cli.Exit(err.Error(), exitAbort)
@@ -192,6 +195,20 @@ func open(c *cli.Context, kind string, noRespawn bool) (*target.Session, error) 
 		return nil, cli.Exit(err.Error(), exitAbort)
 	}
 	return s, nil
+}
+
+// stepsArg reads the PATHS arguments (comma-separated; several arguments are joined) with parse; example
+// is what the refusal of none suggests.
+func stepsArg[S any](c *cli.Context, example string, parse func(string) ([]S, error)) ([]S, error) {
+	list := strings.Join(c.Args().Slice(), ",")
+	if strings.TrimSpace(list) == "" {
+		return nil, cli.Exit("which stop paths? e.g. "+example, exitAbort)
+	}
+	steps, err := parse(list)
+	if err != nil {
+		return nil, cli.Exit(err.Error(), exitAbort)
+	}
+	return steps, nil
 }
 
 func writeJSON(path string, v any) error {
@@ -230,18 +247,14 @@ func proveOptions(c *cli.Context, s *target.Session) (prove.Options, error) {
 }
 
 func runProve(c *cli.Context) error {
-	list := strings.Join(c.Args().Slice(), ",")
-	if strings.TrimSpace(list) == "" {
-		return cli.Exit("which stop paths? e.g. stopproof prove --sim "+prove.PathList(), exitAbort)
-	}
-	steps, err := prove.ParsePaths(list)
+	steps, err := stepsArg(c, "stopproof prove --sim "+prove.PathList(), prove.ParsePaths)
 	if err != nil {
-		return cli.Exit(err.Error(), exitAbort)
+		return err
 	}
 	if _, err := proveOptions(c, nil); err != nil { // check the flags before starting anything
 		return cli.Exit(err.Error(), exitAbort)
 	}
-	s, err := open(c, "stop_proof_stand", false)
+	s, err := open(c, "stop_proof_stand", target.SimConfig{})
 	if err != nil {
 		return err
 	}
@@ -260,18 +273,29 @@ func runProve(c *cli.Context) error {
 // exitAbort when nothing was proven (an abort says why itself; another error is printed), exitFail when a line
 // failed, 0 when passed() says every line passed.
 func finish(c *cli.Context, record any, err error, passed func() bool) error {
+	return finishWith(c, record, err, func() int {
+		if passed == nil || !passed() {
+			return exitFail
+		}
+		return 0
+	})
+}
+
+// finishWith is finish with the exit status of a run that was not aborted given by status.
+func finishWith(c *cli.Context, record any, err error, status func() int) error {
 	if record != nil {
 		if jerr := writeJSON(c.String("json"), record); jerr != nil {
 			fmt.Fprintln(c.App.ErrWriter, jerr)
 		}
 	}
 	switch {
-	case errors.Is(err, prove.ErrAborted), errors.Is(err, live.ErrAborted):
+	case errors.Is(err, prove.ErrAborted), errors.Is(err, live.ErrAborted), errors.Is(err, runner.ErrAborted):
 		return cli.Exit("", exitAbort)
 	case err != nil:
 		return cli.Exit(err.Error(), exitAbort)
-	case passed == nil || !passed():
-		return cli.Exit("", exitFail)
+	}
+	if code := status(); code != 0 {
+		return cli.Exit("", code)
 	}
 	return nil
 }
@@ -281,7 +305,7 @@ func runCharacterize(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(err.Error(), exitAbort)
 	}
-	s, err := open(c, "stop_proof_characterize", false)
+	s, err := open(c, "stop_proof_characterize", target.SimConfig{})
 	if err != nil {
 		return err
 	}
@@ -296,7 +320,7 @@ func runCharacterize(c *cli.Context) error {
 }
 
 func runScangate(c *cli.Context) error {
-	s, err := open(c, "scan_gate_live", c.Bool("sim-no-lidar-respawn"))
+	s, err := open(c, "scan_gate_live", target.SimConfig{NoLidarRespawn: c.Bool("sim-no-lidar-respawn")})
 	if err != nil {
 		return err
 	}

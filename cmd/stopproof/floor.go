@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -83,33 +81,7 @@ Examples:
 // openFloor sets up the session for the floor world (the simulated robot on the floor, the charger
 // unplugged) from the flags.
 func openFloor(c *cli.Context, kind string) (*target.Session, error) {
-	lc := target.DefaultLiveConfig()
-	lc.Socket, lc.Device, lc.ServiceStop, lc.ServiceStart = c.String("socket"), c.String("device"), c.String("service-stop"), c.String("service-start")
-	if err := checkSimContact(c); err != nil {
-		return nil, err
-	}
-	if c.String("sim-room") != "" && !c.Bool("sim") {
-		return nil, cli.Exit("--sim-room needs --sim", exitAbort)
-	}
-	if err := ros2Prepare(c); err != nil {
-		return nil, err
-	}
-	s, err := target.OpenSession(target.SessionConfig{
-		Kind: kind, EvidenceDir: c.String("evidence-dir"),
-		CommandLine: fmt.Sprintf("stopproof %s: %s", version(), strings.Join(os.Args, " ")),
-		Sim:         c.Bool("sim"),
-		Simulated: target.SimConfig{BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed"), Fault: c.String("sim-fault"),
-			World: "floor", Room: c.String("sim-room"), Contact: c.String("sim-contact")},
-		Live: lc, Out: c.App.Writer,
-	})
-	if err != nil {
-		return nil, cli.Exit(err.Error(), exitAbort)
-	}
-	if err := ros2Wrap(c, s); err != nil {
-		s.Close()
-		return nil, cli.Exit(err.Error(), exitAbort)
-	}
-	return s, nil
+	return open(c, kind, target.SimConfig{World: "floor", Room: c.String("sim-room")})
 }
 
 func runFloorLook(c *cli.Context) error {
@@ -148,13 +120,9 @@ func floorOptions(c *cli.Context, s *target.Session) (runner.Options, error) {
 }
 
 func runFloorProve(c *cli.Context) error {
-	list := strings.Join(c.Args().Slice(), ",")
-	if strings.TrimSpace(list) == "" {
-		return cli.Exit("which stop paths? e.g. stopproof floor prove --sim "+runner.Paths.List(), exitAbort)
-	}
-	steps, err := runner.Paths.Parse(list)
+	steps, err := stepsArg(c, "stopproof floor prove --sim "+runner.Paths.List(), runner.Paths.Parse)
 	if err != nil {
-		return cli.Exit(err.Error(), exitAbort)
+		return err
 	}
 	if _, err := floorOptions(c, nil); err != nil {
 		return cli.Exit(err.Error(), exitAbort)
@@ -166,21 +134,17 @@ func runFloorProve(c *cli.Context) error {
 	defer s.Close()
 	o, _ := floorOptions(c, s)
 	rep, err := runner.Prove(s.Ctx, s.Target, steps, o)
-	if rep != nil {
-		rep.Version = version()
-		if jerr := writeJSON(c.String("json"), rep); jerr != nil {
-			fmt.Fprintln(c.App.ErrWriter, jerr)
+	if rep == nil {
+		return finish(c, nil, err, nil)
+	}
+	rep.Version = version()
+	return finishWith(c, rep, err, func() int {
+		switch {
+		case rep.AnyFailed():
+			return exitFail
+		case !rep.AllPassed():
+			return exitAbort
 		}
-	}
-	switch {
-	case errors.Is(err, runner.ErrAborted):
-		return cli.Exit("", exitAbort)
-	case err != nil:
-		return cli.Exit(err.Error(), exitAbort)
-	case rep.AnyFailed():
-		return cli.Exit("", exitFail)
-	case !rep.AllPassed():
-		return cli.Exit("", exitAbort)
-	}
-	return nil
+		return 0
+	})
 }

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -10,35 +9,25 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/proofs/floor"
+	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/stand"
-	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // legRun is one leg: checks, drive, trigger, hold with the live rules, judge, clean-up. Used by the proof's
-// goroutine only; a trigger that blocks (service stop, operator's button) runs beside and reports over
-// trigDone.
+// goroutine only; runcore.Path holds the recordings, the publisher and the trigger (it is the leg's
+// stoppath.Firing).
 type legRun struct {
-	r     *runner
-	s     Step
-	ctx   context.Context
-	phase string
+	runcore.Path
+	r *runner
+	s Step
 
 	dx, dy   float64 // unit direction of travel in the base frame (linear legs)
 	dir      float64 // its bearing (rad)
 	turn     bool
 	start    float64 // s: the leg's start on the run's timeline
 	startPos est
-	startPid int
 
-	drv, below target.Recording
-	pub        target.Publisher
-
-	trig     time.Time
-	trigHow  string
-	lastSend time.Time
-	silent   bool
-	trigDone chan error
-	holdEnd  time.Time
+	holdEnd time.Time
 
 	// live observations, made in onScan
 	moving     bool    // the guard is armed: commanded, or not yet measured still after the trigger
@@ -52,26 +41,30 @@ type legRun struct {
 
 // step runs one leg under its hard timeout and cleans up under a timeout of its own.
 func (r *runner) step(ctx context.Context, i, n int, s Step) Result {
-	p := &legRun{r: r, s: s, phase: "starting", stillAt: math.NaN(), guardNear: math.Inf(1)}
+	p := &legRun{r: r, s: s, stillAt: math.NaN(), guardNear: math.Inf(1)}
+	p.Path = runcore.Path{R: r.core, Title: s.Title(), KillsDriver: s.Spec.KillsDriver, StopsService: s.Spec.StopsService,
+		Phase: "starting", CmdPeriod: r.o.CmdPeriod, Send: p.send, OnClose: func() {
+			if p.Drv != nil {
+				r.odo.setGyro(nil)
+			}
+		}}
 	p.res = Result{Path: s.Spec.Name, Motion: s.Motion.Name, Name: s.Spec.Label + " " + s.Motion.Name, Speed: s.Motion.Twist,
 		TriggerS: math.NaN(), GuardNearest: math.Inf(1)}
-	r.ev.Logf("=== [%d/%d] %s", i+1, n, s.Title())
-	pctx, cancel := context.WithTimeout(ctx, r.o.PathTimeout)
-	err := p.run(pctx, i, n)
-	timedOut := errors.Is(pctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
-	cancel()
-	r.odo.onScan = nil
-	p.cleanup(ctx)
+	err, timedOut := r.core.Step(ctx, i, n, s.Title(), r.o.PathTimeout, func(pctx context.Context) error { return p.run(pctx, i, n) },
+		func(ctx context.Context) {
+			r.odo.onScan = nil
+			p.Cleanup(ctx)
+		})
 	res := p.res
 	res.GuardNearest, res.StopsFired = p.guardNear, p.fired
 	switch {
 	case timedOut:
-		res.Outcome, res.Reason = floor.Timeout, fmt.Sprintf("no result within the leg's %v hard timeout (stuck while %s)", r.o.PathTimeout, p.phase)
+		res.Outcome, res.Reason = floor.Timeout, fmt.Sprintf("no result within the leg's %v hard timeout (stuck while %s)", r.o.PathTimeout, p.Phase)
 		res.Line = fmt.Sprintf("%s TIMEOUT - %s", res.Name, res.Reason)
 	case err != nil:
 		res.Outcome, res.Reason = floor.Fail, err.Error()
 		if ctx.Err() != nil {
-			res.Reason = "interrupted (" + ctx.Err().Error() + ") while " + p.phase
+			res.Reason = "interrupted (" + ctx.Err().Error() + ") while " + p.Phase
 		}
 		res.Line = fmt.Sprintf("%s FAIL - %s", res.Name, res.Reason)
 	}
@@ -100,12 +93,12 @@ func (p *legRun) run(ctx context.Context, i, n int) error {
 		l := math.Hypot(tw.VX, tw.VY)
 		p.dx, p.dy, p.dir = tw.VX/l, tw.VY/l, math.Atan2(tw.VY, tw.VX)
 	}
-	p.phase = "waiting for the driver"
-	st, err := r.waitDriver(ctx, 0)
+	p.Phase = "waiting for the driver"
+	st, err := r.core.WaitDriver(ctx, 0)
 	if err != nil {
 		return fmt.Errorf("no driver to prove: %v", err)
 	}
-	p.startPid = st.Pids.Driver
+	p.StartPid = st.Pids.Driver
 	if st.Plugged {
 		r.stopProof = "ABORT: plugged in - no driving"
 		return p.notRun("plugged in: the driver believes the charger is connected")
@@ -118,7 +111,7 @@ func (p *legRun) run(ctx context.Context, i, n int) error {
 	}
 
 	// The checks, before any publisher exists (the seed: it creates its publisher only after them).
-	p.phase = "checking the odometry and the corridor"
+	p.Phase = "checking the odometry and the corridor"
 	e, ok := r.waitOdo(ctx, r.o.OdoWait)
 	if !ok {
 		return p.notRun(fmt.Sprintf("no measured odometry (scans %d, errors %d, last: %s)", r.odo.scans, r.odo.errs, r.odo.lastErr))
@@ -147,55 +140,55 @@ func (p *legRun) run(ctx context.Context, i, n int) error {
 		}
 	}
 
-	p.phase = "starting the IMU recording"
-	if p.drv, err = r.t.RecordIMU(ctx); err != nil {
+	p.Phase = "starting the IMU recording"
+	if p.Drv, err = r.t.RecordIMU(ctx); err != nil {
 		return fmt.Errorf("IMU stream: %v", err)
 	}
-	r.odo.setGyro(p.drv)
+	r.odo.setGyro(p.Drv)
 	if s.Spec.KillsDriver {
-		if p.below, err = r.t.RecordBoardIMU(ctx); err != nil {
+		if p.Below, err = r.t.RecordBoardIMU(ctx); err != nil {
 			return fmt.Errorf("board IMU from below the driver: %v", err)
 		}
 	}
-	p.phase = "opening the command publisher"
-	if p.pub, err = r.t.Publisher(ctx); err != nil {
+	p.Phase = "opening the command publisher"
+	if p.Pub, err = r.t.Publisher(ctx); err != nil {
 		return fmt.Errorf("command publisher: %v", err)
 	}
-	p.phase = "enabling the wheels"
+	p.Phase = "enabling the wheels"
 	if err := r.t.Enable(ctx, true); err != nil {
 		return fmt.Errorf("enable refused: %v", err)
 	}
 	r.printf("[%d/%d] %s: driving ...", i+1, n, s.Title())
 	p.start, p.moving = r.now(), true
 	r.odo.onScan = p.onScan
-	p.phase = "driving the leg"
+	p.Phase = "driving the leg"
 	if err := p.drive(ctx, r.clk.Now().Add(r.o.Leg), false); err != nil {
 		return fmt.Errorf("command refused while driving: %v", err)
 	}
 	if p.aborted != "" {
 		return p.abortResult()
 	}
-	if r.fault != nil {
-		if err := r.fault.AtTrigger(ctx); err != nil {
-			return fmt.Errorf("fault %s: %v", r.fault.FaultName(), err)
+	if r.core.Fault != nil {
+		if err := r.core.Fault.AtTrigger(ctx); err != nil {
+			return fmt.Errorf("fault %s: %v", r.core.Fault.FaultName(), err)
 		}
 	}
-	p.phase = "triggering " + s.Spec.Name
-	p.ctx = ctx
+	p.Phase = "triggering " + s.Spec.Name
+	p.Ctx = ctx
 	if s.Spec.StopsService {
-		r.serviceDown = true
+		r.core.ServiceDown = true
 	}
 	if err := s.Spec.Trigger(ctx, p); err != nil {
 		return err
 	}
-	p.res.TriggerS = r.rel(p.trig)
+	p.res.TriggerS = r.rel(p.Trig)
 	hold := r.o.Hold
 	if s.Spec.KillsDriver {
 		hold = max(hold, 4*time.Second) // the scans come back with the next driver; the vibration judge wants 2 s of quiet
 	}
-	p.holdEnd = p.trig.Add(hold)
-	p.phase = "holding after the trigger"
-	if p.silent {
+	p.holdEnd = p.Trig.Add(hold)
+	p.Phase = "holding after the trigger"
+	if p.Silent {
 		err = r.sleep(ctx, p.holdEnd.Sub(r.clk.Now()))
 	} else {
 		err = p.drive(ctx, p.holdEnd, true)
@@ -203,34 +196,25 @@ func (p *legRun) run(ctx context.Context, i, n int) error {
 	if err != nil {
 		return err
 	}
-	if p.trigDone != nil {
-		p.phase = "waiting for the " + s.Spec.Name + " trigger to finish"
-		select {
-		case err := <-p.trigDone:
-			p.trigDone = nil
-			if err != nil {
-				return fmt.Errorf("%s trigger failed: %v", s.Spec.Name, err)
-			}
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	if err := p.WaitTrigger(ctx, s.Spec.Name); err != nil {
+		return err
 	}
 	if p.aborted != "" {
 		return p.abortResult()
 	}
 	vibEnd := p.holdEnd
-	if s.Spec.StopsService && r.serviceDown {
+	if s.Spec.StopsService && r.core.ServiceDown {
 		// No scans until the service runs again: start it (the board's port is the service's, so the reading
 		// from below ends first) and judge the odometry once scans are back.
-		p.phase = "starting the service again"
-		if p.below != nil {
-			p.below.Close()
+		p.Phase = "starting the service again"
+		if p.Below != nil {
+			p.Below.Close()
 		}
 		if err := r.t.StartService(ctx); err != nil {
 			return fmt.Errorf("starting the service again: %v", err)
 		}
-		r.serviceDown = false
-		if _, err := r.waitDriver(ctx, p.startPid); err != nil {
+		r.core.ServiceDown = false
+		if _, err := r.core.WaitDriver(ctx, p.StartPid); err != nil {
 			return fmt.Errorf("no driver after starting the service again: %v", err)
 		}
 		if _, ok := r.waitOdo(ctx, r.o.OdoWait); !ok {
@@ -241,7 +225,7 @@ func (p *legRun) run(ctx context.Context, i, n int) error {
 		}
 		p.holdEnd = r.clk.Now()
 	}
-	p.phase = "judging"
+	p.Phase = "judging"
 	p.catchUp(ctx)
 	r.ev.Logf("odometry: %d scans, %d estimates, %d errors so far (last: %s); %d de-skewed with the gyro, %d gyro samples refused",
 		r.odo.scans, len(r.odo.ests), r.odo.errs, r.odo.lastErr, r.odo.gyroScans, r.odo.gyroRefused)
@@ -272,7 +256,7 @@ func (p *legRun) drive(ctx context.Context, until time.Time, tolerate bool) erro
 
 func (p *legRun) send(ctx context.Context) error {
 	qctx, cancel := context.WithTimeout(ctx, time.Second)
-	err := p.pub.Send(qctx, p.s.Motion.Twist)
+	err := p.Pub.Send(qctx, p.s.Motion.Twist)
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -280,7 +264,7 @@ func (p *legRun) send(ctx context.Context) error {
 		}
 		return err
 	}
-	p.lastSend = p.r.clk.Now()
+	p.LastSend = p.r.clk.Now()
 	return nil
 }
 
@@ -301,10 +285,10 @@ func (p *legRun) onScan(t float64, beams []floor.Beam) {
 			return
 		}
 	}
-	if p.trig.IsZero() || len(p.fired) > 0 {
+	if p.Trig.IsZero() || len(p.fired) > 0 {
 		return
 	}
-	after := t - r.rel(p.trig)
+	after := t - r.rel(p.Trig)
 	level, measured := p.level(t)
 	if !measured || after <= 0 {
 		return
@@ -347,8 +331,8 @@ func (p *legRun) fireAll(why string) {
 	r.ev.Logf("FIRING EVERY STOP: %s", why)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	if p.pub != nil {
-		p.pub.Close()
+	if p.Pub != nil {
+		p.Pub.Close()
 		p.fired = append(p.fired, "silence")
 	}
 	if err := r.t.Estop(ctx); err == nil {
@@ -370,75 +354,12 @@ func (p *legRun) abortResult() error {
 	return nil
 }
 
-// The stoppath.Firing side of a leg: the chapter 19 triggers act through these.
-
-// Target is the robot.
-func (p *legRun) Target() target.Target { return p.r.t }
-
-// Act takes the trigger time just before the action.
-func (p *legRun) Act(what string, do func() error) error {
-	p.trig = p.r.clk.Now()
-	p.r.ev.Logf("TRIGGER %s", what)
-	if err := do(); err != nil {
-		return fmt.Errorf("%s failed: %v", what, err)
-	}
-	return nil
-}
-
-// Silence makes the last command sent the trigger.
-func (p *legRun) Silence() {
-	p.silent = true
-	p.trig = p.lastSend
-	p.r.ev.Logf("TRIGGER silence (last command at %.3f s)", p.r.rel(p.trig))
-}
-
-// Beside takes the trigger time now and runs do beside the leg.
-func (p *legRun) Beside(what string, do func(ctx context.Context) error) {
-	p.trig = p.r.clk.Now()
-	p.r.ev.Logf("TRIGGER %s", what)
-	p.trigDone = make(chan error, 1)
-	go func(ctx context.Context, ch chan<- error) { ch <- do(ctx) }(p.ctx, p.trigDone)
-}
-
-// Await keeps commanding until event returns the trigger time.
-func (p *legRun) Await(what string, event func(ctx context.Context, prompt func(string)) (time.Time, string, error)) error {
-	r, ctx := p.r, p.ctx
-	type res struct {
-		at  time.Time
-		how string
-		err error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		at, how, err := event(ctx, func(msg string) { r.printf("%s", msg) })
-		ch <- res{at, how, err}
-	}()
-	for {
-		select {
-		case x := <-ch:
-			if x.err != nil {
-				return fmt.Errorf("%s: %v", what, x.err)
-			}
-			p.trig, p.trigHow = x.at, x.how
-			r.ev.Logf("%s at %.3f s (%s)", what, r.rel(x.at), x.how)
-			return nil
-		default:
-		}
-		if err := p.send(ctx); err != nil && ctx.Err() != nil {
-			return err
-		}
-		if err := r.sleep(ctx, r.o.CmdPeriod); err != nil {
-			return err
-		}
-	}
-}
-
 // gyro is the leg's gyro z from the driver's IMU stream on the judge's timeline.
 func (p *legRun) gyro() []floor.Gyro {
-	if p.drv == nil {
+	if p.Drv == nil {
 		return nil
 	}
-	ss := p.drv.Samples()
+	ss := p.Drv.Samples()
 	out := make([]floor.Gyro, len(ss))
 	for i, s := range ss {
 		out[i] = floor.Gyro{T: p.r.rel(s.At), Z: s.Gyro[2]}
@@ -467,7 +388,7 @@ func (p *legRun) catchUp(ctx context.Context) {
 // judge turns the leg's measurements into its result; vibEnd ends the reading from below the driver.
 func (p *legRun) judge(vibEnd time.Time) {
 	r, prm := p.r, p.r.o.Params
-	trig, end := r.rel(p.trig), r.rel(p.holdEnd)
+	trig, end := r.rel(p.Trig), r.rel(p.holdEnd)
 	var v floor.Stop
 	switch {
 	case p.turn:
@@ -526,62 +447,14 @@ func (p *legRun) judge(vibEnd time.Time) {
 // vibration is the board's gyro from below the driver for the stand judge (bias does not matter: it
 // judges the spread).
 func (p *legRun) vibration() []stand.Sample {
-	if p.below == nil {
+	if p.Below == nil {
 		return nil
 	}
-	ss := p.below.Samples()
+	ss := p.Below.Samples()
 	out := make([]stand.Sample, 0, len(ss))
 	for _, s := range ss {
 		out = append(out, stand.Sample{T: p.r.rel(s.At), GyroX: s.Gyro[0], GyroY: s.Gyro[1], GyroZ: s.Gyro[2]})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].T < out[j].T })
 	return out
-}
-
-// cleanup ends the leg whatever happened: stop commanding, clear the fault, start a stopped service, wait
-// for a new driver after a kill, reset, disable, settle 0.5 s.
-func (p *legRun) cleanup(parent context.Context) {
-	r := p.r
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), r.o.DriverBack+15*time.Second)
-	defer cancel()
-	if p.pub != nil {
-		p.pub.Close()
-	}
-	if r.fault != nil {
-		if err := r.fault.Clear(ctx); err != nil {
-			r.ev.Logf("cleanup: clearing fault: %v", err)
-		}
-	}
-	if p.trigDone != nil {
-		select {
-		case <-p.trigDone:
-		case <-ctx.Done():
-		}
-	}
-	if p.below != nil {
-		p.below.Close()
-	}
-	if p.drv != nil {
-		r.odo.setGyro(nil)
-		p.drv.Close()
-	}
-	if p.s.Spec.StopsService && r.serviceDown {
-		if err := r.t.StartService(ctx); err != nil {
-			r.printf("%s: starting the service again failed: %v", p.s.Title(), err)
-		} else {
-			r.serviceDown = false
-		}
-	}
-	if p.s.Spec.KillsDriver && !p.trig.IsZero() {
-		if _, err := r.waitDriver(ctx, p.startPid); err != nil {
-			r.printf("%s: the driver is not back after %v: %v", p.s.Title(), r.o.DriverBack, err)
-		}
-	}
-	if err := r.t.Reset(ctx); err != nil {
-		r.ev.Logf("cleanup: reset: %v", err)
-	}
-	if err := r.t.Enable(ctx, false); err != nil {
-		r.ev.Logf("cleanup: disable: %v", err)
-	}
-	r.sleep(ctx, 500*time.Millisecond)
 }

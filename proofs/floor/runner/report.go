@@ -5,13 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"time"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/rosorin/rosorin/proofs/floor"
+	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/target"
 )
 
@@ -55,32 +51,21 @@ func (r Result) MarshalJSON() ([]byte, error) {
 
 // Report is a whole run: the --json record.
 type Report struct {
-	Tool       string          `json:"tool"`
-	Version    string          `json:"version"`
-	Target     string          `json:"target"`
-	DriverBin  *target.BaseBin `json:"driver_bin,omitempty"`
-	Fault      string          `json:"fault,omitempty"`
-	Start      time.Time       `json:"start"`
-	End        time.Time       `json:"end"`
-	Config     json.RawMessage `json:"driver_config,omitempty"`
-	Params     floor.Params    `json:"params"`
-	LegS       float64         `json:"leg_s"`
-	HoldS      float64         `json:"hold_s"`
-	Paths      []string        `json:"paths"`
-	StartState json.RawMessage `json:"start_state,omitempty"`
-	EndState   json.RawMessage `json:"end_state,omitempty"`
-	EndLine    string          `json:"end_line"`
-	Results    []Result        `json:"results"`
-	Planned    int             `json:"planned"`
-	Passed     int             `json:"passed"`
-	Failed     int             `json:"failed"`
+	runcore.Head                // tool, version, target, driver_bin, fault, start, end, driver_config
+	Params         floor.Params `json:"params"`
+	LegS           float64      `json:"leg_s"`
+	HoldS          float64      `json:"hold_s"`
+	Paths          []string     `json:"paths"`
+	runcore.States              // start_state, end_state, end_line
+	Results        []Result     `json:"results"`
+	Planned        int          `json:"planned"`
+	Passed         int          `json:"passed"`
+	Failed         int          `json:"failed"`
 	// Aborted says why the run stopped before its end ("" when it ran to the end); StoppedProof is set when
 	// a stop failed and the proof stopped itself.
-	Aborted      string `json:"aborted,omitempty"`
-	StoppedProof bool   `json:"stopped_proof,omitempty"`
-	Teardown     string `json:"teardown"`
-	TeardownOK   bool   `json:"teardown_ok"`
-	Evidence     string `json:"evidence_log,omitempty"`
+	Aborted        string `json:"aborted,omitempty"`
+	StoppedProof   bool   `json:"stopped_proof,omitempty"`
+	runcore.Ending        // teardown, teardown_ok, evidence_log
 	// ScansDropped counts scans the runner did not take in time (the feed's queue was full).
 	ScansDropped int `json:"scans_dropped"`
 	// Contact counts the driver's contact reflex's false trips (contact.go).
@@ -107,36 +92,18 @@ func (r *Report) ResultLine() string { return fmt.Sprintf("RESULT: %d/%d passed"
 // WriteTable prints still-after and travel per path and leg, like chapter 19's floor table: "0.38 s, 3.1 cm"
 // for a pass, the outcome word otherwise, "-" where the path does not run at that motion.
 func (r *Report) WriteTable(w io.Writer) error {
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-	)
-	header := []any{"stop path"}
-	for _, m := range r.motions {
-		header = append(header, m.Name)
+	labels := make([]string, len(r.rows))
+	for i, rw := range r.rows {
+		labels[i] = rw.label
 	}
-	t.Header(header...)
-	for _, rw := range r.rows {
-		cells := []string{rw.label}
-		any := false
-		for _, m := range r.motions {
-			c := "-"
-			for _, res := range r.Results {
-				if res.Path == rw.name && res.Motion == m.Name {
-					c, any = cell(res), true
-				}
-			}
-			cells = append(cells, c)
-		}
-		if any {
-			if err := t.Append(cells); err != nil {
-				return err
+	return runcore.WriteTable(w, labels, r.motions, func(i, j int) (c string, ok bool) {
+		for _, res := range r.Results {
+			if res.Path == r.rows[i].name && res.Motion == r.motions[j].Name {
+				c, ok = cell(res), true
 			}
 		}
-	}
-	return t.Render()
+		return c, ok
+	})
 }
 
 func cell(res Result) string {

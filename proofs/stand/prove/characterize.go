@@ -92,14 +92,14 @@ func Characterize(ctx context.Context, t target.Target, phases []CharPhase, o Op
 	defer func() {
 		r.teardown()
 		cr.Teardown, cr.TeardownOK, cr.EndLine, cr.End = r.rep.Teardown, r.rep.TeardownOK, r.rep.EndLine, r.rep.End
-		r.endLines()
+		r.core.EndLines()
 	}()
 	stopped := func(what string, err error) (*CharReport, error) {
 		cr.Aborted = fmt.Sprintf("%s: %v", what, err)
 		r.printf("%s", cr.Aborted)
 		return cr, nil
 	}
-	st, err := r.waitDriver(ctx, 0)
+	st, err := r.core.WaitDriver(ctx, 0)
 	if err != nil {
 		return stopped("no driver ready", err)
 	}

@@ -18,8 +18,8 @@ import (
 // (no reset, no enable), up to ReleaseWait after the scans returned.
 func (p *pathRun) holdScanLoss(ctx context.Context) error {
 	r := p.r
-	p.holdEnd = p.trig.Add(r.o.Hold)
-	giveUp := p.trig.Add(r.o.Hold + r.o.ReleaseWait)
+	p.holdEnd = p.Trig.Add(r.o.Hold)
+	giveUp := p.Trig.Add(r.o.Hold + r.o.ReleaseWait)
 	const probe = 1.0 // s: the release check looks at the last second of IMU
 	nextCheck := time.Time{}
 	for {
@@ -32,7 +32,7 @@ func (p *pathRun) holdScanLoss(ctx context.Context) error {
 			giveUp = p.backAt.Add(r.o.ReleaseWait)
 			if now.Sub(p.backAt).Seconds() >= probe+0.2 && !now.Before(nextCheck) {
 				nextCheck = now.Add(250 * time.Millisecond)
-				in := p.samples(p.drv.Samples(), nil)
+				in := p.samples(p.Drv.Samples(), nil)
 				v := stand.ReleaseCheck(in, r.rel(now)-probe, r.rel(now), r.o.Params)
 				p.releaseV, p.releaseIn = &v, releaseInput{in, r.rel(now) - probe, r.rel(now)}
 				if v.Passed() {
@@ -60,7 +60,7 @@ func (p *pathRun) scanTimeline() {
 	}
 	lim := p.r.scanTimeout.Seconds()
 	var staleAt, heldUntil time.Time
-	for _, st := range p.r.watch.Since(p.trig) {
+	for _, st := range p.r.watch.Since(p.Trig) {
 		stale := math.IsNaN(st.ScanAge) || st.ScanAge >= lim
 		switch {
 		case stale:
@@ -88,7 +88,7 @@ func (p *pathRun) gateBounds(params stand.Params, end time.Time) (stand.Params, 
 		// Judge only while the gate held: once scans are back the wheels are meant to turn again.
 		end = p.heldUntil
 		p.notes = append(p.notes, fmt.Sprintf("scan_age stale from %.2f s to %.2f s after the kill; scans back at %s",
-			p.staleAt.Sub(p.trig).Seconds(), p.heldUntil.Sub(p.trig).Seconds(), relOrNever(p.backAt, p.trig)))
+			p.staleAt.Sub(p.Trig).Seconds(), p.heldUntil.Sub(p.Trig).Seconds(), relOrNever(p.backAt, p.Trig)))
 	}
 	return params, end
 }
@@ -98,7 +98,7 @@ func (p *pathRun) gateBounds(params stand.Params, end time.Time) (stand.Params, 
 func (p *pathRun) scanLossRule(need float64) string {
 	back := "scans return ~2 s after the kill"
 	if !p.backAt.IsZero() {
-		back = fmt.Sprintf("scans back %.2f s after the kill", p.backAt.Sub(p.trig).Seconds())
+		back = fmt.Sprintf("scans back %.2f s after the kill", p.backAt.Sub(p.Trig).Seconds())
 	}
 	return fmt.Sprintf("need %.1f s quiet, not 2 s: %s", need, back)
 }
@@ -165,15 +165,15 @@ func (p *pathRun) releaseResult() Result {
 		v = *p.releaseV
 	} else {
 		now := p.holdEnd
-		in := p.samples(p.drv.Samples(), nil)
+		in := p.samples(p.Drv.Samples(), nil)
 		v = stand.ReleaseCheck(in, r.rel(now)-1, r.rel(now), r.o.Params)
 		p.releaseIn = releaseInput{in, r.rel(now) - 1, r.rel(now)}
 	}
-	v = releaseVerdict(v, checked, !p.backAt.IsZero(), p.holdEnd.Sub(p.trig).Seconds())
+	v = releaseVerdict(v, checked, !p.backAt.IsZero(), p.holdEnd.Sub(p.Trig).Seconds())
 	res := p.result(v, true)
 	res.StopS = math.NaN()
 	if !p.releasedAt.IsZero() {
-		res.StopS = p.releasedAt.Sub(p.trig).Seconds()
+		res.StopS = p.releasedAt.Sub(p.Trig).Seconds()
 		res.Notes = append(res.Notes, fmt.Sprintf("wheels turning again %.1f s after the reader's kill, %.1f s after the scans came back",
 			res.StopS, p.releasedAt.Sub(p.backAt).Seconds()))
 	}

@@ -71,7 +71,7 @@ func (p *pathRun) input(in JudgeInput, samples []stand.Sample) {
 	}
 	in.IMUFirst, in.IMUCount, in.Inexact = rec.IMU(ts, gs)
 	in.Path, in.Motion, in.Speed = Path(p.s.Spec.Name), p.s.Motion.Name, p.s.Motion.Twist
-	in.TriggerS, in.TriggerHow = p.r.rel(p.trig), p.trigHow
+	in.TriggerS, in.TriggerHow = p.r.rel(p.Trig), p.TrigHow
 	if err := rec.Input(p.r.clk.Now(), in); err != nil {
 		p.r.ev.Logf("recording: judge input: %v", err)
 	}
@@ -95,7 +95,7 @@ func (p *pathRun) recordRelease(rel Result, stopPassed bool) {
 	}
 	in := JudgeInput{Index: len(p.r.rep.Results) + 1, Name: p.s.Spec.Release, Release: true, Kind: stand.KindRelease,
 		From: p.releaseIn.from, To: p.releaseIn.to, Params: p.r.o.Params, Checked: p.releaseV != nil,
-		ScansBack: !p.backAt.IsZero(), HoldS: p.holdEnd.Sub(p.trig).Seconds(), StopPassed: stopPassed}
+		ScansBack: !p.backAt.IsZero(), HoldS: p.holdEnd.Sub(p.Trig).Seconds(), StopPassed: stopPassed}
 	if !math.IsNaN(rel.StopS) {
 		s := rel.StopS
 		in.ReleasedS = &s

@@ -6,15 +6,7 @@ import (
 
 // UnmarshalJSON reads what MarshalJSON writes: null for a value that could not be measured is NaN.
 func (m *Measurement) UnmarshalJSON(b []byte) error {
-	var p struct {
-		Name  string   `json:"name"`
-		Value *float64 `json:"value"`
-		Limit *float64 `json:"limit"`
-		Unit  string   `json:"unit"`
-		Rule  string   `json:"rule"`
-		OK    bool     `json:"ok"`
-		Why   string   `json:"why"`
-	}
+	var p measurementJSON
 	if err := json.Unmarshal(b, &p); err != nil {
 		return err
 	}

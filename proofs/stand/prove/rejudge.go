@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/target"
 )
@@ -76,7 +77,7 @@ func Rejudge(f *target.ProofFile) (*Rejudged, error) {
 	sort.SliceStable(inputs, func(i, j int) bool { return inputs[i].Index < inputs[j].Index })
 
 	if !out.Recorded {
-		rep = Report{Tool: "stopproof judge", Target: f.Meta["kind"]}
+		rep = Report{Head: runcore.Head{Tool: "stopproof judge", Target: f.Meta["kind"]}}
 		rep.Results = make([]Result, maxIndex+1)
 		for i := range rep.Results {
 			e, ok := events[i]

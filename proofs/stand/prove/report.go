@@ -8,10 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
-
+	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
 	"github.com/rosorin/rosorin/proofs/target"
@@ -30,17 +27,19 @@ type Measurement struct {
 	Why string `json:"why,omitempty"`
 }
 
+// measurementJSON is a Measurement in the record: null for a value that could not be measured.
+type measurementJSON struct {
+	Name  string   `json:"name"`
+	Value *float64 `json:"value"`
+	Limit *float64 `json:"limit"`
+	Unit  string   `json:"unit"`
+	Rule  string   `json:"rule"`
+	OK    bool     `json:"ok"`
+	Why   string   `json:"why,omitempty"`
+}
+
 func (m Measurement) MarshalJSON() ([]byte, error) {
-	type plain struct {
-		Name  string   `json:"name"`
-		Value *float64 `json:"value"`
-		Limit *float64 `json:"limit"`
-		Unit  string   `json:"unit"`
-		Rule  string   `json:"rule"`
-		OK    bool     `json:"ok"`
-		Why   string   `json:"why,omitempty"`
-	}
-	return json.Marshal(plain{m.Name, num(m.Value), num(m.Limit), m.Unit, m.Rule, m.OK, m.Why})
+	return json.Marshal(measurementJSON{m.Name, num(m.Value), num(m.Limit), m.Unit, m.Rule, m.OK, m.Why})
 }
 
 func num(x float64) *float64 {
@@ -131,24 +130,13 @@ func (r Result) MarshalJSON() ([]byte, error) {
 
 // Report is a whole run: what the JSON record holds and what the summary prints.
 type Report struct {
-	Tool    string `json:"tool"`
-	Version string `json:"version"`
-	Target  string `json:"target"`
-	// DriverBin is the rosorin-base binary the simulated robot ran: path, version, digest, how chosen.
-	DriverBin  *target.BaseBin `json:"driver_bin,omitempty"`
-	Fault      string          `json:"fault,omitempty"`
-	Start      time.Time       `json:"start"`
-	End        time.Time       `json:"end"`
-	Config     json.RawMessage `json:"driver_config,omitempty"`
-	Params     stand.Params    `json:"params"`
-	SpinS      float64         `json:"spin_s"`
-	HoldS      float64         `json:"hold_s"`
-	Paths      []string        `json:"paths"`
-	StartState json.RawMessage `json:"start_state,omitempty"`
-	EndState   json.RawMessage `json:"end_state,omitempty"`
-	// EndLine is the printed end state.
-	EndLine string   `json:"end_line"`
-	Results []Result `json:"results"`
+	runcore.Head                // tool, version, target, driver_bin, fault, start, end, driver_config
+	Params         stand.Params `json:"params"`
+	SpinS          float64      `json:"spin_s"`
+	HoldS          float64      `json:"hold_s"`
+	Paths          []string     `json:"paths"`
+	runcore.States              // start_state, end_state, end_line
+	Results        []Result     `json:"results"`
 	// IMUTiming says how samples were timed (on receipt, by the proof's monotonic clock) and IMULag the
 	// run's driver-stamp-to-receipt lag over every path.
 	IMUTiming string      `json:"imu_timing"`
@@ -157,11 +145,8 @@ type Report struct {
 	Planned int `json:"planned"`
 	Passed  int `json:"passed"`
 	// Aborted says why the run stopped before its end ("" when it ran to the end).
-	Aborted string `json:"aborted,omitempty"`
-	// Teardown says how the teardown went: "wheels disabled" or what failed.
-	Teardown   string `json:"teardown"`
-	TeardownOK bool   `json:"teardown_ok"`
-	Evidence   string `json:"evidence_log,omitempty"`
+	Aborted        string `json:"aborted,omitempty"`
+	runcore.Ending        // teardown, teardown_ok, evidence_log
 
 	table stoppath.Table[Rule] // the paths the run was planned from (nil: Paths)
 }
@@ -183,16 +168,16 @@ func (r *Report) WriteTable(w io.Writer) error {
 		table = Paths
 	}
 	type row struct {
-		label   string
 		spec    *Spec
 		release bool
 	}
 	var rows []row
+	var labels []string
 	for i := range table {
 		s := &table[i]
-		rows = append(rows, row{s.RowLabel(), s, false})
+		rows, labels = append(rows, row{s, false}), append(labels, s.RowLabel())
 		if s.Release != "" {
-			rows = append(rows, row{s.ReleaseRow, s, true})
+			rows, labels = append(rows, row{s, true}), append(labels, s.ReleaseRow)
 		}
 	}
 	motions := table.Motions()
@@ -200,41 +185,18 @@ func (r *Report) WriteTable(w io.Writer) error {
 	for _, p := range r.Paths {
 		planned[p] = true
 	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-	)
-	header := []any{"stop path"}
-	for _, m := range motions {
-		header = append(header, m.Name)
-	}
-	t.Header(header...)
-	for _, row := range rows {
-		cells := []string{row.label}
-		any := false
-		for _, m := range motions {
-			c := "-"
-			for _, res := range r.Results {
-				if string(res.Path) == row.spec.Name && res.Motion == m.Name && res.Release == row.release {
-					c = cell(res)
-					any = true
-				}
-			}
-			if c == "-" && planned[row.spec.Name] && row.spec.RunsAt(m) {
-				c = "not run"
-				any = true
-			}
-			cells = append(cells, c)
-		}
-		if any {
-			if err := t.Append(cells); err != nil {
-				return err
+	return runcore.WriteTable(w, labels, motions, func(i, j int) (c string, ok bool) {
+		row, m := rows[i], motions[j]
+		for _, res := range r.Results {
+			if string(res.Path) == row.spec.Name && res.Motion == m.Name && res.Release == row.release {
+				c, ok = cell(res), true
 			}
 		}
-	}
-	return t.Render()
+		if !ok && planned[row.spec.Name] && row.spec.RunsAt(m) {
+			c, ok = "not run", true
+		}
+		return c, ok
+	})
 }
 
 func cell(res Result) string {

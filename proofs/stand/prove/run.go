@@ -4,12 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
 	"github.com/rosorin/rosorin/proofs/target"
@@ -25,6 +24,7 @@ var ErrAborted = errors.New("proof aborted")
 // watcher, recordings, a trigger that blocks) hand their results back over channels or through the
 // target types' own locks.
 type runner struct {
+	core  *runcore.Run // the shared part; t, clk, ev, out (and t0, fault) are its, under the names the code uses
 	t     target.Target
 	o     Options
 	clk   target.Clock
@@ -37,18 +37,13 @@ type runner struct {
 
 	scanTimeout time.Duration
 	contactSaid bool      // the contact reflex was put in log mode (contact.go)
-	serviceDown bool      // the service was stopped by a path and not started again yet
 	lagMS       []float64 // driver stamp to receipt, every driver IMU sample of every path (ms)
 }
 
-func (r *runner) printf(format string, args ...any) {
-	line := fmt.Sprintf(format, args...)
-	fmt.Fprintln(r.out, line)
-	r.ev.Logf("| %s", line)
-}
+func (r *runner) printf(format string, args ...any) { r.core.Printf(format, args...) }
 
 // rel converts a time on the proof's clock into seconds since the start of the run: the judge's timeline.
-func (r *runner) rel(t time.Time) float64 { return t.Sub(r.t0).Seconds() }
+func (r *runner) rel(t time.Time) float64 { return r.core.Rel(t) }
 
 // Prove runs steps against t and returns the report; the error is non-nil only when the run was aborted by a
 // guard (nothing sent) or its options are invalid. Whatever happens after the guards (failures, timeouts,
@@ -121,73 +116,35 @@ func (r *runner) checkLimits(steps []Step, cfg api.ConfigSummary) {
 }
 
 func newRunner(t target.Target, o Options, tool string) *runner {
-	if o.Out == nil {
-		o.Out = io.Discard
-	}
-	t0 := o.Clock.Now()
-	if s, ok := o.Evidence.Start(); ok {
-		t0 = s // one timeline for the evidence log and the judge
-	}
-	r := &runner{t: t, o: o, clk: o.Clock, ev: o.Evidence, out: o.Out, t0: t0, scanTimeout: o.ScanTimeout}
-	r.rep = &Report{Tool: tool, Target: t.Describe(), Start: r.t0.UTC(), Params: o.Params, Evidence: o.Evidence.Path(),
-		DriverBin: driverBin(t)}
-	if f, ok := t.(target.Faulter); ok && f.FaultName() != "" {
-		r.fault = f
-		r.rep.Fault = f.FaultName()
-	}
-	return r
+	rep := &Report{}
+	c := runcore.New(t, o.Clock, o.Evidence, o.Out, tool, runcore.Record{Head: &rep.Head, States: &rep.States, Ending: &rep.Ending, Aborted: &rep.Aborted})
+	c.ErrAborted, c.DriverBack = ErrAborted, o.DriverBack
+	rep.Params = o.Params
+	return &runner{core: c, t: t, o: o, clk: c.Clock, ev: c.Ev, out: c.Out, t0: c.T0, fault: c.Fault, rep: rep, scanTimeout: o.ScanTimeout}
 }
 
-// open runs the guards of the seed: a driver state within StateTimeout (else ABORT, nothing sent), the
-// charger unplugged (unless AllowPlugged), no other velocity-command publisher, no e-stop latched. Then it
-// reads the driver's configuration, starts the state watcher and disables wheels someone left enabled. An
-// error means the run was aborted with nothing sent; the report says why.
+// open runs the guards of the seed (runcore.Run.Open): a driver state within StateTimeout (else ABORT,
+// nothing sent), the charger unplugged (unless AllowPlugged), no other velocity-command publisher, no e-stop
+// latched. Then it reads the driver's configuration, starts the state watcher and disables wheels someone
+// left enabled. An error means the run was aborted with nothing sent; the report says why.
 func (r *runner) open(ctx context.Context) (target.State, error) {
-	r.printf("target: %s", r.t.Describe())
-	if r.fault != nil {
-		r.printf("fault: %s (a negative control: every path must FAIL)", r.fault.FaultName())
+	g := runcore.Guards{FaultNote: "a negative control: every path must FAIL", NoStateWrap: true,
+		Plugged:    "ABORT: plugged in - no driving: the driver believes the charger is connected; unplug it, or pass --allow-plugged on the stand",
+		Publishers: "ABORT: %d other velocity-command publisher(s) connected - nothing sent: stop them first (navigation, teleop, a forgotten drive loop); the proof's own publisher would trip the two-publisher e-stop",
+		Estop:      "ABORT: e-stop latched (%s) - nothing sent: find out why, then clear it (rosorin-base reset) and run again"}
+	if r.o.AllowPlugged {
+		g.Plugged = ""
 	}
-	st, err := r.firstState(ctx)
+	st, err := r.core.Open(ctx, r.o.StateTimeout, g)
 	if err != nil {
-		return st, r.abort(fmt.Sprintf("ABORT: no driver state received within %v - nothing sent (%v)", r.o.StateTimeout, err))
-	}
-	r.rep.StartState = st.Raw
-	r.printf("driver state at start: %s", st.Short())
-	switch {
-	case st.Plugged && !r.o.AllowPlugged:
-		return st, r.abort("ABORT: plugged in - no driving: the driver believes the charger is connected; unplug it, or pass --allow-plugged on the stand")
-	case st.Publishers > 0:
-		return st, r.abort(fmt.Sprintf("ABORT: %d other velocity-command publisher(s) connected - nothing sent: stop them first (navigation, teleop, a forgotten drive loop); the proof's own publisher would trip the two-publisher e-stop",
-			st.Publishers))
-	case st.Estop != "":
-		return st, r.abort(fmt.Sprintf("ABORT: e-stop latched (%s) - nothing sent: find out why, then clear it (rosorin-base reset) and run again", st.Estop))
+		return st, err
 	}
 	if v := st.Config.ScanTimeoutS; v > 0 {
 		r.scanTimeout = time.Duration(v * float64(time.Second))
 	}
-	if cfg, err := r.t.Config(ctx); err == nil {
-		r.rep.Config = cfg
-		r.ev.Logf("driver config: %s", cfg)
-	} else {
-		r.ev.Logf("driver config: %v", err)
-	}
 	r.watch = target.WatchState(ctx, r.t, r.clk, r.ev, r.o.StatePeriod)
-	if st.Enabled {
-		r.printf("the wheels are enabled at start: disabling them before anything else")
-		if err := r.t.Enable(ctx, false); err != nil {
-			r.printf("disable at start failed: %v", err)
-		}
-	}
+	r.core.DisableLeftEnabled(ctx, st)
 	return st, nil
-}
-
-// driverBin names the driver binary when the target started it (the simulator), nil otherwise.
-func driverBin(t target.Target) *target.BaseBin {
-	if d, ok := t.(target.DriverBinary); ok {
-		b := d.DriverBinary()
-		return &b
-	}
-	return nil
 }
 
 func contains(xs []string, s string) bool {
@@ -199,116 +156,13 @@ func contains(xs []string, s string) bool {
 	return false
 }
 
-func (r *runner) abort(msg string) error {
-	r.printf("%s", msg)
-	r.rep.Aborted = msg
-	r.rep.Teardown = "nothing sent"
-	r.rep.TeardownOK = true
-	r.rep.End = r.clk.Now().UTC()
-	return fmt.Errorf("%w: %s", ErrAborted, msg)
-}
-
-// firstState waits up to StateTimeout for a state record.
-func (r *runner) firstState(ctx context.Context) (target.State, error) {
-	st, err := r.pollState(ctx, r.o.StateTimeout, func(target.State) error { return nil })
-	if err != nil {
-		return target.State{}, fmt.Errorf("%w: %v", target.ErrNoState, err)
-	}
-	r.ev.Logf("state: %s", st.Raw)
-	return st, nil
-}
-
-// pollState reads the driver's state every 200 ms (each read bounded to 2 s) until accept takes one, for up
-// to within; it returns the last refusal or read error when time is up, ctx's error when ctx ends.
-func (r *runner) pollState(ctx context.Context, within time.Duration, accept func(target.State) error) (target.State, error) {
-	deadline := r.clk.Now().Add(within)
-	for {
-		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		st, err := r.t.State(qctx)
-		cancel()
-		if err == nil {
-			if err = accept(st); err == nil {
-				return st, nil
-			}
-		}
-		if !r.clk.Now().Before(deadline) {
-			return target.State{}, err
-		}
-		if serr := r.clk.Sleep(ctx, 200*time.Millisecond); serr != nil {
-			return target.State{}, serr
-		}
-	}
-}
-
-// teardown clears the fault, starts the service if a path left it stopped, disables the wheels (retrying
-// until the teardown timeout, then the e-stop as the last resort) and reads the end state. It runs on its own
-// context: after Ctrl-C the run's context is done.
+// teardown runs the proofs' teardown (runcore.Run.Teardown) with the contact reflex back to its configured
+// mode first, and stops the state watcher.
 func (r *runner) teardown() {
-	ctx, cancel := context.WithTimeout(context.Background(), r.o.TeardownTimeout)
-	defer cancel()
 	if r.watch != nil {
 		defer r.watch.Close()
 	}
-	r.ev.Logf("teardown: start")
-	r.contactRestore(ctx)
-	if r.fault != nil {
-		if err := r.fault.Clear(ctx); err != nil {
-			r.ev.Logf("teardown: clearing the fault: %v", err)
-		}
-	}
-	if r.serviceDown {
-		r.ev.Logf("teardown: starting the service a path left stopped")
-		if err := r.t.StartService(ctx); err != nil {
-			r.printf("teardown: starting the service failed: %v", err)
-		} else {
-			r.serviceDown = false
-		}
-	}
-	var err error
-	for {
-		qctx, qcancel := context.WithTimeout(ctx, 3*time.Second)
-		err = r.t.Enable(qctx, false)
-		qcancel()
-		if err == nil || ctx.Err() != nil {
-			break
-		}
-		r.ev.Logf("teardown: disable: %v", err)
-		if r.clk.Sleep(ctx, 500*time.Millisecond) != nil {
-			break
-		}
-	}
-	if err == nil {
-		r.rep.Teardown, r.rep.TeardownOK = "wheels disabled", true
-	} else {
-		r.rep.Teardown = fmt.Sprintf("COULD NOT DISABLE THE WHEELS: %v", err)
-		ectx, ecancel := context.WithTimeout(context.Background(), 3*time.Second)
-		if eerr := r.t.Estop(ectx); eerr == nil {
-			r.rep.Teardown += "; the e-stop was latched instead"
-		} else {
-			r.rep.Teardown += fmt.Sprintf("; the e-stop failed too (%v): use the power switch", eerr)
-		}
-		ecancel()
-	}
-	r.ev.Logf("teardown: %s", r.rep.Teardown)
-	// The end state: the driver counts a publisher for a moment after its stream closes, so give our own
-	// publisher up to 2 s to drop out of the record before reading it.
-	var st target.State
-	var serr error
-	for end := r.clk.Now().Add(2 * time.Second); ; {
-		sctx, scancel := context.WithTimeout(context.Background(), 3*time.Second)
-		st, serr = r.t.State(sctx)
-		scancel()
-		if serr != nil || st.Publishers == 0 || !r.clk.Now().Before(end) {
-			break
-		}
-		r.clk.Sleep(ctx, 100*time.Millisecond)
-	}
-	if serr == nil {
-		r.rep.EndState, r.rep.EndLine = st.Raw, st.Short()
-	} else {
-		r.rep.EndLine = fmt.Sprintf("no driver state (%v)", serr)
-	}
-	r.rep.End = r.clk.Now().UTC()
+	r.core.Teardown(r.o.TeardownTimeout, r.contactRestore)
 }
 
 // summary prints the table of stop times, RESULT and the end state.
@@ -327,25 +181,5 @@ func (r *runner) summary() {
 			r.printf("note: %s", n)
 		}
 	}
-	fmt.Fprintln(r.out)
-	var tb strings.Builder
-	if err := r.rep.WriteTable(&tb); err != nil {
-		r.printf("table: %v", err)
-	}
-	fmt.Fprint(r.out, tb.String())
-	r.ev.Logf("table:\n%s", tb.String())
-	if r.rep.Aborted != "" {
-		r.printf("%s", r.rep.Aborted)
-	}
-	r.printf("%s", r.rep.ResultLine())
-	r.endLines()
-}
-
-// endLines prints a failed teardown loudly, then the end state.
-func (r *runner) endLines() {
-	if !r.rep.TeardownOK {
-		r.printf("TEARDOWN: %s", r.rep.Teardown)
-	}
-	r.printf("end state: %s", r.rep.EndLine)
-	r.ev.Flush()
+	r.core.Summary(r.rep.WriteTable, r.rep.ResultLine())
 }

@@ -2,40 +2,30 @@ package prove
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // pathRun is one step: spin up, trigger, keep commanding, judge. Its fields are used by the proof's
-// goroutine only; a trigger that blocks (service stop, operator's button) runs in a goroutine of its own and
-// reports over trigDone.
+// goroutine only; runcore.Path holds the recordings, the publisher and the trigger (it is the path's
+// stoppath.Firing).
 type pathRun struct {
-	r     *runner
-	s     Step
-	phase string // what the path is doing, for a TIMEOUT's reason
+	runcore.Path
+	r      *runner
+	s      Step
+	before target.State
 
-	drv, below target.Recording
-	pub        target.Publisher
-	startPid   int // the driver's pid when the path began
-	before     target.State
-
-	trig     time.Time // the trigger, on the proof's clock (zero until known)
-	trigHow  string
 	holdEnd  time.Time
-	lastSend time.Time
 	sends    int
 	sendErrs int
 	lastErr  string
-	trigDone chan trigResult // non-nil while a trigger goroutine runs
-	silent   bool            // the trigger is silence: no command during the hold
-	ctx      context.Context // the path's context, for the triggers' actions
 
 	// scan-loss observations
 	staleAt, backAt, heldUntil, releasedAt time.Time
@@ -44,26 +34,21 @@ type pathRun struct {
 	notes                                  []string
 }
 
-type trigResult struct {
-	at  time.Time
-	how string
-	err error
-}
-
 // step runs s under the path's hard timeout, then cleans up under a timeout of its own, whatever happened.
 func (r *runner) step(ctx context.Context, i, n int, s Step) []Result {
-	p := &pathRun{r: r, s: s, phase: "starting"}
-	r.ev.Logf("=== [%d/%d] %s", i+1, n, s.Title())
-	pctx, cancel := context.WithTimeout(ctx, r.o.PathTimeout)
-	res, err := p.run(pctx, i, n)
-	timedOut := errors.Is(pctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
-	cancel()
-	p.cleanup(ctx)
+	p := &pathRun{r: r, s: s}
+	p.Path = runcore.Path{R: r.core, Title: s.Title(), KillsDriver: s.Spec.KillsDriver, StopsService: s.Spec.StopsService,
+		Phase: "starting", CmdPeriod: r.o.CmdPeriod, Send: func(ctx context.Context) error { return p.send(ctx, true) }}
+	var res []Result
+	err, timedOut := r.core.Step(ctx, i, n, s.Title(), r.o.PathTimeout, func(pctx context.Context) (err error) {
+		res, err = p.run(pctx, i, n)
+		return err
+	}, p.Cleanup)
 	switch {
 	case timedOut:
 		res = p.timeout(res)
 	case ctx.Err() != nil && err != nil:
-		res = p.failed(res, "interrupted ("+ctx.Err().Error()+") while "+p.phase)
+		res = p.failed(res, "interrupted ("+ctx.Err().Error()+") while "+p.Phase)
 	case err != nil:
 		res = p.failed(res, err.Error())
 	}
@@ -74,12 +59,12 @@ func (r *runner) step(ctx context.Context, i, n int, s Step) []Result {
 // completed by step); results that were judged are returned either way.
 func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
 	r, s := p.r, p.s
-	p.phase = "waiting for the driver"
-	st, err := r.waitDriver(ctx, 0)
+	p.Phase = "waiting for the driver"
+	st, err := r.core.WaitDriver(ctx, 0)
 	if err != nil {
 		return nil, fmt.Errorf("no driver to prove: %v", err)
 	}
-	p.before, p.startPid = st, st.Pids.Driver
+	p.before, p.StartPid = st, st.Pids.Driver
 	if err := p.contactMode(ctx, st); err != nil { // contact.go: log mode for the drive paths
 		return nil, err
 	}
@@ -91,20 +76,20 @@ func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
 		}
 	}
 
-	p.phase = "starting the IMU recording"
-	if p.drv, err = r.t.RecordIMU(ctx); err != nil {
+	p.Phase = "starting the IMU recording"
+	if p.Drv, err = r.t.RecordIMU(ctx); err != nil {
 		return nil, fmt.Errorf("IMU stream: %v", err)
 	}
 	if s.Spec.KillsDriver {
-		if p.below, err = r.t.RecordBoardIMU(ctx); err != nil {
+		if p.Below, err = r.t.RecordBoardIMU(ctx); err != nil {
 			return nil, fmt.Errorf("board IMU from below the driver: %v", err)
 		}
 	}
-	p.phase = "opening the command publisher"
-	if p.pub, err = r.t.Publisher(ctx); err != nil {
+	p.Phase = "opening the command publisher"
+	if p.Pub, err = r.t.Publisher(ctx); err != nil {
 		return nil, fmt.Errorf("command publisher: %v", err)
 	}
-	p.phase = "enabling the wheels"
+	p.Phase = "enabling the wheels"
 	r.ev.Logf("enable true")
 	if err := r.t.Enable(ctx, true); err != nil {
 		return nil, fmt.Errorf("enable refused: %v", err)
@@ -112,7 +97,7 @@ func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
 
 	r.printf("[%d/%d] %s: spinning up ...", i+1, n, s.Title())
 	p.event("spin-up", nil)
-	p.phase = "spinning up"
+	p.Phase = "spinning up"
 	if err := p.drive(ctx, r.clk.Now().Add(r.o.Spin), false); err != nil {
 		return nil, fmt.Errorf("command refused while spinning up: %v", err)
 	}
@@ -123,13 +108,13 @@ func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
 		r.ev.Logf("fault %s applied", r.fault.FaultName())
 	}
 
-	p.phase = "triggering " + s.Spec.Name
-	p.ctx = ctx
+	p.Phase = "triggering " + s.Spec.Name
+	p.Ctx = ctx
 	if err := p.trigger(ctx); err != nil {
 		return nil, err
 	}
-	p.event("trigger", map[string]any{"t": r.rel(p.trig), "how": p.trigHow})
-	p.phase = "holding the drive command after the trigger"
+	p.event("trigger", map[string]any{"t": r.rel(p.Trig), "how": p.TrigHow})
+	p.Phase = "holding the drive command after the trigger"
 	if s.Spec.Rule.ScanGate {
 		err = p.holdScanLoss(ctx)
 	} else {
@@ -138,19 +123,10 @@ func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.trigDone != nil {
-		p.phase = "waiting for the " + s.Spec.Name + " trigger to finish"
-		select {
-		case tr := <-p.trigDone:
-			p.trigDone = nil
-			if tr.err != nil {
-				return nil, fmt.Errorf("%s trigger failed: %v", s.Spec.Name, tr.err)
-			}
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+	if err := p.WaitTrigger(ctx, s.Spec.Name); err != nil {
+		return nil, err
 	}
-	p.phase = "judging"
+	p.Phase = "judging"
 	p.catchUp(ctx)
 	return p.judge(), nil
 }
@@ -176,7 +152,7 @@ func (p *pathRun) drive(ctx context.Context, until time.Time, tolerate bool) err
 func (p *pathRun) send(ctx context.Context, tolerate bool) error {
 	tw := p.s.Motion.Twist
 	qctx, cancel := context.WithTimeout(ctx, time.Second)
-	err := p.pub.Send(qctx, tw)
+	err := p.Pub.Send(qctx, tw)
 	cancel()
 	now := p.r.clk.Now()
 	if err != nil {
@@ -195,84 +171,23 @@ func (p *pathRun) send(ctx context.Context, tolerate bool) error {
 	}
 	p.lastErr = ""
 	p.sends++
-	p.lastSend = now
+	p.LastSend = now
 	p.r.ev.Logf("cmd %+.2f %+.2f %+.2f", tw.VX, tw.VY, tw.WZ)
 	return nil
 }
 
-// trigger fires the path's stop through its spec's trigger function (pathRun is its stoppath.Firing).
+// trigger fires the path's stop through its spec's trigger function (runcore.Path is its stoppath.Firing).
 func (p *pathRun) trigger(ctx context.Context) error {
 	if p.s.Spec.StopsService {
-		p.r.serviceDown = true
+		p.r.core.ServiceDown = true
 	}
 	return p.s.Spec.Trigger(ctx, p)
 }
 
-// Target is the robot (stoppath.Firing).
-func (p *pathRun) Target() target.Target { return p.r.t }
-
-// Act takes the trigger time just before the action, on the proof's clock (stoppath.Firing).
-func (p *pathRun) Act(what string, do func() error) error {
-	p.trig = p.r.clk.Now()
-	p.r.ev.Logf("TRIGGER %s", what)
-	if err := do(); err != nil {
-		return fmt.Errorf("%s failed: %v", what, err)
-	}
-	return nil
-}
-
-// Silence makes the last command sent the trigger: the driver's timeout runs from there (stoppath.Firing).
-func (p *pathRun) Silence() {
-	p.silent = true
-	p.trig = p.lastSend
-	p.r.ev.Logf("TRIGGER silence (last command at %.3f s)", p.r.rel(p.trig))
-}
-
-// Beside takes the trigger time now and runs do beside the commands; run waits for it after the hold
-// (stoppath.Firing).
-func (p *pathRun) Beside(what string, do func(ctx context.Context) error) {
-	p.trig = p.r.clk.Now()
-	p.r.ev.Logf("TRIGGER %s", what)
-	p.trigDone = make(chan trigResult, 1)
-	go func(ctx context.Context, ch chan<- trigResult) {
-		ch <- trigResult{err: do(ctx)}
-	}(p.ctx, p.trigDone)
-}
-
-// Await keeps commanding until event returns: the trigger time is the event's, which only the target knows
-// (stoppath.Firing).
-func (p *pathRun) Await(what string, event func(ctx context.Context, prompt func(string)) (time.Time, string, error)) error {
-	r, ctx := p.r, p.ctx
-	ch := make(chan trigResult, 1)
-	r.ev.Logf("TRIGGER %s requested", what)
-	go func() {
-		at, how, err := event(ctx, func(msg string) { r.printf("%s", msg) })
-		ch <- trigResult{at, how, err}
-	}()
-	for {
-		select {
-		case tr := <-ch:
-			if tr.err != nil {
-				return fmt.Errorf("%s: %v", what, tr.err)
-			}
-			p.trig, p.trigHow = tr.at, tr.how
-			r.ev.Logf("%s at %.3f s (%s)", what, r.rel(tr.at), tr.how)
-			return nil
-		default:
-		}
-		if err := p.send(ctx, true); err != nil {
-			return err
-		}
-		if err := r.clk.Sleep(ctx, r.o.CmdPeriod); err != nil {
-			return err
-		}
-	}
-}
-
 // hold keeps the command coming (silence for the deadman) until Hold after the trigger.
 func (p *pathRun) hold(ctx context.Context) error {
-	p.holdEnd = p.trig.Add(p.r.o.Hold)
-	if p.silent {
+	p.holdEnd = p.Trig.Add(p.r.o.Hold)
+	if p.Silent {
 		return p.r.clk.Sleep(ctx, p.holdEnd.Sub(p.r.clk.Now()))
 	}
 	return p.drive(ctx, p.holdEnd, true)
@@ -301,19 +216,19 @@ func (p *pathRun) samples(rec []target.IMUSample, bias *[3]float64) []stand.Samp
 // with the driver's bias estimate taken off the board's raw gyro so the two join without a step.
 func (p *pathRun) judgeInput() ([]stand.Sample, string, string) {
 	r := p.r
-	drv := p.drv.Samples()
+	drv := p.Drv.Samples()
 	if !p.s.Spec.KillsDriver {
 		return p.samples(drv, nil), target.SourceDriver.String(), ""
 	}
-	below := p.below.Samples()
-	spinFrom := p.trig.Add(-time.Duration(r.o.Params.SpinWindow * float64(time.Second)))
+	below := p.Below.Samples()
+	spinFrom := p.Trig.Add(-time.Duration(r.o.Params.SpinWindow * float64(time.Second)))
 	coveredBefore := 0
 	var after []target.IMUSample
 	for _, s := range below {
 		switch {
-		case s.At.After(spinFrom) && !s.At.After(p.trig):
+		case s.At.After(spinFrom) && !s.At.After(p.Trig):
 			coveredBefore++
-		case s.At.After(p.trig):
+		case s.At.After(p.Trig):
 			after = append(after, s)
 		}
 	}
@@ -323,13 +238,13 @@ func (p *pathRun) judgeInput() ([]stand.Sample, string, string) {
 	}
 	var pre []target.IMUSample
 	for _, s := range drv {
-		if !s.At.After(p.trig) {
+		if !s.At.After(p.Trig) {
 			pre = append(pre, s)
 		}
 	}
 	bias := p.before.GyroBiasDPS // the newest estimate of the driver that was killed
 	for _, st := range r.watch.Since(p.before.At) {
-		if !st.At.After(p.trig) && st.Pids.Driver == p.startPid {
+		if !st.At.After(p.Trig) && st.Pids.Driver == p.StartPid {
 			bias = st.GyroBiasDPS
 		}
 	}
@@ -352,7 +267,7 @@ func (p *pathRun) sourceLine(after []target.IMUSample) string {
 	}
 	var spans []span
 	for _, s := range after {
-		t := s.At.Sub(p.trig).Seconds()
+		t := s.At.Sub(p.Trig).Seconds()
 		if n := len(spans); n > 0 && spans[n-1].src == s.Source && spans[n-1].where == s.Where {
 			spans[n-1].last = t
 			continue
@@ -393,9 +308,9 @@ func sourceNames(ss []target.IMUSample) string {
 // catchUp waits (up to a second) until the recordings hold samples up to the end of the hold: samples still
 // in flight would read as a hole at the end, which the judge rightly refuses to count as quiet.
 func (p *pathRun) catchUp(ctx context.Context) {
-	recs := []target.Recording{p.drv}
+	recs := []target.Recording{p.Drv}
 	if p.s.Spec.KillsDriver {
-		recs = []target.Recording{p.below}
+		recs = []target.Recording{p.Below}
 	}
 	deadline := p.r.clk.Now().Add(time.Second)
 	for _, rec := range recs {
@@ -414,15 +329,15 @@ func (p *pathRun) catchUp(ctx context.Context) {
 // driverChanges notes a driver that died or restarted during a path that was not meant to kill it: its
 // IMU stream ends there, and the line would otherwise only say that the data stopped.
 func (p *pathRun) driverChanges() {
-	if p.s.Spec.KillsDriver || p.trig.IsZero() {
+	if p.s.Spec.KillsDriver || p.Trig.IsZero() {
 		return
 	}
 	for _, st := range p.r.watch.Since(p.before.At) {
-		if st.Pids.Driver != 0 && st.Pids.Driver != p.startPid {
+		if st.Pids.Driver != 0 && st.Pids.Driver != p.StartPid {
 			p.notes = append(p.notes, fmt.Sprintf("the driver was replaced during the path: pid %d, then pid %d (%.2f s after the trigger); its IMU stream ended with it",
-				p.startPid, st.Pids.Driver, st.At.Sub(p.trig).Seconds()))
+				p.StartPid, st.Pids.Driver, st.At.Sub(p.Trig).Seconds()))
 			p.r.printf("note: driver pid %d was replaced by pid %d during this path (%.2f s after the trigger): something killed or restarted it",
-				p.startPid, st.Pids.Driver, st.At.Sub(p.trig).Seconds())
+				p.StartPid, st.Pids.Driver, st.At.Sub(p.Trig).Seconds())
 			return
 		}
 	}
@@ -438,12 +353,12 @@ func (p *pathRun) judge() []Result {
 	if gated {
 		params, end = p.gateBounds(params, end)
 	}
-	v := stand.Judge(samples, r.rel(p.trig), r.rel(end), params)
+	v := stand.Judge(samples, r.rel(p.Trig), r.rel(end), params)
 	if gated {
 		v.QuietRule = p.scanLossRule(params.NeedQuiet)
 	}
 	p.recordStop(samples, params, r.rel(end), v)
-	drv := p.drv.Samples()
+	drv := p.Drv.Samples()
 	lag := target.LagOf(drv)
 	r.lagMS = append(r.lagMS, target.LagsMS(drv)...)
 	if n := lag.Note(); n != "" {
@@ -464,10 +379,10 @@ func (p *pathRun) judge() []Result {
 }
 
 func (p *pathRun) belowCount() string {
-	if p.below == nil {
+	if p.Below == nil {
 		return ""
 	}
-	return fmt.Sprintf(", board IMU from below %d samples", len(p.below.Samples()))
+	return fmt.Sprintf(", board IMU from below %d samples", len(p.Below.Samples()))
 }
 
 func (p *pathRun) result(v stand.Verdict, release bool) Result {
@@ -476,10 +391,10 @@ func (p *pathRun) result(v stand.Verdict, release bool) Result {
 		name = p.s.Spec.Release
 	}
 	res := Result{Path: Path(p.s.Spec.Name), Motion: p.s.Motion.Name, Name: name, Release: release, Speed: p.s.Motion.Twist,
-		TriggerS: math.NaN(), TriggerHow: p.trigHow, Outcome: v.Outcome, Reason: v.Reason, StopS: v.StillFrom,
+		TriggerS: math.NaN(), TriggerHow: p.TrigHow, Outcome: v.Outcome, Reason: v.Reason, StopS: v.StillFrom,
 		Measurements: measurements(v), Samples: v.Samples, IMUSource: target.SourceDriver.String(), Verdict: v}
-	if !p.trig.IsZero() {
-		res.TriggerS, res.TriggerAt = p.r.rel(p.trig), p.trig.UTC()
+	if !p.Trig.IsZero() {
+		res.TriggerS, res.TriggerAt = p.r.rel(p.Trig), p.Trig.UTC()
 	}
 	res.Line = v.Line(name)
 	return res
@@ -488,7 +403,7 @@ func (p *pathRun) result(v stand.Verdict, release bool) Result {
 // timeout completes the step's results after its hard timeout: what was judged stays, the rest is TIMEOUT
 // with what the path was doing.
 func (p *pathRun) timeout(res []Result) []Result {
-	reason := fmt.Sprintf("no result within the path's %v hard timeout (stuck while %s)", p.r.o.PathTimeout, p.phase)
+	reason := fmt.Sprintf("no result within the path's %v hard timeout (stuck while %s)", p.r.o.PathTimeout, p.Phase)
 	return p.complete(res, stand.Timeout, reason)
 }
 
@@ -502,8 +417,8 @@ func (p *pathRun) complete(res []Result, o stand.Outcome, reason string) []Resul
 	for len(res) < want {
 		release := len(res) == 1
 		trig, end := math.NaN(), math.NaN()
-		if !p.trig.IsZero() {
-			trig, end = p.r.rel(p.trig), p.r.rel(p.r.clk.Now())
+		if !p.Trig.IsZero() {
+			trig, end = p.r.rel(p.Trig), p.r.rel(p.r.clk.Now())
 		}
 		v := stand.TimedOut(trig, end, p.r.o.Params, reason)
 		v.Outcome = o
@@ -515,69 +430,4 @@ func (p *pathRun) complete(res []Result, o stand.Outcome, reason string) []Resul
 		res = append(res, x)
 	}
 	return res
-}
-
-// cleanup ends the path whatever happened, on its own context: stop commanding, clear the fault, start the
-// service again if the path stopped it, wait for a new driver after a kill, then reset and disable.
-func (p *pathRun) cleanup(parent context.Context) {
-	r := p.r
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), r.o.DriverBack+15*time.Second)
-	defer cancel()
-	if p.pub != nil {
-		p.pub.Close()
-	}
-	if r.fault != nil {
-		if err := r.fault.Clear(ctx); err != nil {
-			r.ev.Logf("cleanup: clearing fault: %v", err)
-		}
-	}
-	if p.trigDone != nil {
-		select { // the trigger goroutine ends with its context, which ended with the path's
-		case <-p.trigDone:
-		case <-ctx.Done():
-		}
-	}
-	if p.below != nil {
-		p.below.Close() // before the service starts: it needs the port to itself
-	}
-	if p.drv != nil {
-		p.drv.Close()
-	}
-	if p.s.Spec.StopsService && r.serviceDown {
-		r.ev.Logf("cleanup: starting the service again")
-		if err := r.t.StartService(ctx); err != nil {
-			r.printf("%s: starting the service again failed: %v", p.s.Title(), err)
-		} else {
-			r.serviceDown = false
-		}
-	}
-	if p.s.Spec.KillsDriver && !p.trig.IsZero() {
-		st, err := r.waitDriver(ctx, p.startPid)
-		if err != nil {
-			r.printf("%s: the driver is not back after %v: %v", p.s.Title(), r.o.DriverBack, err)
-		} else {
-			r.ev.Logf("cleanup: driver back, pid %d (was %d)", st.Pids.Driver, p.startPid)
-		}
-	}
-	if err := r.t.Reset(ctx); err != nil {
-		r.ev.Logf("cleanup: reset: %v", err)
-	}
-	if err := r.t.Enable(ctx, false); err != nil {
-		r.ev.Logf("cleanup: disable: %v", err)
-	}
-	r.clk.Sleep(ctx, 500*time.Millisecond) // the seed's n.spin(0.5): let the wheels settle before the next path
-}
-
-// waitDriver waits up to DriverBack for a driver that answers, is not calibrating its gyro (it publishes no
-// IMU then), and whose pid differs from notPid (0: any).
-func (r *runner) waitDriver(ctx context.Context, notPid int) (target.State, error) {
-	return r.pollState(ctx, r.o.DriverBack, func(st target.State) error {
-		switch {
-		case notPid != 0 && (st.Pids.Driver == notPid || st.Pids.Driver == 0):
-			return fmt.Errorf("driver pid still %d", st.Pids.Driver)
-		case st.Calibrating:
-			return errors.New("driver still calibrating its gyro")
-		}
-		return nil
-	})
 }

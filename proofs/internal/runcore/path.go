@@ -1,0 +1,196 @@
+package runcore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rosorin/rosorin/proofs/stoppath"
+	"github.com/rosorin/rosorin/proofs/target"
+)
+
+// Path is what both proofs keep of one path (a floor leg) while it runs: what it is doing, its recordings and
+// publisher, and its trigger. It is the stoppath.Firing the chapter 19 triggers act through. Used by the
+// proof's goroutine only; a trigger that blocks (a service stop, the operator's button) runs beside it and
+// reports over TrigDone.
+type Path struct {
+	R *Run
+	// Title names the path in the lines ("kill fwd 0.2"); KillsDriver and StopsService are its spec's.
+	Title                     string
+	KillsDriver, StopsService bool
+	// Phase is what the path is doing, for a TIMEOUT's reason.
+	Phase string
+
+	Drv, Below target.Recording
+	Pub        target.Publisher
+	StartPid   int // the driver's pid when the path began
+
+	// Trig is the trigger on the proof's clock (zero until known); TrigHow how it was taken when it is not
+	// the moment the proof acted (the gamepad, the contact reflex).
+	Trig     time.Time
+	TrigHow  string
+	LastSend time.Time
+	Silent   bool       // the trigger is silence: no command during the hold
+	TrigDone chan error // non-nil while a trigger goroutine runs
+	// Ctx is the path's context, for the triggers' actions; set before the trigger.
+	Ctx context.Context
+	// Send sends the path's command once while Await waits; only an error of ctx ends the wait. CmdPeriod is
+	// the command rate.
+	Send      func(ctx context.Context) error
+	CmdPeriod time.Duration
+	// OnClose runs in Cleanup just before the recordings close (the floor proof's odometry lets go of the
+	// gyro).
+	OnClose func()
+}
+
+var _ stoppath.Firing = (*Path)(nil)
+
+// Step runs a path under its hard timeout, then clean-up under a context of its own, whatever happened.
+// timedOut says the path's own timeout ended it (not the run's context).
+func (r *Run) Step(ctx context.Context, i, n int, title string, timeout time.Duration, run func(ctx context.Context) error, cleanup func(ctx context.Context)) (err error, timedOut bool) {
+	r.Ev.Logf("=== [%d/%d] %s", i+1, n, title)
+	pctx, cancel := context.WithTimeout(ctx, timeout)
+	err = run(pctx)
+	timedOut = errors.Is(pctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+	cancel()
+	cleanup(ctx)
+	return err, timedOut
+}
+
+// Target is the robot (stoppath.Firing).
+func (p *Path) Target() target.Target { return p.R.T }
+
+// Act takes the trigger time just before the action, on the proof's clock (stoppath.Firing).
+func (p *Path) Act(what string, do func() error) error {
+	p.Trig = p.R.Clock.Now()
+	p.R.Ev.Logf("TRIGGER %s", what)
+	if err := do(); err != nil {
+		return fmt.Errorf("%s failed: %v", what, err)
+	}
+	return nil
+}
+
+// Silence makes the last command sent the trigger: the driver's timeout runs from there (stoppath.Firing).
+func (p *Path) Silence() {
+	p.Silent = true
+	p.Trig = p.LastSend
+	p.R.Ev.Logf("TRIGGER silence (last command at %.3f s)", p.R.Rel(p.Trig))
+}
+
+// Beside takes the trigger time now and runs do beside the commands; WaitTrigger waits for it after the hold
+// (stoppath.Firing).
+func (p *Path) Beside(what string, do func(ctx context.Context) error) {
+	p.Trig = p.R.Clock.Now()
+	p.R.Ev.Logf("TRIGGER %s", what)
+	p.TrigDone = make(chan error, 1)
+	go func(ctx context.Context, ch chan<- error) { ch <- do(ctx) }(p.Ctx, p.TrigDone)
+}
+
+// Await keeps commanding until event returns: the trigger time is the event's, which only the target knows
+// (stoppath.Firing).
+func (p *Path) Await(what string, event func(ctx context.Context, prompt func(string)) (time.Time, string, error)) error {
+	r, ctx := p.R, p.Ctx
+	type result struct {
+		at  time.Time
+		how string
+		err error
+	}
+	ch := make(chan result, 1)
+	r.Ev.Logf("TRIGGER %s requested", what)
+	go func() {
+		at, how, err := event(ctx, func(msg string) { r.Printf("%s", msg) })
+		ch <- result{at, how, err}
+	}()
+	for {
+		select {
+		case x := <-ch:
+			if x.err != nil {
+				return fmt.Errorf("%s: %v", what, x.err)
+			}
+			p.Trig, p.TrigHow = x.at, x.how
+			r.Ev.Logf("%s at %.3f s (%s)", what, r.Rel(x.at), x.how)
+			return nil
+		default:
+		}
+		if err := p.Send(ctx); err != nil && ctx.Err() != nil {
+			return err
+		}
+		if err := r.Sleep(ctx, p.CmdPeriod); err != nil {
+			return err
+		}
+	}
+}
+
+// WaitTrigger waits, after the hold, for a trigger that ran beside the commands; name is the path's.
+func (p *Path) WaitTrigger(ctx context.Context, name string) error {
+	if p.TrigDone == nil {
+		return nil
+	}
+	p.Phase = "waiting for the " + name + " trigger to finish"
+	select {
+	case err := <-p.TrigDone:
+		p.TrigDone = nil
+		if err != nil {
+			return fmt.Errorf("%s trigger failed: %v", name, err)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Cleanup ends the path whatever happened, on a context of its own (the path's may be done): stop
+// commanding, clear the fault, close the recordings (the board's first: the service needs its port), start
+// the service again if the path stopped it, wait for a new driver after a kill, reset, disable, and let the
+// wheels settle 0.5 s (the seed's n.spin(0.5)) before the next path.
+func (p *Path) Cleanup(parent context.Context) {
+	r := p.R
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), r.DriverBack+15*time.Second)
+	defer cancel()
+	if p.Pub != nil {
+		p.Pub.Close()
+	}
+	if r.Fault != nil {
+		if err := r.Fault.Clear(ctx); err != nil {
+			r.Ev.Logf("cleanup: clearing fault: %v", err)
+		}
+	}
+	if p.TrigDone != nil {
+		select { // the trigger goroutine ends with its context, which ended with the path's
+		case <-p.TrigDone:
+		case <-ctx.Done():
+		}
+	}
+	if p.OnClose != nil {
+		p.OnClose()
+	}
+	if p.Below != nil {
+		p.Below.Close()
+	}
+	if p.Drv != nil {
+		p.Drv.Close()
+	}
+	if p.StopsService && r.ServiceDown {
+		r.Ev.Logf("cleanup: starting the service again")
+		if err := r.T.StartService(ctx); err != nil {
+			r.Printf("%s: starting the service again failed: %v", p.Title, err)
+		} else {
+			r.ServiceDown = false
+		}
+	}
+	if p.KillsDriver && !p.Trig.IsZero() {
+		if st, err := r.WaitDriver(ctx, p.StartPid); err != nil {
+			r.Printf("%s: the driver is not back after %v: %v", p.Title, r.DriverBack, err)
+		} else {
+			r.Ev.Logf("cleanup: driver back, pid %d (was %d)", st.Pids.Driver, p.StartPid)
+		}
+	}
+	if err := r.T.Reset(ctx); err != nil {
+		r.Ev.Logf("cleanup: reset: %v", err)
+	}
+	if err := r.T.Enable(ctx, false); err != nil {
+		r.Ev.Logf("cleanup: disable: %v", err)
+	}
+	r.Sleep(ctx, 500*time.Millisecond)
+}
