@@ -62,14 +62,20 @@ func ParseStat(b []byte) (Stat, error) {
 	if err != nil {
 		return Stat{}, fmt.Errorf("procfs: stat pid: %w", err)
 	}
+	if pid <= 0 {
+		return Stat{}, fmt.Errorf("procfs: stat pid %d: a process id is positive", pid)
+	}
 	f := strings.Fields(s[close+1:])
 	// f[0] is field 3 (state), f[1] field 4 (ppid), f[19] field 22 (starttime).
 	if len(f) < 20 || len(f[0]) != 1 {
 		return Stat{}, fmt.Errorf("procfs: stat of pid %d has %d fields after the name, want at least 20", pid, len(f))
 	}
+	if c := f[0][0]; !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z') {
+		return Stat{}, fmt.Errorf("procfs: stat of pid %d: state %q is not a letter", pid, c)
+	}
 	ppid, err := strconv.Atoi(f[1])
-	if err != nil {
-		return Stat{}, fmt.Errorf("procfs: stat ppid: %w", err)
+	if err != nil || ppid < 0 {
+		return Stat{}, fmt.Errorf("procfs: stat of pid %d: ppid %q: want a number >= 0", pid, f[1])
 	}
 	var num [3]uint64 // utime, stime, starttime
 	for i, k := range []int{11, 12, 19} {
