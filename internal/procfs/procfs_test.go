@@ -60,7 +60,7 @@ func FuzzParseStat(f *testing.F) {
 	f.Add([]byte("9 (a) b) Z 7"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := ParseStat(b)
-		if err == nil && s.PID <= 0 && s.Comm == "" && s.State == 0 {
+		if err == nil && (s.PID <= 0 || s.PPID < 0 || !('A' <= s.State && s.State <= 'Z' || 'a' <= s.State && s.State <= 'z')) {
 			t.Fatalf("accepted %q as %+v", b, s)
 		}
 	})
