@@ -24,19 +24,23 @@ type Config struct {
 	Domain          int
 	Namespace, Name string
 	Log             *slog.Logger
-	// PollPublishers is how often the matched publishers of cmd_vel are counted (20 ms).
+	// PollPublishers is how often the matched publishers of cmd_vel are counted and the e-stop writers'
+	// announced samples checked (20 ms).
 	PollPublishers time.Duration
+	// EStopRepair is how long a sample that a writer on estop has announced may stay undelivered before
+	// the bridge latches the e-stop in its place (1 s; docs/ros2.md, "A one-shot e-stop").
+	EStopRepair time.Duration
 }
 
 // Stats are the bridge's counters (logged every 10 s while they change, and at exit).
 type Stats struct {
-	CmdVel, CmdVelBad, EStops, EStopsBad, Requests, RequestsBad atomic.Uint64
-	Published, PublishErrors, DriverErrors, MultiplePublishers  atomic.Uint64
+	CmdVel, CmdVelBad, EStops, EStopsBad, EStopsUndelivered, Requests, RequestsBad atomic.Uint64
+	Published, PublishErrors, DriverErrors, MultiplePublishers                     atomic.Uint64
 }
 
 func (s *Stats) String() string {
-	return fmt.Sprintf("cmd_vel %d (malformed/refused %d), estop %d (malformed %d), service requests %d (malformed %d), published %d (errors %d), driver errors %d, multiple-publisher trips %d",
-		s.CmdVel.Load(), s.CmdVelBad.Load(), s.EStops.Load(), s.EStopsBad.Load(), s.Requests.Load(), s.RequestsBad.Load(),
+	return fmt.Sprintf("cmd_vel %d (malformed/refused %d), estop %d (malformed %d, undelivered %d), service requests %d (malformed %d), published %d (errors %d), driver errors %d, multiple-publisher trips %d",
+		s.CmdVel.Load(), s.CmdVelBad.Load(), s.EStops.Load(), s.EStopsBad.Load(), s.EStopsUndelivered.Load(), s.Requests.Load(), s.RequestsBad.Load(),
 		s.Published.Load(), s.PublishErrors.Load(), s.DriverErrors.Load(), s.MultiplePublishers.Load())
 }
 
@@ -58,10 +62,13 @@ type Bridge struct {
 	// estopPending counts e-stops from the graph not yet confirmed by the driver: commands are held. Not
 	// under mu: a cmd_vel Send stuck on a stalled driver must not hold an e-stop up.
 	estopPending atomic.Int32
-	// lastEStop is the (writer, source time) of the last e-stop sample: a reliable publisher matches both
-	// e-stop readers, and its sample counts once.
-	estopMu   sync.Mutex
-	lastEStop [2]int64
+	// recentEStops are the (writer, source time) of the last e-stop samples: a reliable publisher matches
+	// two or three e-stop readers, and its sample counts once.
+	estopMu      sync.Mutex
+	recentEStops [16][2]int64
+	recentNext   int
+	// watch is the e-stop writers' announced-but-undelivered state (estopWatch), owned by publisherLoop.
+	watch estopWatch
 }
 
 // ros2 message types of the interface.
@@ -92,6 +99,22 @@ var outputs = []struct {
 	{api.TopicState, "~/state", typeString, dds.Latched},
 }
 
+// estopQoS are the e-stop readers, so that every publisher a user will meet matches at least one and none
+// of its samples is skipped (docs/ros2.md, "A one-shot e-stop"):
+//   - reliable, transient-local: `ros2 topic pub` (Humble: reliable, transient-local, depth 1) and latched
+//     publishers; the writer's history is retrieved, so a sample written before this reader matched the
+//     writer still arrives while the writer lives;
+//   - reliable, volatile, CatchUp: the rclpy/rclcpp default profile; CatchUp keeps Cyclone from skipping a
+//     new writer's first samples that arrive before its first heartbeat;
+//   - best effort: a best-effort publisher matches no reliable reader; its lost samples are lost.
+//
+// A reliable transient-local publisher matches all three: its sample counts once (recentEStops).
+var estopQoS = []dds.QoS{
+	{Reliable: true, TransientLocal: true, Depth: 10},
+	{Reliable: true, Depth: 10, CatchUp: true},
+	{Reliable: false, Depth: 10},
+}
+
 // New creates the node and all its endpoints.
 func New(cfg Config) (*Bridge, error) {
 	if cfg.Name == "" {
@@ -103,11 +126,15 @@ func New(cfg Config) (*Bridge, error) {
 	if cfg.PollPublishers <= 0 {
 		cfg.PollPublishers = 20 * time.Millisecond
 	}
+	if cfg.EStopRepair <= 0 {
+		cfg.EStopRepair = time.Second
+	}
 	node, err := NewNode(cfg.Domain, cfg.Namespace, cfg.Name)
 	if err != nil {
 		return nil, err
 	}
 	b := &Bridge{cfg: cfg, log: cfg.Log, node: node, c: api.NewClient(cfg.Socket), pubs: map[string]*Publisher{}}
+	b.watch.repair = cfg.EStopRepair
 	fail := func(err error) (*Bridge, error) { node.Close(); return nil, err }
 	for _, o := range outputs {
 		p, err := node.Publisher(o.topic, o.rosType, o.qos)
@@ -119,10 +146,7 @@ func New(cfg Config) (*Bridge, error) {
 	if b.cmdReader, _, err = node.Subscription("cmd_vel", typeTwist, dds.Default); err != nil {
 		return fail(err)
 	}
-	// Two e-stop readers: a reliable one (a reliable publisher's e-stop is retransmitted until acknowledged)
-	// and a best-effort one (a best-effort publisher does not match a reliable reader, and its e-stop would
-	// otherwise go nowhere). A reliable publisher matches both: the latch is idempotent.
-	for _, q := range []dds.QoS{dds.Default, {Reliable: false, Depth: 10}} {
+	for _, q := range estopQoS {
 		r, _, err := node.Subscription("estop", typeBool, q)
 		if err != nil {
 			return fail(err)
@@ -147,7 +171,10 @@ func (b *Bridge) Run(ctx context.Context) error {
 	defer cancel()
 	var wg sync.WaitGroup
 	readers := append([]*dds.Reader{b.cmdReader, b.enable.Req, b.reset.Req}, b.estopReaders...)
-	handlers := []func(dds.Sample){b.onCmdVel, b.onEnable, b.onReset, b.onEStop, b.onEStop}
+	handlers := []func(dds.Sample){b.onCmdVel, b.onEnable, b.onReset}
+	for range b.estopReaders {
+		handlers = append(handlers, b.onEStop)
+	}
 	for i, r := range readers {
 		wg.Add(1)
 		go func() { defer wg.Done(); b.readLoop(ctx, r, handlers[i]) }()
@@ -259,8 +286,14 @@ func (b *Bridge) closeStream(why string) {
 func (b *Bridge) onEStop(s dds.Sample) {
 	key := [2]int64{int64(s.Writer), s.SourceTime.UnixNano()}
 	b.estopMu.Lock()
-	dup := key == b.lastEStop
-	b.lastEStop = key
+	dup := false
+	for _, k := range b.recentEStops {
+		dup = dup || k == key
+	}
+	if !dup {
+		b.recentEStops[b.recentNext] = key
+		b.recentNext = (b.recentNext + 1) % len(b.recentEStops)
+	}
 	b.estopMu.Unlock()
 	if dup {
 		return
@@ -277,7 +310,13 @@ func (b *Bridge) onEStop(s dds.Sample) {
 		return // std_msgs/Bool false on estop: nothing (the seed ignored it too)
 	}
 	b.Stats.EStops.Add(1)
-	b.estop("estop topic (ROS 2)")
+	reason := "estop topic (ROS 2)"
+	// A transient-local publisher's history reaches a new reader (a restarted bridge) long after it was
+	// written: latched all the same (that publisher's last word is an e-stop), and the reason says so.
+	if age := time.Since(s.SourceTime); age > time.Second && !s.SourceTime.IsZero() {
+		reason = fmt.Sprintf("estop topic (ROS 2), written %.1f s before it arrived (a publisher's history)", age.Seconds())
+	}
+	b.estop(reason)
 }
 
 // estop latches the driver's e-stop. Until the driver confirms, velocity commands from the graph are held
@@ -368,6 +407,11 @@ func (b *Bridge) publisherLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		if reason := b.checkEStopWriters(time.Now()); reason != "" {
+			b.Stats.EStopsUndelivered.Add(1)
+			b.log.Error("latching the e-stop: a sample announced on estop did not arrive", "reason", reason)
+			go b.estop(reason)
 		}
 		n, err := b.cmdReader.Matched()
 		if err != nil {

@@ -204,7 +204,7 @@ func (n *Node) ServiceClient(fq, srvType string) (*ServiceClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := n.p.NewReader(ReplyTopic(fq), rosmsg.TypeName(srvType+"_Response"), dds.Services, ud)
+	rep, err := n.p.NewReader(ReplyTopic(fq), rosmsg.TypeName(srvType+"_Response"), dds.ServiceRequests, ud)
 	if err != nil {
 		req.Close()
 		return nil, err

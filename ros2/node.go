@@ -135,7 +135,9 @@ func (n *Node) Service(name, srvType string) (*Service, error) {
 		return nil, err
 	}
 	ud := ServiceUserData("serviceid", id)
-	req, err := n.p.NewReader(RequestTopic(fq), rosmsg.TypeName(srvType+"_Request"), dds.Services, ud)
+	// CatchUp: a fresh client (`ros2 service call`) writes its one request as soon as it has matched us;
+	// it must not be skipped for arriving before the client's first heartbeat (docs/ros2.md).
+	req, err := n.p.NewReader(RequestTopic(fq), rosmsg.TypeName(srvType+"_Request"), dds.ServiceRequests, ud)
 	if err != nil {
 		return nil, err
 	}

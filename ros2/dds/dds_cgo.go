@@ -10,19 +10,47 @@ package dds
 #include "dds/ddsi/ddsi_sertype.h"
 #include "dds/ddsi/ddsi_serdata.h"
 #include "dds/ddsi/q_radmin.h"
+// Cyclone's internals, for two things its public API cannot do (see CatchUp and Progress): the headers and
+// the library come from the same cyclonedds-dev 0.10.2 package.
+#include "dds/ddsi/ddsi_domaingv.h"
+#include "dds/ddsi/ddsi_entity_index.h"
+#include "dds/ddsi/ddsi_endpoint.h"
+#include "dds/ddsi/ddsi_proxy_endpoint.h"
+#include "dds/ddsi/ddsi_entity_match.h"
+#include "dds/ddsi/q_bswap.h"
+#include "dds/ddsi/q_thread.h"
 
 // An opaque sertype: its serdata is the serialized message (encapsulation header included), never
 // interpreted. After rmw_cyclonedds' serdata.cpp.
 struct rs_sertype { struct ddsi_sertype c; };
 struct rs_serdata { struct ddsi_serdata c; uint32_t size; unsigned char *data; };
 
+// rs_fill >= 0 (tests only, FillAllocations): every buffer is allocated 16 bytes larger than asked and
+// filled with this byte first, as stale heap data would be; what is not written on purpose shows.
+static int rs_fill = -1;
+static unsigned char *rs_alloc(size_t n) {
+  if (rs_fill < 0) return malloc(n);
+  unsigned char *p = malloc(n + 16);
+  if (p != NULL) memset(p, rs_fill, n + 16);
+  return p;
+}
+static void rs_set_fill(int b) { rs_fill = b; }
+
+// rs_new allocates a serdata of size bytes. The buffer is rounded up to a multiple of 4 and the padding is
+// zero: Cyclone sends a sample's serialized size rounded up to 4 (to_ser_ref with align4u(len) in q_xmsg.c),
+// so without it up to three bytes past the allocation would go onto the network. rmw_cyclonedds pads the
+// same way. get_size stays the unpadded size.
 static struct rs_serdata *rs_new(const struct ddsi_sertype *t, enum ddsi_serdata_kind kind, size_t size) {
   struct rs_serdata *d = calloc(1, sizeof *d);
   if (d == NULL) return NULL;
   ddsi_serdata_init(&d->c, t, kind);
   d->c.hash = t->serdata_basehash;
   d->size = (uint32_t) size;
-  if (size > 0 && (d->data = malloc(size)) == NULL) { free(d); return NULL; }
+  size_t padded = (size + 3) & ~(size_t) 3;
+  if (padded > 0) {
+    if ((d->data = rs_alloc(padded)) == NULL) { free(d); return NULL; }
+    memset(d->data + size, 0, padded - size);
+  }
   return d;
 }
 
@@ -166,6 +194,75 @@ static dds_entity_t rs_reader(dds_entity_t pp, dds_entity_t tp, int rel, int tl,
   dds_entity_t r = dds_create_reader(pp, tp, q, NULL);
   dds_delete_qos(q);
   return r;
+}
+
+// rs_guid_of is an entity's GUID in ddsi's host representation.
+static int rs_guid_of(dds_entity_t e, ddsi_guid_t *out) {
+  dds_guid_t g;
+  if (dds_get_guid(e, &g) < 0) return -1;
+  memcpy(out, g.v, sizeof *out);
+  *out = nn_ntoh_guid(*out);
+  return 0;
+}
+
+// rs_catch_up makes a (volatile, reliable) reader start every newly matched writer as a transient-local
+// reader does: out of sync, with a reorder admin of its own from the writer's first available sequence
+// number, instead of at the last sequence number of the writer's first heartbeat. Cyclone 0.10.2 skips
+// everything up to that heartbeat for a volatile reader (gap_end_seq = lastseq + 1 in handle_Heartbeat,
+// q_receive.c; for non-Cyclone writers the reader even starts in sync), so a sample a new writer sends
+// after matching us but before our side has processed its heartbeat is never delivered: the one-shot
+// e-stop. The writer still decides what is for us: samples it wrote before it matched this reader are
+// answered with a GAP (volatile writers), its history is sent (transient-local writers).
+static int rs_catch_up(dds_entity_t rd, const struct ddsi_sertype *st) {
+  ddsi_guid_t g;
+  struct ddsi_domaingv *gv = ddsrt_atomic_ldvoidp(&st->gv);
+  if (gv == NULL || rs_guid_of(rd, &g) < 0) return -1;
+  struct thread_state *ts = lookup_thread_state();
+  thread_state_awake(ts, gv);
+  struct ddsi_reader *r = entidx_lookup_reader_guid(gv->entity_index, &g);
+  if (r != NULL) {
+    ddsrt_mutex_lock(&r->e.lock);
+    r->handle_as_transient_local = 1;
+    ddsrt_mutex_unlock(&r->e.lock);
+  }
+  thread_state_asleep(ts);
+  return r != NULL ? 0 : -1;
+}
+
+// rs_progress reports, for the writer behind publication handle ih matched by reader rd: the highest
+// sequence number it has announced (by heartbeat or data) and the next sequence number this reader still
+// waits for (everything below it was delivered or declared not for this reader by the writer). 1 when
+// found, 0 when the writer is not (or no longer) known, < 0 on error.
+static int rs_progress(dds_entity_t rd, const struct ddsi_sertype *st, dds_instance_handle_t ih, int64_t *announced, int64_t *next) {
+  ddsi_guid_t rg, pg;
+  struct ddsi_domaingv *gv = ddsrt_atomic_ldvoidp(&st->gv);
+  if (gv == NULL || rs_guid_of(rd, &rg) < 0) return -1;
+  dds_builtintopic_endpoint_t *ep = dds_get_matched_publication_data(rd, ih);
+  if (ep == NULL) return 0;
+  memcpy(&pg, ep->key.v, sizeof pg);
+  pg = nn_ntoh_guid(pg);
+  dds_builtintopic_free_endpoint(ep);
+  int found = 0;
+  struct thread_state *ts = lookup_thread_state();
+  thread_state_awake(ts, gv);
+  struct ddsi_proxy_writer *pwr = entidx_lookup_proxy_writer_guid(gv->entity_index, &pg);
+  if (pwr != NULL) {
+    ddsrt_mutex_lock(&pwr->e.lock);
+    struct ddsi_pwr_rd_match *m = ddsrt_avl_lookup(&ddsi_pwr_readers_treedef, &pwr->readers, &rg);
+    if (m != NULL) {
+      *announced = pwr->last_seq;
+      *next = m->in_sync == PRMSS_OUT_OF_SYNC ? nn_reorder_next_seq(m->u.not_in_sync.reorder) : nn_reorder_next_seq(pwr->reorder);
+      found = 1;
+    }
+    ddsrt_mutex_unlock(&pwr->e.lock);
+  }
+  thread_state_asleep(ts);
+  return found;
+}
+
+// rs_matched lists up to n matched publication handles of reader rd; returns how many there are.
+static int32_t rs_matched(dds_entity_t rd, dds_instance_handle_t *out, size_t n) {
+  return dds_get_matched_publications(rd, out, n);
 }
 
 static dds_return_t rs_write(dds_entity_t wr, const struct ddsi_sertype *t, const void *buf, size_t n) {
@@ -394,6 +491,7 @@ func (w *Writer) Matched() (int, error) {
 // Reader takes serialized samples of one topic.
 type Reader struct {
 	e, ws, guard C.dds_entity_t
+	st           *C.struct_ddsi_sertype
 	waitMu       sync.Mutex // held while waiting, so Close deletes nothing under a waiter
 	mu           sync.Mutex
 	closed       bool
@@ -412,7 +510,13 @@ func (p *Participant) NewReader(topicName, typeName string, q QoS, userData stri
 	if err := check("create reader on "+topicName, C.dds_return_t(e)); err != nil {
 		return nil, err
 	}
-	r := &Reader{e: e}
+	r := &Reader{e: e, st: t.st}
+	if q.CatchUp && q.Reliable && !q.TransientLocal {
+		if C.rs_catch_up(e, t.st) != 0 {
+			C.dds_delete(e)
+			return nil, fmt.Errorf("dds: reader on %s: cannot make it catch up with new writers (Cyclone internals not as expected)", topicName)
+		}
+	}
 	r.ws = C.rs_waiter(p.pp, e, &r.guard)
 	if err := check("create waitset", C.dds_return_t(r.ws)); err != nil {
 		C.dds_delete(e)
@@ -429,6 +533,41 @@ func (r *Reader) Matched() (int, error) {
 	n := C.rs_pub_matched(r.e)
 	return int(n), check("subscription matched status", C.dds_return_t(n))
 }
+
+// Progress appends, for every writer matched now, the highest sequence number it has announced and the
+// next one this reader waits for (Cyclone's reliable-protocol state, which its public API does not show).
+// Announced >= Next means the writer has said it wrote samples this reader has not received yet, and that
+// the writer has not declared not meant for it (volatile writers answer a GAP for what they wrote before
+// they matched this reader). Only reliable writers announce by heartbeat; a best-effort writer's samples
+// are only known when they arrive.
+func (r *Reader) Progress(dst []WriterProgress) ([]WriterProgress, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return dst, fmt.Errorf("dds: reader closed")
+	}
+	var hs [64]C.dds_instance_handle_t
+	n := C.rs_matched(r.e, &hs[0], C.size_t(len(hs)))
+	if n < 0 {
+		return dst, check("matched publications", C.dds_return_t(n))
+	}
+	for _, h := range hs[:min(int(n), len(hs))] {
+		var ann, next C.int64_t
+		switch C.rs_progress(r.e, r.st, h, &ann, &next) {
+		case 1:
+			dst = append(dst, WriterProgress{Writer: uint64(h), Announced: int64(ann), Next: int64(next), Known: true})
+		case 0: // gone between the two calls
+		default:
+			dst = append(dst, WriterProgress{Writer: uint64(h)})
+		}
+	}
+	return dst, nil
+}
+
+// FillAllocations is for tests: from now on every sample buffer this process allocates is 16 bytes larger
+// than asked and filled with pattern first, as stale heap data would be, so that bytes sent without being
+// written on purpose show on the wire. A negative pattern turns it off.
+func FillAllocations(pattern int) { C.rs_set_fill(C.int(pattern)) }
 
 // Wait blocks until data may be available, Wake is called, or timeout passes (false, nil). A closed reader
 // returns an error.

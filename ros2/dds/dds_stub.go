@@ -41,3 +41,9 @@ func (*Reader) Wait(time.Duration) (bool, error)    { return false, ErrNotBuilt 
 func (*Reader) Wake()                               {}
 func (*Reader) Take(dst []Sample) ([]Sample, error) { return dst, ErrNotBuilt }
 func (*Reader) Close() error                        { return nil }
+func (*Reader) Progress(dst []WriterProgress) ([]WriterProgress, error) {
+	return dst, ErrNotBuilt
+}
+
+// FillAllocations does nothing in this build.
+func FillAllocations(int) {}

@@ -3,9 +3,14 @@
 package dds_test
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"os"
+	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,5 +130,102 @@ func TestWakeAndClose(t *testing.T) {
 	<-done
 	if _, err := r.Take(nil); err == nil {
 		t.Fatal("Take after Close did not fail")
+	}
+}
+
+// TestPaddingIsZero: Cyclone sends a sample's serialized size rounded up to 4; the bytes between the end of
+// the sample and that boundary must be zeros, not whatever the heap held past the allocation (rmw_cyclonedds
+// pads the same way). Every buffer is filled with 0xAA first (FillAllocations), as stale heap data would
+// be, and a reader in another process (the network path; in one process Cyclone hands the sample over
+// without serializing it) prints what arrived.
+func TestPaddingIsZero(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a second process")
+	}
+	dom := testDomain()
+	dds.FillAllocations(0xAA)
+	defer dds.FillAllocations(-1)
+	p, err := dds.NewParticipant(dom, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	deep := dds.QoS{Reliable: true, Depth: 100}
+	w, err := p.NewWriter("rt/test_pad", "std_msgs::msg::dds_::String_", deep, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPaddingReaderProcess$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("ROSORIN_DDS_PAD_READER=%d", dom))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	deadline := time.Now().Add(10 * time.Second)
+	for n, _ := w.Matched(); n < 1; n, _ = w.Matched() {
+		if time.Now().After(deadline) {
+			t.Fatal("the reader process did not match in 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var want [][]byte
+	for n := 5; n <= 12; n++ {
+		msg := append([]byte{0, 1, 0, 0}, bytes.Repeat([]byte{byte(n)}, n-4)...)
+		want = append(want, msg)
+		if err := w.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := bufio.NewScanner(out)
+	for i := 0; i < len(want); i++ {
+		if !sc.Scan() {
+			t.Fatalf("the reader process printed %d samples, want %d", i, len(want))
+		}
+		got, err := hex.DecodeString(strings.TrimSpace(sc.Text()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(want[i])
+		if len(got) != (n+3)&^3 || !bytes.Equal(got[:n], want[i]) {
+			t.Errorf("sample of %d bytes arrived as % x, want it padded to %d", n, got, (n+3)&^3)
+			continue
+		}
+		if pad := got[n:]; !bytes.Equal(pad, make([]byte, len(pad))) {
+			t.Errorf("sample of %d bytes: padding % x on the wire, want zeros (bytes past the sample's end)", n, pad)
+		}
+	}
+}
+
+// TestPaddingReaderProcess is TestPaddingIsZero's reader, run in a child process: it prints every sample it
+// takes on rt/test_pad, in hex, one per line.
+func TestPaddingReaderProcess(t *testing.T) {
+	dom, err := strconv.Atoi(os.Getenv("ROSORIN_DDS_PAD_READER"))
+	if err != nil {
+		t.Skip("the reader process of TestPaddingIsZero")
+	}
+	p, err := dds.NewParticipant(dom, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	r, err := p.NewReader("rt/test_pad", "std_msgs::msg::dds_::String_", dds.QoS{Reliable: true, Depth: 100}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var buf []dds.Sample
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); {
+		r.Wait(100 * time.Millisecond)
+		if buf, err = r.Take(buf[:0]); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range buf {
+			fmt.Println(hex.EncodeToString(s.Data))
+		}
 	}
 }

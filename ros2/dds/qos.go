@@ -16,6 +16,12 @@ type QoS struct {
 	TransientLocal bool
 	// Depth is the KEEP_LAST history depth (0 = 1).
 	Depth int
+	// CatchUp (reliable volatile readers) starts every newly matched writer as a transient-local reader
+	// does: from the first sample the writer still holds for this reader, instead of after the last sample
+	// of the writer's first heartbeat, which Cyclone 0.10.2 skips for a volatile reader. Without it the
+	// first sample of a new writer that arrives before its first heartbeat is lost for good (the one-shot
+	// e-stop, docs/ros2.md). Not a QoS on the wire: matching is unchanged.
+	CatchUp bool
 }
 
 // The ROS 2 profiles (rmw_qos_profile_default, _sensor_data, _services_default) and the latched profile
@@ -25,6 +31,9 @@ var (
 	SensorData = QoS{Reliable: false, Depth: 5}
 	Services   = QoS{Reliable: true, Depth: 10}
 	Latched    = QoS{Reliable: true, TransientLocal: true, Depth: 1}
+	// ServiceRequests is Services for the readers of a service's requests and replies: CatchUp, so that the
+	// one request of a fresh client, or the one reply to it, is never skipped.
+	ServiceRequests = QoS{Reliable: true, Depth: 10, CatchUp: true}
 )
 
 func (q QoS) String() string {
@@ -37,6 +46,18 @@ func (q QoS) String() string {
 	}
 	return fmt.Sprintf("%s, %s, keep last %d", r, d, max(q.Depth, 1))
 }
+
+// WriterProgress is a matched writer's reliable-protocol state as one reader sees it (Reader.Progress).
+type WriterProgress struct {
+	Writer uint64 // publication handle, as Sample.Writer
+	// Announced is the highest sequence number the writer has announced (heartbeat or data); Next the
+	// next one the reader waits for. Announced >= Next: announced samples not received yet.
+	Announced, Next int64
+	Known           bool // false: the writer's state could not be read
+}
+
+// Pending is the number of announced samples the reader has neither received nor been told are not for it.
+func (w WriterProgress) Pending() int64 { return max(0, w.Announced-w.Next+1) }
 
 // GUID is a DDS entity's 16-byte GUID (prefix and entity id).
 type GUID [16]byte
