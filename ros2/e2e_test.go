@@ -170,11 +170,15 @@ func startRig(t *testing.T) *rig {
 	if testing.Short() {
 		t.Skip("starts a simulated robot, the driver service with ROS 2 and a C peer")
 	}
+	return startRigWith(t, buildPeer(t, t.TempDir()))
+}
+
+// startRigWith is startRig with the peer binary peerBin (the C peer or the Fast DDS one).
+func startRigWith(t *testing.T, peerBin string) *rig {
 	loopbackEnv(t)
 	t.Setenv("ROSORIN_ROS2", "1")
 	dir := t.TempDir()
 	base := buildTagged(t, dir)
-	peerBin := buildPeer(t, dir)
 	r := &rig{t: t, log: filepath.Join(dir, "base.log")}
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(30*time.Second))
 	defer cancel()

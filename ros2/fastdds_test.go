@@ -1,0 +1,238 @@
+//go:build ros2 && linux && cgo
+
+package ros2_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/ros2"
+)
+
+// fastDDSHint is what the Fast DDS peer needs (Debian bookworm: Fast DDS 2.9.1, fastddsgen 2.3.0).
+const fastDDSHint = "apt-get install libfastrtps-dev fastddsgen g++"
+
+// buildFastPeer builds testdata/fastpeer in dir: fastddsgen generates the types of ros.idl (Fast CDR's
+// serializer, not ours) and g++ compiles them with fastpeer.cpp against libfastrtps and libfastcdr. Without
+// fastddsgen the test is skipped, unless ROSORIN_REQUIRE_FASTDDS=1 (the CI), which makes it a failure.
+func buildFastPeer(t *testing.T, dir string) string {
+	t.Helper()
+	gen, err := exec.LookPath("fastddsgen")
+	if err != nil {
+		msg := "fastddsgen not found: the Fast DDS peer needs `" + fastDDSHint + "`"
+		if os.Getenv("ROSORIN_REQUIRE_FASTDDS") == "1" {
+			t.Fatal(msg + " (ROSORIN_REQUIRE_FASTDDS=1)")
+		}
+		t.Skip(msg)
+	}
+	if _, err := exec.LookPath("g++"); err != nil {
+		t.Fatalf("g++ not found: the Fast DDS peer needs `%s`", fastDDSHint)
+	}
+	src, err := filepath.Abs("testdata/fastpeer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	run := func(c ...string) error {
+		cmd := exec.Command(c[0], c[1:]...)
+		cmd.Dir = dir
+		if o, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s: %v\n%s", strings.Join(c, " "), err, o)
+		}
+		return nil
+	}
+	if err := run(gen, "-replace", "-d", dir, filepath.Join(src, "ros.idl")); err != nil {
+		t.Fatalf("%v\n(the Fast DDS peer needs `%s`)", err, fastDDSHint)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rosPubSubTypes.cxx")); err != nil {
+		t.Fatalf("fastddsgen generated no rosPubSubTypes.cxx: %v", err)
+	}
+	// The three units compile in parallel (Fast DDS's headers make each one slow); ours with -Werror.
+	units := [][]string{
+		{"g++", "-O1", "-Wall", "-Wextra", "-Werror", "-I.", "-c", "-o", "fastpeer.o", filepath.Join(src, "fastpeer.cpp")},
+		{"g++", "-O1", "-I.", "-c", "-o", "ros.o", "ros.cxx"},
+		{"g++", "-O1", "-I.", "-c", "-o", "rosPubSubTypes.o", "rosPubSubTypes.cxx"},
+	}
+	errs := make([]error, len(units))
+	var wg sync.WaitGroup
+	for i, u := range units {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = run(u...) }()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatalf("%v\n(the Fast DDS peer needs `%s`)", err, fastDDSHint)
+		}
+	}
+	if err := run("g++", "-o", "fastpeer", "fastpeer.o", "ros.o", "rosPubSubTypes.o", "-lfastrtps", "-lfastcdr"); err != nil {
+		t.Fatalf("%v\n(the Fast DDS peer needs `%s`)", err, fastDDSHint)
+	}
+	t.Logf("Fast DDS peer built in %.1f s", time.Since(start).Seconds())
+	return filepath.Join(dir, "fastpeer")
+}
+
+// fastOneShot runs `fastpeer oneshot-estop qos keepAliveMs value` (bin from buildFastPeer) with the test's
+// environment (ROS_DOMAIN_ID): a new Fast DDS participant waits for a matched subscription on rt/estop (10 s at
+// most), writes std_msgs/Bool once, sleeps keepAlive and exits, as `ros2 topic pub --once` does. qos is "tl"
+// (reliable, transient-local, keep last 1: Humble's ros2 topic pub), "volatile" (reliable, volatile, keep
+// last 10: the rclcpp/rclpy default) or "be" (best effort, volatile, 10). wrote is the CLOCK_REALTIME the
+// peer read right before the write.
+func fastOneShot(t *testing.T, bin, qos string, keepAlive time.Duration, value bool) (wrote time.Time, err error) {
+	t.Helper()
+	v := "0"
+	if value {
+		v = "1"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(20*time.Second+keepAlive))
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "oneshot-estop", qos, strconv.FormatInt(keepAlive.Milliseconds(), 10), v)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var sec, nsec int64
+		if n, _ := fmt.Sscanf(sc.Text(), "wrote %d %d", &sec, &nsec); n == 2 {
+			wrote = time.Unix(sec, nsec)
+		}
+	}
+	switch {
+	case err != nil:
+		return wrote, fmt.Errorf("fastpeer oneshot-estop %s: %v\n%s%s", qos, err, out, stderr.Bytes())
+	case wrote.IsZero():
+		return wrote, fmt.Errorf("fastpeer oneshot-estop %s printed no wrote line:\n%s%s", qos, out, stderr.Bytes())
+	}
+	return wrote, nil
+}
+
+// TestFastDDSPeer: the same rig as TestPeerEndToEnd with the Fast DDS peer (rmw_fastrtps_cpp's wire, Fast
+// CDR): the node on ros_discovery_info, the topics decoded by Fast CDR (IMU at ~110 Hz), ~/state for a late
+// joiner (transient-local), driving through cmd_vel, e-stops reliable and best effort while commands arrive,
+// the two-publisher rule, and the peer's exit unmatching its publisher. Services are not tried: they do not
+// interoperate between rmw_fastrtps and rmw_cyclonedds (docs/ros2.md); the control socket clears instead.
+func TestFastDDSPeer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a simulated robot, the driver service with ROS 2 and a Fast DDS peer")
+	}
+	bin := buildFastPeer(t, t.TempDir())
+	r := startRigWith(t, bin)
+	p := r.peer
+	p.wait(t, 0, "ready", 10*time.Second, nil)
+	p.wait(t, 0, "node / "+ros2.NodeName+" ", 10*time.Second, nil)
+	imu := p.wait(t, 0, "imu ", 10*time.Second, nil)
+	if f := strings.Fields(imu); len(f) != 7 || f[3] != "imu_link" || f[6] != "-1.0" {
+		t.Errorf("imu line %q: want frame imu_link and orientation_covariance[0] -1", imu)
+	}
+	if l := p.wait(t, 0, "odom ", 5*time.Second, nil); !strings.HasPrefix(l, "odom odom base_link ") {
+		t.Errorf("odom line %q", l)
+	}
+	p.wait(t, 0, "battery ", 5*time.Second, nil)
+	p.wait(t, 0, "scan ", 5*time.Second, func(l string) bool { return strings.HasSuffix(l, " 400") })
+	p.wait(t, 0, `state {"stamp"`, 5*time.Second, nil)
+	m := p.mark()
+	time.Sleep(time.Second)
+	if n := p.count(m, "imu "); n < 80 || n > 140 {
+		t.Errorf("%d IMU messages in 1 s over DDS (Fast DDS reader), want about 110", n)
+	}
+
+	t.Run("late-joiner-state", func(t *testing.T) {
+		// A second Fast DDS participant, long after ~/state was first written. Its reader requests
+		// transient-local, which a volatile writer never matches: any state proves the durability offered.
+		lp := startPeer(t, bin)
+		lp.wait(t, 0, "ready", 10*time.Second, nil)
+		l := lp.wait(t, 0, `state {"stamp"`, 5*time.Second, nil)
+		var s api.State
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(l, "state ")), &s); err != nil || s.Stamp.IsZero() || s.PIDs.Driver == 0 {
+			t.Errorf("late joiner's ~/state %q: %v", l, err)
+		}
+		lp.send(t, "quit")
+	})
+
+	c := r.st.Client()
+	clear := func(t *testing.T) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(5*time.Second))
+		defer cancel()
+		if _, err := c.Reset(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Enable(ctx, true); err != nil {
+			t.Fatal(err)
+		}
+		r.eventually(3*time.Second, "e-stop cleared and enabled", func(s api.State) bool { return s.EStop == nil && s.Enabled })
+	}
+	drive := func(t *testing.T) {
+		t.Helper()
+		deadline := time.Now().Add(testkit.Bound(3 * time.Second))
+		for !moving(r.state()) {
+			if time.Now().After(deadline) {
+				t.Fatal("the Fast DDS peer's twists did not move the wheels")
+			}
+			p.send(t, "twist 0.1 0 0")
+			time.Sleep(30 * time.Millisecond)
+		}
+	}
+
+	t.Run("drive-estop", func(t *testing.T) {
+		clear(t)
+		m := p.mark()
+		p.send(t, "twist 0.1 0 0")
+		p.wait(t, m, "matched cmd_vel 1", 5*time.Second, nil)
+		drive(t)
+		// Control: data false on estop is no e-stop.
+		p.send(t, "estop 0")
+		for i := 0; i < 10; i++ {
+			p.send(t, "twist 0.1 0 0")
+			time.Sleep(20 * time.Millisecond)
+		}
+		if s := r.state(); s.EStop != nil || !moving(s) {
+			t.Fatalf("estop 0: latched %v, body_vel %v", s.EStop, s.BodyVel)
+		}
+		for _, kind := range []string{"estop", "estop_be"} {
+			p.send(t, kind+" 1")
+			for i := 0; i < 10; i++ { // commands keep arriving: the latch holds
+				p.send(t, "twist 0.1 0 0")
+				time.Sleep(20 * time.Millisecond)
+			}
+			s := r.eventually(time.Second, kind+" latches", func(s api.State) bool { return s.EStop != nil && !moving(s) })
+			if !strings.Contains(*s.EStop, "estop topic (ROS 2)") {
+				t.Errorf("%s: e-stop reason %q", kind, *s.EStop)
+			}
+			clear(t) // Fast DDS cannot call ~/reset_estop and ~/enable: the control socket does
+			drive(t)
+		}
+	})
+
+	t.Run("two-publishers", func(t *testing.T) {
+		clear(t)
+		p.send(t, "twist2 0.1 0 0")
+		s := r.eventually(3*time.Second, "a second Fast DDS cmd_vel writer latches", func(s api.State) bool { return s.EStop != nil })
+		if !strings.Contains(*s.EStop, "multiple cmd_vel publishers") {
+			t.Errorf("e-stop reason %q", *s.EStop)
+		}
+		r.eventually(time.Second, "stopped", func(s api.State) bool { return !moving(s) })
+	})
+
+	t.Run("quit", func(t *testing.T) {
+		// The peer deletes its participant: the bridge sees its cmd_vel writers go and closes its stream.
+		p.send(t, "quit")
+		r.eventually(3*time.Second, "no cmd_vel publisher after the Fast DDS peer left", func(s api.State) bool { return len(s.Publishers) == 0 })
+	})
+	if n := p.count(0, "error"); n > 0 {
+		t.Errorf("the Fast DDS peer printed %d error lines", n)
+	}
+}
