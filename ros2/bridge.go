@@ -27,6 +27,9 @@ type Config struct {
 	// PollPublishers is how often the matched publishers of cmd_vel are counted and the e-stop writers'
 	// announced samples checked (20 ms).
 	PollPublishers time.Duration
+	// EStopOneShot: an e-stop writer that leaves within this time of appearing, none of whose samples
+	// reached the bridge, latches the e-stop (5 s; docs/ros2.md, "A one-shot e-stop").
+	EStopOneShot time.Duration
 	// EStopRepair is how long a sample that a writer on estop has announced may stay undelivered before
 	// the bridge latches the e-stop in its place (1 s; docs/ros2.md, "A one-shot e-stop").
 	EStopRepair time.Duration
@@ -129,12 +132,15 @@ func New(cfg Config) (*Bridge, error) {
 	if cfg.EStopRepair <= 0 {
 		cfg.EStopRepair = time.Second
 	}
+	if cfg.EStopOneShot <= 0 {
+		cfg.EStopOneShot = 5 * time.Second
+	}
 	node, err := NewNode(cfg.Domain, cfg.Namespace, cfg.Name)
 	if err != nil {
 		return nil, err
 	}
 	b := &Bridge{cfg: cfg, log: cfg.Log, node: node, c: api.NewClient(cfg.Socket), pubs: map[string]*Publisher{}}
-	b.watch.repair = cfg.EStopRepair
+	b.watch.repair, b.watch.oneShot = cfg.EStopRepair, cfg.EStopOneShot
 	fail := func(err error) (*Bridge, error) { node.Close(); return nil, err }
 	for _, o := range outputs {
 		p, err := node.Publisher(o.topic, o.rosType, o.qos)
@@ -284,6 +290,7 @@ func (b *Bridge) closeStream(why string) {
 }
 
 func (b *Bridge) onEStop(s dds.Sample) {
+	b.watch.receivedFrom(s.Writer, time.Now())
 	key := [2]int64{int64(s.Writer), s.SourceTime.UnixNano()}
 	b.estopMu.Lock()
 	dup := false

@@ -2,6 +2,7 @@ package ros2
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/rosorin/rosorin/ros2/dds"
@@ -15,21 +16,48 @@ import (
 // (killed, crashed, exited without cleaning up) before it could repair a lost sample, which no reader
 // setting can. Pure logic over Reader.Progress polls; time comes in as an argument.
 type estopWatch struct {
-	repair  time.Duration
-	writers map[uint64]*watchedWriter // by publication handle
+	repair time.Duration
+	// oneShot: a writer that leaves this soon after it appeared, with no sample of it received, is taken
+	// for a one-shot publisher whose sample was lost (see observe).
+	oneShot time.Duration
+
+	mu       sync.Mutex
+	writers  map[uint64]*watchedWriter // by publication handle
+	received map[uint64]time.Time      // the last sample taken from each writer (received)
 }
 
 type watchedWriter struct {
 	pending      int64     // announced samples not received, at the last poll
 	since        time.Time // when pending became non-zero
+	firstSeen    time.Time // the first poll that listed the writer
+	observed     time.Time // the last poll that listed the writer
+	left         time.Time // when it was first missing from a poll with samples pending
 	latchedUpTo  int64     // announced sequence number already latched for (one latch per loss)
+	silent       bool      // left within oneShot of appearing with nothing received (at the time it left)
 	announced    int64
 	seenThisPoll bool
+}
+
+// leaveGrace is how long after a writer left with samples pending at the last poll the watch waits for a
+// sample from it that was taken after that poll (a poll is a snapshot: the writer's last sample can arrive,
+// be acknowledged and the writer leave between two polls).
+const leaveGrace = 100 * time.Millisecond
+
+// received notes a sample taken from writer at now (any e-stop reader, any value).
+func (w *estopWatch) receivedFrom(writer uint64, now time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.received == nil {
+		w.received = map[uint64]time.Time{}
+	}
+	w.received[writer] = now
 }
 
 // observe takes one poll of the reliable e-stop readers' progress (several readers may list the same
 // writer: a sample counts as received when any of them has it) and returns a reason to latch, or "".
 func (w *estopWatch) observe(now time.Time, progress []dds.WriterProgress) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.writers == nil {
 		w.writers = map[uint64]*watchedWriter{}
 	}
@@ -54,10 +82,12 @@ func (w *estopWatch) observe(now time.Time, progress []dds.WriterProgress) strin
 	for h, p := range merged {
 		ww := w.writers[h]
 		if ww == nil {
-			ww = &watchedWriter{}
+			ww = &watchedWriter{firstSeen: now}
 			w.writers[h] = ww
 		}
 		ww.seenThisPoll = true
+		ww.observed = now
+		ww.left = time.Time{}
 		ww.announced = p.Announced
 		ww.pending = p.Pending()
 		switch {
@@ -68,31 +98,63 @@ func (w *estopWatch) observe(now time.Time, progress []dds.WriterProgress) strin
 		}
 		if ww.pending > 0 && now.Sub(ww.since) >= w.repair && ww.announced > ww.latchedUpTo {
 			ww.latchedUpTo = ww.announced
-			reason = fmt.Sprintf("estop topic (ROS 2): a publisher announced %d sample(s) that did not arrive within %v; latched in case one was an e-stop", ww.pending, w.repair)
+			reason = fmt.Sprintf("estop topic (ROS 2): a publisher announced %d sample(s) that did not arrive within %v (announced up to #%d, received up to #%d); latched in case one was an e-stop", ww.pending, w.repair, ww.announced, ww.announced-ww.pending)
 		}
 	}
 	for h, ww := range w.writers {
 		if ww.seenThisPoll {
 			continue
 		}
+		got, anything := w.received[h]
+		// A writer that came and went within oneShot and of which nothing arrived: a one-shot publisher
+		// (ros2 topic pub --once) whose sample outran discovery. It reached this host before this side had
+		// processed the writer's announcement, so it was dropped, and the writer left before it repaired
+		// it (a Fast DDS writer repairs at its next heartbeat, 3 s by default, and does not linger for
+		// acknowledgements when deleted). Whether it wrote, and what, is unknown: latch. A long-lived writer
+		// that never wrote (an idle teleop's e-stop button) leaves without latching.
+		silentOneShot := !anything && ww.left.IsZero() && now.Sub(ww.firstSeen) <= w.oneShot
+		holeLeft := ww.pending > 0 && ww.announced > ww.latchedUpTo && !got.After(ww.observed)
+		if !silentOneShot && !holeLeft && ww.left.IsZero() {
+			delete(w.writers, h)
+			delete(w.received, h)
+			continue
+		}
+		if ww.left.IsZero() {
+			ww.left = now
+			ww.silent = silentOneShot
+		}
+		if now.Sub(ww.left) < leaveGrace {
+			continue
+		}
 		delete(w.writers, h)
-		if ww.pending > 0 && ww.announced > ww.latchedUpTo {
-			reason = fmt.Sprintf("estop topic (ROS 2): a publisher left the graph with %d announced sample(s) that never arrived; latched in case one was an e-stop", ww.pending)
+		delete(w.received, h)
+		switch {
+		case ww.silent && !anything:
+			reason = fmt.Sprintf("estop topic (ROS 2): a publisher came and went within %.2f s and none of its samples reached the driver (a one-shot e-stop lost before discovery completed?); latched in case it was an e-stop", ww.left.Sub(ww.firstSeen).Seconds())
+		case ww.pending > 0 && ww.announced > ww.latchedUpTo && !got.After(ww.observed):
+			reason = fmt.Sprintf("estop topic (ROS 2): a publisher left the graph with %d announced sample(s) that never arrived (announced up to #%d, received up to #%d); latched in case one was an e-stop", ww.pending, ww.announced, ww.announced-ww.pending)
 		}
 	}
 	return reason
 }
 
-// checkEStopWriters polls the reliable e-stop readers (publisherLoop's tick) and returns a reason to latch,
+// checkEStopWriters polls the e-stop readers (publisherLoop's tick) and returns a reason to latch,
 // or "".
 func (b *Bridge) checkEStopWriters(now time.Time) string {
 	var progress []dds.WriterProgress
 	for i, r := range b.estopReaders {
-		if !estopQoS[i].Reliable {
-			continue
-		}
 		var err error
-		if progress, err = r.Progress(progress); err != nil {
+		if estopQoS[i].Reliable {
+			progress, err = r.Progress(progress)
+		} else {
+			// A best-effort match has no reliable-protocol state to judge: only its coming and going.
+			var hs []uint64
+			hs, err = r.MatchedWriters(nil)
+			for _, h := range hs {
+				progress = append(progress, dds.WriterProgress{Writer: h, Next: 1, Known: true})
+			}
+		}
+		if err != nil {
 			return "" // a closed reader at shutdown; a failing one is logged by its read loop
 		}
 	}

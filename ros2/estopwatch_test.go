@@ -43,12 +43,21 @@ func TestEStopWatch(t *testing.T) {
 			{999, []dds.WriterProgress{wp(1, 1, 1)}, ""},
 			{1000, []dds.WriterProgress{wp(1, 1, 1)}, "did not arrive within 1s"},
 			{1020, []dds.WriterProgress{wp(1, 1, 1)}, ""}, // once per loss
-			{3000, nil, ""},                               // its leaving does not latch again
+			{3000, nil, ""}, // its leaving does not latch again
 		}},
 		{"left-with-a-hole", []poll{
 			{0, []dds.WriterProgress{wp(7, 0, 1)}, ""},
 			{20, []dds.WriterProgress{wp(7, 1, 1)}, ""},
-			{40, nil, "left the graph with 1 announced sample"},
+			{40, nil, ""},  // a sample taken after the last poll would still count
+			{139, nil, ""}, // within the grace
+			{140, nil, "left the graph with 1 announced sample"},
+			{160, nil, ""}, // once
+		}},
+		{"delivered-between-polls-then-left", []poll{
+			{0, []dds.WriterProgress{wp(8, 1, 1)}, ""},
+			{10, nil, "received"}, // a sample from writer 8 at 10 ms (see below)
+			{20, nil, ""},
+			{500, nil, ""},
 		}},
 		{"one-reader-has-it", []poll{ // transient-local and catch-up readers: either one's sample counts
 			{0, []dds.WriterProgress{wp(3, 1, 1), wp(3, 1, 2)}, ""},
@@ -71,6 +80,10 @@ func TestEStopWatch(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			w := estopWatch{repair: time.Second}
 			for _, p := range c.polls {
+				if p.latch == "received" {
+					w.receivedFrom(8, at(p.ms))
+					continue
+				}
 				got := w.observe(at(p.ms), p.p)
 				switch {
 				case p.latch == "" && got != "":

@@ -564,6 +564,24 @@ func (r *Reader) Progress(dst []WriterProgress) ([]WriterProgress, error) {
 	return dst, nil
 }
 
+// MatchedWriters appends the publication handles of the writers matched now.
+func (r *Reader) MatchedWriters(dst []uint64) ([]uint64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return dst, fmt.Errorf("dds: reader closed")
+	}
+	var hs [64]C.dds_instance_handle_t
+	n := C.rs_matched(r.e, &hs[0], C.size_t(len(hs)))
+	if n < 0 {
+		return dst, check("matched publications", C.dds_return_t(n))
+	}
+	for _, h := range hs[:min(int(n), len(hs))] {
+		dst = append(dst, uint64(h))
+	}
+	return dst, nil
+}
+
 // FillAllocations is for tests: from now on every sample buffer this process allocates is 16 bytes larger
 // than asked and filled with pattern first, as stale heap data would be, so that bytes sent without being
 // written on purpose show on the wire. A negative pattern turns it off.

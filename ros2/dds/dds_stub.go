@@ -44,6 +44,7 @@ func (*Reader) Close() error                        { return nil }
 func (*Reader) Progress(dst []WriterProgress) ([]WriterProgress, error) {
 	return dst, ErrNotBuilt
 }
+func (*Reader) MatchedWriters(dst []uint64) ([]uint64, error) { return dst, ErrNotBuilt }
 
 // FillAllocations does nothing in this build.
 func FillAllocations(int) {}
