@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rosorin/rosorin/protocol/cdr"
@@ -17,6 +18,7 @@ import (
 // the robot's original Python driver: same names) through its topics and services, as a planner, a teleop
 // or the proofs (proofs/target's ROS 2 target) do.
 type Peer struct {
+	domain        int
 	node          *Node
 	ns, target    string // the driver node's namespace (CheckNamespace's form) and name
 	estop         *dds.Writer
@@ -34,7 +36,7 @@ func NewPeer(domain int, ns, target, name string) (*Peer, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Peer{node: n, ns: n.Namespace, target: target}
+	p := &Peer{domain: domain, node: n, ns: n.Namespace, target: target}
 	fail := func(err error) (*Peer, error) { n.Close(); return nil, err }
 	if p.estop, err = n.p.NewWriter(TopicName(p.resolve("estop")), rosmsg.TypeName(typeBool), dds.Default, ""); err != nil {
 		return fail(err)
@@ -60,6 +62,44 @@ func (p *Peer) EStop(ctx context.Context) error {
 		return err
 	}
 	return p.estop.Write(cdr.Marshal(&rosmsg.Bool{Data: true}))
+}
+
+// oneShots numbers EStopOnce's nodes.
+var oneShots atomic.Int64
+
+// EStopOnce publishes std_msgs/Bool true on estop the way an operator does with `ros2 topic pub --once
+// /estop std_msgs/msg/Bool '{data: true}'` in Humble: a new node (its own participant) and writer (reliable,
+// transient-local, keep last 1), checked every 100 ms until a subscription is matched, one write, 100 ms
+// (pub's --keep-alive), gone. now is read just before the write, and returned: the e-stop's time.
+func (p *Peer) EStopOnce(ctx context.Context, now func() time.Time) (time.Time, error) {
+	n, err := NewNode(p.domain, "", fmt.Sprintf("_stopproof_estop_once_%d", oneShots.Add(1)))
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer n.Close()
+	w, err := n.p.NewWriter(TopicName(p.resolve("estop")), rosmsg.TypeName(typeBool), dds.Latched, "")
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer w.Close()
+	for {
+		if m, err := w.Matched(); err != nil {
+			return time.Time{}, err
+		} else if m > 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return time.Time{}, fmt.Errorf("ros2: no estop subscription matched the one-shot publisher (is the driver node on the graph, same ROS_DOMAIN_ID?): %w", ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	at := now()
+	if err := w.Write(cdr.Marshal(&rosmsg.Bool{Data: true})); err != nil {
+		return at, err
+	}
+	time.Sleep(100 * time.Millisecond)
+	return at, nil
 }
 
 // Enable calls ~/enable.

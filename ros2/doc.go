@@ -11,5 +11,8 @@
 // absolute). Messages: protocol/rosmsg. Transport: ros2/dds (build tag ros2).
 //
 // Errata: services do not interoperate with Fast DDS (it carries the request id elsewhere); topics do. No
-// type information or type hash (Humble sends none). Details, QoS table and figures: docs/ros2.md.
+// type information or type hash (Humble sends none). A one-shot e-stop can reach this host before its writer
+// is discovered and be dropped; the e-stop readers catch up (dds.QoS.CatchUp) and estopWatch latches when an
+// announced sample does not arrive or a short-lived writer leaves with nothing received. Details, QoS table
+// and figures: docs/ros2.md.
 package ros2

@@ -62,8 +62,14 @@ type Trigger func(ctx context.Context, f Firing) error
 var (
 	// Silence: stop sending commands (the deadman).
 	Silence Trigger = func(ctx context.Context, f Firing) error { f.Silence(); return nil }
-	// EstopRequest latches the e-stop through the control API (the seed's estop topic).
+	// EstopRequest latches the e-stop through the control API (the seed's estop topic). A target whose
+	// operators e-stop with a one-shot message (ROS 2) is triggered that way, timed at the write.
 	EstopRequest Trigger = func(ctx context.Context, f Firing) error {
+		if o, ok := f.Target().(target.OneShotEstopper); ok {
+			return f.Await("e-stop request (one-shot publisher)", func(ctx context.Context, _ func(string)) (time.Time, string, error) {
+				return o.EstopOnce(ctx)
+			})
+		}
 		return f.Act("e-stop request", func() error { return f.Target().Estop(ctx) })
 	}
 	// EnableFalse disables the wheels.

@@ -241,6 +241,17 @@ func (t *ROS2Target) Estop(ctx context.Context) error {
 	return t.peer.EStop(ctx)
 }
 
+var _ OneShotEstopper = (*ROS2Target)(nil)
+
+// EstopOnce is the operator's e-stop: std_msgs/Bool true written once by a fresh publisher, as `ros2 topic
+// pub --once` does (ros2.Peer.EStopOnce), timed on the proof's clock just before the write.
+func (t *ROS2Target) EstopOnce(ctx context.Context) (time.Time, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	at, err := t.peer.EStopOnce(ctx, t.clock.Now)
+	return at, "written once by a fresh publisher, as ros2 topic pub --once", err
+}
+
 // Enable calls ~/enable; a refusal is an error with the driver's words.
 func (t *ROS2Target) Enable(ctx context.Context, on bool) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)

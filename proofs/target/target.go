@@ -77,6 +77,13 @@ type DriverBinary interface {
 	DriverBinary() BaseBin
 }
 
+// OneShotEstopper is implemented by targets whose operators e-stop with a one-shot message (the ROS 2
+// target: `ros2 topic pub --once /estop ...`, a fresh publisher each time). The e-stop path triggers that
+// way, timed at the write, since the publisher's discovery comes first; Estop stays for teardowns.
+type OneShotEstopper interface {
+	EstopOnce(ctx context.Context) (at time.Time, how string, err error)
+}
+
 // Twist is a velocity command: vx, vy in m/s, wz in rad/s.
 type Twist struct {
 	VX, VY, WZ float64

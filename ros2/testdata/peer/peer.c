@@ -115,7 +115,8 @@ static int service_ready(dds_entity_t req_writer, dds_entity_t rep_reader) {
 
 static void command(char *line) {
   double x, y, z; int b;
-  if (sscanf(line, "twist %lf %lf %lf", &x, &y, &z) == 3 || sscanf(line, "twist2 %lf %lf %lf", &x, &y, &z) == 3) {
+  /* twist2 first: "twist %lf" also matches "twist2 0.1 0 0" (x = 2, y = 0.1). */
+  if (sscanf(line, "twist2 %lf %lf %lf", &x, &y, &z) == 3 || sscanf(line, "twist %lf %lf %lf", &x, &y, &z) == 3) {
     geometry_msgs_msg_dds__Twist_ m = {.linear = {.x = x, .y = y}, .angular = {.z = z}};
     dds_write(strncmp(line, "twist2", 6) == 0 ? w_twist2 : w_twist, &m);
   } else if (sscanf(line, "estop_be %d", &b) == 1) {
