@@ -320,7 +320,7 @@ func (b *Bridge) onEStop(s dds.Sample) {
 	reason := "estop topic (ROS 2)"
 	// A transient-local publisher's history reaches a new reader (a restarted bridge) long after it was
 	// written: latched all the same (that publisher's last word is an e-stop), and the reason says so.
-	if age := time.Since(s.SourceTime); age > time.Second && !s.SourceTime.IsZero() {
+	if age := time.Since(s.SourceTime); age > time.Second && s.SourceTime.Unix() > 0 {
 		reason = fmt.Sprintf("estop topic (ROS 2), written %.1f s before it arrived (a publisher's history)", age.Seconds())
 	}
 	b.estop(reason)
@@ -417,7 +417,7 @@ func (b *Bridge) publisherLoop(ctx context.Context) {
 		}
 		if reason := b.checkEStopWriters(time.Now()); reason != "" {
 			b.Stats.EStopsUndelivered.Add(1)
-			b.log.Error("latching the e-stop: a sample announced on estop did not arrive", "reason", reason)
+			b.log.Error("latching the e-stop in doubt: something sent on estop did not arrive", "reason", reason)
 			go b.estop(reason)
 		}
 		n, err := b.cmdReader.Matched()

@@ -38,9 +38,6 @@ func NewPeer(domain int, ns, target, name string) (*Peer, error) {
 	}
 	p := &Peer{domain: domain, node: n, ns: n.Namespace, target: target}
 	fail := func(err error) (*Peer, error) { n.Close(); return nil, err }
-	if p.estop, err = n.p.NewWriter(TopicName(p.resolve("estop")), rosmsg.TypeName(typeBool), dds.Default, ""); err != nil {
-		return fail(err)
-	}
 	if p.enable, err = n.ServiceClient(p.resolve("~/enable"), srvSetBool); err != nil {
 		return fail(err)
 	}
@@ -56,12 +53,25 @@ func (p *Peer) resolve(name string) string { return Resolve(p.ns, p.target, name
 // Node is the peer's node.
 func (p *Peer) Node() *Node { return p.node }
 
-// EStop publishes std_msgs/Bool true on estop, once the driver's subscription is matched (up to ctx).
+// EStop publishes std_msgs/Bool true on estop from the peer's own writer, once the driver's subscription
+// is matched (up to ctx). The writer is made at the first call: an e-stop writer that comes and goes within
+// seconds without a sample looks like a lost one-shot e-stop to the bridge, which latches in doubt.
 func (p *Peer) EStop(ctx context.Context) error {
-	if err := waitMatched(ctx, "estop subscription", p.estop.Matched); err != nil {
+	p.mu.Lock()
+	if p.estop == nil {
+		w, err := p.node.p.NewWriter(TopicName(p.resolve("estop")), rosmsg.TypeName(typeBool), dds.Default, "")
+		if err != nil {
+			p.mu.Unlock()
+			return err
+		}
+		p.estop = w
+	}
+	w := p.estop
+	p.mu.Unlock()
+	if err := waitMatched(ctx, "estop subscription", w.Matched); err != nil {
 		return err
 	}
-	return p.estop.Write(cdr.Marshal(&rosmsg.Bool{Data: true}))
+	return w.Write(cdr.Marshal(&rosmsg.Bool{Data: true}))
 }
 
 // oneShots numbers EStopOnce's nodes.

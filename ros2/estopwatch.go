@@ -13,8 +13,11 @@ import (
 // a writer on estop has announced that has not reached the bridge within repair (normally a retransmission
 // takes milliseconds), or that is still missing when the writer leaves the graph, may have been an e-stop:
 // the bridge latches in its place, and the reason says why. That covers a one-shot publisher that died
-// (killed, crashed, exited without cleaning up) before it could repair a lost sample, which no reader
-// setting can. Pure logic over Reader.Progress polls; time comes in as an argument.
+// (killed, crashed, exited without cleaning up) after its heartbeat reached us but before it could repair a
+// lost sample, which no reader setting can. And a writer that came and went within oneShot with nothing
+// received: a one-shot whose sample outran discovery and that left (cleanly) before its next heartbeat. A
+// writer killed before anything of it reached us leaves only when its lease runs out (10 s Cyclone, 20 s
+// Fast DDS), past oneShot: not covered. Pure logic over Reader.Progress polls; time comes in as an argument.
 type estopWatch struct {
 	repair time.Duration
 	// oneShot: a writer that leaves this soon after it appeared, with no sample of it received, is taken
@@ -41,7 +44,9 @@ type watchedWriter struct {
 // leaveGrace is how long after a writer left with samples pending at the last poll the watch waits for a
 // sample from it that was taken after that poll (a poll is a snapshot: the writer's last sample can arrive,
 // be acknowledged and the writer leave between two polls).
-const leaveGrace = 100 * time.Millisecond
+// 300 ms: the reader goroutine that takes the sample may be starved that long on a loaded 2-core computer
+// (a spurious latch), and it only delays the latch for a sample that was really lost.
+const leaveGrace = 300 * time.Millisecond
 
 // received notes a sample taken from writer at now (any e-stop reader, any value).
 func (w *estopWatch) receivedFrom(writer uint64, now time.Time) {

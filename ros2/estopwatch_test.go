@@ -29,9 +29,11 @@ func TestEStopWatch(t *testing.T) {
 		{"delivered", []poll{
 			{0, []dds.WriterProgress{wp(1, 0, 1)}, ""},
 			{20, []dds.WriterProgress{wp(1, 1, 1)}, ""}, // heartbeat first, data repaired within the repair time
+			{30, nil, "received"},
 			{40, []dds.WriterProgress{wp(1, 1, 2)}, ""},
 			{2000, []dds.WriterProgress{wp(1, 1, 2)}, ""},
 			{2020, nil, ""}, // leaves with nothing missing
+			{3000, nil, ""},
 		}},
 		{"never-wrote", []poll{
 			{0, []dds.WriterProgress{wp(1, 0, 1)}, ""},
@@ -45,19 +47,19 @@ func TestEStopWatch(t *testing.T) {
 			{1020, []dds.WriterProgress{wp(1, 1, 1)}, ""}, // once per loss
 			{3000, nil, ""}, // its leaving does not latch again
 		}},
-		{"left-with-a-hole", []poll{
+		{"left-with-a-hole", []poll{ // (a writer seen for 6 s: not a silent one-shot)
 			{0, []dds.WriterProgress{wp(7, 0, 1)}, ""},
-			{20, []dds.WriterProgress{wp(7, 1, 1)}, ""},
-			{40, nil, ""},  // a sample taken after the last poll would still count
-			{139, nil, ""}, // within the grace
-			{140, nil, "left the graph with 1 announced sample"},
-			{160, nil, ""}, // once
+			{6000, []dds.WriterProgress{wp(7, 1, 1)}, ""},
+			{6020, nil, ""}, // a sample taken after the last poll would still count
+			{6319, nil, ""}, // within the grace
+			{6320, nil, "left the graph with 1 announced sample"},
+			{6340, nil, ""}, // once
 		}},
 		{"delivered-between-polls-then-left", []poll{
 			{0, []dds.WriterProgress{wp(8, 1, 1)}, ""},
 			{10, nil, "received"}, // a sample from writer 8 at 10 ms (see below)
 			{20, nil, ""},
-			{500, nil, ""},
+			{1000, nil, ""},
 		}},
 		{"one-reader-has-it", []poll{ // transient-local and catch-up readers: either one's sample counts
 			{0, []dds.WriterProgress{wp(3, 1, 1), wp(3, 1, 2)}, ""},
@@ -67,6 +69,34 @@ func TestEStopWatch(t *testing.T) {
 		{"unknown-ignored", []poll{
 			{0, []dds.WriterProgress{{Writer: 4}}, ""},
 			{2000, []dds.WriterProgress{{Writer: 4}}, ""},
+		}},
+		{"one-shot-came-and-went-silent", []poll{
+			{0, []dds.WriterProgress{wp(9, 0, 1)}, ""},
+			{120, nil, ""},
+			{419, nil, ""}, // within the grace
+			{420, nil, "came and went within 0.12 s"},
+			{440, nil, ""},
+		}},
+		{"one-shot-sample-arrived", []poll{
+			{0, []dds.WriterProgress{wp(10, 0, 1)}, ""},
+			{50, nil, "received"}, // a sample from writer 10 (see below)
+			{120, nil, ""},
+			{1000, nil, ""},
+		}},
+		{"silent-long-lived-leaves", []poll{ // an idle teleop's e-stop button
+			{0, []dds.WriterProgress{wp(11, 0, 1)}, ""},
+			{5001, []dds.WriterProgress{wp(11, 0, 1)}, ""},
+			{5020, nil, ""},
+			{6000, nil, ""},
+		}},
+		{"best-effort-one-shot", []poll{ // listed by the best-effort reader only (Next 1, nothing announced)
+			{0, []dds.WriterProgress{{Writer: 12, Next: 1, Known: true}}, ""},
+			{100, nil, ""},
+			{400, nil, "came and went"},
+		}},
+		{"no-heartbeat-yet", []poll{ // Progress reports 0 announced before a heartbeat
+			{0, []dds.WriterProgress{wp(13, 0, 1)}, ""},
+			{6000, []dds.WriterProgress{wp(13, 0, 1)}, ""},
 		}},
 		{"second-loss-latches-again", []poll{
 			{0, []dds.WriterProgress{wp(5, 1, 1)}, ""},
@@ -78,10 +108,12 @@ func TestEStopWatch(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			w := estopWatch{repair: time.Second}
+			w := estopWatch{repair: time.Second, oneShot: 5 * time.Second}
 			for _, p := range c.polls {
 				if p.latch == "received" {
-					w.receivedFrom(8, at(p.ms))
+					for _, h := range []uint64{1, 8, 10} { // the cases' writers that send a sample
+						w.receivedFrom(h, at(p.ms))
+					}
 					continue
 				}
 				got := w.observe(at(p.ms), p.p)

@@ -81,14 +81,19 @@ func standLog(t *testing.T, r *rig) {
 	}
 }
 
-// undeliveredLatch is what the bridge's estopWatch says when it latches for a sample that did not arrive:
-// never in a run where every e-stop publisher lives long enough to repair its samples.
+// undeliveredLatch is what the bridge's estopWatch says when it latches for an announced sample that did
+// not arrive: never in a run where every e-stop publisher stays alive until it has repaired what it announced.
+// (The came-and-went reason says "in case it was", and is expected with Fast DDS one-shots.)
 const undeliveredLatch = "latched in case one was an e-stop"
 
 // oneShotRun is one series of one-shot e-stops while the C peer drives: every one must latch, with the
 // topic's reason; the times are from the write (the publisher's clock, just before its write) to the stop
 // frame at the simulated board.
-func oneShotRun(t *testing.T, r *rig, n int, publish func() (time.Time, error)) {
+//
+// minBySample is how many must have latched by the sample itself (not by a fail-safe): all for Cyclone
+// publishers (they linger until their sample is acknowledged), half for Fast DDS ones (about one in ten
+// outruns discovery and is not repaired before the publisher exits): a broken reader path fails either way.
+func oneShotRun(t *testing.T, r *rig, n, minBySample int, publish func() (time.Time, error)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	standLog(t, r)
@@ -132,6 +137,9 @@ func oneShotRun(t *testing.T, r *rig, n int, publish func() (time.Time, error)) 
 	if latched != n {
 		t.Errorf("%d of %d one-shot e-stops latched, want all", latched, n)
 	}
+	if how["sample"] < minBySample {
+		t.Errorf("%d of %d one-shot e-stops latched by their sample, want at least %d (the rest by a fail-safe)", how["sample"], n, minBySample)
+	}
 }
 
 // TestOneShotEStop: an e-stop written once by a fresh process that waits for a match, writes and exits
@@ -148,14 +156,14 @@ func TestOneShotEStop(t *testing.T) {
 	keep := 100 * time.Millisecond
 	for _, qos := range []string{"tl", "volatile"} {
 		t.Run("cyclone-"+qos, func(t *testing.T) {
-			oneShotRun(t, r, n, func() (time.Time, error) { return cycloneOneShot(bin, qos, keep, true) })
+			oneShotRun(t, r, n, n, func() (time.Time, error) { return cycloneOneShot(bin, qos, keep, true) })
 		})
 	}
 	fbin := fastPeerForOneShots(t, dir)
 	if fbin != "" {
 		for _, qos := range []string{"tl", "volatile"} {
 			t.Run("fastdds-"+qos, func(t *testing.T) {
-				oneShotRun(t, r, n, func() (time.Time, error) { return fastOneShot(t, fbin, qos, keep, true) })
+				oneShotRun(t, r, n, n/2, func() (time.Time, error) { return fastOneShot(t, fbin, qos, keep, true) })
 			})
 		}
 	}
@@ -170,7 +178,8 @@ func TestOneShotEStop(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		time.Sleep(testkit.Bound(300 * time.Millisecond))
+		// Past the watch's grace: a lost best-effort false latches in doubt, but not after the next reset.
+		time.Sleep(testkit.Bound(time.Second))
 		if s := r.state(); s.EStop == nil || !strings.Contains(*s.EStop, "latched by the test") {
 			t.Errorf("after estop false x3: e-stop %v, want the test's latch still there", s.EStop)
 		}
@@ -307,10 +316,13 @@ func TestEStopHistoryAfterBridgeRestart(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	c.Reset(ctx)
 	restart()
-	time.Sleep(testkit.Bound(1500 * time.Millisecond))
+	time.Sleep(testkit.Bound(3 * time.Second))
 	if s := r.state(); s.EStop != nil {
 		t.Errorf("a publisher whose last word is false latched after a bridge restart: %s", *s.EStop)
 	}
+	// Positive control: the new bridge hears this writer (the wait above was not spent before it matched).
+	w.Write(cdr.Marshal(&rosmsg.Bool{Data: true}))
+	r.eventually(2*time.Second, "the same publisher's true through the new bridge", func(s api.State) bool { return s.EStop != nil })
 }
 
 // TestEStopSoak: publishers of estop false (one-shot, both QoS), cmd_vel and scan come and go for

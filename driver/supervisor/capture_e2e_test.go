@@ -201,12 +201,28 @@ func TestSimCapture(t *testing.T) {
 	waitDriver(t, cl, st.PIDs.Driver, 10*time.Second)
 	// SIGKILL of the LiDAR reader: its segment stays a .part, which the respawned reader recovers at its start.
 	_ = syscall.Kill(sup.ReaderPID, syscall.SIGKILL)
-	svc.waitStatus(6*time.Second, "the reader respawned", func(x supervisor.Status) bool {
+	respawned := svc.waitStatus(6*time.Second, "the reader respawned", func(x supervisor.Status) bool {
 		return x.ReaderStarts == 2 && x.ReaderPID != 0
 	})
 	if err := testkit.Eventually(testkit.Bound(3*time.Second), func() error {
 		if n := len(globOne(t, filepath.Join(capDir, "lidar-*.mcap"))); n != 1 {
 			return fmt.Errorf("%d finished lidar segments, want the recovered one", n)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The new reader has decoded and delivered a scan (so its segment holds a decoded /scan: under -race a
+	// fixed 200 ms once ended it 120 ms after the reader's start, before its first full revolution).
+	if err := testkit.Eventually(testkit.Bound(5*time.Second), func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Second))
+		defer cancel()
+		st, err := cl.State(ctx)
+		if err != nil {
+			return err
+		}
+		if st.PIDs.LidarReader != respawned.ReaderPID || st.ScanAgeS == nil || *st.ScanAgeS > 0.15 {
+			return fmt.Errorf("no fresh scan from the new reader %d yet (state: reader %d, scan age %v)", respawned.ReaderPID, st.PIDs.LidarReader, st.ScanAgeS)
 		}
 		return nil
 	}); err != nil {

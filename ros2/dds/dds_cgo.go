@@ -205,14 +205,16 @@ static int rs_guid_of(dds_entity_t e, ddsi_guid_t *out) {
   return 0;
 }
 
-// rs_catch_up makes a (volatile, reliable) reader start every newly matched writer as a transient-local
-// reader does: out of sync, with a reorder admin of its own from the writer's first available sequence
-// number, instead of at the last sequence number of the writer's first heartbeat. Cyclone 0.10.2 skips
-// everything up to that heartbeat for a volatile reader (gap_end_seq = lastseq + 1 in handle_Heartbeat,
-// q_receive.c; for non-Cyclone writers the reader even starts in sync), so a sample a new writer sends
-// after matching us but before our side has processed its heartbeat is never delivered: the one-shot
-// e-stop. The writer still decides what is for us: samples it wrote before it matched this reader are
-// answered with a GAP (volatile writers), its history is sent (transient-local writers).
+// rs_catch_up makes a (volatile, reliable) reader start every newly matched non-Cyclone writer as a
+// transient-local reader does: out of sync, with a reorder admin of its own from the writer's first
+// available sequence number. Without it Cyclone 0.10.2 starts a volatile reader in sync with a non-Cyclone
+// writer and skips everything up to the last sequence number of the writer's first heartbeat (gap_end_seq =
+// lastseq + 1 in handle_Heartbeat, q_receive.c), so a sample a new Fast DDS writer sent after matching us,
+// which reached us before our side knew the writer, is never delivered even if the writer lives on to
+// repair it. (Cyclone writers already get an out-of-sync start: ddsi_entity_match.c.) The writer still
+// decides what is for us: Cyclone and Fast DDS 2.9 answer a GAP for what they wrote before they matched a
+// volatile reader. Set after dds_create_reader: a writer matched in between (the reader's creation, or the
+// discovery thread in that instant) starts the old way.
 static int rs_catch_up(dds_entity_t rd, const struct ddsi_sertype *st) {
   ddsi_guid_t g;
   struct ddsi_domaingv *gv = ddsrt_atomic_ldvoidp(&st->gv);
@@ -230,7 +232,7 @@ static int rs_catch_up(dds_entity_t rd, const struct ddsi_sertype *st) {
 }
 
 // rs_progress reports, for the writer behind publication handle ih matched by reader rd: the highest
-// sequence number it has announced (by heartbeat or data) and the next sequence number this reader still
+// sequence number it has announced (0 until its first heartbeat) and the next sequence number this reader still
 // waits for (everything below it was delivered or declared not for this reader by the writer). 1 when
 // found, 0 when the writer is not (or no longer) known, < 0 on error.
 static int rs_progress(dds_entity_t rd, const struct ddsi_sertype *st, dds_instance_handle_t ih, int64_t *announced, int64_t *next) {
@@ -250,7 +252,10 @@ static int rs_progress(dds_entity_t rd, const struct ddsi_sertype *st, dds_insta
     ddsrt_mutex_lock(&pwr->e.lock);
     struct ddsi_pwr_rd_match *m = ddsrt_avl_lookup(&ddsi_pwr_readers_treedef, &pwr->readers, &rg);
     if (m != NULL) {
-      *announced = pwr->last_seq;
+      // Only a heartbeat announces: a non-Cyclone writer's data is taken before any heartbeat and raises
+      // last_seq while the reader still waits for the earlier sequence numbers, which the writer will only
+      // declare not for us (GAP) after its next heartbeat, up to 3 s later with Fast DDS.
+      *announced = pwr->have_seen_heartbeat ? pwr->last_seq : 0;
       *next = m->in_sync == PRMSS_OUT_OF_SYNC ? nn_reorder_next_seq(m->u.not_in_sync.reorder) : nn_reorder_next_seq(pwr->reorder);
       found = 1;
     }
@@ -534,8 +539,9 @@ func (r *Reader) Matched() (int, error) {
 	return int(n), check("subscription matched status", C.dds_return_t(n))
 }
 
-// Progress appends, for every writer matched now, the highest sequence number it has announced and the
-// next one this reader waits for (Cyclone's reliable-protocol state, which its public API does not show).
+// Progress appends, for every writer matched now, the highest sequence number it has announced by
+// heartbeat (0 before its first) and the next one this reader waits for (Cyclone's reliable-protocol state,
+// which its public API does not show).
 // Announced >= Next means the writer has said it wrote samples this reader has not received yet, and that
 // the writer has not declared not meant for it (volatile writers answer a GAP for what they wrote before
 // they matched this reader). Only reliable writers announce by heartbeat; a best-effort writer's samples

@@ -15,8 +15,8 @@
 // Network: Cyclone reads CYCLONEDDS_URI itself. Tests pin it to 127.0.0.1 (LoopbackConfig); ROS_LOCALHOST_ONLY=1
 // does the same for NewParticipant, as rmw_cyclonedds does.
 //
-// Errata (0.10.2): a volatile reader skips a new writer's samples up to the last one of its first heartbeat
-// (QoS.CatchUp works around it through the internal reader); Cyclone sends a sample's size rounded up to 4
+// Errata (0.10.2): a volatile reader skips a new non-Cyclone writer's samples up to the last one of its
+// first heartbeat (QoS.CatchUp works around it through the internal reader); Cyclone sends a sample's size rounded up to 4
 // (buffers are padded with zeros); sockets bind 0.0.0.0 and are inherited by child processes. Reliable writers
 // block at most 100 ms on a full history (max_blocking_time) and keep-last histories overwrite, so a slow
 // reader never blocks a caller for long.

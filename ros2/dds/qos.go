@@ -16,11 +16,12 @@ type QoS struct {
 	TransientLocal bool
 	// Depth is the KEEP_LAST history depth (0 = 1).
 	Depth int
-	// CatchUp (reliable volatile readers) starts every newly matched writer as a transient-local reader
-	// does: from the first sample the writer still holds for this reader, instead of after the last sample
-	// of the writer's first heartbeat, which Cyclone 0.10.2 skips for a volatile reader. Without it the
-	// first sample of a new writer that arrives before its first heartbeat is lost for good (the one-shot
-	// e-stop, docs/ros2.md). Not a QoS on the wire: matching is unchanged.
+	// CatchUp (reliable volatile readers) starts every newly matched non-Cyclone writer as a
+	// transient-local reader does: from the first sample the writer still holds for this reader, instead of
+	// after the last sample of the writer's first heartbeat, which Cyclone 0.10.2 skips for a volatile
+	// reader. Without it a Fast DDS writer's first sample that reached us before the writer was discovered
+	// is lost for good, even if the writer lives to repair it (the one-shot e-stop, docs/ros2.md). Cyclone
+	// writers get that start anyway. Not a QoS on the wire: matching is unchanged.
 	CatchUp bool
 }
 
