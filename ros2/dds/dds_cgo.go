@@ -549,15 +549,8 @@ func (r *Reader) Matched() (int, error) {
 func (r *Reader) Progress(dst []WriterProgress) ([]WriterProgress, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
-		return dst, fmt.Errorf("dds: reader closed")
-	}
-	var hs [64]C.dds_instance_handle_t
-	n := C.rs_matched(r.e, &hs[0], C.size_t(len(hs)))
-	if n < 0 {
-		return dst, check("matched publications", C.dds_return_t(n))
-	}
-	for _, h := range hs[:min(int(n), len(hs))] {
+	hs, err := r.matchedLocked()
+	for _, h := range hs {
 		var ann, next C.int64_t
 		switch C.rs_progress(r.e, r.st, h, &ann, &next) {
 		case 1:
@@ -567,25 +560,31 @@ func (r *Reader) Progress(dst []WriterProgress) ([]WriterProgress, error) {
 			dst = append(dst, WriterProgress{Writer: uint64(h)})
 		}
 	}
-	return dst, nil
+	return dst, err
 }
 
 // MatchedWriters appends the publication handles of the writers matched now.
 func (r *Reader) MatchedWriters(dst []uint64) ([]uint64, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	hs, err := r.matchedLocked()
+	for _, h := range hs {
+		dst = append(dst, uint64(h))
+	}
+	return dst, err
+}
+
+// matchedLocked lists the publication handles matched now (at most 64); r.mu is held.
+func (r *Reader) matchedLocked() ([]C.dds_instance_handle_t, error) {
 	if r.closed {
-		return dst, fmt.Errorf("dds: reader closed")
+		return nil, fmt.Errorf("dds: reader closed")
 	}
 	var hs [64]C.dds_instance_handle_t
 	n := C.rs_matched(r.e, &hs[0], C.size_t(len(hs)))
 	if n < 0 {
-		return dst, check("matched publications", C.dds_return_t(n))
+		return nil, check("matched publications", C.dds_return_t(n))
 	}
-	for _, h := range hs[:min(int(n), len(hs))] {
-		dst = append(dst, uint64(h))
-	}
-	return dst, nil
+	return hs[:min(int(n), len(hs))], nil
 }
 
 // FillAllocations is for tests: from now on every sample buffer this process allocates is 16 bytes larger
