@@ -166,6 +166,29 @@ func (p *peer) count(from int, prefix string) int {
 	return n
 }
 
+// checkTopics: the peer (either one) sees the node on ros_discovery_info and decodes every topic it
+// publishes, the IMU at about 110 Hz; reader names the peer's reader in the messages.
+func checkTopics(t *testing.T, p *peer, reader string) {
+	t.Helper()
+	p.wait(t, 0, "ready", 10*time.Second, nil)
+	p.wait(t, 0, "node / "+ros2.NodeName+" ", 10*time.Second, nil)
+	imu := p.wait(t, 0, "imu ", 10*time.Second, nil)
+	if f := strings.Fields(imu); len(f) != 7 || f[3] != "imu_link" || f[6] != "-1.0" {
+		t.Errorf("imu line %q: want frame imu_link and orientation_covariance[0] -1", imu)
+	}
+	if l := p.wait(t, 0, "odom ", 5*time.Second, nil); !strings.HasPrefix(l, "odom odom base_link ") {
+		t.Errorf("odom line %q", l)
+	}
+	p.wait(t, 0, "battery ", 5*time.Second, nil)
+	p.wait(t, 0, "scan ", 5*time.Second, func(l string) bool { return strings.HasSuffix(l, " 400") })
+	p.wait(t, 0, `state {"stamp"`, 5*time.Second, nil)
+	m := p.mark()
+	time.Sleep(time.Second)
+	if n := p.count(m, "imu "); n < 80 || n > 140 {
+		t.Errorf("%d IMU messages in 1 s over DDS%s, want about 110", n, reader)
+	}
+}
+
 func startRig(t *testing.T) *rig {
 	if testing.Short() {
 		t.Skip("starts a simulated robot, the driver service with ROS 2 and a C peer")
@@ -244,23 +267,7 @@ func moving(s api.State) bool { return s.BodyVel[0] != 0 || s.BodyVel[1] != 0 ||
 func TestPeerEndToEnd(t *testing.T) {
 	r := startRig(t)
 	p := r.peer
-	p.wait(t, 0, "ready", 10*time.Second, nil)
-	p.wait(t, 0, "node / "+ros2.NodeName+" ", 10*time.Second, nil)
-	imu := p.wait(t, 0, "imu ", 10*time.Second, nil)
-	if f := strings.Fields(imu); len(f) != 7 || f[3] != "imu_link" || f[6] != "-1.0" {
-		t.Errorf("imu line %q: want frame imu_link and orientation_covariance[0] -1", imu)
-	}
-	if l := p.wait(t, 0, "odom ", 5*time.Second, nil); !strings.HasPrefix(l, "odom odom base_link ") {
-		t.Errorf("odom line %q", l)
-	}
-	p.wait(t, 0, "battery ", 5*time.Second, nil)
-	p.wait(t, 0, "scan ", 5*time.Second, func(l string) bool { return strings.HasSuffix(l, " 400") })
-	p.wait(t, 0, `state {"stamp"`, 5*time.Second, nil)
-	m := p.mark()
-	time.Sleep(time.Second)
-	if n := p.count(m, "imu "); n < 80 || n > 140 {
-		t.Errorf("%d IMU messages in 1 s over DDS, want about 110", n)
-	}
+	checkTopics(t, p, "")
 
 	t.Run("malformed", func(t *testing.T) {
 		w, err := r.p.NewWriter("rt/cmd_vel", "geometry_msgs::msg::dds_::Twist_", dds.Default, "")

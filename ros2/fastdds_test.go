@@ -19,7 +19,6 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/internal/testkit"
-	"github.com/rosorin/rosorin/ros2"
 )
 
 // fastDDSHint is what the Fast DDS peer needs (Debian bookworm: Fast DDS 2.9.1, fastddsgen 2.3.0).
@@ -131,23 +130,7 @@ func TestFastDDSPeer(t *testing.T) {
 	bin := buildFastPeer(t, t.TempDir())
 	r := startRigWith(t, bin)
 	p := r.peer
-	p.wait(t, 0, "ready", 10*time.Second, nil)
-	p.wait(t, 0, "node / "+ros2.NodeName+" ", 10*time.Second, nil)
-	imu := p.wait(t, 0, "imu ", 10*time.Second, nil)
-	if f := strings.Fields(imu); len(f) != 7 || f[3] != "imu_link" || f[6] != "-1.0" {
-		t.Errorf("imu line %q: want frame imu_link and orientation_covariance[0] -1", imu)
-	}
-	if l := p.wait(t, 0, "odom ", 5*time.Second, nil); !strings.HasPrefix(l, "odom odom base_link ") {
-		t.Errorf("odom line %q", l)
-	}
-	p.wait(t, 0, "battery ", 5*time.Second, nil)
-	p.wait(t, 0, "scan ", 5*time.Second, func(l string) bool { return strings.HasSuffix(l, " 400") })
-	p.wait(t, 0, `state {"stamp"`, 5*time.Second, nil)
-	m := p.mark()
-	time.Sleep(time.Second)
-	if n := p.count(m, "imu "); n < 80 || n > 140 {
-		t.Errorf("%d IMU messages in 1 s over DDS (Fast DDS reader), want about 110", n)
-	}
+	checkTopics(t, p, " (Fast DDS reader)")
 
 	t.Run("late-joiner-state", func(t *testing.T) {
 		// A second Fast DDS participant, long after ~/state was first written. Its reader requests
