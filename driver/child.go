@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rosorin/rosorin/driver/childproc"
 	"github.com/rosorin/rosorin/driver/config"
-	"github.com/rosorin/rosorin/driver/supervisor"
 )
 
 // ChildProcName is the driver child's process name (ps, top).
@@ -43,32 +43,32 @@ func (e *SetupError) Error() string { return e.Err.Error() }
 func (e *SetupError) Unwrap() error { return e.Err }
 
 // RunChild is the driver child: it takes the board descriptors and the heartbeat pipe the supervisor passed
-// (driver/supervisor ChildBoard, ChildHeartbeat), starts latched if the supervisor says so, and runs the
+// (childproc.Board, childproc.Heartbeat), starts latched if the supervisor says so, and runs the
 // driver until a signal or the board's end. On SIGINT, SIGTERM or SIGHUP it writes the stop frame at once and
-// from then on lets only stop frames reach the board (supervisor.HaltWriter), so that stop frame is the last
+// from then on lets only stop frames reach the board (childproc.HaltWriter), so that stop frame is the last
 // motor command the board hears, even with one more frame of the control loop in flight. It returns nil after
 // a signal, a *SetupError when it was not started by `rosorin-base run`, and Run's error otherwise.
 func RunChild(ctx context.Context, o ChildOptions) error {
-	supervisor.SetProcName(ChildProcName)
-	in, out, err := supervisor.ChildBoard()
+	childproc.SetProcName(ChildProcName)
+	in, out, err := childproc.Board()
 	if err != nil {
 		return &SetupError{err}
 	}
 	// Under --capture the supervisor records what this process writes to the board from a copy (tx tap).
-	tapped, err := supervisor.ChildTxTap(out)
+	tapped, err := childproc.OpenTxTap(out)
 	if err != nil {
 		return &SetupError{err}
 	}
 	// A nil *HeartbeatWriter must stay a nil io.Writer (no heartbeat), not a non-nil interface holding nil.
 	var hb io.Writer
-	if w, err := supervisor.ChildHeartbeat(); err != nil {
+	if w, err := childproc.Heartbeat(); err != nil {
 		return &SetupError{err}
 	} else if w != nil {
 		hb = w
 	}
 	return runChild(ctx, o, childIO{in: in, out: tapped, heartbeat: hb, ppid: os.Getppid(),
 		// A restart after a crash, kill, hang or USB drop (or of a latched driver) starts latched.
-		startLatched: supervisor.ChildStartLatched()})
+		startLatched: childproc.StartLatched()})
 }
 
 // childIO is what RunChild takes from the process: the board, the heartbeat, the parent.
@@ -85,7 +85,7 @@ func runChild(ctx context.Context, o ChildOptions, cio childIO) error {
 	if log == nil {
 		log = slog.Default()
 	}
-	hw := supervisor.NewHaltWriter(cio.out)
+	hw := childproc.NewHaltWriter(cio.out)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sigs := make(chan os.Signal, 1)
@@ -128,7 +128,7 @@ func runChildDriver(ctx context.Context, o ChildOptions, in io.Reader, out io.Wr
 
 // haltOnSignal waits for a signal (or ctx), then halts the board output first and asks why second: a SIGTERM
 // after which this process's parent is no longer ppid is the parent-death signal.
-func haltOnSignal(ctx context.Context, sigs <-chan os.Signal, hw *supervisor.HaltWriter, ppid int, log *slog.Logger, stop func()) {
+func haltOnSignal(ctx context.Context, sigs <-chan os.Signal, hw *childproc.HaltWriter, ppid int, log *slog.Logger, stop func()) {
 	select {
 	case s := <-sigs:
 		herr := hw.Halt()

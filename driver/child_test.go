@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/driver/childproc"
 	"github.com/rosorin/rosorin/driver/heartbeat"
-	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 )
@@ -63,7 +63,7 @@ func TestChildSignalHaltsTheBoard(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := newFrameSink()
-			hw := supervisor.NewHaltWriter(rec)
+			hw := childproc.NewHaltWriter(rec)
 			sigs := make(chan os.Signal, 1)
 			signal.Notify(sigs, c.sig)
 			defer signal.Stop(sigs)
@@ -79,7 +79,7 @@ func TestChildSignalHaltsTheBoard(t *testing.T) {
 						return
 					default:
 					}
-					if _, err := hw.Write(motor); errors.Is(err, supervisor.ErrHalted) {
+					if _, err := hw.Write(motor); errors.Is(err, childproc.ErrHalted) {
 						refused.Add(1)
 					}
 				}
@@ -250,7 +250,7 @@ func TestParentGone(t *testing.T) {
 // a setup error and writes nothing.
 func TestRunChildOutsideTheSupervisor(t *testing.T) {
 	if name, err := os.ReadFile("/proc/self/comm"); err == nil { // RunChild names the process
-		t.Cleanup(func() { supervisor.SetProcName(strings.TrimSpace(string(name))) })
+		t.Cleanup(func() { childproc.SetProcName(strings.TrimSpace(string(name))) })
 	}
 	err := RunChild(context.Background(), ChildOptions{})
 	if !IsSetupError(err) || !strings.Contains(err.Error(), "rosorin-base run") {

@@ -35,7 +35,7 @@ type Options struct {
 	// Heartbeat, if set, receives one heartbeat.Tick byte from the control loop when it starts and after every
 	// tick, and heartbeat.FinalWord (the e-stop latch) after the final stop frames (heartbeat.go).
 	// The supervisor's watchdog reads it to tell a hung driver from a live one. Write must never block (a
-	// non-blocking pipe: supervisor.ChildHeartbeat); its errors are counted and otherwise ignored. nil = no
+	// non-blocking pipe: childproc.Heartbeat); its errors are counted and otherwise ignored. nil = no
 	// heartbeat.
 	Heartbeat io.Writer
 	// StartLatched, if not "", starts the driver with the e-stop latched with this reason (motion disabled

@@ -1,8 +1,8 @@
 // Package supervisor is the process layer of rosorin-base: the supervisor that owns the board's serial port,
 // runs the driver and the LiDAR reader as child processes of the same binary and writes a stop frame whenever
-// the driver dies or hangs; the child-side helpers (ChildBoard, ChildHeartbeat, HaltWriter); and StopMotors,
-// the last-resort tool for systemd's ExecStopPost. The board has no motor watchdog, so the process that
-// notices a dead driver is the one that already holds the port.
+// the driver dies or hangs; and StopMotors, the last-resort tool for systemd's ExecStopPost. The board has no
+// motor watchdog, so the process that notices a dead driver is the one that already holds the port. The
+// contract with the children (descriptors, environment, tx tap, the child's side) is driver/childproc.
 //
 //	rosorin-base run (supervisor)     open O_RDWR|O_NOCTTY, flock + TIOCEXCL, raw 8N1 1 Mbaud, stop frame
 //	 ├─ pump goroutine                 the port's only reader: bytes -> driver pipe (fd 3) and SOCKET.raw
@@ -18,14 +18,14 @@
 //     before its first heartbeat; StopTimeout after its final word "stopping") is hung: SIGKILL, a stop frame
 //     at once and one after the reap (watchdog.go), logged at ERROR, restarted latched. --driver-watchdog 0
 //     turns it off.
-//   - A restarted driver starts with its e-stop latched (StartLatchedEnv, restartLatch): the reason is the
+//   - A restarted driver starts with its e-stop latched (childproc.StartLatchedEnv, restartLatch): the reason is the
 //     previous driver's own latch, else "board port reopened after USB drop", else "driver restarted after
 //     <how it ended>". Not latched: the first driver, and the successor of one that exited cleanly unlatched.
 //     A driver that exits by itself or hangs within 2 s of its start doubles the restart delay (up to 5 s):
 //     a crash loop must not spin.
 //   - Children are forked from one goroutine locked to its OS thread for the supervisor's lifetime
 //     (PR_SET_PDEATHSIG follows the forking thread, golang/go#27505); signals go through pidfds.
-//   - The driver child halts its output on SIGTERM/SIGINT (HaltWriter). It learns of the supervisor's death
+//   - The driver child halts its output on SIGTERM/SIGINT (childproc.HaltWriter). It learns of the supervisor's death
 //     twice: its parent-death signal and its board pipe's end of file (hidden test flags
 //     --test-no-pdeathsig and --test-driver-holds-board-eof take each away).
 //   - USB drop (the pump's read ends): close, SIGTERM the driver, reopen every ReopenEvery (10 ms); the instant
@@ -36,7 +36,7 @@
 //   - The pump never blocks on a consumer: a hung driver loses bytes (counted), a slow raw client is
 //     disconnected (counted).
 //
-// Recording (Config.Capture, `run --capture DIR`; capture.go, txtap.go): the pump's reads go to
+// Recording (Config.Capture, `run --capture DIR`; capture.go, driver/childproc txtap.go): the pump's reads go to
 // /serial/board/rx, the driver's writes (copied after each write through a non-blocking tap pipe, fd 6) and the
 // supervisor's own stop frames to /serial/board/tx, all through a capture.Queue that never blocks and drops
 // (counted) when full; a full disk stops recording, loudly, and nothing else. Figures: docs/capture.md.

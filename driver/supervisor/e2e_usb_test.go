@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/driver/childproc"
 	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
@@ -63,11 +64,11 @@ func TestRawSocket(t *testing.T) {
 	dir := t.TempDir()
 	b := newFakeBoard(t, filepath.Join(dir, "ttyACM0"))
 	s := startService(t, dir, b.link, "--lidar", "", "--restart-delay", "2s")
-	fi, err := os.Stat(supervisor.RawPath(s.socket))
+	fi, err := os.Stat(childproc.RawPath(s.socket))
 	if err != nil || fi.Mode().Perm() != 0o660 {
 		t.Fatalf("raw socket %v mode %v, want 0660", err, fi.Mode())
 	}
-	c, err := net.Dial("unix", supervisor.RawPath(s.socket))
+	c, err := net.Dial("unix", childproc.RawPath(s.socket))
 	if err != nil {
 		t.Fatal(err)
 	}

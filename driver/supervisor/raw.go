@@ -10,11 +10,6 @@ import (
 	"time"
 )
 
-// RawPath returns the raw tee socket of a driver control socket: every byte the board sends, exactly as read,
-// for tools that look at the board "from below the driver" (capture, stopproof's IMU judge). It is served by
-// the supervisor, so it keeps streaming while the driver child is dead or restarting.
-func RawPath(socket string) string { return socket + ".raw" }
-
 // rawQueue is the per-client queue in reads: at 1 Mbaud a read returns a few frames, so this is seconds of
 // data for a client that keeps up at all.
 const rawQueue = 1024

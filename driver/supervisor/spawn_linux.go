@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -176,7 +175,7 @@ func boardPipe() (childEnd int, w *os.File, err error) {
 }
 
 // heartbeatPipe makes the driver child's heartbeat pipe: the write end (raw fd) goes to the child, which must
-// never block on it (O_NONBLOCK, set here on the shared open file description, and ChildHeartbeat writes with
+// never block on it (O_NONBLOCK, set here on the shared open file description, and childproc.Heartbeat writes with
 // raw write(2), not through Go's poller, so a full pipe is EAGAIN and not a parked control loop); the read end
 // stays here under Go's poller, so the watchdog can read it with a deadline.
 func heartbeatPipe() (childEnd int, r *os.File, err error) {
@@ -185,16 +184,4 @@ func heartbeatPipe() (childEnd int, r *os.File, err error) {
 		return -1, nil, fmt.Errorf("heartbeat pipe: %w", err)
 	}
 	return p[1], os.NewFile(uintptr(p[0]), "driver-heartbeat"), nil
-}
-
-// SetProcName sets this process's name as ps and top show it (at most 15 bytes). The children are started
-// through /proc/self/exe, which would otherwise show as "exe". The driver also reads it: it takes scans only
-// from the supervisor's child named api.ReaderComm (driver/scanauth.go), and it reads /proc/PID/comm, the
-// thread-group leader's name. PR_SET_NAME names only the calling thread, which for a goroutine need not be
-// the leader, so the name is written to /proc/self/comm (the leader) as well.
-func SetProcName(name string) {
-	b := append([]byte(name), 0)
-	_ = unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&b[0])), 0, 0, 0)
-	runtime.KeepAlive(b)
-	_ = os.WriteFile("/proc/self/comm", []byte(name), 0)
 }

@@ -33,6 +33,3 @@ func boardPipe() (childEnd int, w *os.File, err error) { return -1, nil, errNotL
 func heartbeatPipe() (childEnd int, r *os.File, err error) {
 	return -1, nil, errNotLinux
 }
-
-// SetProcName does nothing on this system.
-func SetProcName(name string) {}

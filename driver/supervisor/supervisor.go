@@ -17,31 +17,23 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/driver/childproc"
 	"github.com/rosorin/rosorin/driver/heartbeat"
 	"github.com/rosorin/rosorin/driver/port"
-)
-
-// File descriptors of the board in a driver child started by the supervisor.
-const (
-	// BoardInFD is the read end of a pipe carrying every byte the board sends (the supervisor is the port's
-	// only reader). It ends (EOF) when the supervisor dies.
-	BoardInFD = 3
-	// BoardOutFD is the board's serial port itself (the same open file as the supervisor's), for writing.
-	BoardOutFD = 4
 )
 
 // Config configures Run. Zero durations take the defaults in parentheses.
 type Config struct {
 	// Device is the board's serial device (/dev/ttyACM0).
 	Device string
-	// Socket is the driver's control socket path. The supervisor serves RawPath(Socket) and writes
+	// Socket is the driver's control socket path. The supervisor serves childproc.RawPath(Socket) and writes
 	// StatusPath(Socket), and removes a stale Socket after the driver child dies.
 	Socket string
 	// Exe is the program run for the children ("/proc/self/exe": the same binary, even if the file on disk
 	// was replaced by an upgrade since the supervisor started).
 	Exe string
-	// DriverArgs are the driver child's arguments after the program name; it finds the board on BoardInFD
-	// and BoardOutFD.
+	// DriverArgs are the driver child's arguments after the program name; it finds the board on childproc.BoardInFD
+	// and childproc.BoardOutFD.
 	DriverArgs []string
 	// ReaderArgs are the LiDAR reader child's arguments; nil runs no reader.
 	ReaderArgs []string
@@ -251,13 +243,13 @@ func Run(ctx context.Context, cfg Config) error {
 		f.Close()
 		return fmt.Errorf("board port %s: %w", cfg.Device, err)
 	}
-	s.raw, err = listenRaw(RawPath(cfg.Socket), s.tee)
+	s.raw, err = listenRaw(childproc.RawPath(cfg.Socket), s.tee)
 	if err != nil {
 		f.Close()
 		return err
 	}
 	s.sp = newSpawner()
-	s.log.Info("owning the board port; stop frame written", "device", cfg.Device, "raw", RawPath(cfg.Socket))
+	s.log.Info("owning the board port; stop frame written", "device", cfg.Device, "raw", childproc.RawPath(cfg.Socket))
 	s.startPump()
 	if s.capture != nil {
 		fctx, cancel := context.WithCancel(context.Background())
@@ -422,7 +414,7 @@ func (s *supervisor) startPump() {
 func (s *supervisor) env() []string { return os.Environ() }
 
 // startDriver starts the driver child with the board on fds 3 (pipe from the pump) and 4 (the port), and its
-// heartbeat pipe on fd 5 (HeartbeatFD, named in its environment by HeartbeatEnv).
+// heartbeat pipe on fd 5 (childproc.HeartbeatFD, named in its environment by childproc.HeartbeatEnv).
 func (s *supervisor) startDriver() bool {
 	if s.port == nil || s.driver != nil || s.stopping {
 		return true
@@ -449,13 +441,13 @@ func (s *supervisor) startDriver() bool {
 		return false
 	}
 	argv := append([]string{s.cfg.Exe}, s.cfg.DriverArgs...)
-	env := append(s.env(), HeartbeatEnv+"="+strconv.Itoa(HeartbeatFD))
+	env := append(s.env(), childproc.HeartbeatEnv+"="+strconv.Itoa(childproc.HeartbeatFD))
 	latch := ""
 	if s.driverStarts > 0 { // the first driver of the service starts disabled, not latched
 		latch = restartLatch(s.lastEnd, s.portDropped)
 	}
 	if latch != "" {
-		env = append(env, StartLatchedEnv+"="+envSafe(latch))
+		env = append(env, childproc.StartLatchedEnv+"="+childproc.EnvSafe(latch))
 	}
 	sig := childDeathSignal
 	if s.cfg.NoDriverPdeathsig {
@@ -470,7 +462,7 @@ func (s *supervisor) startDriver() bool {
 		} else {
 			tap = r
 			fds = append(fds, uintptr(tapEnd))
-			env = append(env, TxTapEnv+"="+strconv.Itoa(TxTapFD))
+			env = append(env, childproc.TxTapEnv+"="+strconv.Itoa(childproc.TxTapFD))
 			defer unix.Close(tapEnd)
 		}
 	}
@@ -508,21 +500,6 @@ func (s *supervisor) startDriver() bool {
 		s.log.Info("driver started (motion disabled until enable)", "child_pid", pid, "start", s.driverStarts)
 	}
 	return true
-}
-
-// envSafe makes a reason fit an environment variable's value: no NUL (exec would fail with EINVAL and the
-// driver would never start), no other control characters, at most 512 bytes.
-func envSafe(s string) string {
-	b := []byte(s)
-	if len(b) > 512 {
-		b = b[:512]
-	}
-	for i, c := range b {
-		if c < 0x20 || c == 0x7f {
-			b[i] = ' '
-		}
-	}
-	return string(b)
 }
 
 // pipeWriter feeds the driver's pipe from its queue; it ends when the queue is closed (the driver died).

@@ -2,7 +2,6 @@ package supervisor
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"os"
 	"strings"
@@ -13,32 +12,6 @@ import (
 	"github.com/rosorin/rosorin/driver/heartbeat"
 	"github.com/rosorin/rosorin/protocol/board"
 )
-
-// TestHaltWriter: after Halt, only stop frames reach the board; the stop frame is the last thing written.
-func TestHaltWriter(t *testing.T) {
-	var out bytes.Buffer
-	h := NewHaltWriter(&out)
-	motor, _ := board.EncodeWheelRPS([4]float64{1, 1, -1, -1})
-	if _, err := h.Write(motor); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Halt(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.Write(motor); !errors.Is(err, ErrHalted) {
-		t.Fatalf("motor frame after Halt: %v, want ErrHalted", err)
-	}
-	if _, err := h.Write(board.StopFrame()); err != nil {
-		t.Fatalf("stop frame after Halt: %v", err)
-	}
-	want := append(append(append([]byte{}, motor...), board.StopFrame()...), board.StopFrame()...)
-	if !bytes.Equal(out.Bytes(), want) {
-		t.Fatalf("board got % x\nwant % x", out.Bytes(), want)
-	}
-	if !h.Halted() {
-		t.Error("Halted false")
-	}
-}
 
 // TestTeeNeverBlocks: a driver queue that nobody drains loses chunks (counted); a raw client that nobody
 // drains is disconnected (counted); a draining sink gets everything in order.
@@ -280,21 +253,5 @@ func TestWatcherDeliversTheFinalWord(t *testing.T) {
 		}
 	case <-time.After(2 * time.Second):
 		t.Fatal("no final word")
-	}
-}
-
-func TestChildStartLatchedAndEnvSafe(t *testing.T) {
-	t.Setenv(StartLatchedEnv, envSafe("estop request from pid 3 (sh): a\nb\x00c"))
-	if got := ChildStartLatched(); got != "estop request from pid 3 (sh): a b c" {
-		t.Fatalf("ChildStartLatched: %q", got)
-	}
-	if _, ok := os.LookupEnv(StartLatchedEnv); ok {
-		t.Fatal("the variable is still in the environment")
-	}
-	if got := ChildStartLatched(); got != "" {
-		t.Fatalf("unset: %q, want none", got)
-	}
-	if n := len(envSafe(strings.Repeat("x", 5000))); n != 512 {
-		t.Fatalf("envSafe kept %d bytes", n)
 	}
 }

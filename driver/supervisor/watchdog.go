@@ -3,7 +3,7 @@ package supervisor
 // The driver watchdog: a driver that is alive but hung (a deadlock, a control loop stuck inside a tick,
 // SIGSTOP) never exits, so the crash-stop path (waitChild) never fires, and the board keeps the last wheel
 // speed forever. The driver's control loop writes one byte per tick (heartbeat.Tick, 50 Hz) on a pipe
-// the supervisor passes as HeartbeatFD; this file reads it and stops a driver that falls silent.
+// the supervisor passes as childproc.HeartbeatFD; this file reads it and stops a driver that falls silent.
 //
 // On a hang, in this order, from the watcher goroutine (not the loop: like the crash path, the stop must not
 // wait for anything):
@@ -37,14 +37,6 @@ import (
 
 	"github.com/rosorin/rosorin/driver/heartbeat"
 )
-
-// HeartbeatFD is the write end of the driver child's heartbeat pipe (see ChildHeartbeat).
-const HeartbeatFD = 5
-
-// HeartbeatEnv names the environment variable by which the supervisor tells the driver child that its
-// heartbeat pipe is on HeartbeatFD (the sd_listen_fds pattern: a descriptor number is only trusted when the
-// parent says it passed one; fd 5 in a process started by hand may be anything).
-const HeartbeatEnv = "ROSORIN_HEARTBEAT_FD"
 
 // Watchdog defaults.
 const (

@@ -6,7 +6,6 @@ package supervisor
 import (
 	"errors"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -97,7 +96,7 @@ func TestWatchdogLateWake(t *testing.T) {
 }
 
 // beatPipe is a heartbeat pipe with the read end under the poller, as heartbeatPipe makes it.
-func beatPipe(t *testing.T) (r *os.File, w *HeartbeatWriter, closeW func()) {
+func beatPipe(t *testing.T) (r *os.File, w beatWriter, closeW func()) {
 	t.Helper()
 	fd, rf, err := heartbeatPipe()
 	if err != nil {
@@ -106,7 +105,18 @@ func beatPipe(t *testing.T) (r *os.File, w *HeartbeatWriter, closeW func()) {
 	var once sync.Once
 	closeW = func() { once.Do(func() { unix.Close(fd) }) }
 	t.Cleanup(closeW)
-	return rf, &HeartbeatWriter{fd: fd}, closeW
+	return rf, beatWriter(fd), closeW
+}
+
+// beatWriter writes heartbeats the way the driver child does (childproc.HeartbeatWriter): one raw write(2).
+type beatWriter int
+
+func (w beatWriter) Write(p []byte) (int, error) {
+	n, err := unix.Write(int(w), p)
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 type watchRun struct {
@@ -137,7 +147,7 @@ func (w *watchRun) result() (beats int, hung string, at time.Time) {
 }
 
 // beatFor writes a heartbeat every period for d and returns the time of the last one.
-func beatFor(t *testing.T, w *HeartbeatWriter, period, d time.Duration) time.Time {
+func beatFor(t *testing.T, w beatWriter, period, d time.Duration) time.Time {
 	t.Helper()
 	var last time.Time
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(period) {
@@ -253,66 +263,4 @@ func TestRawReadSeesWhatThePollerHides(t *testing.T) {
 		t.Fatal("rawRead after the write end closed: no EOF")
 	}
 	r.Close()
-}
-
-// TestHeartbeatWriterNeverBlocks: a pipe nobody reads fills up; the writer then fails at once instead of
-// parking the control loop.
-func TestHeartbeatWriterNeverBlocks(t *testing.T) {
-	r, w, _ := beatPipe(t)
-	defer r.Close()
-	done := make(chan error, 1)
-	go func() {
-		for i := 0; i < 1<<20; i++ {
-			if _, err := w.Write([]byte{'.'}); err != nil {
-				done <- err
-				return
-			}
-		}
-		done <- nil
-	}()
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "full") {
-			t.Fatalf("1 MiB of heartbeats into an unread pipe: %v, want a 'full' error", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("heartbeat write blocked on a full pipe")
-	}
-}
-
-// TestChildHeartbeat: the environment names the pipe; unset means none; a descriptor that is not a pipe is
-// refused; the variable does not survive into what the child starts.
-func TestChildHeartbeat(t *testing.T) {
-	t.Setenv(HeartbeatEnv, "")
-	os.Unsetenv(HeartbeatEnv)
-	if h, err := ChildHeartbeat(); h != nil || err != nil {
-		t.Fatalf("unset: %v, %v", h, err)
-	}
-	fd, rf, err := heartbeatPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rf.Close()
-	defer unix.Close(fd)
-	t.Setenv(HeartbeatEnv, strconv.Itoa(fd))
-	h, err := ChildHeartbeat()
-	if err != nil || h == nil || h.fd != fd {
-		t.Fatalf("pipe fd %d: %v, %v", fd, h, err)
-	}
-	if _, ok := os.LookupEnv(HeartbeatEnv); ok {
-		t.Error("HeartbeatEnv still set after ChildHeartbeat")
-	}
-	f, err := os.CreateTemp(t.TempDir(), "notapipe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	t.Setenv(HeartbeatEnv, strconv.Itoa(int(f.Fd())))
-	if _, err := ChildHeartbeat(); err == nil || !strings.Contains(err.Error(), "not a pipe") {
-		t.Fatalf("regular file: %v, want 'not a pipe'", err)
-	}
-	t.Setenv(HeartbeatEnv, "five")
-	if _, err := ChildHeartbeat(); err == nil {
-		t.Fatal("HeartbeatEnv=five accepted")
-	}
 }

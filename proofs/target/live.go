@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
-	"github.com/rosorin/rosorin/driver/supervisor"
+	"github.com/rosorin/rosorin/driver/childproc"
 )
 
 // LiveConfig says how to reach a running driver.
@@ -23,7 +23,7 @@ type LiveConfig struct {
 	Socket string
 	// Device is the board's port, read directly when the raw stream does not answer (/dev/ttyACM0).
 	Device string
-	// RawSocket is the supervisor's raw stream; "" means supervisor.RawPath(Socket).
+	// RawSocket is the supervisor's raw stream; "" means childproc.RawPath(Socket).
 	RawSocket string
 	// ServiceStop and ServiceStart are shell commands (systemctl stop/start rosorin-base).
 	ServiceStop, ServiceStart string
@@ -49,7 +49,7 @@ type LiveTarget struct {
 // state read is the check that a driver answers.
 func NewLiveTarget(cfg LiveConfig) *LiveTarget {
 	if cfg.RawSocket == "" {
-		cfg.RawSocket = supervisor.RawPath(cfg.Socket)
+		cfg.RawSocket = childproc.RawPath(cfg.Socket)
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = RealClock{}

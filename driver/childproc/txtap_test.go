@@ -1,4 +1,4 @@
-package supervisor
+package childproc
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ func tapPair(t *testing.T) (*TxTap, *bytes.Buffer, int) {
 	}
 	t.Cleanup(func() { unix.Close(p[0]); unix.Close(p[1]) })
 	board := &bytes.Buffer{}
-	return &TxTap{out: board, fd: p[1], buf: make([]byte, 0, 4096)}, board, p[0]
+	return newTxTap(board, p[1]), board, p[0]
 }
 
 type fdReader int
@@ -46,7 +46,7 @@ func TestTxTapCopiesEveryWrite(t *testing.T) {
 	}
 	var got []byte
 	var frames int
-	lost, _ := readTxTap(fdReader(r), func(at time.Time, d []byte) {
+	lost, _ := ReadTxTap(fdReader(r), func(at time.Time, d []byte) {
 		if at.Before(t0) || at.After(time.Now()) {
 			t.Errorf("tap time %v outside the writes", at)
 		}
@@ -81,7 +81,7 @@ func TestTxTapFullPipe(t *testing.T) {
 		t.Fatal("no copy dropped with a full pipe")
 	}
 	var kept uint64
-	lost, _ := readTxTap(fdReader(r), func(time.Time, []byte) { kept++ })
+	lost, _ := ReadTxTap(fdReader(r), func(time.Time, []byte) { kept++ })
 	if kept+tap.Dropped() != n || lost != 0 {
 		t.Fatalf("kept %d + dropped %d != %d written (gaps inside what was kept: %d)", kept, tap.Dropped(), n, lost)
 	}
@@ -97,43 +97,43 @@ func TestReadTxTapGapsAndBadFrames(t *testing.T) {
 		return append(b, data...)
 	}
 	in := append(append(mk(0, []byte{1}), mk(1, []byte{2})...), mk(5, []byte{3})...)
-	lost, err := readTxTap(bytes.NewReader(in), func(time.Time, []byte) {})
+	lost, err := ReadTxTap(bytes.NewReader(in), func(time.Time, []byte) {})
 	if err != nil || lost != 3 {
 		t.Fatalf("lost %d, err %v; want 3, nil", lost, err)
 	}
 	bad := mk(0, nil)
 	bad[12], bad[13] = 0xff, 0xff
-	if _, err := readTxTap(bytes.NewReader(bad), func(time.Time, []byte) {}); err == nil || !strings.Contains(err.Error(), "different build") {
+	if _, err := ReadTxTap(bytes.NewReader(bad), func(time.Time, []byte) {}); err == nil || !strings.Contains(err.Error(), "different build") {
 		t.Fatalf("oversize frame: %v", err)
 	}
 	cut := mk(0, []byte{1, 2, 3})[:tapHeader+1]
-	if _, err := readTxTap(bytes.NewReader(cut), func(time.Time, []byte) {}); err == nil || !strings.Contains(err.Error(), "cut frame") {
+	if _, err := ReadTxTap(bytes.NewReader(cut), func(time.Time, []byte) {}); err == nil || !strings.Contains(err.Error(), "cut frame") {
 		t.Fatalf("cut frame: %v", err)
 	}
 }
 
-// FuzzReadTxTap: any byte stream ends readTxTap with nil or an error, never a panic or a hang.
+// FuzzReadTxTap: any byte stream ends ReadTxTap with nil or an error, never a panic or a hang.
 func FuzzReadTxTap(f *testing.F) {
 	f.Add([]byte{})
 	f.Add(make([]byte, tapHeader+3))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _ = readTxTap(bytes.NewReader(b), func(time.Time, []byte) {})
+		_, _ = ReadTxTap(bytes.NewReader(b), func(time.Time, []byte) {})
 	})
 }
 
-// TestChildTxTapEnv: without the variable the board writer is returned as is; a bad value is a setup error.
-func TestChildTxTapEnv(t *testing.T) {
+// TestOpenTxTapEnv: without the variable the board writer is returned as is; a bad value is a setup error.
+func TestOpenTxTapEnv(t *testing.T) {
 	var w bytes.Buffer
 	t.Setenv(TxTapEnv, "")
-	if _, err := ChildTxTap(&w); err == nil {
+	if _, err := OpenTxTap(&w); err == nil {
 		t.Fatal("empty tap variable accepted")
 	}
 	t.Setenv(TxTapEnv, "0") // stdin: not a pipe we were given
-	if _, err := ChildTxTap(&w); err == nil {
+	if _, err := OpenTxTap(&w); err == nil {
 		t.Fatal("fd 0 accepted as a tap")
 	}
 	unixUnsetenv(t)
-	out, err := ChildTxTap(&w)
+	out, err := OpenTxTap(&w)
 	if err != nil || out != &w {
 		t.Fatalf("no tap: %v, %T", err, out)
 	}
