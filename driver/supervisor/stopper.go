@@ -2,7 +2,6 @@ package supervisor
 
 import (
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -14,7 +13,7 @@ import (
 // and out as the device comes and goes; the mutex is held only for one short write.
 type stopper struct {
 	mu     sync.Mutex
-	f      *os.File // nil while the port is gone
+	f      boardPort // nil while the port is gone
 	frame  []byte
 	double []byte // the stop frame twice, back to back: the crash path's write (see crash)
 	count  uint64
@@ -29,7 +28,7 @@ func newStopper() *stopper {
 	return &stopper{frame: f, double: append(append([]byte(nil), f...), f...)}
 }
 
-func (s *stopper) set(f *os.File) {
+func (s *stopper) set(f boardPort) {
 	s.mu.Lock()
 	s.f = f
 	s.mu.Unlock()

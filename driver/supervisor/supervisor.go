@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/driver/childproc"
 	"github.com/rosorin/rosorin/driver/heartbeat"
@@ -103,7 +101,8 @@ const maxCrashDelay = 5 * time.Second
 
 type child struct {
 	name    string
-	p       *proc
+	p       process
+	pid     int
 	started time.Time
 	sink    *sink // driver: its share of the board's bytes
 
@@ -174,14 +173,14 @@ type exitEvent struct {
 type supervisor struct {
 	cfg   Config
 	log   *slog.Logger
-	sp    *spawner
+	sys   osys
 	tee   *tee
 	stop  *stopper
 	raw   *rawServer
 	exits chan exitEvent
 	wg    sync.WaitGroup // pump, pipe writers, waiters
 
-	port       *os.File
+	port       boardPort
 	portState  string
 	portSince  time.Time
 	goneLogged time.Time
@@ -224,14 +223,20 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Device == "" || cfg.Socket == "" || len(cfg.DriverArgs) == 0 {
 		return errors.New("supervisor: Device, Socket and DriverArgs are required")
 	}
-	f, err := port.OpenBoard(cfg.Device)
+	return run(ctx, cfg, &realSys{}, true)
+}
+
+// run is Run on the operating system sys; serveRaw is false only in the virtual-time tests (a socket's Accept
+// is not a wait the synctest bubble can see through).
+func run(ctx context.Context, cfg Config, sys osys, serveRaw bool) error {
+	f, err := sys.openBoard(cfg.Device)
 	if err != nil {
 		if port.IsBusy(err) {
 			return err
 		}
 		return fmt.Errorf("board port: %w; check the cable and --device", err)
 	}
-	s := &supervisor{cfg: cfg, log: cfg.Log, tee: newTee(), stop: newStopper(), exits: make(chan exitEvent, 4),
+	s := &supervisor{cfg: cfg, log: cfg.Log, sys: sys, tee: newTee(), stop: newStopper(), exits: make(chan exitEvent, 4),
 		crashDelay: cfg.RestartDelay}
 	s.capture = startCapture(&s.cfg, s.log)
 	if s.capture != nil {
@@ -243,12 +248,13 @@ func Run(ctx context.Context, cfg Config) error {
 		f.Close()
 		return fmt.Errorf("board port %s: %w", cfg.Device, err)
 	}
-	s.raw, err = listenRaw(childproc.RawPath(cfg.Socket), s.tee)
-	if err != nil {
-		f.Close()
-		return err
+	if serveRaw {
+		s.raw, err = listenRaw(childproc.RawPath(cfg.Socket), s.tee)
+		if err != nil {
+			f.Close()
+			return err
+		}
 	}
-	s.sp = newSpawner()
 	s.log.Info("owning the board port; stop frame written", "device", cfg.Device, "raw", childproc.RawPath(cfg.Socket))
 	s.startPump()
 	if s.capture != nil {
@@ -265,7 +271,7 @@ func Run(ctx context.Context, cfg Config) error {
 	return nil
 }
 
-func (s *supervisor) setPort(f *os.File) {
+func (s *supervisor) setPort(f boardPort) {
 	s.port = f
 	s.stop.set(f)
 	s.portState, s.portSince = PortOpen, time.Now()
@@ -353,7 +359,7 @@ func (s *supervisor) loop(ctx context.Context) {
 			kill = nil
 			for _, c := range []*child{s.driver, s.reader} {
 				if c != nil {
-					s.log.Error("child did not exit after SIGINT; killing it", "child", c.name, "child_pid", c.p.pid,
+					s.log.Error("child did not exit after SIGINT; killing it", "child", c.name, "child_pid", c.pid,
 						"waited", s.cfg.StopTimeout)
 					_ = c.p.signal(syscall.SIGKILL)
 				}
@@ -419,27 +425,6 @@ func (s *supervisor) startDriver() bool {
 	if s.port == nil || s.driver != nil || s.stopping {
 		return true
 	}
-	childEnd, w, err := boardPipe()
-	if err != nil {
-		s.log.Error("cannot start the driver", "err", err)
-		return false
-	}
-	hbEnd, hb, err := heartbeatPipe()
-	if err != nil {
-		unix.Close(childEnd)
-		w.Close()
-		s.log.Error("cannot start the driver", "err", err)
-		return false
-	}
-	portFD, err := dupCloexec(s.port)
-	if err != nil {
-		unix.Close(childEnd)
-		w.Close()
-		unix.Close(hbEnd)
-		hb.Close()
-		s.log.Error("cannot start the driver: dup board port", "err", err)
-		return false
-	}
 	argv := append([]string{s.cfg.Exe}, s.cfg.DriverArgs...)
 	env := append(s.env(), childproc.HeartbeatEnv+"="+strconv.Itoa(childproc.HeartbeatFD))
 	latch := ""
@@ -453,45 +438,27 @@ func (s *supervisor) startDriver() bool {
 	if s.cfg.NoDriverPdeathsig {
 		sig = 0
 	}
-	fds := []uintptr{0, 1, 2, uintptr(childEnd), uintptr(portFD), uintptr(hbEnd)}
-	var tap *os.File
-	if s.capture != nil {
-		tapEnd, r, err := heartbeatPipe() // the same kind of pipe: non-blocking, the child's end writes
-		if err != nil {
-			s.log.Error("capture: no tx tap for this driver; its writes are not recorded", "err", err)
-		} else {
-			tap = r
-			fds = append(fds, uintptr(tapEnd))
-			env = append(env, childproc.TxTapEnv+"="+strconv.Itoa(childproc.TxTapFD))
-			defer unix.Close(tapEnd)
-		}
-	}
-	pid, err := s.sp.start(argv, env, fds, sig)
-	unix.Close(childEnd)
-	unix.Close(portFD)
-	// The supervisor keeps no write end: when the driver dies, the watcher reads EOF.
-	unix.Close(hbEnd)
+	d, err := s.sys.startDriver(argv, env, s.port, s.capture != nil, sig)
 	if err != nil {
-		w.Close()
-		hb.Close()
-		if tap != nil {
-			tap.Close()
-		}
 		s.log.Error("cannot start the driver", "err", err)
 		return false
 	}
-	c := &child{name: "driver", p: newProc(pid), started: time.Now(), sink: s.tee.add(driverQueue, false),
+	if d.tapErr != nil {
+		s.log.Error("capture: no tx tap for this driver; its writes are not recorded", "err", d.tapErr)
+	}
+	pid := d.pid
+	c := &child{name: "driver", p: d.p, pid: pid, started: time.Now(), sink: s.tee.add(driverQueue, false),
 		watchDone: make(chan struct{})}
 	s.driver = c
 	s.driverStarts++
 	s.startLatched, s.lastEnd, s.portDropped = latch, driverEnd{}, false
 	s.wg.Add(3)
-	go s.pipeWriter(c.sink, w)
+	go s.pipeWriter(c.sink, d.board)
 	go s.waitChild(c, true)
-	go s.watchDriver(c, hb)
-	if tap != nil {
+	go s.watchDriver(c, d.heartbeat)
+	if d.tap != nil {
 		s.wg.Add(1)
-		go s.readTap(tap)
+		go s.readTap(d.tap)
 	}
 	if latch != "" {
 		s.log.Warn("driver started with the e-stop LATCHED: "+latch+"; reset, then enable",
@@ -503,7 +470,7 @@ func (s *supervisor) startDriver() bool {
 }
 
 // pipeWriter feeds the driver's pipe from its queue; it ends when the queue is closed (the driver died).
-func (s *supervisor) pipeWriter(q *sink, w *os.File) {
+func (s *supervisor) pipeWriter(q *sink, w io.WriteCloser) {
 	defer s.wg.Done()
 	defer w.Close()
 	failed := false
@@ -522,12 +489,12 @@ func (s *supervisor) startReader() bool {
 		return true
 	}
 	argv := append([]string{s.cfg.Exe}, s.cfg.ReaderArgs...)
-	pid, err := s.sp.start(argv, s.env(), []uintptr{0, 1, 2}, childDeathSignal)
+	p, pid, err := s.sys.startReader(argv, s.env())
 	if err != nil {
 		s.log.Error("cannot start the LiDAR reader", "err", err)
 		return false
 	}
-	c := &child{name: "lidar reader", p: newProc(pid), started: time.Now()}
+	c := &child{name: "lidar reader", p: p, pid: pid, started: time.Now()}
 	s.reader = c
 	s.readerStarts++
 	s.wg.Add(1)
@@ -537,7 +504,7 @@ func (s *supervisor) startReader() bool {
 }
 
 // watchDriver runs the driver's heartbeat watcher (watchdog.go) until the driver is gone.
-func (s *supervisor) watchDriver(c *child, hb *os.File) {
+func (s *supervisor) watchDriver(c *child, hb heartbeatSource) {
 	defer s.wg.Done()
 	defer close(c.watchDone)
 	wd := newWatchdog(c.started, s.cfg.WatchdogTimeout, s.cfg.WatchdogStartGrace, s.cfg.StopTimeout)
@@ -551,7 +518,7 @@ func (s *supervisor) watchDriver(c *child, hb *os.File) {
 		late: func(late, silent time.Duration) {
 			s.watchdogLate.Add(1)
 			s.log.Warn(fmt.Sprintf("driver silent for %d ms, but the supervisor itself woke %d ms late (the machine stalled): giving the driver %d ms more",
-				silent.Milliseconds(), late.Milliseconds(), recheckAfter.Milliseconds()), "child_pid", c.p.pid)
+				silent.Milliseconds(), late.Milliseconds(), recheckAfter.Milliseconds()), "child_pid", c.pid)
 		},
 		hung:  func(why string) { s.driverHung(c, why) },
 		final: func(word []byte) { c.final = word },
@@ -601,11 +568,11 @@ func (s *supervisor) driverExited(ev exitEvent) {
 	ran := ev.reaped.Sub(c.started).Round(time.Millisecond)
 	switch {
 	case ev.stopErr != nil:
-		s.log.Error("driver exited; NO STOP FRAME", "child_pid", c.p.pid, "how", how, "ran", ran, "err", ev.stopErr)
+		s.log.Error("driver exited; NO STOP FRAME", "child_pid", c.pid, "how", how, "ran", ran, "err", ev.stopErr)
 	case s.stopping:
-		s.log.Info("driver exited; stop frame written", "child_pid", c.p.pid, "how", how)
+		s.log.Info("driver exited; stop frame written", "child_pid", c.pid, "how", how)
 	default:
-		s.log.Warn("driver exited; stop frame written", "child_pid", c.p.pid, "how", how, "ran", ran,
+		s.log.Warn("driver exited; stop frame written", "child_pid", c.pid, "how", how, "ran", ran,
 			"stop_after_reap", ev.stopDur)
 	}
 }
@@ -618,12 +585,12 @@ func (s *supervisor) readerExited(ev exitEvent) {
 	s.readerExit = how
 	switch {
 	case s.stopping:
-		s.log.Info("LiDAR reader exited", "child_pid", c.p.pid, "how", how)
+		s.log.Info("LiDAR reader exited", "child_pid", c.pid, "how", how)
 	case s.cfg.NoReaderRespawn:
 		s.log.Error("LiDAR reader exited; not respawning (--no-lidar-respawn): the scan gate holds software commands",
-			"child_pid", c.p.pid, "how", how)
+			"child_pid", c.pid, "how", how)
 	default:
-		s.log.Warn("LiDAR reader exited; respawning", "child_pid", c.p.pid, "how", how, "in", s.cfg.ReaderRespawnDelay)
+		s.log.Warn("LiDAR reader exited; respawning", "child_pid", c.pid, "how", how, "in", s.cfg.ReaderRespawnDelay)
 	}
 }
 
@@ -652,7 +619,7 @@ func (s *supervisor) portLost(err error) {
 
 // tryReopen opens the vanished board again; on success the stop frame goes out before anything else.
 func (s *supervisor) tryReopen() bool {
-	f, err := port.OpenBoard(s.cfg.Device)
+	f, err := s.sys.openBoard(s.cfg.Device)
 	if err != nil {
 		if time.Since(s.goneLogged) >= s.cfg.GoneLogEvery {
 			s.goneLogged = time.Now()
@@ -684,7 +651,7 @@ func (s *supervisor) writeStatus() {
 		Updated: time.Now(),
 	}
 	if s.driver != nil {
-		st.DriverPID = s.driver.p.pid
+		st.DriverPID = s.driver.pid
 		st.DriverHeartbeats = s.driver.beats.Load()
 		st.DriverHeartbeatMaxGapMS = float64(s.driver.maxGap.Load()/1000) / 1000
 		if ns := s.driver.lastBeat.Load(); ns != 0 {
@@ -701,7 +668,7 @@ func (s *supervisor) writeStatus() {
 		st.LastWatchdog = *w
 	}
 	if s.reader != nil {
-		st.ReaderPID = s.reader.p.pid
+		st.ReaderPID = s.reader.pid
 	}
 	if s.capture != nil {
 		cs := s.capture.Status()
@@ -732,12 +699,14 @@ func (s *supervisor) finish() {
 		s.log.Error("exiting with the board port gone: the wheels keep their last speed; stop-motors (ExecStopPost) waits for the device",
 			"device", s.cfg.Device)
 	}
-	s.raw.Close()
+	if s.raw != nil {
+		s.raw.Close()
+	}
 	if s.capStop != nil {
 		s.capStop()
 	}
 	s.wg.Wait()
-	s.sp.close()
+	s.sys.close()
 	if s.capture != nil {
 		if err := s.capture.Close(); err != nil {
 			s.log.Error("capture: recording ended with an error", "err", err)

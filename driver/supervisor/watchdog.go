@@ -186,7 +186,7 @@ func (f *finalWord) add(chunk []byte) int {
 
 // watchHeartbeat reads the heartbeat pipe r until it ends (EOF: every write end is closed, the driver is gone)
 // and, when enabled, calls h.hung once when wd says the driver is hung, then returns. It owns r and closes it.
-func watchHeartbeat(r *os.File, wd *watchdog, enabled bool, h watchHooks) {
+func watchHeartbeat(r heartbeatSource, wd *watchdog, enabled bool, h watchHooks) {
 	defer r.Close()
 	var fw finalWord
 	defer func() {
@@ -212,7 +212,7 @@ func watchHeartbeat(r *os.File, wd *watchdog, enabled bool, h watchHooks) {
 		// Go's poller reports a passed deadline without reading. Bytes (or the EOF of a driver that just
 		// exited) that arrived while this goroutine waited for a CPU would be missed, and a live driver
 		// killed for the supervisor's own lateness: look once more, directly.
-		n, eof := rawRead(r, buf)
+		n, eof := r.readNow(buf)
 		if n > 0 {
 			wd.beat(now, buf[:n])
 			h.seen(now, fw.add(buf[:n]))
@@ -272,9 +272,9 @@ func (s *supervisor) driverHung(c *child, why string) {
 	} else {
 		msg += "; stop frame sent"
 	}
-	msg += fmt.Sprintf("; killing pid %d", c.p.pid)
+	msg += fmt.Sprintf("; killing pid %d", c.pid)
 	if kerr != nil && !errors.Is(kerr, errReaped) {
 		msg += fmt.Sprintf(" (SIGKILL failed: %v)", kerr)
 	}
-	s.log.Error(msg, "child_pid", c.p.pid, "next", "a second stop frame when it is reaped, then a restart, latched")
+	s.log.Error(msg, "child_pid", c.pid, "next", "a second stop frame when it is reaped, then a restart, latched")
 }
