@@ -11,9 +11,12 @@ package supervisor
 import (
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/rosorin/rosorin/driver/heartbeat"
 )
 
 // want fails unless got equals want exactly.
@@ -298,4 +301,128 @@ func TestVirtualReaderRespawn(t *testing.T) {
 			})
 		})
 	}
+}
+
+// vwatch runs watchHeartbeat on a fake pipe in the bubble; beats writes a heartbeat every period for d.
+func vwatch(wd *watchdog, enabled bool) (p *fakePipe, run *watchRun) {
+	p = newFakePipe()
+	run = &watchRun{done: make(chan struct{})}
+	go func() {
+		defer close(run.done)
+		watchHeartbeat(p, wd, enabled, watchHooks{
+			seen: func(_ time.Time, n int) { run.mu.Lock(); run.beats += n; run.mu.Unlock() },
+			late: func(time.Duration, time.Duration) { panic("late wake in virtual time") },
+			hung: func(why string) { run.mu.Lock(); run.hung, run.at = why, time.Now(); run.mu.Unlock() },
+		})
+	}()
+	return p, run
+}
+
+func vbeats(p *fakePipe, period, d time.Duration) (last time.Time) {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(period) {
+		p.write([]byte{heartbeat.Tick})
+		last = time.Now()
+	}
+	return last
+}
+
+// TestVirtualWatcherSlowIsNotHung: beats with gaps of 60 % of the timeout never trip; the end of the pipe (the
+// driver exited) ends the watcher without a trip.
+func TestVirtualWatcherSlowIsNotHung(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 100 * time.Millisecond
+		p, run := vwatch(newWatchdog(time.Now(), timeout, time.Second, time.Second), true)
+		vbeats(p, 60*time.Millisecond, 600*time.Millisecond)
+		p.closeWrite()
+		<-run.done
+		if beats, why, _ := run.result(); why != "" || beats != 10 {
+			t.Fatalf("slow heartbeats: %d beats, trip %q; want 10, no trip", beats, why)
+		}
+		// A gap 1 ms longer than the timeout trips exactly at the timeout.
+		p, run = vwatch(newWatchdog(time.Now(), timeout, time.Second, time.Second), true)
+		first := vbeats(p, time.Millisecond, time.Millisecond)
+		time.Sleep(timeout + time.Millisecond)
+		p.write([]byte{heartbeat.Tick})
+		<-run.done
+		_, why, at := run.result()
+		want(t, "trip after the beat", at.Sub(first), timeout)
+		if !strings.HasPrefix(why, "driver hung: no control-loop heartbeat for 100 ms") {
+			t.Errorf("why %q", why)
+		}
+	})
+}
+
+// TestVirtualWatcherStartGraceAndDisabled: no heartbeat at all trips exactly after the start grace, and never
+// when disabled.
+func TestVirtualWatcherStartGraceAndDisabled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		t0 := time.Now()
+		_, run := vwatch(newWatchdog(t0, 50*time.Millisecond, 300*time.Millisecond, time.Second), true)
+		<-run.done
+		_, why, at := run.result()
+		want(t, "trip after the start", at.Sub(t0), 300*time.Millisecond)
+		want(t, "why", why, "driver hung: no control-loop heartbeat 300 ms after its start")
+
+		p, off := vwatch(newWatchdog(time.Now(), 50*time.Millisecond, 100*time.Millisecond, time.Second), false)
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		select {
+		case <-off.done:
+			t.Fatal("disabled watcher ended while the pipe is open")
+		default:
+		}
+		p.closeWrite()
+		<-off.done
+		if _, why, _ := off.result(); why != "" {
+			t.Fatalf("disabled watchdog tripped: %q", why)
+		}
+	})
+}
+
+// TestVirtualWatcherStopGrace: after the stopping byte the driver gets the stop grace, not the tick timeout.
+func TestVirtualWatcherStopGrace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, run := vwatch(newWatchdog(time.Now(), 50*time.Millisecond, time.Second, 400*time.Millisecond), true)
+		vbeats(p, 20*time.Millisecond, 100*time.Millisecond)
+		p.write([]byte{heartbeat.Stopping})
+		q := time.Now()
+		<-run.done
+		_, why, at := run.result()
+		want(t, "trip after the stopping byte", at.Sub(q), 400*time.Millisecond)
+		if !strings.HasPrefix(why, "driver hung while stopping: not exited 400 ms") {
+			t.Errorf("why %q", why)
+		}
+	})
+}
+
+// TestVirtualRestartLatch: a latched driver stopped cleanly (SIGTERM, final word "L<reason>") passes its reason
+// to the next; an unlatched one stopped cleanly does not latch the next; both restart after RestartDelay.
+func TestVirtualRestartLatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fs := newFakeSys()
+		const reason = "estop request from pid 7 (sh): latch test"
+		fs.driverScript = func(n int) script {
+			if n == 1 {
+				return script{beat: 20 * time.Millisecond, latch: reason}
+			}
+			return script{beat: 20 * time.Millisecond}
+		}
+		v := startVirtual(t, fs, Config{})
+		time.Sleep(3 * time.Second)
+		_ = fs.driver(1).signal(syscall.SIGTERM)
+		time.Sleep(3 * time.Second)
+		_ = fs.driver(2).signal(syscall.SIGTERM)
+		time.Sleep(3 * time.Second)
+		synctest.Wait()
+		v.stop(t)
+		want(t, "driver 2 start latch (driver 1's reason)", fs.driver(2).startLatched(), reason)
+		want(t, "driver 3 start latch (driver 2 was unlatched and exited cleanly)", fs.driver(3).startLatched(), "")
+		for n, at := range map[int]time.Duration{2: 3500 * time.Millisecond, 3: 6500 * time.Millisecond} {
+			start, err := fs.first(fmt.Sprintf("start driver %d", n), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want(t, fmt.Sprintf("driver %d started at", n), start, at)
+		}
+	})
 }
