@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -16,17 +17,14 @@ func withContact(mode string) standOpt { return func(o *Options) { o.Contact = m
 
 func waitState(t *testing.T, s *stand, within time.Duration, ok func(api.State) bool) (api.State, bool) {
 	t.Helper()
-	end := time.Now().Add(within)
-	for {
-		st := s.state()
-		if ok(st) {
-			return st, true
+	var st api.State
+	err := testkit.Eventually(within, func() error {
+		if st = s.state(); ok(st) {
+			return nil
 		}
-		if time.Now().After(end) {
-			return st, false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return errors.New("not yet")
+	})
+	return st, err == nil
 }
 
 func TestContactTripsAndStaysLatched(t *testing.T) {

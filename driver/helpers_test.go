@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/internal/testkit"
 )
@@ -23,7 +25,21 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("ROSORIN_TEST_HELPER"); mode != "" {
 		os.Exit(helperMain(mode, os.Getenv("ROSORIN_TEST_SOCKET")))
 	}
-	os.Exit(m.Run())
+	os.Exit(leakChecked(m))
+}
+
+// leakChecked runs the tests, then fails the binary if any goroutine outlived them (goleak retries while
+// goroutines are still ending): every Run, stand and harness must stop everything it started.
+func leakChecked(m *testing.M) int {
+	code := m.Run()
+	if code != 0 {
+		return code
+	}
+	if err := goleak.Find(); err != nil {
+		fmt.Fprintln(os.Stderr, "goroutines left after the tests:", err)
+		return 1
+	}
+	return 0
 }
 
 func helperMain(mode, sock string) int {

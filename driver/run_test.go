@@ -10,11 +10,12 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
@@ -502,20 +503,15 @@ func abs(v float64) float64 {
 }
 
 func TestNoGoroutineLeft(t *testing.T) {
-	before := runtime.NumGoroutine()
+	ignore := goleak.IgnoreCurrent()
 	for range 3 {
 		g := newLoopRig(t)
 		g.tick()
 		g.stop()
 	}
-	// The loop, reader, writer and disk goroutines end with Run; give the scheduler a moment.
-	deadline := time.Now().Add(2 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		buf := make([]byte, 1<<16)
-		t.Fatalf("%d goroutines before, %d after three start/stop cycles:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+	// The loop, reader, writer and disk goroutines end with Run (goleak retries while they are ending).
+	if err := goleak.Find(ignore); err != nil {
+		t.Fatalf("after three start/stop cycles: %v", err)
 	}
 }
 

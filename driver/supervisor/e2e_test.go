@@ -98,13 +98,15 @@ func runSupervisorKill(t *testing.T, args ...string) supervisorKillTrial {
 	}
 	time.Sleep(time.Until(t0.Add(time.Second)))
 	tr.turning = s.Truth().TargetRPS != [4]float64{}
-	for deadline := time.Now().Add(testkit.Bound(3 * time.Second)); alive(st.PIDs.Driver) || alive(sup.ReaderPID); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			tr.left = procsRunning(rosorinBase)
-			for _, pid := range []int{st.PIDs.Driver, sup.ReaderPID} {
-				_ = syscall.Kill(pid, syscall.SIGKILL) // started by the service under test, orphaned by the kill
-			}
-			break
+	if err := testkit.Eventually(testkit.Bound(3*time.Second), func() error {
+		if alive(st.PIDs.Driver) || alive(sup.ReaderPID) {
+			return errors.New("a child is alive")
+		}
+		return nil
+	}); err != nil {
+		tr.left = procsRunning(rosorinBase)
+		for _, pid := range []int{st.PIDs.Driver, sup.ReaderPID} {
+			_ = syscall.Kill(pid, syscall.SIGKILL) // started by the service under test, orphaned by the kill
 		}
 	}
 	svc.wait(5 * time.Second) // the log is complete once every child has closed its end

@@ -270,23 +270,22 @@ func (s *service) status() (supervisor.Status, error) { return supervisor.ReadSt
 // waitStatus polls the status file until ok holds.
 func (s *service) waitStatus(timeout time.Duration, what string, ok func(supervisor.Status) bool) supervisor.Status {
 	s.t.Helper()
-	timeout = testkit.Bound(timeout)
-	deadline := time.Now().Add(timeout)
-	for {
-		st, err := s.status()
-		if err == nil && ok(st) {
-			return st
+	var st supervisor.Status
+	if err := testkit.Eventually(testkit.Bound(timeout), func() error {
+		var err error
+		if st, err = s.status(); err == nil && ok(st) {
+			return nil
 		}
 		select {
 		case <-s.done:
 			s.t.Fatalf("service exited (%v) while waiting for %s; log:\n%s", s.err, what, s.log.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("timeout (%v) waiting for %s; last status %+v (err %v)", timeout, what, st, err)
-		}
-		time.Sleep(5 * time.Millisecond)
+		return fmt.Errorf("last status %+v (err %v)", st, err)
+	}); err != nil {
+		s.t.Fatalf("waiting for %s: %v", what, err)
 	}
+	return st
 }
 
 func (s *service) wait(timeout time.Duration) (exitCode int, ok bool) {

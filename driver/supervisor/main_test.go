@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 
 	"github.com/rosorin/rosorin/internal/testkit"
@@ -55,5 +56,15 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "copy opener:", err)
 		return 1
 	}
-	return m.Run()
+	code := m.Run()
+	if code != 0 {
+		return code
+	}
+	// Every supervisor, fake board, sim and watcher the tests started must be gone (goleak retries while
+	// goroutines are ending; the virtual-time tests are also checked by their synctest bubbles).
+	if err := goleak.Find(); err != nil {
+		fmt.Fprintln(os.Stderr, "goroutines left after the tests:", err)
+		return 1
+	}
+	return 0
 }

@@ -39,22 +39,19 @@ func startSimStack(t *testing.T, args ...string) (*sim.Sim, *service, *api.Clien
 // waitDriver waits until a driver other than notPID answers with scans flowing; it returns its state.
 func waitDriver(t *testing.T, cl *api.Client, notPID int, timeout time.Duration) api.State {
 	t.Helper()
-	timeout = testkit.Bound(timeout)
-	deadline := time.Now().Add(timeout)
-	var last api.State
-	var lastErr error
-	for time.Now().Before(deadline) {
+	var st api.State
+	if err := testkit.Eventually(testkit.Bound(timeout), func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Second))
-		st, err := cl.State(ctx)
-		cancel()
-		if err == nil && st.PIDs.Driver != 0 && st.PIDs.Driver != notPID && st.ScanAgeS != nil && *st.ScanAgeS < 0.3 {
-			return st
+		defer cancel()
+		var err error
+		if st, err = cl.State(ctx); err == nil && st.PIDs.Driver != 0 && st.PIDs.Driver != notPID && st.ScanAgeS != nil && *st.ScanAgeS < 0.3 {
+			return nil
 		}
-		last, lastErr = st, err
-		time.Sleep(20 * time.Millisecond)
+		return fmt.Errorf("last state %+v, err %v", st, err)
+	}); err != nil {
+		t.Fatalf("no driver (other than pid %d) with scans: %v", notPID, err)
 	}
-	t.Fatalf("no driver (other than pid %d) with scans within %v: last state %+v, err %v", notPID, timeout, last, lastErr)
-	return last
+	return st
 }
 
 func frameBytes(r sim.Received) []byte {
@@ -227,15 +224,14 @@ func TestSimReaderKillAndUnplug(t *testing.T) {
 	st := waitDriver(t, cl, 0, 10*time.Second)
 	// scanFresh waits for a scan that arrived at the driver after `after`; it returns when, relative to ref.
 	scanFresh := func(ref, after time.Time, timeout time.Duration) (time.Duration, bool) {
-		deadline := time.Now().Add(testkit.Bound(timeout))
-		for time.Now().Before(deadline) {
+		err := testkit.Eventually(testkit.Bound(timeout), func() error {
 			x, err := cl.State(context.Background())
 			if err == nil && x.ScanAgeS != nil && time.Now().Add(-time.Duration(*x.ScanAgeS*float64(time.Second))).After(after) {
-				return time.Since(ref), true
+				return nil
 			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		return 0, false
+			return errors.New("no fresh scan")
+		})
+		return time.Since(ref), err == nil
 	}
 	t0 := time.Now()
 	_ = syscall.Kill(st.PIDs.LidarReader, syscall.SIGKILL)
