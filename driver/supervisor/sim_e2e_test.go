@@ -168,7 +168,8 @@ func drive(t *testing.T, cl *api.Client, vx float64) (stop func()) {
 // from the sim's record; the supervisor's crash-path write puts a second stop frame right behind it. Each
 // replacement driver starts latched ("driver restarted after killed by SIGKILL") and is reset before driving.
 func TestSimDriverKillWhileDriving(t *testing.T) {
-	s, svc, cl := startSimStack(t, "--restart-delay", "200ms")
+	// A SIGKILL is not a crash loop (no back-off): each replacement starts 20 ms after the reap.
+	s, svc, cl := startSimStack(t, "--restart-delay", "20ms")
 	const kills = 20
 	var lat []time.Duration
 	pid := 0

@@ -206,11 +206,13 @@ var recheckBound = 50*time.Millisecond + wdSlack
 // stop frame is timed from the sim's record, no motor frame follows it, the wheels' targets are zero, and the
 // driver comes back disabled.
 func TestSimWatchdogSIGSTOPWhileDriving(t *testing.T) {
-	s, svc, cl := startSimStack(t, "--restart-delay", "200ms")
+	const restartDelay = 20 * time.Millisecond
+	s, svc, cl := startSimStack(t, "--restart-delay", restartDelay.String())
 	const runs = 10
 	var lat []time.Duration
 	pid := 0
 	stopSeq := -1
+	quick := 0 // hangs in a row within 2 s of the driver's start: each doubles the next restart delay
 	for i := 0; i < runs; i++ {
 		st := waitDriver(t, cl, pid, 15*time.Second)
 		if st.Enabled {
@@ -228,9 +230,16 @@ func TestSimWatchdogSIGSTOPWhileDriving(t *testing.T) {
 				}
 			}
 		}
-		// A hang within 2 s of a driver's start counts as a crash loop (restart back-off): let it run 2 s.
-		if wait := 2200*time.Millisecond - time.Duration(st.UptimeS*float64(time.Second)); wait > 0 {
+		// A hang within 2 s of a driver's start counts as a crash loop and doubles the restart delay (exactly so
+		// in TestVirtualRestartBackoff). Let the doubling run from 20 ms while it is shorter than waiting for
+		// the 2 s to pass, then wait once, which starts it over.
+		if wait := 2200*time.Millisecond - time.Duration(st.UptimeS*float64(time.Second)); wait <= 0 {
+			quick = 0
+		} else if restartDelay<<quick > wait {
 			time.Sleep(wait)
+			quick = 0
+		} else {
+			quick++
 		}
 		seq := s.RxSeq()
 		stop := drive(t, cl, 0.2)
