@@ -2,7 +2,8 @@
 // runs the driver and the LiDAR reader as child processes of the same binary and writes a stop frame whenever
 // the driver dies or hangs; and StopMotors, the last-resort tool for systemd's ExecStopPost. The board has no
 // motor watchdog, so the process that notices a dead driver is the one that already holds the port. The
-// contract with the children (descriptors, environment, tx tap, the child's side) is driver/childproc.
+// contract with the children (descriptors, environment, tx tap, the child's side) is driver/childproc; what
+// the supervisor asks of the kernel is one interface (sys.go), so its timing is tested in virtual time.
 //
 //	rosorin-base run (supervisor)     open O_RDWR|O_NOCTTY, flock + TIOCEXCL, raw 8N1 1 Mbaud, stop frame
 //	 ├─ pump goroutine                 the port's only reader: bytes -> driver pipe (fd 3) and SOCKET.raw
