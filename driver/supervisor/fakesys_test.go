@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -283,18 +284,11 @@ func (c *fakeChild) release() {
 // startLatched is the latch reason the supervisor started c with ("" for none).
 func (c *fakeChild) startLatched() string {
 	for _, e := range c.env {
-		if v, ok := cutPrefix(e, childproc.StartLatchedEnv+"="); ok {
+		if v, ok := strings.CutPrefix(e, childproc.StartLatchedEnv+"="); ok {
 			return v
 		}
 	}
 	return ""
-}
-
-func cutPrefix(s, p string) (string, bool) {
-	if len(s) >= len(p) && s[:len(p)] == p {
-		return s[len(p):], true
-	}
-	return "", false
 }
 
 func (c *fakeChild) beatOnce() {

@@ -8,6 +8,7 @@ package supervisor
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -100,9 +101,10 @@ func (r *realSys) startDriver(argv, env []string, bp boardPort, tap bool, pdeath
 	if f, ok := bp.(*os.File); ok {
 		portFD, err = dupCloexec(f)
 	} else {
-		err = errors.New("board port is not a file")
+		err = errors.New("not a file")
 	}
 	if err != nil {
+		err = fmt.Errorf("dup board port: %w", err)
 		unix.Close(childEnd)
 		w.Close()
 		unix.Close(hbEnd)
@@ -112,11 +114,11 @@ func (r *realSys) startDriver(argv, env []string, bp boardPort, tap bool, pdeath
 	fds := []uintptr{0, 1, 2, uintptr(childEnd), uintptr(portFD), uintptr(hbEnd)}
 	d := driverIO{board: w, heartbeat: fileHeartbeat{hb}}
 	if tap {
-		tapEnd, r, err := heartbeatPipe() // the same kind of pipe: non-blocking, the child's end writes
+		tapEnd, tr, err := heartbeatPipe() // the same kind of pipe: non-blocking, the child's end writes
 		if err != nil {
 			d.tapErr = err
 		} else {
-			d.tap = r
+			d.tap = tr
 			fds = append(fds, uintptr(tapEnd))
 			env = append(env, childproc.TxTapEnv+"="+strconv.Itoa(childproc.TxTapFD))
 			defer unix.Close(tapEnd)
