@@ -59,6 +59,8 @@ type fakeSys struct {
 	events  []vevent
 	drivers []*fakeChild
 	readers []*fakeChild
+	// failStarts makes that many driver starts fail (fork refused: out of memory, out of pids).
+	failStarts int
 	// driverScript and readerScript give each new child its behaviour (n counts from 1).
 	driverScript func(n int) script
 	readerScript func(n int) script
@@ -150,6 +152,12 @@ func (f *fakeSys) newChild(name string, n int, s script, env []string) *fakeChil
 func (f *fakeSys) startDriver(_, env []string, _ boardPort, _ bool, _ syscall.Signal) (driverIO, error) {
 	f.mu.Lock()
 	n := len(f.drivers) + 1
+	if f.failStarts > 0 {
+		f.failStarts--
+		f.events = append(f.events, vevent{time.Now(), "start driver failed"})
+		f.mu.Unlock()
+		return driverIO{}, syscall.EAGAIN
+	}
 	f.mu.Unlock()
 	c := f.newChild("driver", n, f.driverScript(n), env)
 	c.hb = newFakePipe()

@@ -426,3 +426,24 @@ func TestVirtualRestartLatch(t *testing.T) {
 		}
 	})
 }
+
+// TestVirtualStartFailureRetried: a driver that cannot be started (fork refused) is retried every RestartDelay,
+// like a dead one, from the first start on; the first driver that does start is not latched.
+func TestVirtualStartFailureRetried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fs := newFakeSys()
+		fs.failStarts = 3
+		v := startVirtual(t, fs, Config{})
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		v.stop(t)
+		fails := fs.find("start driver failed")
+		want(t, "failed starts", fmt.Sprint(fails), "[0s 500ms 1s]")
+		start, err := fs.first("start driver 1", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want(t, "first driver started at", start, 1500*time.Millisecond)
+		want(t, "first driver's start latch", fs.driver(1).startLatched(), "")
+	})
+}
