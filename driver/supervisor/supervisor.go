@@ -30,8 +30,8 @@ type Config struct {
 	// Exe is the program run for the children ("/proc/self/exe": the same binary, even if the file on disk
 	// was replaced by an upgrade since the supervisor started).
 	Exe string
-	// DriverArgs are the driver child's arguments after the program name; it finds the board on childproc.BoardInFD
-	// and childproc.BoardOutFD.
+	// DriverArgs are the driver child's arguments after the program name; it finds the board on
+	// childproc.BoardInFD and childproc.BoardOutFD.
 	DriverArgs []string
 	// ReaderArgs are the LiDAR reader child's arguments; nil runs no reader.
 	ReaderArgs []string

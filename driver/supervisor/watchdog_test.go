@@ -1,7 +1,9 @@
 package supervisor
 
 // The watchdog's judge on an injected clock, and its watcher against a real pipe (no child processes; these
-// run under -race). The end-to-end tests with a SIGSTOPped driver are in watchdog_e2e_test.go.
+// run under -race): the trip on silence, the final word and the poller's hidden bytes. The graces, slow beats
+// and the disabled watcher are in virtual time (virtual_test.go); the end-to-end tests with a SIGSTOPped
+// driver are in watchdog_e2e_test.go.
 
 import (
 	"errors"
