@@ -447,3 +447,34 @@ func TestVirtualStartFailureRetried(t *testing.T) {
 		want(t, "first driver's start latch", fs.driver(1).startLatched(), "")
 	})
 }
+
+// TestVirtualGoneLoggedEvery: while the board is gone the supervisor says so at ERROR when it vanishes, then
+// every GoneLogEvery (10 s), with how long it has been gone; nothing once it is back.
+func TestVirtualGoneLoggedEvery(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fs := newFakeSys()
+		v := startVirtual(t, fs, Config{})
+		time.Sleep(time.Second)
+		fs.unplug()
+		time.Sleep(25 * time.Second)
+		fs.plug()
+		time.Sleep(30 * time.Second)
+		synctest.Wait()
+		v.stop(t)
+		log := v.log.String()
+		want(t, "BOARD PORT LOST lines", strings.Count(log, "BOARD PORT LOST"), 1)
+		var still []string
+		for _, l := range strings.Split(log, "\n") {
+			if !strings.Contains(l, "BOARD PORT STILL GONE") {
+				continue
+			}
+			f := strings.Fields(l)
+			at, err := time.Parse("2006-01-02T15:04:05.000Z07:00", strings.TrimPrefix(f[0], "time="))
+			if err != nil {
+				t.Fatalf("log line %q: %v", l, err)
+			}
+			still = append(still, fs.since(at).String())
+		}
+		want(t, "STILL GONE at", strings.Join(still, " "), "11s 21s")
+	})
+}
