@@ -73,14 +73,14 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	var stopLat []string
 	for _, c := range bodies {
 		var code int
-		d := stopsWheels(c.name, func() { code = rawPost(t, s.sock, "/v1/cmd_vel", c.body) })
+		d := stopsWheels(c.name, func() { code = rawPost(t, s.Socket, "/v1/cmd_vel", c.body) })
 		if code != http.StatusBadRequest {
 			t.Errorf("%s: status %d, want 400", c.name, code)
 		}
 		stopLat = append(stopLat, fmt.Sprintf("%s %s", c.name, testkit.Ms(d)))
 	}
 	t.Logf("refused one-shot commands -> stop frame: %s", strings.Join(stopLat, "; "))
-	if code := rawPost(t, s.sock, "/v1/cmd_vel", `{"vx":0.1,"pad":"`+strings.Repeat("x", 8000)+`"}`); code != http.StatusRequestEntityTooLarge {
+	if code := rawPost(t, s.Socket, "/v1/cmd_vel", `{"vx":0.1,"pad":"`+strings.Repeat("x", 8000)+`"}`); code != http.StatusRequestEntityTooLarge {
 		t.Errorf("oversize body: status %d, want 413", code)
 	}
 
@@ -89,7 +89,7 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	var code int
 	var res api.StreamResult
 	d := stopsWheels("garbage line in a stream", func() {
-		code, res = rawStream(t, s.sock, "/v1/cmd_vel", []string{`{"vx":0.1}`, `{"vx":1e30}`, `{"vx":0.1}`, "\x00\xff\xfe garbage \x1b[2J", `{"vx":0.1}`})
+		code, res = rawStream(t, s.Socket, "/v1/cmd_vel", []string{`{"vx":0.1}`, `{"vx":1e30}`, `{"vx":0.1}`, "\x00\xff\xfe garbage \x1b[2J", `{"vx":0.1}`})
 	})
 	if code != http.StatusBadRequest || res.Accepted != 2 || res.Rejected != 1 {
 		t.Errorf("garbage stream: status %d result %+v, want 400 with 2 accepted and 1 rejected", code, res)
@@ -104,13 +104,13 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	}
 	for _, raw := range [][]byte{junk, []byte("GARBAGE / HTTP/9.9\r\n\r\n"),
 		[]byte("POST /v1/cmd_vel HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"vx\":0.3")} {
-		rawBytes(t, s.sock, raw)
+		rawBytes(t, s.Socket, raw)
 	}
 
 	// Flooding: one-shot requests as fast as they go, and one stream writing 1000 lines at once.
 	throttled := 0
 	for range 300 {
-		if rawPost(t, s.sock, "/v1/cmd_vel", `{"vx":0.05}`) == http.StatusTooManyRequests {
+		if rawPost(t, s.Socket, "/v1/cmd_vel", `{"vx":0.05}`) == http.StatusTooManyRequests {
 			throttled++
 		}
 	}
@@ -121,7 +121,7 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	for i := range lines {
 		lines[i] = `{"vx":0.1}`
 	}
-	code, res = rawStream(t, s.sock, "/v1/cmd_vel", lines)
+	code, res = rawStream(t, s.Socket, "/v1/cmd_vel", lines)
 	if code != http.StatusTooManyRequests || res.Dropped < api.StreamFloodLimit {
 		t.Errorf("flooding stream: status %d result %+v, want 429 with >= %d dropped", code, res, api.StreamFloodLimit)
 	}

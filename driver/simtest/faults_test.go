@@ -54,7 +54,7 @@ func testUSBDrop(t *testing.T, d time.Duration) {
 		if !standtest.Turning(tr) {
 			t.Fatalf("wheels stopped while the board was gone (%v): nothing can have stopped them", tr.WheelRPS)
 		}
-		if sup, err := supervisor.ReadStatus(s.sock); err == nil && sup.Port == supervisor.PortGone {
+		if sup, err := supervisor.ReadStatus(s.Socket); err == nil && sup.Port == supervisor.PortGone {
 			if strings.Contains(sup.Warning, "nothing can stop") {
 				statusGone = true
 			}
@@ -111,7 +111,7 @@ func testUSBDrop(t *testing.T, d time.Duration) {
 			t.Errorf("frame received at %s while the device was gone", f.T.Format("15:04:05.000"))
 		}
 	}
-	if sup, err := supervisor.ReadStatus(s.sock); err != nil || sup.DriverStartLatched != "board port reopened after USB drop" {
+	if sup, err := supervisor.ReadStatus(s.Socket); err != nil || sup.DriverStartLatched != "board port reopened after USB drop" {
 		t.Errorf("status after the return: driver started latched %q (%v), want %q", sup.DriverStartLatched, err, "board port reopened after USB drop")
 	}
 	if n := strings.Count(s.log.From(logOff), "BOARD PORT LOST"); n != 1 {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,14 +23,11 @@ import (
 	"github.com/rosorin/rosorin/driver/standtest"
 	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/internal/procfs"
+	"github.com/rosorin/rosorin/internal/stacktest"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/sim"
 )
-
-// robotConfig is the parameter file every stack runs: the robot's max_linear (0.35 m/s, chapter 19's stand
-// runs), everything else chapter 11's defaults (cmd_timeout 0.3 s, scan_timeout 0.5 s, 50 Hz).
-const robotConfig = "rosorin_board_driver:\n  ros__parameters:\n    max_linear: 0.35\n"
 
 // tick is one control period at the default 50 Hz; slack is what a loaded 2-core machine may add on top of
 // a rule's own time before an assertion fails (the measured figures are logged, not the bounds).
@@ -40,16 +36,14 @@ const tick = 20 * time.Millisecond
 
 var slack = testkit.Bound(40 * time.Millisecond)
 
-// stack is one simulated robot plus one `rosorin-base run` (supervisor, driver child, LiDAR reader child).
+// stack is one simulated robot plus one `rosorin-base run` (supervisor, driver child, LiDAR reader child),
+// started by the shared fixture (stacktest.StartSim) with the robot's parameters (stacktest.RobotConfig).
 type stack struct {
-	dir, sock, cfgPath, truthPath string
-
-	sim  *sim.Sim
-	cmd  *exec.Cmd
-	log  *testkit.LockedBuffer
-	done chan struct{}
-	err  error
-	cl   *api.Client
+	*stacktest.Stack
+	sim       *sim.Sim
+	cl        *api.Client
+	log       *testkit.LockedBuffer
+	truthPath string
 
 	limits   motion.Limits
 	bound    float64 // the largest |wire rps| the limits allow (any direction)
@@ -71,128 +65,53 @@ type simEvent struct {
 }
 
 // startStack starts a sim and `rosorin-base run` against it and waits until the driver answers with LiDAR
-// scans flowing.
+// scans flowing and a live board link.
 func startStack() (*stack, error) {
 	dir, err := os.MkdirTemp("", "rsimt") // short: unix socket paths are limited to 108 bytes
 	if err != nil {
 		return nil, err
 	}
-	s := &stack{dir: dir, sock: filepath.Join(dir, "base.sock"), cfgPath: filepath.Join(dir, "base.yaml"),
-		truthPath: filepath.Join(dir, "truth.jsonl"), log: &testkit.LockedBuffer{}, done: make(chan struct{})}
-	fail := func(err error) (*stack, error) {
-		s.close()
-		return nil, err
-	}
-	if err := os.WriteFile(s.cfgPath, []byte(robotConfig), 0o644); err != nil {
-		return fail(err)
-	}
-	cfg, _, err := config.Load(s.cfgPath)
-	if err != nil {
-		return fail(err)
-	}
-	s.limits = cfg.Limits()
-	g := motion.DefaultGeometry()
-	s.bound = s.limits.MaxWheelRPS(g)*(1+1e-6) + 1e-6
-	s.fwdBound = s.limits.MaxLinear/(math.Pi*g.WheelDiameter)*(1+1e-6) + 1e-6
-	s.sim, err = sim.Start(context.Background(), sim.Config{Dir: dir, World: "stand", Seed: 1, TruthPath: s.truthPath})
-	if err != nil {
-		return fail(err)
-	}
-	args := []string{"run", "--device", s.sim.BoardPath(), "--lidar", s.sim.LidarPath(),
-		"--socket", s.sock, "--config", s.cfgPath, "--state-dir", filepath.Join(dir, "state"),
-		// The stand: with the wheels in the air every spin is a contact (docs/contact.md); these tests are
-		// about the other stops.
-		"--contact", "log"}
+	s := &stack{truthPath: filepath.Join(dir, "truth.jsonl")}
+	// The stand: with the wheels in the air every spin is a contact (docs/contact.md); these tests are
+	// about the other stops.
+	args := []string{"--contact", "log"}
 	if testkit.RaceEnabled {
 		// A -race driver starved by a loaded machine can miss its heartbeat by more than 150 ms; these tests
 		// are not about the watchdog (driver/supervisor's are).
 		args = append(args, "--driver-watchdog", testkit.Bound(supervisor.DefaultWatchdogTimeout).String())
 	}
-	s.cmd = exec.Command(binPath, args...)
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
-	s.cmd.WaitDelay = 2 * time.Second // a child that kept the log pipe must not hang the test
-	if err := s.cmd.Start(); err != nil {
-		close(s.done)
-		return fail(err)
+	st, err := stacktest.StartSim(sim.Config{World: "stand", Seed: 1, TruthPath: s.truthPath},
+		stacktest.Options{Bin: binPath, Dir: dir, Config: stacktest.RobotConfig, Args: args})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
 	}
-	go func() { s.err = s.cmd.Wait(); close(s.done) }()
-	s.cl = api.NewClient(s.sock)
-	if _, err := s.ready(0, 15*time.Second); err != nil {
-		return fail(err)
+	s.Stack, s.sim, s.cl, s.log = st, st.Sim, st.Client, st.Log
+	cfg, _, err := config.Load(st.ConfigPath)
+	if err != nil {
+		s.close()
+		return nil, err
 	}
+	s.limits = cfg.Limits()
+	g := motion.DefaultGeometry()
+	s.bound = s.limits.MaxWheelRPS(g)*(1+1e-6) + 1e-6
+	s.fwdBound = s.limits.MaxLinear/(math.Pi*g.WheelDiameter)*(1+1e-6) + 1e-6
 	return s, nil
-}
-
-// exited reports whether the supervisor process has ended.
-func (s *stack) exited() bool {
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// interrupt sends SIGINT to the supervisor and waits up to timeout for its exit.
-func (s *stack) interrupt(timeout time.Duration) (code int, ok bool) {
-	if s.cmd == nil || s.cmd.Process == nil {
-		return -1, false
-	}
-	if !s.exited() {
-		_ = s.cmd.Process.Signal(os.Interrupt)
-	}
-	select {
-	case <-s.done:
-		return s.cmd.ProcessState.ExitCode(), true
-	case <-time.After(timeout):
-		return -1, false
-	}
 }
 
 // close stops everything it started (SIGINT, then SIGKILL) and removes the directory. Idempotent.
 func (s *stack) close() {
-	if s.cmd != nil && s.cmd.Process != nil {
-		if _, ok := s.interrupt(testkit.Bound(5 * time.Second)); !ok {
-			_ = s.cmd.Process.Kill()
-			<-s.done
-		}
-	}
-	if s.cl != nil {
-		s.cl.CloseIdle()
-	}
-	if s.sim != nil {
-		s.sim.Close()
-	}
-	os.RemoveAll(s.dir)
+	s.Stack.Close()
+	os.RemoveAll(s.Dir)
 }
 
 // ready waits until a driver other than notPID answers with a fresh scan and a live board link.
 func (s *stack) ready(notPID int, timeout time.Duration) (api.State, error) {
-	timeout = testkit.Bound(timeout)
-	deadline := time.Now().Add(timeout)
-	var last api.State
-	var lastErr error
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Second))
-		st, err := s.cl.State(ctx)
-		cancel()
-		if err == nil && st.PIDs.Driver != 0 && st.PIDs.Driver != notPID && st.ScanAgeS != nil &&
-			*st.ScanAgeS < 0.3 && !st.BoardSilent {
-			return st, nil
-		}
-		if err != nil {
-			s.cl.CloseIdle() // a restarted driver: drop connections to the old one
-		}
-		last, lastErr = st, err
-		if s.exited() {
-			return last, fmt.Errorf("rosorin-base run exited (%v); log:\n%s", s.err, s.log.String())
-		}
-		if time.Now().After(deadline) {
-			return last, fmt.Errorf("no driver (other than pid %d) with fresh scans within %v: last state enabled=%v scan_age=%v driver=%d silent=%v, err %v",
-				notPID, timeout, last.Enabled, fmtAge(last.ScanAgeS), last.PIDs.Driver, last.BoardSilent, lastErr)
-		}
-		time.Sleep(20 * time.Millisecond)
+	st, err := s.WaitState(timeout, stacktest.Scanning(notPID))
+	if err != nil {
+		return st, fmt.Errorf("no driver (other than pid %d) with fresh scans and a live board: %w", notPID, err)
 	}
+	return st, nil
 }
 
 func fmtAge(p *float64) string {
@@ -214,8 +133,8 @@ func sharedStack(t *testing.T) *stack {
 	t.Helper()
 	sharedMu.Lock()
 	defer sharedMu.Unlock()
-	if shared != nil && shared.exited() {
-		t.Logf("shared stack had exited (%v); starting a new one", shared.err)
+	if shared != nil && shared.Exited() {
+		t.Logf("shared stack had exited (%v); starting a new one", shared.Err())
 		shared.close()
 		shared = nil
 	}

@@ -129,7 +129,7 @@ func sigintOnce(t *testing.T, run int) (firstStop, exited time.Duration) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sup := s.cmd.Process.Pid
+	sup := s.Cmd.Process.Pid
 	kids := childrenOf(sup)
 	for _, pid := range []int{st.PIDs.Driver, st.PIDs.LidarReader} {
 		if _, ok := kids[pid]; !ok {
@@ -145,7 +145,7 @@ func sigintOnce(t *testing.T, run int) (firstStop, exited time.Duration) {
 	}
 	seq := s.sim.RxSeq()
 	t0 := time.Now()
-	code, ok := s.interrupt(testkit.Bound(5 * time.Second)) // SIGINT, then wait for the exit
+	code, ok := s.Interrupt(testkit.Bound(5 * time.Second)) // SIGINT, then wait for the exit
 	tExit := time.Now()
 	if !ok {
 		t.Fatalf("run %d: rosorin-base run still running 5 s after SIGINT", run)
@@ -178,7 +178,7 @@ func sigintOnce(t *testing.T, run int) (firstStop, exited time.Duration) {
 			t.Errorf("run %d: process %d (child of the supervisor) still running after its exit", run, pid)
 		}
 	}
-	if left := procsMentioning(s.dir); len(left) > 0 {
+	if left := procsMentioning(s.Dir); len(left) > 0 {
 		t.Errorf("run %d: processes left: %v", run, left)
 	}
 	p.Halt()

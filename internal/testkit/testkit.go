@@ -173,7 +173,8 @@ func Figures(d []time.Duration) string {
 // Ms formats a duration in milliseconds with two decimals.
 func Ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
 
-// Eventually polls fn every 10 ms until it returns nil or timeout passes, and returns fn's last error.
+// Eventually polls fn every 10 ms until it returns nil or timeout passes, and returns fn's last error. An
+// error fn wraps with Abort ends the wait at once (the process waited on has exited, say).
 func Eventually(timeout time.Duration, fn func() error) error {
 	end := time.Now().Add(timeout)
 	for {
@@ -181,9 +182,21 @@ func Eventually(timeout time.Duration, fn func() error) error {
 		if err == nil {
 			return nil
 		}
+		var a abortError
+		if errors.As(err, &a) {
+			return a.err
+		}
 		if time.Now().After(end) {
 			return fmt.Errorf("after %v: %w", timeout, err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Abort marks err as final for Eventually: no point waiting any longer.
+func Abort(err error) error { return abortError{err} }
+
+type abortError struct{ err error }
+
+func (a abortError) Error() string { return a.err.Error() }
+func (a abortError) Unwrap() error { return a.err }

@@ -82,3 +82,22 @@ func TestModuleRootAndEventually(t *testing.T) {
 		t.Fatal("Eventually of a never-true condition returned nil")
 	}
 }
+
+func TestEventuallyAbort(t *testing.T) {
+	final := errors.New("gone")
+	n := 0
+	start := time.Now()
+	err := Eventually(time.Minute, func() error {
+		n++
+		if n == 3 {
+			return Abort(final)
+		}
+		return errors.New("not yet")
+	})
+	if err != final || n != 3 || time.Since(start) > 10*time.Second {
+		t.Fatalf("Eventually = %v after %d calls (%v), want the aborting error after 3", err, n, time.Since(start))
+	}
+	if err := Eventually(30*time.Millisecond, func() error { return errors.New("never") }); err == nil || err.Error() != "after 30ms: never" {
+		t.Fatalf("Eventually on a timeout = %v", err)
+	}
+}
