@@ -27,7 +27,7 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	st0 := s.state(t)
 	drv := st0.PIDs.Driver
 	p := s.publish(t, api.Twist{VX: 0.1})
-	if tr, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.Turning)); !ok {
 		t.Fatalf("wheels not turning: %v", tr.WheelRPS)
 	}
 	// stopsWheels runs send while the wheels are commanded to turn and returns how long the stop frame took.
@@ -128,7 +128,7 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	t.Logf("floods: %d of 300 one-shots throttled (429); stream of 1000 lines: %d accepted, %d dropped, %q", throttled, res.Accepted, res.Dropped, res.Message)
 
 	// 1 % of the bytes corrupted both ways while driving.
-	if _, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
+	if _, ok := s.waitTruth(3*time.Second, judge(standtest.Turning)); !ok {
 		t.Fatal("wheels not turning before the corruption")
 	}
 	stC := s.state(t)
@@ -143,7 +143,7 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 		if i%5 == 0 {
 			p.Set(api.Twist{VX: 0.1 + 0.1*float64(i/5%2)})
 		}
-		if tr := s.sim.Truth(); !standtest.Turning(tr) {
+		if tr := s.sim.Truth(); !standtest.Turning(wheelsOf(tr)) {
 			if st := s.state(t); st.EStop != nil || !st.Enabled {
 				t.Fatalf("corrupted bytes disturbed the driver: estop %s enabled %v", strp(st.EStop), st.Enabled)
 			}

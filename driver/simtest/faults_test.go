@@ -36,7 +36,7 @@ func testUSBDrop(t *testing.T, d time.Duration) {
 	logOff := s.log.Len()
 	s.mustEnable(t)
 	p := s.publish(t, api.Twist{VX: 0.2})
-	if tr, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.Turning)); !ok {
 		t.Fatalf("wheels not turning: %v", tr.WheelRPS)
 	}
 	seq := s.sim.RxSeq()
@@ -51,7 +51,7 @@ func testUSBDrop(t *testing.T, d time.Duration) {
 		if !slices.Contains(tr.Faults, "usb-drop") {
 			break
 		}
-		if !standtest.Turning(tr) {
+		if !standtest.Turning(wheelsOf(tr)) {
 			t.Fatalf("wheels stopped while the board was gone (%v): nothing can have stopped them", tr.WheelRPS)
 		}
 		if sup, err := supervisor.ReadStatus(s.Socket); err == nil && sup.Port == supervisor.PortGone {
@@ -96,7 +96,7 @@ func testUSBDrop(t *testing.T, d time.Duration) {
 		t.Errorf("driver back after the drop: enabled %v estop %q, want disabled and latched with %q",
 			back.Enabled, strp(back.EStop), "board port reopened after USB drop")
 	}
-	if tr, ok := s.waitTruth(3*time.Second, standtest.WheelsStopped); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.WheelsStopped)); !ok {
 		t.Errorf("wheels after the return: targets %v wheels %v", tr.TargetRPS, tr.WheelRPS)
 	}
 	frames, _ := s.sim.ReceivedSince(r.Seq)
@@ -132,7 +132,7 @@ func TestLidarReaderKillAndUnplug(t *testing.T) {
 	s := sharedStack(t)
 	s.mustEnable(t)
 	p := s.publish(t, api.Twist{VX: 0.1})
-	if tr, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.Turning)); !ok {
 		t.Fatalf("wheels not turning: %v", tr.WheelRPS)
 	}
 	st := s.state(t)

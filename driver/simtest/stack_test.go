@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -185,7 +186,7 @@ func (s *stack) prepare(t *testing.T) {
 	s.waitState(t, 2*time.Second, "no fresh velocity command", func(st api.State) bool {
 		return st.CmdAgeS == nil || *st.CmdAgeS > stale
 	})
-	if tr, ok := s.waitTruth(3*time.Second, standtest.WheelsStopped); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.WheelsStopped)); !ok {
 		t.Fatalf("wheels still turning at the start of the test: targets %v wheels %v", tr.TargetRPS, tr.WheelRPS)
 	}
 	seq := s.sim.RxSeq()
@@ -236,7 +237,26 @@ func (s *stack) waitRx(seq int, timeout time.Duration, pred func(sim.Received) b
 
 // waitTruth polls the sim's truth until ok holds; it returns the last truth seen.
 func (s *stack) waitTruth(timeout time.Duration, ok func(sim.Truth) bool) (sim.Truth, bool) {
-	return standtest.WaitTruth(s.sim, timeout, ok)
+	var x sim.Truth
+	err := testkit.Eventually(testkit.Bound(timeout), func() error {
+		if x = s.sim.Truth(); !ok(x) {
+			return errNotYet
+		}
+		return nil
+	})
+	return x, err == nil
+}
+
+var errNotYet = errors.New("not yet")
+
+// wheelsOf is the part of the sim's truth the stand suite judges.
+func wheelsOf(x sim.Truth) standtest.Wheels {
+	return standtest.Wheels{TargetRPS: x.TargetRPS, WheelRPS: x.WheelRPS}
+}
+
+// judge applies a stand-suite judge (standtest.Turning, WheelsStopped, Near) to the sim's truth.
+func judge(ok func(standtest.Wheels) bool) func(sim.Truth) bool {
+	return func(x sim.Truth) bool { return ok(wheelsOf(x)) }
 }
 
 // waitState polls the driver's state until ok holds.

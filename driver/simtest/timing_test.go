@@ -49,7 +49,7 @@ func TestTimingEStopRequestToStopFrame(t *testing.T) {
 	if p99, bound := testkit.Quantile(lat, 0.99), testkit.Bound(100*time.Millisecond); p99 > bound {
 		t.Errorf("e-stop p99 %s, bound %s", testkit.Ms(p99), testkit.Ms(bound))
 	}
-	if tr, ok := s.waitTruth(3*time.Second, standtest.WheelsStopped); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.WheelsStopped)); !ok {
 		t.Errorf("wheels after the last e-stop: %v", tr.WheelRPS)
 	}
 }
@@ -122,7 +122,7 @@ func sigintOnce(t *testing.T, run int) (firstStop, exited time.Duration) {
 	}
 	p := s.publish(t, api.Twist{VX: 0.2})
 	defer p.Halt()
-	if tr, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.Turning)); !ok {
 		t.Fatalf("run %d: wheels not turning: %v", run, tr.WheelRPS)
 	}
 	st, err := s.cl.State(ctx)

@@ -26,7 +26,6 @@ import (
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
-	"github.com/rosorin/rosorin/sim"
 )
 
 // Frame is one four-motor speed frame the board received. Targets judge every frame themselves (anything but a
@@ -71,8 +70,21 @@ type Config struct {
 	ReaderPID int
 }
 
-// Truth is the optional ground truth of a simulated robot.
-type Truth interface{ Truth() sim.Truth }
+// Wheels is what the suite reads of a simulated robot's ground truth: the wire rps last commanded and the
+// wheels' actual speeds, ids 0..3 (motors 1..4).
+type Wheels struct {
+	TargetRPS, WheelRPS [4]float64
+}
+
+// Truth is the optional ground truth of a simulated robot, with the simulator's own kinematics: kept apart
+// from the driver's on purpose, so that a sign error in the driver shows up as a disagreement.
+type Truth interface {
+	Wheels() Wheels
+	// WheelRPS is the simulator's inverse kinematics: body velocity (vx m/s, vy m/s, wz rad/s) to wire rps.
+	WheelRPS(v [3]float64) [4]float64
+	// BodyVelocity is its forward kinematics: wire rps to the body velocity without slip.
+	BodyVelocity(rps [4]float64) [3]float64
+}
 
 // The suite's cases, in the order Run runs them.
 var cases = []struct {
@@ -117,7 +129,7 @@ func disabledNothingMoves(t *testing.T, tg Target) {
 	tr, hasTruth := tg.(Truth)
 	var was [4]float64 // a previous case's wheels may still be running down: they may only get slower
 	if hasTruth {
-		for i, w := range tr.Truth().WheelRPS {
+		for i, w := range tr.Wheels().WheelRPS {
 			was[i] = math.Abs(w)
 		}
 	}
@@ -126,7 +138,7 @@ func disabledNothingMoves(t *testing.T, tg Target) {
 		if !hasTruth {
 			continue
 		}
-		x := tr.Truth()
+		x := tr.Wheels()
 		if x.TargetRPS != [4]float64{} {
 			t.Fatalf("wheels commanded while disabled: targets %v", x.TargetRPS)
 		}
@@ -186,15 +198,15 @@ func forwardThenSilenceDeadman(t *testing.T, tg Target) {
 			t.Fatalf("run %d: forward frame %v: want motors 1,2 > 0 and 3,4 < 0 (mirrored mount)", i, f.RPS)
 		}
 		if hasTruth && i == 0 {
-			x, ok := WaitTruth(tr, 3*time.Second, Near([3]float64{0.1, 0, 0}))
+			x, ok := WaitTruth(tr, 3*time.Second, Near(tr.WheelRPS([3]float64{0.1, 0, 0})))
 			if !ok {
-				t.Fatalf("wheels did not reach forward 0.1 m/s: targets %v wheels %v (want %v)", x.TargetRPS, x.WheelRPS, sim.WheelRPS([3]float64{0.1, 0, 0}))
+				t.Fatalf("wheels did not reach forward 0.1 m/s: targets %v wheels %v (want %v)", x.TargetRPS, x.WheelRPS, tr.WheelRPS([3]float64{0.1, 0, 0}))
 			}
 			if w := x.WheelRPS; !(w[0] > 0 && w[1] > 0 && w[2] < 0 && w[3] < 0) {
 				t.Fatalf("forward: wheel rps %v, want motors 1,2 > 0 and 3,4 < 0", w)
 			}
 			// The targets are what the driver commanded; the sim's own forward kinematics must read them back.
-			if bv := sim.BodyVelocity(x.TargetRPS); math.Abs(bv[0]-0.1) > 1e-4 || math.Abs(bv[1]) > 1e-4 || math.Abs(bv[2]) > 1e-4 {
+			if bv := tr.BodyVelocity(x.TargetRPS); math.Abs(bv[0]-0.1) > 1e-4 || math.Abs(bv[1]) > 1e-4 || math.Abs(bv[2]) > 1e-4 {
 				t.Fatalf("the sim's forward kinematics of the wheel targets says %v, want [0.1 0 0]", bv)
 			}
 		} else {
@@ -266,9 +278,9 @@ func rotateSigns(t *testing.T, tg Target) {
 	if !ok {
 		return
 	}
-	x, ok := WaitTruth(tr, 3*time.Second, Near([3]float64{0, 0, 0.5}))
+	x, ok := WaitTruth(tr, 3*time.Second, Near(tr.WheelRPS([3]float64{0, 0, 0.5})))
 	if !ok {
-		t.Fatalf("wheels did not reach +0.5 rad/s: wheels %v, want %v", x.WheelRPS, sim.WheelRPS([3]float64{0, 0, 0.5}))
+		t.Fatalf("wheels did not reach +0.5 rad/s: wheels %v, want %v", x.WheelRPS, tr.WheelRPS([3]float64{0, 0, 0.5}))
 	}
 	w := x.WheelRPS
 	left := [2]float64{w[0], w[1]}    // motors 1, 2: wire sign = wheel direction
@@ -279,7 +291,7 @@ func rotateSigns(t *testing.T, tg Target) {
 	if !(right[0] > 0 && right[1] > 0) {
 		t.Errorf("right wheels (motors 3, 4) at %v rps (wheel direction): want forward", right)
 	}
-	bv := sim.BodyVelocity(x.TargetRPS)
+	bv := tr.BodyVelocity(x.TargetRPS)
 	if math.Abs(bv[2]-0.5) > 1e-4 || math.Abs(bv[0]) > 1e-4 || math.Abs(bv[1]) > 1e-4 {
 		t.Errorf("the sim's forward kinematics of the wheel targets says %v, want [0 0 +0.5]", bv)
 	}
@@ -356,7 +368,7 @@ func estopLatches(t *testing.T, tg Target) {
 		}
 		for end := time.Now().Add(testkit.Bound(watch)); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
 			if hasTruth {
-				if x := tr.Truth(); x.TargetRPS != [4]float64{} {
+				if x := tr.Wheels(); x.TargetRPS != [4]float64{} {
 					t.Fatalf("cycle %d: wheel targets %v after reset (motion must stay disabled)", i, x.TargetRPS)
 				}
 			}
@@ -473,7 +485,7 @@ func scanGateHoldsAndResumes(t *testing.T, tg Target) {
 		}
 	}
 	if hasTruth {
-		if x, ok := WaitTruth(tr, time.Second, func(x sim.Truth) bool { return x.TargetRPS == [4]float64{} }); !ok {
+		if x, ok := WaitTruth(tr, time.Second, func(x Wheels) bool { return x.TargetRPS == [4]float64{} }); !ok {
 			t.Fatalf("wheel targets %v while held", x.TargetRPS)
 		}
 	}
@@ -559,7 +571,7 @@ func gamepadDrivingNotHeldByScanGate(t *testing.T, tg Target) {
 	tr, hasTruth := tg.(Truth)
 	for end := time.Now().Add(500 * time.Millisecond); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
 		if hasTruth {
-			if x := tr.Truth(); x.TargetRPS != [4]float64{} {
+			if x := tr.Wheels(); x.TargetRPS != [4]float64{} {
 				t.Fatalf("a software command moved the wheels without scans: targets %v", x.TargetRPS)
 			}
 		}
@@ -689,10 +701,10 @@ func WaitFrame(tg Target, from int, timeout time.Duration, ok func(Frame) bool) 
 }
 
 // WaitTruth polls the truth until ok holds (timeout widened under -race); it returns the last truth seen.
-func WaitTruth(tr Truth, timeout time.Duration, ok func(sim.Truth) bool) (sim.Truth, bool) {
+func WaitTruth(tr Truth, timeout time.Duration, ok func(Wheels) bool) (Wheels, bool) {
 	end := time.Now().Add(testkit.Bound(timeout))
 	for {
-		x := tr.Truth()
+		x := tr.Wheels()
 		if ok(x) {
 			return x, true
 		}
@@ -722,10 +734,9 @@ func waitState(t *testing.T, tg Target, timeout time.Duration, what string, ok f
 	}
 }
 
-// Near: every wheel within 5 % of the sim's own inverse kinematics for v.
-func Near(v [3]float64) func(sim.Truth) bool {
-	want := sim.WheelRPS(v)
-	return func(x sim.Truth) bool {
+// Near: every wheel within 5 % of want (the sim's own inverse kinematics of a velocity, Truth.WheelRPS).
+func Near(want [4]float64) func(Wheels) bool {
+	return func(x Wheels) bool {
 		for i := range want {
 			if math.Abs(x.WheelRPS[i]-want[i]) > 0.05*math.Abs(want[i]) {
 				return false
@@ -736,7 +747,7 @@ func Near(v [3]float64) func(sim.Truth) bool {
 }
 
 // WheelsStopped is the truth judge "the wheels stopped": every target zero and every wheel below 0.01 rps.
-func WheelsStopped(x sim.Truth) bool {
+func WheelsStopped(x Wheels) bool {
 	if x.TargetRPS != [4]float64{} {
 		return false
 	}
@@ -749,7 +760,7 @@ func WheelsStopped(x sim.Truth) bool {
 }
 
 // Turning: every wheel above 0.1 rps (the sim's wheels lag their targets by WheelTau 0.22 s).
-func Turning(x sim.Truth) bool {
+func Turning(x Wheels) bool {
 	for _, w := range x.WheelRPS {
 		if math.Abs(w) < 0.1 {
 			return false
