@@ -2,6 +2,8 @@ package testkit
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -82,6 +84,11 @@ var (
 // process and returns the binary's path. Under the race detector the binary is built with -race too, so the
 // processes a test starts are race-checked as well. The directory is mode 0755 so an unprivileged user can
 // run what is in it; Cleanup removes it.
+//
+// The build goes to a directory that outlives the test process (buildCache) and is copied from there: go
+// build leaves an up-to-date output alone, so every test package after the first that needs the same
+// command skips the link (measured on the 2-core machine: rosorin-base 1.2 s instead of 10 s, 30 s under
+// -race).
 func Binary(pkg string) (string, error) {
 	buildMu.Lock()
 	defer buildMu.Unlock()
@@ -103,17 +110,57 @@ func Binary(pkg string) (string, error) {
 		binDir = d
 	}
 	out := filepath.Join(binDir, filepath.Base(pkg))
-	args := []string{"build", "-o", out}
-	if RaceEnabled {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command("go", append(args, pkg)...)
-	cmd.Dir = root
-	if o, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, o)
+	if err := buildCached(root, pkg, out); err != nil {
+		return "", err
 	}
 	built[pkg] = out
 	return out, nil
+}
+
+// buildCache is where Binary's builds persist: one directory per module root and race mode, so that
+// worktrees and -race runs never overwrite each other's binaries. "" when the user has no cache directory.
+func buildCache(root string) string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(root))
+	mode := "norace"
+	if RaceEnabled {
+		mode = "race"
+	}
+	return filepath.Join(base, "rosorin-testbin", hex.EncodeToString(sum[:8])+"-"+mode)
+}
+
+// buildCached builds pkg into the persistent cache, under a lock (test packages run as parallel processes),
+// and copies the result to out; without a cache it builds straight to out.
+func buildCached(root, pkg, out string) error {
+	goBuild := func(to string) error {
+		args := []string{"build", "-o", to}
+		if RaceEnabled {
+			args = append(args, "-race")
+		}
+		cmd := exec.Command("go", append(args, pkg)...)
+		cmd.Dir = root
+		if o, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build %s: %v\n%s", pkg, err, o)
+		}
+		return nil
+	}
+	dir := buildCache(root)
+	if dir == "" || os.MkdirAll(dir, 0o755) != nil {
+		return goBuild(out)
+	}
+	unlock, err := lockFile(filepath.Join(dir, "lock"))
+	if err != nil {
+		return goBuild(out)
+	}
+	defer unlock()
+	cached := filepath.Join(dir, strings.NewReplacer("/", "_", ".", "_").Replace(pkg))
+	if err := goBuild(cached); err != nil {
+		return err
+	}
+	return CopyExecutable(cached, out)
 }
 
 // BinDir is the directory Binary builds into ("" before the first build).
