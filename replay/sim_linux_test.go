@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/driver/api"
@@ -21,9 +23,17 @@ import (
 	"github.com/rosorin/rosorin/sim"
 )
 
+// TestMain also fails the package when a goroutine outlives its tests: every replay, tap and recorder a test
+// starts must have stopped.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	testkit.Cleanup()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+			code = 1
+		}
+	}
 	os.Exit(code)
 }
 

@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -218,12 +219,13 @@ func TestClientCommands(t *testing.T) {
 		if stop.After(tEnd.Add(testkit.Bound(100 * time.Millisecond))) {
 			t.Errorf("stop frame %v after drive exited: the final zero command must stop the wheels at once", stop.Sub(tEnd))
 		}
-		for end := time.Now().Add(testkit.Bound(time.Second)); st.sim.Truth().TargetRPS != [4]float64{}; { // applied at the sim's next tick
-			if time.Now().After(end) {
-				t.Errorf("wheel targets %v 1 s after the stop frame", st.sim.Truth().TargetRPS)
-				break
+		if err := testkit.Eventually(testkit.Bound(time.Second), func() error { // applied at the sim's next tick
+			if tr := st.sim.Truth(); tr.TargetRPS != [4]float64{} {
+				return fmt.Errorf("wheel targets %v", tr.TargetRPS)
 			}
-			time.Sleep(5 * time.Millisecond)
+			return nil
+		}); err != nil {
+			t.Errorf("1 s after the stop frame: %v", err)
 		}
 		t.Logf("drive 0.1 0 0 --for 1s: %s; board: first non-zero frame %v after start, stop frame %v after it, %v after the command exited",
 			strings.TrimSpace(r.stdout), firstMove.Sub(t0).Round(time.Millisecond), stop.Sub(firstMove).Round(time.Millisecond), stop.Sub(tEnd).Round(time.Millisecond))

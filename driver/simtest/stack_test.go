@@ -263,20 +263,24 @@ func judge(ok func(standtest.Wheels) bool) func(sim.Truth) bool {
 func (s *stack) waitState(t *testing.T, timeout time.Duration, what string, ok func(api.State) bool) api.State {
 	t.Helper()
 	timeout = testkit.Bound(timeout)
-	deadline := time.Now().Add(timeout)
-	for {
+	var st api.State
+	err := testkit.Eventually(timeout, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Second))
-		st, err := s.cl.State(ctx)
-		cancel()
-		if err == nil && ok(st) {
-			return st
+		defer cancel()
+		var err error
+		if st, err = s.cl.State(ctx); err != nil {
+			return err
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timeout (%v) waiting for %s: last state enabled=%v estop=%v blocked=%v pad=%s scan_age=%s, err %v",
-				timeout, what, st.Enabled, strp(st.EStop), strp(st.Blocked), st.PadMode, fmtAge(st.ScanAgeS), err)
+		if !ok(st) {
+			return errNotYet
 		}
-		time.Sleep(10 * time.Millisecond)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("timeout (%v) waiting for %s: last state enabled=%v estop=%v blocked=%v pad=%s scan_age=%s, err %v",
+			timeout, what, st.Enabled, strp(st.EStop), strp(st.Blocked), st.PadMode, fmtAge(st.ScanAgeS), err)
 	}
+	return st
 }
 
 func strp(p *string) string {
@@ -427,24 +431,25 @@ func stopAfter(t0 time.Time) func(sim.Received) bool {
 // waitEvent waits for a sim event (truth file, "event" lines) containing text, stamped after `after`.
 func (s *stack) waitEvent(text string, after time.Time, timeout time.Duration) (time.Time, error) {
 	timeout = testkit.Bound(timeout)
-	deadline := time.Now().Add(timeout)
-	for {
+	var at time.Time
+	err := testkit.Eventually(timeout, func() error { // the sim flushes its truth file every 0.5 s
 		if err := s.readEvents(); err != nil {
-			return time.Time{}, err
+			return testkit.Abort(err)
 		}
 		s.emu.Lock()
+		defer s.emu.Unlock()
 		for _, e := range s.events {
 			if e.T.After(after) && strings.Contains(e.Text, text) {
-				s.emu.Unlock()
-				return e.T, nil
+				at = e.T
+				return nil
 			}
 		}
-		s.emu.Unlock()
-		if time.Now().After(deadline) {
-			return time.Time{}, fmt.Errorf("no sim event %q after %s within %v", text, after.Format("15:04:05.000"), timeout)
-		}
-		time.Sleep(50 * time.Millisecond) // the sim flushes its truth file every 0.5 s
+		return errNotYet
+	})
+	if errors.Is(err, errNotYet) {
+		return time.Time{}, fmt.Errorf("no sim event %q after %s within %v", text, after.Format("15:04:05.000"), timeout)
 	}
+	return at, err
 }
 
 // readEvents reads the truth file from where it stopped and keeps the event lines.

@@ -13,6 +13,7 @@ package standtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -702,36 +703,39 @@ func WaitFrame(tg Target, from int, timeout time.Duration, ok func(Frame) bool) 
 
 // WaitTruth polls the truth until ok holds (timeout widened under -race); it returns the last truth seen.
 func WaitTruth(tr Truth, timeout time.Duration, ok func(Wheels) bool) (Wheels, bool) {
-	end := time.Now().Add(testkit.Bound(timeout))
-	for {
-		x := tr.Wheels()
-		if ok(x) {
-			return x, true
+	var x Wheels
+	err := testkit.Eventually(testkit.Bound(timeout), func() error {
+		if x = tr.Wheels(); !ok(x) {
+			return errNotYet
 		}
-		if time.Now().After(end) {
-			return x, false
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
+	return x, err == nil
 }
+
+var errNotYet = errors.New("not yet")
 
 func waitState(t *testing.T, tg Target, timeout time.Duration, what string, ok func(api.State) bool) api.State {
 	t.Helper()
 	timeout = testkit.Bound(timeout)
-	end := time.Now().Add(timeout)
-	for {
+	var st api.State
+	err := testkit.Eventually(timeout, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Second))
-		st, err := tg.Client().State(ctx)
-		cancel()
-		if err == nil && ok(st) {
-			return st
+		defer cancel()
+		var err error
+		if st, err = tg.Client().State(ctx); err != nil {
+			return err
 		}
-		if time.Now().After(end) {
-			t.Fatalf("timeout (%v) waiting for %s: last state enabled=%v estop=%s blocked=%s pad=%s, err %v",
-				timeout, what, st.Enabled, strp(st.EStop), strp(st.Blocked), st.PadMode, err)
+		if !ok(st) {
+			return errNotYet
 		}
-		time.Sleep(10 * time.Millisecond)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("timeout (%v) waiting for %s: last state enabled=%v estop=%s blocked=%s pad=%s, err %v",
+			timeout, what, st.Enabled, strp(st.EStop), strp(st.Blocked), st.PadMode, err)
 	}
+	return st
 }
 
 // Near: every wheel within 5 % of want (the sim's own inverse kinematics of a velocity, Truth.WheelRPS).
