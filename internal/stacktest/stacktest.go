@@ -226,6 +226,14 @@ func (s *Service) Interrupt(timeout time.Duration) (code int, ok bool) {
 	if !s.Exited() {
 		_ = s.Cmd.Process.Signal(os.Interrupt)
 	}
+	return s.WaitExit(timeout)
+}
+
+// WaitExit waits up to timeout for the process to end by itself (it sends nothing) and returns its exit code.
+func (s *Service) WaitExit(timeout time.Duration) (code int, ok bool) {
+	if s.Cmd == nil {
+		return -1, false
+	}
 	select {
 	case <-s.done:
 		return s.Cmd.ProcessState.ExitCode(), true
