@@ -1,7 +1,8 @@
 // Package boardtest is the board codec's test double: Playback, a controller board that scripts and checks every
 // byte of a conversation, after periph's i2ctest.Playback. It is an io.ReadWriteCloser with read deadlines,
 // the shape the driver takes its board in (driver.Options.BoardIn, BoardOut), so code under test runs on it
-// as on a serial port, without a pseudo-terminal or raw mode. It is imported only by tests.
+// as on a serial port, without a pseudo-terminal or raw mode. Record, around a real port (the sim's board, a
+// robot's), writes down a conversation as the script Playback plays back. It is imported only by tests.
 package boardtest
 
 import (
@@ -227,4 +228,55 @@ func (p *Playback) Close() error {
 			p.wOff, wl, op, at, p.rOff, rl))
 	}
 	return nil
+}
+
+// Record wraps a real board port and records the conversation as Ops that a Playback can play back: each
+// write is appended to the current op's W, each read to its R, and a write after a read begins a new op.
+// Writes and reads from two goroutines are ordered by when each call returned. Record never closes Port.
+type Record struct {
+	Port io.ReadWriter
+
+	mu  sync.Mutex
+	ops []Op
+}
+
+var _ io.ReadWriter = (*Record)(nil)
+
+func (r *Record) Write(b []byte) (int, error) {
+	n, err := r.Port.Write(b)
+	if n > 0 {
+		r.mu.Lock()
+		if len(r.ops) == 0 || len(r.ops[len(r.ops)-1].R) > 0 {
+			r.ops = append(r.ops, Op{})
+		}
+		op := &r.ops[len(r.ops)-1]
+		op.W = append(op.W, b[:n]...)
+		r.mu.Unlock()
+	}
+	return n, err
+}
+
+func (r *Record) Read(b []byte) (int, error) {
+	n, err := r.Port.Read(b)
+	if n > 0 {
+		r.mu.Lock()
+		if len(r.ops) == 0 {
+			r.ops = append(r.ops, Op{})
+		}
+		op := &r.ops[len(r.ops)-1]
+		op.R = append(op.R, b[:n]...)
+		r.mu.Unlock()
+	}
+	return n, err
+}
+
+// Ops returns a copy of the conversation so far.
+func (r *Record) Ops() []Op {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Op, len(r.ops))
+	for i, op := range r.ops {
+		out[i] = Op{W: bytes.Clone(op.W), R: bytes.Clone(op.R)}
+	}
+	return out
 }

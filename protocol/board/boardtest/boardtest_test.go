@@ -193,3 +193,55 @@ func TestBlockedReadEnds(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordPlaysBack: a conversation recorded through Record (here over a Playback standing for the real
+// port) is the script that plays it back again, and a different write on the replay fails at its byte.
+func TestRecordPlaysBack(t *testing.T) {
+	stop := board.StopFrame()
+	script := []boardtest.Op{{R: imu}, {W: stop, R: battery}, {W: boardtest.Frames(stop, stop), R: imu}}
+	talk := func(port io.ReadWriter) error {
+		buf := make([]byte, 64)
+		if _, err := io.ReadFull(port, buf[:len(imu)]); err != nil {
+			return err
+		}
+		if _, err := port.Write(stop); err != nil {
+			return err
+		}
+		if _, err := io.ReadFull(port, buf[:len(battery)]); err != nil {
+			return err
+		}
+		for range 2 {
+			if _, err := port.Write(stop); err != nil {
+				return err
+			}
+		}
+		_, err := io.ReadFull(port, buf[:len(imu)])
+		return err
+	}
+	real := &boardtest.Playback{T: t, Ops: script}
+	rec := &boardtest.Record{Port: real}
+	if err := talk(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := real.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := rec.Ops()
+	if fmt.Sprint(got) != fmt.Sprint(script) {
+		t.Fatalf("recorded %x, want %x", got, script)
+	}
+	again := &boardtest.Playback{T: t, Ops: got}
+	if err := talk(again); err != nil {
+		t.Fatal(err)
+	}
+	if err := again.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f := &failures{TB: t}
+	wrong := &boardtest.Playback{T: f, Ops: got}
+	buf := make([]byte, len(imu))
+	io.ReadFull(wrong, buf)
+	if _, err := wrong.Write(battery); err == nil || len(f.all()) != 1 || !strings.Contains(f.all()[0], fmt.Sprintf("write byte 2 (op 1, byte 2 of its %d): got 0x00, want 0x03", len(stop)) /* both start AA 55 */) {
+		t.Fatalf("a different write on the replay: %v (failures %q)", err, f.all())
+	}
+}
