@@ -1,6 +1,7 @@
 package simtest_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -46,12 +47,13 @@ func TestPadDriveSticksTurnWheels(t *testing.T) {
 	if err := s.sim.PadSticks(0, ly, 0, 0); err != nil {
 		t.Fatal(err)
 	}
-	end := time.Now().Add(time.Second)
-	for time.Now().Before(end) {
+	if err := testkit.Always(time.Second, func() error {
 		if tr := s.sim.Truth(); tr.TargetRPS != [4]float64{} {
-			t.Fatalf("locked pad, stick forward: wheel targets %v, want zero", tr.TargetRPS)
+			return fmt.Errorf("wheel targets %v, want zero", tr.TargetRPS)
 		}
-		time.Sleep(10 * time.Millisecond)
+		return nil
+	}); err != nil {
+		t.Fatalf("locked pad, stick forward: %v", err)
 	}
 	frames, _ := s.sim.ReceivedSince(seq)
 	for _, f := range frames {
@@ -109,12 +111,13 @@ func TestPadDriveSticksTurnWheels(t *testing.T) {
 	s.waitState(t, 3*time.Second, "scan age past scan_timeout", func(st api.State) bool {
 		return st.ScanAgeS != nil && *st.ScanAgeS > limit
 	})
-	end = time.Now().Add(500 * time.Millisecond)
-	for time.Now().Before(end) {
+	if err := testkit.Always(500*time.Millisecond, func() error {
 		if tr := s.sim.Truth(); !standtest.Near(sim.WheelRPS(v))(wheelsOf(tr)) {
-			t.Fatalf("LiDAR silent %s: wheels %v, want still %v under gamepad driving", testkit.Ms(time.Since(t1)), tr.WheelRPS, want)
+			return fmt.Errorf("LiDAR silent %s: wheels %v, want still %v under gamepad driving", testkit.Ms(time.Since(t1)), tr.WheelRPS, want)
 		}
-		time.Sleep(10 * time.Millisecond)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	frames, _ = s.sim.ReceivedSince(seq)
 	for _, f := range frames {

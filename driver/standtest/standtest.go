@@ -135,19 +135,22 @@ func disabledNothingMoves(t *testing.T, tg Target) {
 		}
 	}
 	p := Publish(t, tg.Client(), api.Twist{VX: 0.1})
-	for end := time.Now().Add(1500 * time.Millisecond); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+	if err := testkit.Always(1500*time.Millisecond, func() error {
 		if !hasTruth {
-			continue
+			return nil
 		}
 		x := tr.Wheels()
 		if x.TargetRPS != [4]float64{} {
-			t.Fatalf("wheels commanded while disabled: targets %v", x.TargetRPS)
+			return fmt.Errorf("wheels commanded while disabled: targets %v", x.TargetRPS)
 		}
 		for i, w := range x.WheelRPS {
 			if math.Abs(w) > was[i]+1e-9 {
-				t.Fatalf("wheel %d sped up while disabled: %v rps (was %v)", i+1, w, was[i])
+				return fmt.Errorf("wheel %d sped up while disabled: %v rps (was %v)", i+1, w, was[i])
 			}
 		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	res, err := p.Halt()
 	if err != nil || res.Accepted < 10 {
@@ -367,12 +370,15 @@ func estopLatches(t *testing.T, tg Target) {
 		if hasTruth {
 			watch = 500 * time.Millisecond
 		}
-		for end := time.Now().Add(testkit.Bound(watch)); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if err := testkit.Always(testkit.Bound(watch), func() error {
 			if hasTruth {
 				if x := tr.Wheels(); x.TargetRPS != [4]float64{} {
-					t.Fatalf("cycle %d: wheel targets %v after reset (motion must stay disabled)", i, x.TargetRPS)
+					return fmt.Errorf("wheel targets %v after reset (motion must stay disabled)", x.TargetRPS)
 				}
 			}
+			return nil
+		}); err != nil {
+			t.Fatalf("cycle %d: %v", i, err)
 		}
 		for _, f := range tg.Frames(g.Index) {
 			if f.Moving() {
@@ -570,12 +576,15 @@ func gamepadDrivingNotHeldByScanGate(t *testing.T, tg Target) {
 		return st.CmdSource == "software" && st.Blocked != nil && *st.Blocked == motion.BlockNoScan
 	})
 	tr, hasTruth := tg.(Truth)
-	for end := time.Now().Add(500 * time.Millisecond); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+	if err := testkit.Always(500*time.Millisecond, func() error {
 		if hasTruth {
 			if x := tr.Wheels(); x.TargetRPS != [4]float64{} {
-				t.Fatalf("a software command moved the wheels without scans: targets %v", x.TargetRPS)
+				return fmt.Errorf("a software command moved the wheels without scans: targets %v", x.TargetRPS)
 			}
 		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	p.Close()
 	for _, g := range tg.Frames(from) {

@@ -240,6 +240,22 @@ func Eventually(timeout time.Duration, fn func() error) error {
 	}
 }
 
+// Always calls fn every 10 ms for d (the first call at once, the last at or after d) and returns the first
+// error it gives: the watch that something holds throughout (nothing moves while disabled), where Eventually
+// waits for it to start holding.
+func Always(d time.Duration, fn func() error) error {
+	start := time.Now()
+	for {
+		if err := fn(); err != nil {
+			return fmt.Errorf("after %v: %w", time.Since(start).Round(time.Millisecond), err)
+		}
+		if time.Since(start) >= d {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // Abort marks err as final for Eventually: no point waiting any longer.
 func Abort(err error) error { return abortError{err} }
 

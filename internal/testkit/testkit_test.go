@@ -146,3 +146,22 @@ func TestLockFileExcludes(t *testing.T) {
 		t.Fatal("the second lock was not granted after the release")
 	}
 }
+
+func TestAlways(t *testing.T) {
+	n := 0
+	start := time.Now()
+	if err := Always(50*time.Millisecond, func() error { n++; return nil }); err != nil || time.Since(start) < 50*time.Millisecond || n < 2 {
+		t.Fatalf("Always on a holding condition = %v after %d calls in %v", err, n, time.Since(start))
+	}
+	n = 0
+	broke := errors.New("moved")
+	err := Always(time.Minute, func() error {
+		if n++; n == 3 {
+			return broke
+		}
+		return nil
+	})
+	if !errors.Is(err, broke) || n != 3 {
+		t.Fatalf("Always = %v after %d calls, want the breaking error at the third", err, n)
+	}
+}
