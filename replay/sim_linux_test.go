@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/driver/api"
@@ -21,9 +23,17 @@ import (
 	"github.com/rosorin/rosorin/sim"
 )
 
+// TestMain also fails the package when a goroutine outlives its tests: every replay, tap and recorder a test
+// starts must have stopped.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	testkit.Cleanup()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+			code = 1
+		}
+	}
 	os.Exit(code)
 }
 
@@ -136,15 +146,14 @@ func TestReplayIntoRosorinBase(t *testing.T) {
 	case r := <-done:
 		t.Fatalf("replay ended before its ptys: %v", r.err)
 	}
-	b := startBase(t, bin, dir, d["ttyACM0"], d["lidar"])
-	defer b.stop()
-	cl := b.client
-	st := b.waitState(t, "driver on the replay", func(st api.State) error {
+	b := startBase(t, bin, dir, d["ttyACM0"], d["lidar"], "driver on the replay", func(st api.State) error {
 		if st.BatteryMV == 0 || st.Link.IMUHz < 90 || st.ScanAgeS == nil || *st.ScanAgeS > 0.5 {
 			return fmt.Errorf("battery %d mV, imu %.1f Hz, scan age %v", st.BatteryMV, st.Link.IMUHz, st.ScanAgeS)
 		}
 		return nil
 	})
+	defer b.Stop()
+	cl, st := b.Client, b.Ready
 	if !batteries[st.BatteryMV] {
 		t.Errorf("the driver's battery %d mV is not one the recording held (%v)", st.BatteryMV, batteries)
 	}
@@ -208,15 +217,15 @@ func TestTapBetweenSimAndDriver(t *testing.T) {
 	if err := testkit.Eventually(testkit.Bound(5*time.Second), func() error { _, err := os.Stat(link); return err }); err != nil {
 		t.Fatal(err)
 	}
-	b := startBase(t, bin, dir, link, s.LidarPath())
-	defer b.stop()
-	st := b.waitState(t, "driver through the tap", func(st api.State) error {
+	b := startBase(t, bin, dir, link, s.LidarPath(), "driver through the tap", func(st api.State) error {
 		if st.BatteryMV == 0 || st.Link.IMUHz < 90 {
 			return fmt.Errorf("battery %d mV, imu %.1f Hz", st.BatteryMV, st.Link.IMUHz)
 		}
 		return nil
 	})
-	b.stop() // its stop path writes to the board through the tap too
+	defer b.Stop()
+	st := b.Ready
+	b.Stop() // its stop path writes to the board through the tap too
 	cancel()
 	r := <-done
 	if r.err != nil {

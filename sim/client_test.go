@@ -11,6 +11,7 @@ import (
 
 	"go.bug.st/serial"
 
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/protocol/board"
 )
@@ -158,15 +159,15 @@ func (c *boardClient) gyro(t0 time.Time) []stand.Sample {
 
 // waitUntil polls cond every 10 ms until it holds or d passes.
 func waitUntil(d time.Duration, cond func() bool) bool {
-	end := time.Now().Add(d)
-	for time.Now().Before(end) {
-		if cond() {
-			return true
+	return testkit.Eventually(d, func() error {
+		if !cond() {
+			return errNotYet
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return cond()
+		return nil
+	}) == nil
 }
+
+var errNotYet = errors.New("not yet")
 
 func wheelFrame(t *testing.T, v [3]float64) []byte {
 	t.Helper()

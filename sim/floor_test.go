@@ -42,6 +42,24 @@ func driveFor(t *testing.T, s *Sim, c *boardClient, v [3]float64, d time.Duratio
 	return start, stop
 }
 
+// restWheelRPS is where a wheel counts as run down: from there the floor run-down (FloorRunDownTau) carries a
+// wheel less than 0.03 mm of rim travel (1e-3 rps x 0.251 m x 0.13 s), far below the tolerances below.
+const restWheelRPS = 1e-3
+
+// settled waits until every wheel has run down (restWheelRPS), or at most d: the old fixed wait, so a pose is
+// never read earlier than at rest nor later than before.
+func settled(s *Sim, d time.Duration) {
+	waitUntil(d, func() bool {
+		tr := s.Truth()
+		for _, w := range tr.WheelRPS {
+			if math.Abs(w) >= restWheelRPS {
+				return false
+			}
+		}
+		return tr.TargetRPS == [4]float64{}
+	})
+}
+
 // TestFloorKinematics: 1 s forward at 0.2 m/s moves ~0.2 m minus the spin-up lag by the stop (and the
 // run-down gives part of the lag back, atRest); a strafe moves 0.765 of the commanded distance; a turn 0.93.
 func TestFloorKinematics(t *testing.T) {
@@ -51,7 +69,7 @@ func TestFloorKinematics(t *testing.T) {
 	p0 := s.Truth().Pose
 	start, stop := driveFor(t, s, c, [3]float64{0.2, 0, 0}, time.Second)
 	atStop := s.Truth().Pose
-	time.Sleep(1500 * time.Millisecond)
+	settled(s, 1500*time.Millisecond)
 	p1 := s.Truth().Pose
 	T := stop.T.Sub(start.T).Seconds()
 	dStop, dEnd := atStop[0]-p0[0], p1[0]-p0[0]
@@ -67,7 +85,7 @@ func TestFloorKinematics(t *testing.T) {
 	// Strafe left 0.2 m/s: 0.765 of the command.
 	p0 = p1
 	start, stop = driveFor(t, s, c, [3]float64{0, 0.2, 0}, time.Second)
-	time.Sleep(1500 * time.Millisecond)
+	settled(s, 1500*time.Millisecond)
 	p1 = s.Truth().Pose
 	T = stop.T.Sub(start.T).Seconds()
 	ratio := (p1[1] - p0[1]) / atRest(0.2, T)
@@ -79,7 +97,7 @@ func TestFloorKinematics(t *testing.T) {
 	// Turn +0.5 rad/s (counter-clockwise, yaw grows).
 	p0 = p1
 	start, stop = driveFor(t, s, c, [3]float64{0, 0, 0.5}, time.Second)
-	time.Sleep(1500 * time.Millisecond)
+	settled(s, 1500*time.Millisecond)
 	p1 = s.Truth().Pose
 	T = stop.T.Sub(start.T).Seconds()
 	turn := wrapAngle(p1[2] - p0[2])
@@ -99,7 +117,13 @@ func TestFloorWallStall(t *testing.T) {
 	s := startSim(t, Config{World: "floor", Room: room, Seed: 32})
 	c := openBoard(t, s.BoardPath())
 	c.write(wheelFrame(t, [3]float64{0.3, 0, 0}))
-	time.Sleep(2500 * time.Millisecond) // 0.3 m/s would cover ~0.68 m; the wall is 0.30 m away
+	// 0.3 m/s for the old fixed 2.5 s would cover ~0.68 m; the wall is 0.30 m away. Waiting ends early once
+	// the body is held with the wheels at speed, which the checks below then judge.
+	want := WheelRPS([3]float64{0.3, 0, 0})[0]
+	waitUntil(2500*time.Millisecond, func() bool {
+		tr := s.Truth()
+		return tr.Stalled && math.Abs(tr.WheelRPS[0]-want) <= 0.01
+	})
 	tr := s.Truth()
 	t.Logf("against the wall: pose %.3f, wheels %.3f rps, stalled %v", tr.Pose, tr.WheelRPS, tr.Stalled)
 	if tr.Pose[0] > 0.45-room.RobotRadius+0.001 || tr.Pose[0] < 0.25 {
@@ -114,7 +138,7 @@ func TestFloorWallStall(t *testing.T) {
 		t.Errorf("stalled robot moved: x %.4f -> %.4f, vel %v", x, tr2.Pose[0], tr2.BodyVel)
 	}
 	c.write(wheelFrame(t, [3]float64{-0.2, 0, 0}))
-	time.Sleep(800 * time.Millisecond)
+	waitUntil(800*time.Millisecond, func() bool { tr := s.Truth(); return tr.Pose[0] <= x-0.05 && !tr.Stalled })
 	if tr := s.Truth(); tr.Pose[0] > x-0.05 || tr.Stalled {
 		t.Errorf("backing away from the wall: x %.3f (was %.3f), stalled %v", tr.Pose[0], x, tr.Stalled)
 	}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/internal/stacktest"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/sim"
@@ -70,65 +72,14 @@ type cliStack struct {
 	log  *testkit.LockedBuffer
 }
 
+// startCLIStack starts the sim's stand and `rosorin-base run` on it (the shared fixture, stacktest) and
+// returns once the driver answers with scans flowing and a live board link.
 func startCLIStack(t *testing.T, bin string) *cliStack {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "rcli") // short: unix socket paths are limited to 108 bytes
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	s, err := sim.Start(context.Background(), sim.Config{Dir: dir, World: "stand", Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	cfg := filepath.Join(dir, "base.yaml")
-	if err := os.WriteFile(cfg, []byte("rosorin_board_driver:\n  ros__parameters:\n    max_linear: 0.35\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	st := &cliStack{sim: s, sock: filepath.Join(dir, "base.sock"), log: &testkit.LockedBuffer{}}
-	svc := exec.Command(bin, "run", "--device", s.BoardPath(), "--lidar", s.LidarPath(), "--socket", st.sock,
-		"--config", cfg, "--state-dir", filepath.Join(dir, "state"), "--contact", "log") // the stand: every spin is a contact
-	svc.Env = clientEnv()
-	svc.Stdout, svc.Stderr = st.log, st.log
-	svc.WaitDelay = 2 * time.Second
-	if err := svc.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { svc.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = svc.Process.Signal(os.Interrupt)
-		select {
-		case <-done:
-		case <-time.After(testkit.Bound(5 * time.Second)):
-			_ = svc.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			t.Logf("rosorin-base run log:\n%s", st.log.String())
-		}
-	})
-	st.cl = api.NewClient(st.sock)
-	t.Cleanup(st.cl.CloseIdle)
-	deadline := time.Now().Add(testkit.Bound(15 * time.Second))
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		x, err := st.cl.State(ctx)
-		cancel()
-		if err == nil && x.PIDs.Driver != 0 && x.ScanAgeS != nil && *x.ScanAgeS < 0.3 {
-			return st
-		}
-		select {
-		case <-done:
-			t.Fatalf("rosorin-base run exited at start; log:\n%s", st.log.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no driver with scans within 15 s (last err %v)", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	st := stacktest.NewSim(t, sim.Config{World: "stand", Seed: 2}, stacktest.Options{Bin: bin, Config: stacktest.RobotConfig,
+		Args: []string{"--contact", "log"}, // the stand: every spin is a contact
+		Env:  clientEnv()})
+	return &cliStack{sim: st.Sim, sock: st.Socket, cl: st.Client, log: st.Log}
 }
 
 func (st *cliStack) state(t *testing.T) api.State {
@@ -268,12 +219,13 @@ func TestClientCommands(t *testing.T) {
 		if stop.After(tEnd.Add(testkit.Bound(100 * time.Millisecond))) {
 			t.Errorf("stop frame %v after drive exited: the final zero command must stop the wheels at once", stop.Sub(tEnd))
 		}
-		for end := time.Now().Add(testkit.Bound(time.Second)); st.sim.Truth().TargetRPS != [4]float64{}; { // applied at the sim's next tick
-			if time.Now().After(end) {
-				t.Errorf("wheel targets %v 1 s after the stop frame", st.sim.Truth().TargetRPS)
-				break
+		if err := testkit.Eventually(testkit.Bound(time.Second), func() error { // applied at the sim's next tick
+			if tr := st.sim.Truth(); tr.TargetRPS != [4]float64{} {
+				return fmt.Errorf("wheel targets %v", tr.TargetRPS)
 			}
-			time.Sleep(5 * time.Millisecond)
+			return nil
+		}); err != nil {
+			t.Errorf("1 s after the stop frame: %v", err)
 		}
 		t.Logf("drive 0.1 0 0 --for 1s: %s; board: first non-zero frame %v after start, stop frame %v after it, %v after the command exited",
 			strings.TrimSpace(r.stdout), firstMove.Sub(t0).Round(time.Millisecond), stop.Sub(firstMove).Round(time.Millisecond), stop.Sub(tEnd).Round(time.Millisecond))

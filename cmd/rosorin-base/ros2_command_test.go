@@ -16,7 +16,7 @@ func TestRunROS2WithoutTag(t *testing.T) {
 	if dds.Available() {
 		t.Skip("this test binary has the ros2 tag: the default build's refusal is what is tested")
 	}
-	bin, err := testkit.Binary("github.com/rosorin/rosorin/cmd/rosorin-base")
+	bin, err := testkit.Binary("./cmd/rosorin-base") // the same build as the other tests of the package
 	if err != nil {
 		t.Fatal(err)
 	}

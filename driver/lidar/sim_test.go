@@ -4,6 +4,8 @@ package lidar_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"testing"
@@ -46,14 +48,16 @@ func (s *sink) since(t time.Time) []delivered {
 
 // waitScans waits until n scans arrived after t; it returns the time of the n-th.
 func (s *sink) waitScans(t time.Time, n int, timeout time.Duration) (time.Time, bool) {
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if d := s.since(t); len(d) >= n {
-			return d[n-1].at, true
+	var at time.Time
+	err := testkit.Eventually(timeout, func() error {
+		d := s.since(t)
+		if len(d) < n {
+			return fmt.Errorf("%d of %d scans", len(d), n)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return time.Time{}, false
+		at = d[n-1].at
+		return nil
+	})
+	return at, err == nil
 }
 
 func startReader(t *testing.T) (*sim.Sim, *lidar.Reader, *sink) {
@@ -199,10 +203,12 @@ func TestReopenAfterSilence(t *testing.T) {
 	if err := s.LidarSilent(true); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(testkit.Bound(4 * time.Second))
-	for r.Stats().Reopens == before && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	_ = testkit.Eventually(testkit.Bound(4*time.Second), func() error {
+		if r.Stats().Reopens == before {
+			return errors.New("no reopen")
+		}
+		return nil
+	})
 	el := time.Since(t0)
 	if r.Stats().Reopens == before {
 		t.Fatalf("no reopen within 4 s of silence")

@@ -27,7 +27,7 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	st0 := s.state(t)
 	drv := st0.PIDs.Driver
 	p := s.publish(t, api.Twist{VX: 0.1})
-	if tr, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.Turning)); !ok {
 		t.Fatalf("wheels not turning: %v", tr.WheelRPS)
 	}
 	// stopsWheels runs send while the wheels are commanded to turn and returns how long the stop frame took.
@@ -73,14 +73,14 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	var stopLat []string
 	for _, c := range bodies {
 		var code int
-		d := stopsWheels(c.name, func() { code = rawPost(t, s.sock, "/v1/cmd_vel", c.body) })
+		d := stopsWheels(c.name, func() { code = rawPost(t, s.Socket, "/v1/cmd_vel", c.body) })
 		if code != http.StatusBadRequest {
 			t.Errorf("%s: status %d, want 400", c.name, code)
 		}
 		stopLat = append(stopLat, fmt.Sprintf("%s %s", c.name, testkit.Ms(d)))
 	}
 	t.Logf("refused one-shot commands -> stop frame: %s", strings.Join(stopLat, "; "))
-	if code := rawPost(t, s.sock, "/v1/cmd_vel", `{"vx":0.1,"pad":"`+strings.Repeat("x", 8000)+`"}`); code != http.StatusRequestEntityTooLarge {
+	if code := rawPost(t, s.Socket, "/v1/cmd_vel", `{"vx":0.1,"pad":"`+strings.Repeat("x", 8000)+`"}`); code != http.StatusRequestEntityTooLarge {
 		t.Errorf("oversize body: status %d, want 413", code)
 	}
 
@@ -89,7 +89,7 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	var code int
 	var res api.StreamResult
 	d := stopsWheels("garbage line in a stream", func() {
-		code, res = rawStream(t, s.sock, "/v1/cmd_vel", []string{`{"vx":0.1}`, `{"vx":1e30}`, `{"vx":0.1}`, "\x00\xff\xfe garbage \x1b[2J", `{"vx":0.1}`})
+		code, res = rawStream(t, s.Socket, "/v1/cmd_vel", []string{`{"vx":0.1}`, `{"vx":1e30}`, `{"vx":0.1}`, "\x00\xff\xfe garbage \x1b[2J", `{"vx":0.1}`})
 	})
 	if code != http.StatusBadRequest || res.Accepted != 2 || res.Rejected != 1 {
 		t.Errorf("garbage stream: status %d result %+v, want 400 with 2 accepted and 1 rejected", code, res)
@@ -104,13 +104,13 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	}
 	for _, raw := range [][]byte{junk, []byte("GARBAGE / HTTP/9.9\r\n\r\n"),
 		[]byte("POST /v1/cmd_vel HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"vx\":0.3")} {
-		rawBytes(t, s.sock, raw)
+		rawBytes(t, s.Socket, raw)
 	}
 
 	// Flooding: one-shot requests as fast as they go, and one stream writing 1000 lines at once.
 	throttled := 0
 	for range 300 {
-		if rawPost(t, s.sock, "/v1/cmd_vel", `{"vx":0.05}`) == http.StatusTooManyRequests {
+		if rawPost(t, s.Socket, "/v1/cmd_vel", `{"vx":0.05}`) == http.StatusTooManyRequests {
 			throttled++
 		}
 	}
@@ -121,14 +121,14 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 	for i := range lines {
 		lines[i] = `{"vx":0.1}`
 	}
-	code, res = rawStream(t, s.sock, "/v1/cmd_vel", lines)
+	code, res = rawStream(t, s.Socket, "/v1/cmd_vel", lines)
 	if code != http.StatusTooManyRequests || res.Dropped < api.StreamFloodLimit {
 		t.Errorf("flooding stream: status %d result %+v, want 429 with >= %d dropped", code, res, api.StreamFloodLimit)
 	}
 	t.Logf("floods: %d of 300 one-shots throttled (429); stream of 1000 lines: %d accepted, %d dropped, %q", throttled, res.Accepted, res.Dropped, res.Message)
 
 	// 1 % of the bytes corrupted both ways while driving.
-	if _, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
+	if _, ok := s.waitTruth(3*time.Second, judge(standtest.Turning)); !ok {
 		t.Fatal("wheels not turning before the corruption")
 	}
 	stC := s.state(t)
@@ -143,7 +143,7 @@ func TestBadInputNeverReachesTheBoard(t *testing.T) {
 		if i%5 == 0 {
 			p.Set(api.Twist{VX: 0.1 + 0.1*float64(i/5%2)})
 		}
-		if tr := s.sim.Truth(); !standtest.Turning(tr) {
+		if tr := s.sim.Truth(); !standtest.Turning(wheelsOf(tr)) {
 			if st := s.state(t); st.EStop != nil || !st.Enabled {
 				t.Fatalf("corrupted bytes disturbed the driver: estop %s enabled %v", strp(st.EStop), st.Enabled)
 			}

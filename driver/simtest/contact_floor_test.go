@@ -3,6 +3,7 @@ package simtest_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -86,16 +87,14 @@ func TestContactStallOnTheFloor(t *testing.T) {
 			defer s.Sim().Stall(false)
 			stall := time.Now()
 			var trip time.Duration
-			for {
-				st, err = s.State(ctx)
-				if err == nil && st.Estop != "" {
-					trip = time.Since(stall)
-					break
+			if err := testkit.Eventually(testkit.Bound(3*time.Second), func() error {
+				if st, err = s.State(ctx); err != nil || st.Estop == "" {
+					return errors.Join(errNotYet, err)
 				}
-				if time.Since(stall) > testkit.Bound(3*time.Second) {
-					t.Fatalf("no e-stop 3 s after the stall: contact %+v", contactOf(t, st))
-				}
-				time.Sleep(10 * time.Millisecond)
+				trip = time.Since(stall)
+				return nil
+			}); err != nil {
+				t.Fatalf("no e-stop 3 s after the stall: contact %+v", contactOf(t, st))
 			}
 			if !strings.HasPrefix(st.Estop, "contact: commanded ") {
 				t.Fatalf("e-stop %q", st.Estop)

@@ -4,7 +4,8 @@
 //
 // TestMain builds the rosorin-base binary once (testkit.Binary). The tests start sim.Start in-process (World
 // "stand") and `rosorin-base run` against it as a child process (supervisor, driver child, LiDAR reader child),
-// with max_linear 0.35 as on the robot. One such stack is shared by the tests whose state can be put back
+// with max_linear 0.35 as on the robot, through the shared fixture internal/stacktest, which returns once the
+// driver's state says a driver runs, the board link is live and scans are fresh. One such stack is shared by the tests whose state can be put back
 // (faults off, e-stop reset, motion disabled, scans fresh); the SIGINT test starts its own. They talk to the
 // driver only through driver/api's Client, as any program would.
 //

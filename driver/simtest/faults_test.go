@@ -36,7 +36,7 @@ func testUSBDrop(t *testing.T, d time.Duration) {
 	logOff := s.log.Len()
 	s.mustEnable(t)
 	p := s.publish(t, api.Twist{VX: 0.2})
-	if tr, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.Turning)); !ok {
 		t.Fatalf("wheels not turning: %v", tr.WheelRPS)
 	}
 	seq := s.sim.RxSeq()
@@ -51,10 +51,10 @@ func testUSBDrop(t *testing.T, d time.Duration) {
 		if !slices.Contains(tr.Faults, "usb-drop") {
 			break
 		}
-		if !standtest.Turning(tr) {
+		if !standtest.Turning(wheelsOf(tr)) {
 			t.Fatalf("wheels stopped while the board was gone (%v): nothing can have stopped them", tr.WheelRPS)
 		}
-		if sup, err := supervisor.ReadStatus(s.sock); err == nil && sup.Port == supervisor.PortGone {
+		if sup, err := supervisor.ReadStatus(s.Socket); err == nil && sup.Port == supervisor.PortGone {
 			if strings.Contains(sup.Warning, "nothing can stop") {
 				statusGone = true
 			}
@@ -96,7 +96,7 @@ func testUSBDrop(t *testing.T, d time.Duration) {
 		t.Errorf("driver back after the drop: enabled %v estop %q, want disabled and latched with %q",
 			back.Enabled, strp(back.EStop), "board port reopened after USB drop")
 	}
-	if tr, ok := s.waitTruth(3*time.Second, standtest.WheelsStopped); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.WheelsStopped)); !ok {
 		t.Errorf("wheels after the return: targets %v wheels %v", tr.TargetRPS, tr.WheelRPS)
 	}
 	frames, _ := s.sim.ReceivedSince(r.Seq)
@@ -111,7 +111,7 @@ func testUSBDrop(t *testing.T, d time.Duration) {
 			t.Errorf("frame received at %s while the device was gone", f.T.Format("15:04:05.000"))
 		}
 	}
-	if sup, err := supervisor.ReadStatus(s.sock); err != nil || sup.DriverStartLatched != "board port reopened after USB drop" {
+	if sup, err := supervisor.ReadStatus(s.Socket); err != nil || sup.DriverStartLatched != "board port reopened after USB drop" {
 		t.Errorf("status after the return: driver started latched %q (%v), want %q", sup.DriverStartLatched, err, "board port reopened after USB drop")
 	}
 	if n := strings.Count(s.log.From(logOff), "BOARD PORT LOST"); n != 1 {
@@ -132,7 +132,7 @@ func TestLidarReaderKillAndUnplug(t *testing.T) {
 	s := sharedStack(t)
 	s.mustEnable(t)
 	p := s.publish(t, api.Twist{VX: 0.1})
-	if tr, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.Turning)); !ok {
 		t.Fatalf("wheels not turning: %v", tr.WheelRPS)
 	}
 	st := s.state(t)

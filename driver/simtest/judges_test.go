@@ -79,7 +79,7 @@ func TestJudgeWheelsNegativeControl(t *testing.T) {
 	defer s.sim.IgnoreMotor(false)
 	s.mustEnable(t)
 	p := s.publish(t, api.Twist{VX: 0.2})
-	if tr, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.Turning)); !ok {
 		t.Fatalf("wheels not turning: %v", tr.WheelRPS)
 	}
 	seq := s.sim.RxSeq()
@@ -95,14 +95,14 @@ func TestJudgeWheelsNegativeControl(t *testing.T) {
 	if _, _, ok := s.waitRx(seq, time.Second, stopAfter(t0)); !ok {
 		t.Fatal("no stop frame after the e-stop")
 	}
-	if tr, ok := s.waitTruth(time.Second, standtest.WheelsStopped); ok {
+	if tr, ok := s.waitTruth(time.Second, judge(standtest.WheelsStopped)); ok {
 		t.Fatalf("truth judge said the wheels stopped while the board ignored the stop frame: %v", tr.WheelRPS)
 	}
 	if err := s.sim.IgnoreMotor(false); err != nil {
 		t.Fatal(err)
 	}
 	// The next frame (the driver's 0.2 s refresh of the zero command) is obeyed.
-	if tr, ok := s.waitTruth(3*time.Second, standtest.WheelsStopped); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.WheelsStopped)); !ok {
 		t.Errorf("wheels not stopped once the board obeys again: %v", tr.WheelRPS)
 	}
 	p.Halt()

@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/rosorin/rosorin/internal/testkit"
 )
 
@@ -21,6 +23,14 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer closeShared()
-	return m.Run()
+	code := m.Run()
+	closeShared()
+	// No goroutine of the tests' own (publishers, clients, waiters) may outlive them.
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+			return 1
+		}
+	}
+	return code
 }

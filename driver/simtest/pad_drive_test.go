@@ -1,6 +1,7 @@
 package simtest_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -46,12 +47,13 @@ func TestPadDriveSticksTurnWheels(t *testing.T) {
 	if err := s.sim.PadSticks(0, ly, 0, 0); err != nil {
 		t.Fatal(err)
 	}
-	end := time.Now().Add(time.Second)
-	for time.Now().Before(end) {
+	if err := testkit.Always(time.Second, func() error {
 		if tr := s.sim.Truth(); tr.TargetRPS != [4]float64{} {
-			t.Fatalf("locked pad, stick forward: wheel targets %v, want zero", tr.TargetRPS)
+			return fmt.Errorf("wheel targets %v, want zero", tr.TargetRPS)
 		}
-		time.Sleep(10 * time.Millisecond)
+		return nil
+	}); err != nil {
+		t.Fatalf("locked pad, stick forward: %v", err)
 	}
 	frames, _ := s.sim.ReceivedSince(seq)
 	for _, f := range frames {
@@ -86,7 +88,7 @@ func TestPadDriveSticksTurnWheels(t *testing.T) {
 			t.Fatalf("first gamepad frame %v: wheel %d not turning the way forward does (%v)", rps, i+1, want)
 		}
 	}
-	if tr, ok := s.waitTruth(3*time.Second, standtest.Near(v)); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.Near(sim.WheelRPS(v)))); !ok {
 		t.Fatalf("wheels %v, want %v (vx %.3f m/s from LY %d)", tr.WheelRPS, want, v[0], ly)
 	}
 	if body := sim.BodyVelocity(s.sim.Truth().WheelRPS); body[0] <= 0 {
@@ -109,12 +111,13 @@ func TestPadDriveSticksTurnWheels(t *testing.T) {
 	s.waitState(t, 3*time.Second, "scan age past scan_timeout", func(st api.State) bool {
 		return st.ScanAgeS != nil && *st.ScanAgeS > limit
 	})
-	end = time.Now().Add(500 * time.Millisecond)
-	for time.Now().Before(end) {
-		if tr := s.sim.Truth(); !standtest.Near(v)(tr) {
-			t.Fatalf("LiDAR silent %s: wheels %v, want still %v under gamepad driving", testkit.Ms(time.Since(t1)), tr.WheelRPS, want)
+	if err := testkit.Always(500*time.Millisecond, func() error {
+		if tr := s.sim.Truth(); !standtest.Near(sim.WheelRPS(v))(wheelsOf(tr)) {
+			return fmt.Errorf("LiDAR silent %s: wheels %v, want still %v under gamepad driving", testkit.Ms(time.Since(t1)), tr.WheelRPS, want)
 		}
-		time.Sleep(10 * time.Millisecond)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	frames, _ = s.sim.ReceivedSince(seq)
 	for _, f := range frames {
@@ -139,7 +142,7 @@ func TestPadDriveSticksTurnWheels(t *testing.T) {
 	if !ok {
 		t.Fatal("no stop frame within 1 s of CROSS while driving by pad")
 	}
-	if tr, ok := s.waitTruth(3*time.Second, standtest.WheelsStopped); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.WheelsStopped)); !ok {
 		t.Fatalf("wheels did not stop after CROSS: %v", tr.WheelRPS)
 	}
 	st = s.waitState(t, time.Second, "pad locked by the e-stop", func(st api.State) bool { return st.PadMode == string(motion.PadLocked) })
@@ -153,7 +156,7 @@ func TestPadDriveSticksTurnWheels(t *testing.T) {
 			t.Fatalf("non-zero motor frame after CROSS's stop frame, stick still forward")
 		}
 	}
-	if tr := s.sim.Truth(); !standtest.WheelsStopped(tr) {
+	if tr := s.sim.Truth(); !standtest.WheelsStopped(wheelsOf(tr)) {
 		t.Fatalf("wheels %v 0.5 s after the e-stop, stick still forward", tr.WheelRPS)
 	}
 	t.Logf("CROSS while driving by pad: stop frame %s after the sim was told to press it, pad locked, estop %q",

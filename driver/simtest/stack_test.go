@@ -5,11 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,14 +24,11 @@ import (
 	"github.com/rosorin/rosorin/driver/standtest"
 	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/internal/procfs"
+	"github.com/rosorin/rosorin/internal/stacktest"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/sim"
 )
-
-// robotConfig is the parameter file every stack runs: the robot's max_linear (0.35 m/s, chapter 19's stand
-// runs), everything else chapter 11's defaults (cmd_timeout 0.3 s, scan_timeout 0.5 s, 50 Hz).
-const robotConfig = "rosorin_board_driver:\n  ros__parameters:\n    max_linear: 0.35\n"
 
 // tick is one control period at the default 50 Hz; slack is what a loaded 2-core machine may add on top of
 // a rule's own time before an assertion fails (the measured figures are logged, not the bounds).
@@ -40,16 +37,14 @@ const tick = 20 * time.Millisecond
 
 var slack = testkit.Bound(40 * time.Millisecond)
 
-// stack is one simulated robot plus one `rosorin-base run` (supervisor, driver child, LiDAR reader child).
+// stack is one simulated robot plus one `rosorin-base run` (supervisor, driver child, LiDAR reader child),
+// started by the shared fixture (stacktest.StartSim) with the robot's parameters (stacktest.RobotConfig).
 type stack struct {
-	dir, sock, cfgPath, truthPath string
-
-	sim  *sim.Sim
-	cmd  *exec.Cmd
-	log  *testkit.LockedBuffer
-	done chan struct{}
-	err  error
-	cl   *api.Client
+	*stacktest.Stack
+	sim       *sim.Sim
+	cl        *api.Client
+	log       *testkit.LockedBuffer
+	truthPath string
 
 	limits   motion.Limits
 	bound    float64 // the largest |wire rps| the limits allow (any direction)
@@ -71,128 +66,53 @@ type simEvent struct {
 }
 
 // startStack starts a sim and `rosorin-base run` against it and waits until the driver answers with LiDAR
-// scans flowing.
+// scans flowing and a live board link.
 func startStack() (*stack, error) {
 	dir, err := os.MkdirTemp("", "rsimt") // short: unix socket paths are limited to 108 bytes
 	if err != nil {
 		return nil, err
 	}
-	s := &stack{dir: dir, sock: filepath.Join(dir, "base.sock"), cfgPath: filepath.Join(dir, "base.yaml"),
-		truthPath: filepath.Join(dir, "truth.jsonl"), log: &testkit.LockedBuffer{}, done: make(chan struct{})}
-	fail := func(err error) (*stack, error) {
-		s.close()
-		return nil, err
-	}
-	if err := os.WriteFile(s.cfgPath, []byte(robotConfig), 0o644); err != nil {
-		return fail(err)
-	}
-	cfg, _, err := config.Load(s.cfgPath)
-	if err != nil {
-		return fail(err)
-	}
-	s.limits = cfg.Limits()
-	g := motion.DefaultGeometry()
-	s.bound = s.limits.MaxWheelRPS(g)*(1+1e-6) + 1e-6
-	s.fwdBound = s.limits.MaxLinear/(math.Pi*g.WheelDiameter)*(1+1e-6) + 1e-6
-	s.sim, err = sim.Start(context.Background(), sim.Config{Dir: dir, World: "stand", Seed: 1, TruthPath: s.truthPath})
-	if err != nil {
-		return fail(err)
-	}
-	args := []string{"run", "--device", s.sim.BoardPath(), "--lidar", s.sim.LidarPath(),
-		"--socket", s.sock, "--config", s.cfgPath, "--state-dir", filepath.Join(dir, "state"),
-		// The stand: with the wheels in the air every spin is a contact (docs/contact.md); these tests are
-		// about the other stops.
-		"--contact", "log"}
+	s := &stack{truthPath: filepath.Join(dir, "truth.jsonl")}
+	// The stand: with the wheels in the air every spin is a contact (docs/contact.md); these tests are
+	// about the other stops.
+	args := []string{"--contact", "log"}
 	if testkit.RaceEnabled {
 		// A -race driver starved by a loaded machine can miss its heartbeat by more than 150 ms; these tests
 		// are not about the watchdog (driver/supervisor's are).
 		args = append(args, "--driver-watchdog", testkit.Bound(supervisor.DefaultWatchdogTimeout).String())
 	}
-	s.cmd = exec.Command(binPath, args...)
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
-	s.cmd.WaitDelay = 2 * time.Second // a child that kept the log pipe must not hang the test
-	if err := s.cmd.Start(); err != nil {
-		close(s.done)
-		return fail(err)
+	st, err := stacktest.StartSim(sim.Config{World: "stand", Seed: 1, TruthPath: s.truthPath},
+		stacktest.Options{Bin: binPath, Dir: dir, Config: stacktest.RobotConfig, Args: args})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
 	}
-	go func() { s.err = s.cmd.Wait(); close(s.done) }()
-	s.cl = api.NewClient(s.sock)
-	if _, err := s.ready(0, 15*time.Second); err != nil {
-		return fail(err)
+	s.Stack, s.sim, s.cl, s.log = st, st.Sim, st.Client, st.Log
+	cfg, _, err := config.Load(st.ConfigPath)
+	if err != nil {
+		s.close()
+		return nil, err
 	}
+	s.limits = cfg.Limits()
+	g := motion.DefaultGeometry()
+	s.bound = s.limits.MaxWheelRPS(g)*(1+1e-6) + 1e-6
+	s.fwdBound = s.limits.MaxLinear/(math.Pi*g.WheelDiameter)*(1+1e-6) + 1e-6
 	return s, nil
-}
-
-// exited reports whether the supervisor process has ended.
-func (s *stack) exited() bool {
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// interrupt sends SIGINT to the supervisor and waits up to timeout for its exit.
-func (s *stack) interrupt(timeout time.Duration) (code int, ok bool) {
-	if s.cmd == nil || s.cmd.Process == nil {
-		return -1, false
-	}
-	if !s.exited() {
-		_ = s.cmd.Process.Signal(os.Interrupt)
-	}
-	select {
-	case <-s.done:
-		return s.cmd.ProcessState.ExitCode(), true
-	case <-time.After(timeout):
-		return -1, false
-	}
 }
 
 // close stops everything it started (SIGINT, then SIGKILL) and removes the directory. Idempotent.
 func (s *stack) close() {
-	if s.cmd != nil && s.cmd.Process != nil {
-		if _, ok := s.interrupt(testkit.Bound(5 * time.Second)); !ok {
-			_ = s.cmd.Process.Kill()
-			<-s.done
-		}
-	}
-	if s.cl != nil {
-		s.cl.CloseIdle()
-	}
-	if s.sim != nil {
-		s.sim.Close()
-	}
-	os.RemoveAll(s.dir)
+	s.Stack.Close()
+	os.RemoveAll(s.Dir)
 }
 
 // ready waits until a driver other than notPID answers with a fresh scan and a live board link.
 func (s *stack) ready(notPID int, timeout time.Duration) (api.State, error) {
-	timeout = testkit.Bound(timeout)
-	deadline := time.Now().Add(timeout)
-	var last api.State
-	var lastErr error
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Second))
-		st, err := s.cl.State(ctx)
-		cancel()
-		if err == nil && st.PIDs.Driver != 0 && st.PIDs.Driver != notPID && st.ScanAgeS != nil &&
-			*st.ScanAgeS < 0.3 && !st.BoardSilent {
-			return st, nil
-		}
-		if err != nil {
-			s.cl.CloseIdle() // a restarted driver: drop connections to the old one
-		}
-		last, lastErr = st, err
-		if s.exited() {
-			return last, fmt.Errorf("rosorin-base run exited (%v); log:\n%s", s.err, s.log.String())
-		}
-		if time.Now().After(deadline) {
-			return last, fmt.Errorf("no driver (other than pid %d) with fresh scans within %v: last state enabled=%v scan_age=%v driver=%d silent=%v, err %v",
-				notPID, timeout, last.Enabled, fmtAge(last.ScanAgeS), last.PIDs.Driver, last.BoardSilent, lastErr)
-		}
-		time.Sleep(20 * time.Millisecond)
+	st, err := s.WaitState(timeout, stacktest.Scanning(notPID))
+	if err != nil {
+		return st, fmt.Errorf("no driver (other than pid %d) with fresh scans and a live board: %w", notPID, err)
 	}
+	return st, nil
 }
 
 func fmtAge(p *float64) string {
@@ -214,8 +134,8 @@ func sharedStack(t *testing.T) *stack {
 	t.Helper()
 	sharedMu.Lock()
 	defer sharedMu.Unlock()
-	if shared != nil && shared.exited() {
-		t.Logf("shared stack had exited (%v); starting a new one", shared.err)
+	if shared != nil && shared.Exited() {
+		t.Logf("shared stack had exited (%v); starting a new one", shared.Err())
 		shared.close()
 		shared = nil
 	}
@@ -266,7 +186,7 @@ func (s *stack) prepare(t *testing.T) {
 	s.waitState(t, 2*time.Second, "no fresh velocity command", func(st api.State) bool {
 		return st.CmdAgeS == nil || *st.CmdAgeS > stale
 	})
-	if tr, ok := s.waitTruth(3*time.Second, standtest.WheelsStopped); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.WheelsStopped)); !ok {
 		t.Fatalf("wheels still turning at the start of the test: targets %v wheels %v", tr.TargetRPS, tr.WheelRPS)
 	}
 	seq := s.sim.RxSeq()
@@ -317,27 +237,50 @@ func (s *stack) waitRx(seq int, timeout time.Duration, pred func(sim.Received) b
 
 // waitTruth polls the sim's truth until ok holds; it returns the last truth seen.
 func (s *stack) waitTruth(timeout time.Duration, ok func(sim.Truth) bool) (sim.Truth, bool) {
-	return standtest.WaitTruth(s.sim, timeout, ok)
+	var x sim.Truth
+	err := testkit.Eventually(testkit.Bound(timeout), func() error {
+		if x = s.sim.Truth(); !ok(x) {
+			return errNotYet
+		}
+		return nil
+	})
+	return x, err == nil
+}
+
+var errNotYet = errors.New("not yet")
+
+// wheelsOf is the part of the sim's truth the stand suite judges.
+func wheelsOf(x sim.Truth) standtest.Wheels {
+	return standtest.Wheels{TargetRPS: x.TargetRPS, WheelRPS: x.WheelRPS}
+}
+
+// judge applies a stand-suite judge (standtest.Turning, WheelsStopped, Near) to the sim's truth.
+func judge(ok func(standtest.Wheels) bool) func(sim.Truth) bool {
+	return func(x sim.Truth) bool { return ok(wheelsOf(x)) }
 }
 
 // waitState polls the driver's state until ok holds.
 func (s *stack) waitState(t *testing.T, timeout time.Duration, what string, ok func(api.State) bool) api.State {
 	t.Helper()
 	timeout = testkit.Bound(timeout)
-	deadline := time.Now().Add(timeout)
-	for {
+	var st api.State
+	err := testkit.Eventually(timeout, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Second))
-		st, err := s.cl.State(ctx)
-		cancel()
-		if err == nil && ok(st) {
-			return st
+		defer cancel()
+		var err error
+		if st, err = s.cl.State(ctx); err != nil {
+			return err
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timeout (%v) waiting for %s: last state enabled=%v estop=%v blocked=%v pad=%s scan_age=%s, err %v",
-				timeout, what, st.Enabled, strp(st.EStop), strp(st.Blocked), st.PadMode, fmtAge(st.ScanAgeS), err)
+		if !ok(st) {
+			return errNotYet
 		}
-		time.Sleep(10 * time.Millisecond)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("timeout (%v) waiting for %s: last state enabled=%v estop=%v blocked=%v pad=%s scan_age=%s, err %v",
+			timeout, what, st.Enabled, strp(st.EStop), strp(st.Blocked), st.PadMode, fmtAge(st.ScanAgeS), err)
 	}
+	return st
 }
 
 func strp(p *string) string {
@@ -488,24 +431,25 @@ func stopAfter(t0 time.Time) func(sim.Received) bool {
 // waitEvent waits for a sim event (truth file, "event" lines) containing text, stamped after `after`.
 func (s *stack) waitEvent(text string, after time.Time, timeout time.Duration) (time.Time, error) {
 	timeout = testkit.Bound(timeout)
-	deadline := time.Now().Add(timeout)
-	for {
+	var at time.Time
+	err := testkit.Eventually(timeout, func() error { // the sim flushes its truth file every 0.5 s
 		if err := s.readEvents(); err != nil {
-			return time.Time{}, err
+			return testkit.Abort(err)
 		}
 		s.emu.Lock()
+		defer s.emu.Unlock()
 		for _, e := range s.events {
 			if e.T.After(after) && strings.Contains(e.Text, text) {
-				s.emu.Unlock()
-				return e.T, nil
+				at = e.T
+				return nil
 			}
 		}
-		s.emu.Unlock()
-		if time.Now().After(deadline) {
-			return time.Time{}, fmt.Errorf("no sim event %q after %s within %v", text, after.Format("15:04:05.000"), timeout)
-		}
-		time.Sleep(50 * time.Millisecond) // the sim flushes its truth file every 0.5 s
+		return errNotYet
+	})
+	if errors.Is(err, errNotYet) {
+		return time.Time{}, fmt.Errorf("no sim event %q after %s within %v", text, after.Format("15:04:05.000"), timeout)
 	}
+	return at, err
 }
 
 // readEvents reads the truth file from where it stopped and keeps the event lines.

@@ -34,9 +34,13 @@ var (
 	_ standtest.Truth  = (*simTarget)(nil)
 )
 
-func (g *simTarget) Client() *api.Client { return g.s.cl }
-func (g *simTarget) Count() int          { return g.s.sim.RxSeq() }
-func (g *simTarget) Truth() sim.Truth    { return g.s.sim.Truth() }
+func (g *simTarget) Client() *api.Client      { return g.s.cl }
+func (g *simTarget) Count() int               { return g.s.sim.RxSeq() }
+func (g *simTarget) Wheels() standtest.Wheels { return wheelsOf(g.s.sim.Truth()) }
+
+// WheelRPS and BodyVelocity are the sim's own kinematics (the suite compares the driver's against them).
+func (g *simTarget) WheelRPS(v [3]float64) [4]float64       { return sim.WheelRPS(v) }
+func (g *simTarget) BodyVelocity(rps [4]float64) [3]float64 { return sim.BodyVelocity(rps) }
 
 // Frames gives the motor frames from seq from on; a frame that is not a good one is failed by the stack's own
 // check when the test ends (prepare).

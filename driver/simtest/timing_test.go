@@ -49,7 +49,7 @@ func TestTimingEStopRequestToStopFrame(t *testing.T) {
 	if p99, bound := testkit.Quantile(lat, 0.99), testkit.Bound(100*time.Millisecond); p99 > bound {
 		t.Errorf("e-stop p99 %s, bound %s", testkit.Ms(p99), testkit.Ms(bound))
 	}
-	if tr, ok := s.waitTruth(3*time.Second, standtest.WheelsStopped); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.WheelsStopped)); !ok {
 		t.Errorf("wheels after the last e-stop: %v", tr.WheelRPS)
 	}
 }
@@ -122,14 +122,14 @@ func sigintOnce(t *testing.T, run int) (firstStop, exited time.Duration) {
 	}
 	p := s.publish(t, api.Twist{VX: 0.2})
 	defer p.Halt()
-	if tr, ok := s.waitTruth(3*time.Second, standtest.Turning); !ok {
+	if tr, ok := s.waitTruth(3*time.Second, judge(standtest.Turning)); !ok {
 		t.Fatalf("run %d: wheels not turning: %v", run, tr.WheelRPS)
 	}
 	st, err := s.cl.State(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sup := s.cmd.Process.Pid
+	sup := s.Cmd.Process.Pid
 	kids := childrenOf(sup)
 	for _, pid := range []int{st.PIDs.Driver, st.PIDs.LidarReader} {
 		if _, ok := kids[pid]; !ok {
@@ -145,7 +145,7 @@ func sigintOnce(t *testing.T, run int) (firstStop, exited time.Duration) {
 	}
 	seq := s.sim.RxSeq()
 	t0 := time.Now()
-	code, ok := s.interrupt(testkit.Bound(5 * time.Second)) // SIGINT, then wait for the exit
+	code, ok := s.Interrupt(testkit.Bound(5 * time.Second)) // SIGINT, then wait for the exit
 	tExit := time.Now()
 	if !ok {
 		t.Fatalf("run %d: rosorin-base run still running 5 s after SIGINT", run)
@@ -178,7 +178,7 @@ func sigintOnce(t *testing.T, run int) (firstStop, exited time.Duration) {
 			t.Errorf("run %d: process %d (child of the supervisor) still running after its exit", run, pid)
 		}
 	}
-	if left := procsMentioning(s.dir); len(left) > 0 {
+	if left := procsMentioning(s.Dir); len(left) > 0 {
 		t.Errorf("run %d: processes left: %v", run, left)
 	}
 	p.Halt()

@@ -13,6 +13,7 @@ package standtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -26,7 +27,6 @@ import (
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
-	"github.com/rosorin/rosorin/sim"
 )
 
 // Frame is one four-motor speed frame the board received. Targets judge every frame themselves (anything but a
@@ -71,8 +71,21 @@ type Config struct {
 	ReaderPID int
 }
 
-// Truth is the optional ground truth of a simulated robot.
-type Truth interface{ Truth() sim.Truth }
+// Wheels is what the suite reads of a simulated robot's ground truth: the wire rps last commanded and the
+// wheels' actual speeds, ids 0..3 (motors 1..4).
+type Wheels struct {
+	TargetRPS, WheelRPS [4]float64
+}
+
+// Truth is the optional ground truth of a simulated robot, with the simulator's own kinematics: kept apart
+// from the driver's on purpose, so that a sign error in the driver shows up as a disagreement.
+type Truth interface {
+	Wheels() Wheels
+	// WheelRPS is the simulator's inverse kinematics: body velocity (vx m/s, vy m/s, wz rad/s) to wire rps.
+	WheelRPS(v [3]float64) [4]float64
+	// BodyVelocity is its forward kinematics: wire rps to the body velocity without slip.
+	BodyVelocity(rps [4]float64) [3]float64
+}
 
 // The suite's cases, in the order Run runs them.
 var cases = []struct {
@@ -117,24 +130,27 @@ func disabledNothingMoves(t *testing.T, tg Target) {
 	tr, hasTruth := tg.(Truth)
 	var was [4]float64 // a previous case's wheels may still be running down: they may only get slower
 	if hasTruth {
-		for i, w := range tr.Truth().WheelRPS {
+		for i, w := range tr.Wheels().WheelRPS {
 			was[i] = math.Abs(w)
 		}
 	}
 	p := Publish(t, tg.Client(), api.Twist{VX: 0.1})
-	for end := time.Now().Add(1500 * time.Millisecond); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+	if err := testkit.Always(1500*time.Millisecond, func() error {
 		if !hasTruth {
-			continue
+			return nil
 		}
-		x := tr.Truth()
+		x := tr.Wheels()
 		if x.TargetRPS != [4]float64{} {
-			t.Fatalf("wheels commanded while disabled: targets %v", x.TargetRPS)
+			return fmt.Errorf("wheels commanded while disabled: targets %v", x.TargetRPS)
 		}
 		for i, w := range x.WheelRPS {
 			if math.Abs(w) > was[i]+1e-9 {
-				t.Fatalf("wheel %d sped up while disabled: %v rps (was %v)", i+1, w, was[i])
+				return fmt.Errorf("wheel %d sped up while disabled: %v rps (was %v)", i+1, w, was[i])
 			}
 		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	res, err := p.Halt()
 	if err != nil || res.Accepted < 10 {
@@ -186,15 +202,15 @@ func forwardThenSilenceDeadman(t *testing.T, tg Target) {
 			t.Fatalf("run %d: forward frame %v: want motors 1,2 > 0 and 3,4 < 0 (mirrored mount)", i, f.RPS)
 		}
 		if hasTruth && i == 0 {
-			x, ok := WaitTruth(tr, 3*time.Second, Near([3]float64{0.1, 0, 0}))
+			x, ok := WaitTruth(tr, 3*time.Second, Near(tr.WheelRPS([3]float64{0.1, 0, 0})))
 			if !ok {
-				t.Fatalf("wheels did not reach forward 0.1 m/s: targets %v wheels %v (want %v)", x.TargetRPS, x.WheelRPS, sim.WheelRPS([3]float64{0.1, 0, 0}))
+				t.Fatalf("wheels did not reach forward 0.1 m/s: targets %v wheels %v (want %v)", x.TargetRPS, x.WheelRPS, tr.WheelRPS([3]float64{0.1, 0, 0}))
 			}
 			if w := x.WheelRPS; !(w[0] > 0 && w[1] > 0 && w[2] < 0 && w[3] < 0) {
 				t.Fatalf("forward: wheel rps %v, want motors 1,2 > 0 and 3,4 < 0", w)
 			}
 			// The targets are what the driver commanded; the sim's own forward kinematics must read them back.
-			if bv := sim.BodyVelocity(x.TargetRPS); math.Abs(bv[0]-0.1) > 1e-4 || math.Abs(bv[1]) > 1e-4 || math.Abs(bv[2]) > 1e-4 {
+			if bv := tr.BodyVelocity(x.TargetRPS); math.Abs(bv[0]-0.1) > 1e-4 || math.Abs(bv[1]) > 1e-4 || math.Abs(bv[2]) > 1e-4 {
 				t.Fatalf("the sim's forward kinematics of the wheel targets says %v, want [0.1 0 0]", bv)
 			}
 		} else {
@@ -266,9 +282,9 @@ func rotateSigns(t *testing.T, tg Target) {
 	if !ok {
 		return
 	}
-	x, ok := WaitTruth(tr, 3*time.Second, Near([3]float64{0, 0, 0.5}))
+	x, ok := WaitTruth(tr, 3*time.Second, Near(tr.WheelRPS([3]float64{0, 0, 0.5})))
 	if !ok {
-		t.Fatalf("wheels did not reach +0.5 rad/s: wheels %v, want %v", x.WheelRPS, sim.WheelRPS([3]float64{0, 0, 0.5}))
+		t.Fatalf("wheels did not reach +0.5 rad/s: wheels %v, want %v", x.WheelRPS, tr.WheelRPS([3]float64{0, 0, 0.5}))
 	}
 	w := x.WheelRPS
 	left := [2]float64{w[0], w[1]}    // motors 1, 2: wire sign = wheel direction
@@ -279,7 +295,7 @@ func rotateSigns(t *testing.T, tg Target) {
 	if !(right[0] > 0 && right[1] > 0) {
 		t.Errorf("right wheels (motors 3, 4) at %v rps (wheel direction): want forward", right)
 	}
-	bv := sim.BodyVelocity(x.TargetRPS)
+	bv := tr.BodyVelocity(x.TargetRPS)
 	if math.Abs(bv[2]-0.5) > 1e-4 || math.Abs(bv[0]) > 1e-4 || math.Abs(bv[1]) > 1e-4 {
 		t.Errorf("the sim's forward kinematics of the wheel targets says %v, want [0 0 +0.5]", bv)
 	}
@@ -354,12 +370,15 @@ func estopLatches(t *testing.T, tg Target) {
 		if hasTruth {
 			watch = 500 * time.Millisecond
 		}
-		for end := time.Now().Add(testkit.Bound(watch)); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if err := testkit.Always(testkit.Bound(watch), func() error {
 			if hasTruth {
-				if x := tr.Truth(); x.TargetRPS != [4]float64{} {
-					t.Fatalf("cycle %d: wheel targets %v after reset (motion must stay disabled)", i, x.TargetRPS)
+				if x := tr.Wheels(); x.TargetRPS != [4]float64{} {
+					return fmt.Errorf("wheel targets %v after reset (motion must stay disabled)", x.TargetRPS)
 				}
 			}
+			return nil
+		}); err != nil {
+			t.Fatalf("cycle %d: %v", i, err)
 		}
 		for _, f := range tg.Frames(g.Index) {
 			if f.Moving() {
@@ -473,7 +492,7 @@ func scanGateHoldsAndResumes(t *testing.T, tg Target) {
 		}
 	}
 	if hasTruth {
-		if x, ok := WaitTruth(tr, time.Second, func(x sim.Truth) bool { return x.TargetRPS == [4]float64{} }); !ok {
+		if x, ok := WaitTruth(tr, time.Second, func(x Wheels) bool { return x.TargetRPS == [4]float64{} }); !ok {
 			t.Fatalf("wheel targets %v while held", x.TargetRPS)
 		}
 	}
@@ -557,12 +576,15 @@ func gamepadDrivingNotHeldByScanGate(t *testing.T, tg Target) {
 		return st.CmdSource == "software" && st.Blocked != nil && *st.Blocked == motion.BlockNoScan
 	})
 	tr, hasTruth := tg.(Truth)
-	for end := time.Now().Add(500 * time.Millisecond); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+	if err := testkit.Always(500*time.Millisecond, func() error {
 		if hasTruth {
-			if x := tr.Truth(); x.TargetRPS != [4]float64{} {
-				t.Fatalf("a software command moved the wheels without scans: targets %v", x.TargetRPS)
+			if x := tr.Wheels(); x.TargetRPS != [4]float64{} {
+				return fmt.Errorf("a software command moved the wheels without scans: targets %v", x.TargetRPS)
 			}
 		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	p.Close()
 	for _, g := range tg.Frames(from) {
@@ -689,43 +711,45 @@ func WaitFrame(tg Target, from int, timeout time.Duration, ok func(Frame) bool) 
 }
 
 // WaitTruth polls the truth until ok holds (timeout widened under -race); it returns the last truth seen.
-func WaitTruth(tr Truth, timeout time.Duration, ok func(sim.Truth) bool) (sim.Truth, bool) {
-	end := time.Now().Add(testkit.Bound(timeout))
-	for {
-		x := tr.Truth()
-		if ok(x) {
-			return x, true
+func WaitTruth(tr Truth, timeout time.Duration, ok func(Wheels) bool) (Wheels, bool) {
+	var x Wheels
+	err := testkit.Eventually(testkit.Bound(timeout), func() error {
+		if x = tr.Wheels(); !ok(x) {
+			return errNotYet
 		}
-		if time.Now().After(end) {
-			return x, false
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
+	return x, err == nil
 }
+
+var errNotYet = errors.New("not yet")
 
 func waitState(t *testing.T, tg Target, timeout time.Duration, what string, ok func(api.State) bool) api.State {
 	t.Helper()
 	timeout = testkit.Bound(timeout)
-	end := time.Now().Add(timeout)
-	for {
+	var st api.State
+	err := testkit.Eventually(timeout, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Second))
-		st, err := tg.Client().State(ctx)
-		cancel()
-		if err == nil && ok(st) {
-			return st
+		defer cancel()
+		var err error
+		if st, err = tg.Client().State(ctx); err != nil {
+			return err
 		}
-		if time.Now().After(end) {
-			t.Fatalf("timeout (%v) waiting for %s: last state enabled=%v estop=%s blocked=%s pad=%s, err %v",
-				timeout, what, st.Enabled, strp(st.EStop), strp(st.Blocked), st.PadMode, err)
+		if !ok(st) {
+			return errNotYet
 		}
-		time.Sleep(10 * time.Millisecond)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("timeout (%v) waiting for %s: last state enabled=%v estop=%s blocked=%s pad=%s, err %v",
+			timeout, what, st.Enabled, strp(st.EStop), strp(st.Blocked), st.PadMode, err)
 	}
+	return st
 }
 
-// Near: every wheel within 5 % of the sim's own inverse kinematics for v.
-func Near(v [3]float64) func(sim.Truth) bool {
-	want := sim.WheelRPS(v)
-	return func(x sim.Truth) bool {
+// Near: every wheel within 5 % of want (the sim's own inverse kinematics of a velocity, Truth.WheelRPS).
+func Near(want [4]float64) func(Wheels) bool {
+	return func(x Wheels) bool {
 		for i := range want {
 			if math.Abs(x.WheelRPS[i]-want[i]) > 0.05*math.Abs(want[i]) {
 				return false
@@ -736,7 +760,7 @@ func Near(v [3]float64) func(sim.Truth) bool {
 }
 
 // WheelsStopped is the truth judge "the wheels stopped": every target zero and every wheel below 0.01 rps.
-func WheelsStopped(x sim.Truth) bool {
+func WheelsStopped(x Wheels) bool {
 	if x.TargetRPS != [4]float64{} {
 		return false
 	}
@@ -749,7 +773,7 @@ func WheelsStopped(x sim.Truth) bool {
 }
 
 // Turning: every wheel above 0.1 rps (the sim's wheels lag their targets by WheelTau 0.22 s).
-func Turning(x sim.Truth) bool {
+func Turning(x Wheels) bool {
 	for _, w := range x.WheelRPS {
 		if math.Abs(w) < 0.1 {
 			return false

@@ -2,6 +2,8 @@ package testkit
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -82,6 +84,11 @@ var (
 // process and returns the binary's path. Under the race detector the binary is built with -race too, so the
 // processes a test starts are race-checked as well. The directory is mode 0755 so an unprivileged user can
 // run what is in it; Cleanup removes it.
+//
+// The build goes to a directory that outlives the test process (buildCache) and is copied from there: go
+// build leaves an up-to-date output alone, so every test package after the first that needs the same
+// command skips the link (measured on the 2-core machine: rosorin-base 1.2 s instead of 10 s, 30 s under
+// -race).
 func Binary(pkg string) (string, error) {
 	buildMu.Lock()
 	defer buildMu.Unlock()
@@ -103,17 +110,57 @@ func Binary(pkg string) (string, error) {
 		binDir = d
 	}
 	out := filepath.Join(binDir, filepath.Base(pkg))
-	args := []string{"build", "-o", out}
-	if RaceEnabled {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command("go", append(args, pkg)...)
-	cmd.Dir = root
-	if o, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, o)
+	if err := buildCached(root, pkg, out); err != nil {
+		return "", err
 	}
 	built[pkg] = out
 	return out, nil
+}
+
+// buildCache is where Binary's builds persist: one directory per module root and race mode, so that
+// worktrees and -race runs never overwrite each other's binaries. "" when the user has no cache directory.
+func buildCache(root string) string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(root))
+	mode := "norace"
+	if RaceEnabled {
+		mode = "race"
+	}
+	return filepath.Join(base, "rosorin-testbin", hex.EncodeToString(sum[:8])+"-"+mode)
+}
+
+// buildCached builds pkg into the persistent cache, under a lock (test packages run as parallel processes),
+// and copies the result to out; without a cache it builds straight to out.
+func buildCached(root, pkg, out string) error {
+	goBuild := func(to string) error {
+		args := []string{"build", "-o", to}
+		if RaceEnabled {
+			args = append(args, "-race")
+		}
+		cmd := exec.Command("go", append(args, pkg)...)
+		cmd.Dir = root
+		if o, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build %s: %v\n%s", pkg, err, o)
+		}
+		return nil
+	}
+	dir := buildCache(root)
+	if dir == "" || os.MkdirAll(dir, 0o755) != nil {
+		return goBuild(out)
+	}
+	unlock, err := lockFile(filepath.Join(dir, "lock"))
+	if err != nil {
+		return goBuild(out)
+	}
+	defer unlock()
+	cached := filepath.Join(dir, strings.NewReplacer("/", "_", ".", "_").Replace(pkg))
+	if err := goBuild(cached); err != nil {
+		return err
+	}
+	return CopyExecutable(cached, out)
 }
 
 // BinDir is the directory Binary builds into ("" before the first build).
@@ -173,7 +220,8 @@ func Figures(d []time.Duration) string {
 // Ms formats a duration in milliseconds with two decimals.
 func Ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
 
-// Eventually polls fn every 10 ms until it returns nil or timeout passes, and returns fn's last error.
+// Eventually polls fn every 10 ms until it returns nil or timeout passes, and returns fn's last error. An
+// error fn wraps with Abort ends the wait at once (the process waited on has exited, say).
 func Eventually(timeout time.Duration, fn func() error) error {
 	end := time.Now().Add(timeout)
 	for {
@@ -181,9 +229,37 @@ func Eventually(timeout time.Duration, fn func() error) error {
 		if err == nil {
 			return nil
 		}
+		var a abortError
+		if errors.As(err, &a) {
+			return a.err
+		}
 		if time.Now().After(end) {
 			return fmt.Errorf("after %v: %w", timeout, err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Always calls fn every 10 ms for d (the first call at once, the last at or after d) and returns the first
+// error it gives: the watch that something holds throughout (nothing moves while disabled), where Eventually
+// waits for it to start holding.
+func Always(d time.Duration, fn func() error) error {
+	start := time.Now()
+	for {
+		if err := fn(); err != nil {
+			return fmt.Errorf("after %v: %w", time.Since(start).Round(time.Millisecond), err)
+		}
+		if time.Since(start) >= d {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Abort marks err as final for Eventually: no point waiting any longer.
+func Abort(err error) error { return abortError{err} }
+
+type abortError struct{ err error }
+
+func (a abortError) Error() string { return a.err.Error() }
+func (a abortError) Unwrap() error { return a.err }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -80,5 +81,87 @@ func TestModuleRootAndEventually(t *testing.T) {
 	}
 	if err := Eventually(30*time.Millisecond, func() error { return errors.New("never") }); err == nil {
 		t.Fatal("Eventually of a never-true condition returned nil")
+	}
+}
+
+func TestEventuallyAbort(t *testing.T) {
+	final := errors.New("gone")
+	n := 0
+	start := time.Now()
+	err := Eventually(time.Minute, func() error {
+		n++
+		if n == 3 {
+			return Abort(final)
+		}
+		return errors.New("not yet")
+	})
+	if err != final || n != 3 || time.Since(start) > 10*time.Second {
+		t.Fatalf("Eventually = %v after %d calls (%v), want the aborting error after 3", err, n, time.Since(start))
+	}
+	if err := Eventually(30*time.Millisecond, func() error { return errors.New("never") }); err == nil || err.Error() != "after 30ms: never" {
+		t.Fatalf("Eventually on a timeout = %v", err)
+	}
+}
+
+func TestBuildCacheKey(t *testing.T) {
+	a, b := buildCache("/src/one"), buildCache("/src/two")
+	if a == "" {
+		t.Skip("no user cache directory")
+	}
+	if a == b || a != buildCache("/src/one") {
+		t.Fatalf("cache dirs %q and %q: want one per module root, stable", a, b)
+	}
+	if want := map[bool]string{false: "-norace", true: "-race"}[RaceEnabled]; !strings.HasSuffix(a, want) {
+		t.Fatalf("cache dir %q does not name the race mode (%s)", a, want)
+	}
+}
+
+// TestLockFileExcludes: a second holder waits until the first releases the lock (test packages build the
+// same binary from parallel processes).
+func TestLockFileExcludes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lock")
+	unlock, err := lockFile(path)
+	if err != nil {
+		t.Skip(err)
+	}
+	got := make(chan struct{})
+	go func() {
+		u, err := lockFile(path)
+		if err != nil {
+			t.Error(err)
+		} else {
+			u()
+		}
+		close(got)
+	}()
+	select {
+	case <-got:
+		t.Fatal("a second lock was granted while the first was held")
+	case <-time.After(100 * time.Millisecond):
+	}
+	unlock()
+	select {
+	case <-got:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the second lock was not granted after the release")
+	}
+}
+
+func TestAlways(t *testing.T) {
+	n := 0
+	start := time.Now()
+	if err := Always(50*time.Millisecond, func() error { n++; return nil }); err != nil || time.Since(start) < 50*time.Millisecond || n < 2 {
+		t.Fatalf("Always on a holding condition = %v after %d calls in %v", err, n, time.Since(start))
+	}
+	n = 0
+	broke := errors.New("moved")
+	err := Always(time.Minute, func() error {
+		if n++; n == 3 {
+			return broke
+		}
+		return nil
+	})
+	if !errors.Is(err, broke) || n != 3 {
+		t.Fatalf("Always = %v after %d calls, want the breaking error at the third", err, n)
 	}
 }
