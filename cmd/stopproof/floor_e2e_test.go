@@ -74,7 +74,7 @@ func TestFloorProveSim(t *testing.T) {
 		}
 		// The travel after the trigger is measured (not zero: the LiDAR saw the robot coast) and small. The
 		// lower end is 2 mm: a 0.1 m/s leg still after 0.19 s coasts about 5 mm (4.9 mm measured once).
-		if r.Motion == "" || strings.HasPrefix(r.Motion, "turn") {
+		if r.Stop == nil || strings.HasPrefix(r.Motion, "turn") {
 			continue
 		}
 		if r.Stop.Travel == nil {
