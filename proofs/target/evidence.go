@@ -72,9 +72,9 @@ func (e *Evidence) Logf(format string, args ...any) {
 	if e == nil {
 		return
 	}
-	now := e.clock.Now()
 	line := fmt.Sprintf(format, args...)
 	e.mu.Lock()
+	now := e.clock.Now() // under the lock: the file's lines are in time order whoever logs them
 	if _, err := fmt.Fprintf(e.w, "%s %9.3f %s\n", now.UTC().Format("15:04:05.000"), now.Sub(e.start).Seconds(), line); err != nil && e.err == nil {
 		e.err = err
 	}

@@ -34,23 +34,35 @@ const (
 	// besides the samples.
 	TopicInputs = "/proof/judge_input"
 	// TopicIMU carries the samples the stand judge read (sensor_msgs/msg/Imu, rad/s, header stamp = the
-	// sample's time on the run's timeline plus t0), in the order the judge read them; a judge input names its
-	// samples by their MCAP sequence numbers on this channel.
+	// sample's time on the run's timeline plus t0), each once, in the order the judge read them; a judge
+	// input names its samples by their MCAP sequence numbers on this channel (ProofRecording.IMU).
 	TopicIMU = "/proof/imu"
 )
 
 // ProofRecording is a proof run's MCAP recording (capture/mcapfile: crash-safe, finished into an indexed
 // file by Close). A nil *ProofRecording records nothing, so a run with --no-record passes nil. Safe for
 // concurrent use. The first write error stops the recording, loudly once through OnError; the proof goes on.
+//
+// Every channel's log times are non-decreasing in file order: a message whose time is before the channel's
+// previous one (two writers that read the clock in one order and took the lock in the other) is logged at
+// the previous time; an IMU sample keeps its own time in its header stamp, which is what a re-judge reads.
 type ProofRecording struct {
 	mu      sync.Mutex
 	rec     *mcapfile.Recorder
 	path    string
 	t0ns    int64
 	ch      map[string]*mcapfile.Channel
-	imuN    uint32
+	last    map[string]int64 // each channel's last log time (ns)
+	imu     []imuKey         // the samples on /proof/imu, by sequence
+	imuAt   map[imuKey][]uint32
 	err     error
 	OnError func(error) // called once with the error that stopped the recording (may be nil)
+}
+
+// imuKey is a recorded sample: its stamp and its gyro.
+type imuKey struct {
+	ns   int64
+	gyro [3]float64
 }
 
 // RecordingPath is the recording's name beside an evidence log: the same name, .mcap.
@@ -72,7 +84,8 @@ func CreateProofRecording(path string, t0 time.Time, meta map[string]string) (*P
 	if err != nil {
 		return nil, err
 	}
-	p := &ProofRecording{rec: rec, path: path, t0ns: t0.UnixNano(), ch: map[string]*mcapfile.Channel{}}
+	p := &ProofRecording{rec: rec, path: path, t0ns: t0.UnixNano(), ch: map[string]*mcapfile.Channel{},
+		last: map[string]int64{}, imuAt: map[imuKey][]uint32{}}
 	err = rec.WriteMetadata(ProofMeta, md)
 	for _, c := range []struct{ topic, typ string }{{TopicEvents, "std_msgs/msg/String"}, {TopicInputs, "std_msgs/msg/String"},
 		{TopicIMU, "sensor_msgs/msg/Imu"}, {TopicLog, "std_msgs/msg/String"}} {
@@ -116,7 +129,19 @@ func (p *ProofRecording) text(topic string, at time.Time, s string) {
 	if p.err != nil {
 		return
 	}
-	p.failLocked(p.rec.WriteMessage(p.ch[topic], at, &rosmsg.String{Data: s}))
+	p.failLocked(p.writeLocked(topic, at.UnixNano(), &rosmsg.String{Data: s}))
+}
+
+// writeLocked writes m on topic at ns, or at the channel's previous log time if that is later.
+func (p *ProofRecording) writeLocked(topic string, ns int64, m rosmsg.Message) error {
+	if last, ok := p.last[topic]; ok && ns < last {
+		ns = last
+	}
+	if err := p.rec.WriteMessage(p.ch[topic], time.Unix(0, ns), m); err != nil {
+		return err
+	}
+	p.last[topic] = ns
+	return nil
 }
 
 // Line records one evidence-log line.
@@ -155,33 +180,59 @@ func StampNs(t0ns int64, t float64) int64 { return t0ns + int64(math.Round(t*1e9
 // SampleTime is the judge's time of a sample stamped ns: the same float64 the live run computed.
 func SampleTime(t0ns, ns int64) float64 { return time.Duration(ns - t0ns).Seconds() }
 
-// IMU records judged samples (time on the run's timeline, gyro rad/s) and returns the sequence number of the
-// first and how many were written. inexact counts samples whose time does not survive the nanosecond stamp
-// (never for a live run's times; a re-judge of those would differ).
+// IMU records judged samples (time on the run's timeline, gyro rad/s) and returns the sequence numbers
+// that name them: n samples from first. inexact counts samples whose time does not survive the nanosecond
+// stamp (never for a live run's times; a re-judge of those would differ).
+//
+// Samples already on the channel are named, not written again: two judge calls of one path read the same
+// stream (the scan-loss path's release check reads the samples its stop judge read, or a prefix of them),
+// and the recording once held 605 of its 1760 samples twice, 5.5 s back in log time (issue 17). So when the
+// first samples are a run already recorded that reaches the channel's end, first is that run's start and
+// only the rest is written. Samples that are recorded but not such a run are written again, whole (no proof
+// does that: every judge call reads one stream from the path's start).
 func (p *ProofRecording) IMU(t []float64, gyro [][3]float64) (first uint32, n uint32, inexact int) {
 	if p == nil {
 		return 0, 0, 0
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	first = p.imuN
+	first = uint32(len(p.imu))
 	if p.err != nil {
 		return first, 0, 0
 	}
-	m := rosmsg.Imu{OrientationCovariance: [9]float64{-1}, LinearAccelerationCovariance: [9]float64{-1}}
-	m.Header.FrameID = "imu_link"
+	keys := make([]imuKey, len(t))
 	for i := range t {
 		ns := StampNs(p.t0ns, t[i])
 		if SampleTime(p.t0ns, ns) != t[i] {
 			inexact++
 		}
-		m.Header.Stamp = rosmsg.TimeFromNanos(ns)
-		m.AngularVelocity = rosmsg.Vector3{X: gyro[i][0], Y: gyro[i][1], Z: gyro[i][2]}
-		if err := p.rec.WriteMessage(p.ch[TopicIMU], time.Unix(0, ns), &m); err != nil {
+		keys[i] = imuKey{ns, gyro[i]}
+	}
+	known := 0
+	if len(keys) > 0 {
+		for _, s := range p.imuAt[keys[0]] {
+			k := 0
+			for k < len(keys) && int(s)+k < len(p.imu) && p.imu[int(s)+k] == keys[k] {
+				k++
+			}
+			if k == len(keys) || int(s)+k == len(p.imu) {
+				first, known = s, k
+				break
+			}
+		}
+	}
+	n = uint32(known)
+	m := rosmsg.Imu{OrientationCovariance: [9]float64{-1}, LinearAccelerationCovariance: [9]float64{-1}}
+	m.Header.FrameID = "imu_link"
+	for _, k := range keys[known:] {
+		m.Header.Stamp = rosmsg.TimeFromNanos(k.ns)
+		m.AngularVelocity = rosmsg.Vector3{X: k.gyro[0], Y: k.gyro[1], Z: k.gyro[2]}
+		if err := p.writeLocked(TopicIMU, k.ns, &m); err != nil {
 			p.failLocked(err)
 			return first, n, inexact
 		}
-		p.imuN++
+		p.imuAt[k] = append(p.imuAt[k], uint32(len(p.imu)))
+		p.imu = append(p.imu, k)
 		n++
 	}
 	return first, n, inexact
