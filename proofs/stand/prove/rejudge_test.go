@@ -37,12 +37,16 @@ func rejudge(b []byte) (*target.ProofFile, *Rejudged, error) {
 	return f, rj, err
 }
 
-// The committed recordings re-judge to the live verdicts; the negative control FAILs every line.
+// The committed recordings re-judge to the live verdicts; the negative control FAILs every line. Each holds
+// every sample once, every channel in log-time order (target.AuditRecording).
 func TestRejudgeCaptures(t *testing.T) {
 	for _, c := range []struct {
 		name           string
 		passed, judged int
 	}{{"stand-sim-pass.mcap", 3, 3}, {"stand-sim-ignore-motor.mcap", 0, 2}} {
+		if a, err := target.AuditRecording(bytes.NewReader(captureBytes(t, c.name))); err != nil || !a.Clean() {
+			t.Errorf("%s: %v\n%s", c.name, err, a)
+		}
 		_, rj, err := rejudge(captureBytes(t, c.name))
 		if err != nil {
 			t.Fatal(err)
@@ -59,7 +63,7 @@ func TestRejudgeSeesAChangedSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Make the wheels loud 1.5 s after the kill's trigger: the stop is no longer still from 0.40 s.
+	// Make the wheels loud 1.5 s after the kill's trigger: the stop is no longer still from 0.45 s.
 	var in JudgeInput
 	for _, m := range f.Inputs {
 		if strings.Contains(m.Text, `"path":"kill"`) {
@@ -100,7 +104,7 @@ func FuzzRejudge(f *testing.F) {
 	})
 }
 
-// BenchmarkRejudge reads and re-judges the passing recording (3 lines, 1760 samples): the x-realtime metric
+// BenchmarkRejudge reads and re-judges the passing recording (3 lines, 1152 samples): the x-realtime metric
 // is the run's own length (start to end of the live run) over the time of one read and re-judge.
 func BenchmarkRejudge(b *testing.B) {
 	data := captureBytes(b, "stand-sim-pass.mcap")
