@@ -320,7 +320,7 @@ func runCharacterize(c *cli.Context) error {
 }
 
 func runScangate(c *cli.Context) error {
-	s, err := open(c, "scan_gate_live", target.SimConfig{NoLidarRespawn: c.Bool("sim-no-lidar-respawn")})
+	s, err := open(c, live.RecordingKind, target.SimConfig{NoLidarRespawn: c.Bool("sim-no-lidar-respawn")})
 	if err != nil {
 		return err
 	}
