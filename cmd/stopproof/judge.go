@@ -8,9 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/scangate/live"
 	"github.com/rosorin/rosorin/proofs/stand/prove"
-	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // exitDiffers: a re-judge that does not agree with the live run (the judge or its inputs changed).
@@ -49,7 +49,7 @@ func judgeFile(w io.Writer, path string) (passed, agrees bool, rep *prove.Report
 		return false, false, nil, err
 	}
 	defer f.Close()
-	pf, err := target.ReadProofRecording(bufio.NewReaderSize(f, 1<<20))
+	pf, err := proofrec.Read(bufio.NewReaderSize(f, 1<<20))
 	if err != nil {
 		return false, false, nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -67,7 +67,7 @@ func judgeFile(w io.Writer, path string) (passed, agrees bool, rep *prove.Report
 	return r.Planned > 0 && r.Passed == r.Planned && r.Aborted == "", len(rj.Differences) == 0, r, nil
 }
 
-func judgeScangate(w io.Writer, path string, pf *target.ProofFile) (bool, bool, *prove.Report, error) {
+func judgeScangate(w io.Writer, path string, pf *proofrec.File) (bool, bool, *prove.Report, error) {
 	rj, err := live.RejudgeRecording(pf)
 	if err != nil {
 		return false, false, nil, fmt.Errorf("%s: %w", path, err)

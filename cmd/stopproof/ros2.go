@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rosorin/rosorin/proofs/session"
 	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/ros2"
 	"github.com/rosorin/rosorin/ros2/dds"
@@ -47,7 +48,7 @@ func ros2Prepare(c *cli.Context) error {
 }
 
 // ros2Wrap puts the ROS 2 target around the session's target.
-func ros2Wrap(c *cli.Context, s *target.Session) error {
+func ros2Wrap(c *cli.Context, s *session.Session) error {
 	if !c.Bool("ros2") {
 		return nil
 	}

@@ -1,11 +1,7 @@
 // Package target is what the proofs drive and observe: the Target (a running driver reached through its
 // control API, LiveTarget; or a simulated stand robot with the real driver started against it, SimTarget),
-// IMU recordings, the board's IMU read from below the driver, the state watcher, the evidence log, the
-// session a command sets up (OpenSession) and the proofs' clock.
-//
-// A session with Record also writes the run's MCAP recording beside the evidence log (ProofRecording, read
-// back by ReadProofRecording): every evidence line, the proof's events, the judges' inputs and the samples
-// they read, and the JSON record; the layout and its figures are in docs/reports.md.
+// IMU recordings, the board's IMU read from below the driver, the state watcher, the evidence log and the
+// proofs' clock. A command's run is set up by package session; its MCAP recording is package proofrec.
 //
 // # Targets
 //

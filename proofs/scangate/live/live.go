@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/scangate"
 	"github.com/rosorin/rosorin/proofs/target"
 )
@@ -36,7 +37,7 @@ type Options struct {
 	Out      io.Writer
 	Evidence *target.Evidence
 	// Record receives the judge's input and the verdict (nil: no recording).
-	Record *target.ProofRecording
+	Record *proofrec.Writer
 }
 
 // DefaultOptions are the seed's.

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/scangate"
-	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // RecordingKind is the kind (metadata rosorin.proof) of a scan-gate check's recording: its evidence log's
@@ -48,7 +48,7 @@ func (r *Rejudged) Agrees() bool {
 
 // RejudgeRecording judges every recorded scan-gate input of f again. An input that is not a scan-gate
 // input is an error: f is not a scan-gate recording.
-func RejudgeRecording(f *target.ProofFile) (*Rejudged, error) {
+func RejudgeRecording(f *proofrec.File) (*Rejudged, error) {
 	rj := &Rejudged{}
 	for i, m := range f.Inputs {
 		var in JudgeInput
@@ -63,7 +63,7 @@ func RejudgeRecording(f *target.ProofFile) (*Rejudged, error) {
 
 // WriteRejudged prints a re-judged check as stopproof judge does: the verdicts, any difference from the live
 // run, and whether the re-judge agrees.
-func WriteRejudged(w io.Writer, name string, f *target.ProofFile, rj *Rejudged) error {
+func WriteRejudged(w io.Writer, name string, f *proofrec.File, rj *Rejudged) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "== %s\nrecording: %s\n", name, f.Meta["kind"])
 	for _, c := range rj.Checks {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/scangate"
-	"github.com/rosorin/rosorin/proofs/target"
 )
 
 func f64(x float64) *float64 { return &x }
@@ -25,15 +25,15 @@ func gateInput() scangate.Input {
 	return in
 }
 
-func fileOf(t *testing.T, ins ...any) *target.ProofFile {
+func fileOf(t *testing.T, ins ...any) *proofrec.File {
 	t.Helper()
-	f := &target.ProofFile{Meta: map[string]string{"kind": RecordingKind}}
+	f := &proofrec.File{Meta: map[string]string{"kind": RecordingKind}}
 	for _, in := range ins {
 		b, err := json.Marshal(in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.Inputs = append(f.Inputs, target.ProofMessage{Text: string(b)})
+		f.Inputs = append(f.Inputs, proofrec.Message{Text: string(b)})
 	}
 	return f
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
 	"github.com/rosorin/rosorin/proofs/target"
@@ -56,7 +57,7 @@ type Options struct {
 	// Evidence receives everything (may be nil).
 	Evidence *target.Evidence
 	// Record receives the events, the judges' inputs and the samples they read (nil: no recording).
-	Record *target.ProofRecording
+	Record *proofrec.Writer
 }
 
 // DefaultOptions are the seed's settings.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/internal/testkit"
-	"github.com/rosorin/rosorin/proofs/target"
+	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/target/targettest"
 )
 
@@ -28,8 +28,8 @@ func captureBytes(t testing.TB, name string) []byte {
 	return b
 }
 
-func rejudge(b []byte) (*target.ProofFile, *Rejudged, error) {
-	f, err := target.ReadProofRecording(bytes.NewReader(b))
+func rejudge(b []byte) (*proofrec.File, *Rejudged, error) {
+	f, err := proofrec.Read(bytes.NewReader(b))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -38,13 +38,13 @@ func rejudge(b []byte) (*target.ProofFile, *Rejudged, error) {
 }
 
 // The committed recordings re-judge to the live verdicts; the negative control FAILs every line. Each holds
-// every sample once, every channel in log-time order (target.AuditRecording).
+// every sample once, every channel in log-time order (proofrec.AuditFile).
 func TestRejudgeCaptures(t *testing.T) {
 	for _, c := range []struct {
 		name           string
 		passed, judged int
 	}{{"stand-sim-pass.mcap", 3, 3}, {"stand-sim-ignore-motor.mcap", 0, 2}} {
-		if a, err := target.AuditRecording(bytes.NewReader(captureBytes(t, c.name))); err != nil || !a.Clean() {
+		if a, err := proofrec.AuditFile(bytes.NewReader(captureBytes(t, c.name))); err != nil || !a.Clean() {
 			t.Errorf("%s: %v\n%s", c.name, err, a)
 		}
 		_, rj, err := rejudge(captureBytes(t, c.name))
@@ -59,7 +59,7 @@ func TestRejudgeCaptures(t *testing.T) {
 
 // The re-judge can fail: a sample changed in the recording changes the verdict, and the comparison says so.
 func TestRejudgeSeesAChangedSample(t *testing.T) {
-	f, err := target.ReadProofRecording(bytes.NewReader(captureBytes(t, "stand-sim-pass.mcap")))
+	f, err := proofrec.Read(bytes.NewReader(captureBytes(t, "stand-sim-pass.mcap")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,12 +133,12 @@ func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) 
 // re-judge of the file agrees with the live run.
 func TestRecordedRunIsCleanAndRejudges(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.mcap")
-	var rec *target.ProofRecording
+	var rec *proofrec.Writer
 	lines := 0
 	run(t, targettest.Options{Seed: 3}, "scanloss,kill,estop", func(o *Options) {
 		t0, _ := o.Evidence.Start()
 		var err error
-		rec, err = target.CreateProofRecording(path, t0, map[string]string{"kind": "stop_proof_stand"})
+		rec, err = proofrec.Create(path, t0, map[string]string{"kind": "stop_proof_stand"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,14 +161,14 @@ func TestRecordedRunIsCleanAndRejudges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := target.AuditRecording(bytes.NewReader(b))
+	a, err := proofrec.AuditFile(bytes.NewReader(b))
 	if err != nil || len(a) != 4 {
 		t.Fatalf("%v\n%s", err, a)
 	}
 	for _, c := range a {
 		// In the bubble's virtual time the spin-up's last command and the hold's first are sent at one
 		// instant: two log lines alike in time and text, as no real clock makes them. Samples never repeat.
-		if c.Backwards > 0 || c.Topic == target.TopicIMU && (c.Duplicates > 0 || c.Messages == 0) {
+		if c.Backwards > 0 || c.Topic == proofrec.TopicIMU && (c.Duplicates > 0 || c.Messages == 0) {
 			t.Errorf("%s", a)
 		}
 	}

@@ -1,4 +1,4 @@
-package target
+package proofrec
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/rosorin/rosorin/capture/mcapfile"
 )
 
-// ChannelAudit is what AuditRecording found on one channel.
+// ChannelAudit is what AuditFile found on one channel.
 type ChannelAudit struct {
 	Topic    string
 	Messages int
@@ -22,7 +22,7 @@ type ChannelAudit struct {
 	MaxBack   uint64 // ns
 }
 
-// Audit is AuditRecording's result: one entry per channel, in the order the channels appear.
+// Audit is AuditFile's result: one entry per channel, in the order the channels appear.
 type Audit []ChannelAudit
 
 // Clean reports whether no channel repeats a message or steps back in log time.
@@ -47,10 +47,10 @@ func (a Audit) String() string {
 	return b.String()
 }
 
-// AuditRecording reads an MCAP file and counts, per channel, repeated messages (the same log time and
+// AuditFile reads an MCAP file and counts, per channel, repeated messages (the same log time and
 // payload twice) and steps back in log time in file order: a proof recording has neither (issue 17 found
 // 605 of 1760 /proof/imu samples written twice and a 5.5 s step back).
-func AuditRecording(r io.Reader) (Audit, error) {
+func AuditFile(r io.Reader) (Audit, error) {
 	var out Audit
 	at := map[uint16]int{}
 	seen := map[uint16]map[string]bool{}

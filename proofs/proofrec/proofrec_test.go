@@ -1,4 +1,4 @@
-package target
+package proofrec
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ func TestStampKeepsTheJudgesTime(t *testing.T) {
 
 // Written, finished and read back; and the .part of a run killed before Close reads to its cut.
 func TestProofRecordingRoundTrip(t *testing.T) {
-	var nilRec *ProofRecording // --no-record: every method is a no-op
+	var nilRec *Writer // --no-record: every method is a no-op
 	nilRec.Event(time.Now(), "x")
 	nilRec.IMU([]float64{1}, [][3]float64{{1, 2, 3}})
 	if nilRec.Close() != nil || nilRec.Attach([]byte("{}")) != nil || nilRec.Path() != "" {
@@ -38,7 +38,7 @@ func TestProofRecordingRoundTrip(t *testing.T) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "run.mcap")
 		t0 := time.Now()
-		rec, err := CreateProofRecording(path, t0, map[string]string{"kind": "stop_proof_stand"})
+		rec, err := Create(path, t0, map[string]string{"kind": "stop_proof_stand"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func TestProofRecordingRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := ReadProofRecording(bytes.NewReader(b))
+		f, err := Read(bytes.NewReader(b))
 		if err != nil {
 			t.Fatalf("finish %v: %v", finish, err)
 		}
@@ -93,14 +93,14 @@ func TestProofRecordingRoundTrip(t *testing.T) {
 			rec.Close()
 		}
 	}
-	if _, err := ReadProofRecording(bytes.NewReader([]byte("not mcap"))); err == nil {
+	if _, err := Read(bytes.NewReader([]byte("not mcap"))); err == nil {
 		t.Error("text read as a recording")
 	}
 }
 
 func TestRecordingPath(t *testing.T) {
 	for in, want := range map[string]string{"reports/evidence/stop_proof_stand_1.log": "reports/evidence/stop_proof_stand_1.mcap", "x": "x.mcap"} {
-		if got := RecordingPath(in); got != want {
+		if got := PathBeside(in); got != want {
 			t.Errorf("%s: %s, want %s", in, got, want)
 		}
 	}
@@ -113,7 +113,7 @@ func TestRecordingPath(t *testing.T) {
 func TestProofRecordingWritesEachSampleOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.mcap")
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	rec, err := CreateProofRecording(path, t0, nil)
+	rec, err := Create(path, t0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,11 +155,11 @@ func TestProofRecordingWritesEachSampleOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := AuditRecording(bytes.NewReader(b))
+	a, err := AuditFile(bytes.NewReader(b))
 	if err != nil || !a.Clean() {
 		t.Fatalf("%v\n%s", err, a)
 	}
-	f, err := ReadProofRecording(bytes.NewReader(b))
+	f, err := Read(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestAuditRecordingFindsRepeatsAndStepsBack(t *testing.T) {
 	}
 	f, _ := os.Open(path)
 	defer f.Close()
-	a, err := AuditRecording(f)
+	a, err := AuditFile(f)
 	if err != nil || a.Clean() || len(a) != 1 || a[0].Duplicates != 1 || a[0].Backwards != 1 || a[0].MaxBack != uint64(500*time.Millisecond) {
 		t.Fatalf("%v %+v", err, a)
 	}
