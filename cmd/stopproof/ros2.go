@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/session"
 	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/ros2"
@@ -60,7 +61,7 @@ func ros2Wrap(c *cli.Context, s *session.Session) error {
 		}
 	}
 	t, err := target.WrapROS2(s.Target, target.ROS2Config{Domain: dom, Namespace: c.String("ros2-namespace"), Node: c.String("ros2-node")},
-		target.RealClock{}, s.Evidence)
+		clock.Real{}, s.Evidence)
 	if err != nil {
 		return fmt.Errorf("--ros2: %w", err)
 	}

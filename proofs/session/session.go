@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/target"
 )
@@ -39,7 +41,7 @@ type Config struct {
 // disables the wheels, on its own context), the evidence log and the target.
 type Session struct {
 	Ctx      context.Context
-	Evidence *target.Evidence
+	Evidence *evidence.Log
 	Target   target.Target
 	// Recording is the run's MCAP recording (nil without Config.Record).
 	Recording *proofrec.Writer
@@ -58,8 +60,8 @@ func Open(cfg Config) (*Session, error) {
 	}
 	s := &Session{out: cfg.Out}
 	s.Ctx, s.stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	clk := target.RealClock{}
-	ev, err := target.CreateEvidence(cfg.EvidenceDir, target.EvidenceName(cfg.Kind, clk.Now()), clk)
+	clk := clock.Real{}
+	ev, err := evidence.Create(cfg.EvidenceDir, evidence.Name(cfg.Kind, clk.Now()), clk)
 	if err != nil {
 		s.stop()
 		return nil, err

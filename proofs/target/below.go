@@ -9,6 +9,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -24,8 +26,8 @@ const retryEvery = 50 * time.Millisecond
 type BoardIMU struct {
 	RawSocket string // the supervisor's raw stream (the control socket path + ".raw"); "" to skip
 	Device    string // the board's port; "" to skip
-	Clock     Clock
-	Evidence  *Evidence
+	Clock     clock.Clock
+	Evidence  *evidence.Log
 }
 
 // Stream is a stream function for StartRecorder. It returns only when ctx ends.

@@ -13,6 +13,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -61,7 +62,7 @@ func TestBoardIMUReadsTheRawSocket(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}()
-	r := StartRecorder(context.Background(), BoardIMU{RawSocket: raw, Device: filepath.Join(dir, "none"), Clock: RealClock{}}.Stream)
+	r := StartRecorder(context.Background(), BoardIMU{RawSocket: raw, Device: filepath.Join(dir, "none"), Clock: clock.Real{}}.Stream)
 	defer r.Close()
 	s := waitSamples(t, r, 50)
 	for i, x := range s[:50] {
@@ -94,7 +95,7 @@ func TestBoardIMUReadsThePortOnlyWhileNobodyHoldsIt(t *testing.T) {
 		t.Fatal("opened a port whose lock is held")
 	}
 
-	r := StartRecorder(context.Background(), BoardIMU{Device: dev, Clock: RealClock{}}.Stream)
+	r := StartRecorder(context.Background(), BoardIMU{Device: dev, Clock: clock.Real{}}.Stream)
 	defer r.Close()
 	defer writeEvery(master, func() []byte { return imuFrames(1) })()
 	time.Sleep(300 * time.Millisecond)
@@ -183,7 +184,7 @@ func TestBoardIMUDropsFramesQueuedBeforeTheOpen(t *testing.T) {
 	}
 	time.Sleep(50 * time.Millisecond) // the pty moves the bytes to the slave's queue asynchronously
 
-	r := StartRecorder(context.Background(), BoardIMU{Device: slave.Name(), Clock: RealClock{}}.Stream)
+	r := StartRecorder(context.Background(), BoardIMU{Device: slave.Name(), Clock: clock.Real{}}.Stream)
 	defer r.Close()
 	defer writeEvery(master, func() []byte { return board.EncodeIMU(board.IMU{Gyro: [3]float32{1, 0, 0}}) })()
 	for _, s := range waitSamples(t, r, 10) {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/supervisor"
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
 )
 
 // LiveConfig says how to reach a running driver.
@@ -29,14 +31,14 @@ type LiveConfig struct {
 	ServiceStop, ServiceStart string
 	// ButtonWait bounds the wait for the operator's button press (30 s).
 	ButtonWait time.Duration
-	Clock      Clock
-	Evidence   *Evidence
+	Clock      clock.Clock
+	Evidence   *evidence.Log
 }
 
 // DefaultLiveConfig is the robot's: the service's socket and port, systemd for the service.
 func DefaultLiveConfig() LiveConfig {
 	return LiveConfig{Socket: api.DefaultSocket, Device: "/dev/ttyACM0", ServiceStop: "systemctl stop rosorin-base",
-		ServiceStart: "systemctl start rosorin-base", ButtonWait: 30 * time.Second, Clock: RealClock{}}
+		ServiceStart: "systemctl start rosorin-base", ButtonWait: 30 * time.Second, Clock: clock.Real{}}
 }
 
 // LiveTarget is a running rosorin-base reached through its control API.
@@ -52,7 +54,7 @@ func NewLiveTarget(cfg LiveConfig) *LiveTarget {
 		cfg.RawSocket = supervisor.RawPath(cfg.Socket)
 	}
 	if cfg.Clock == nil {
-		cfg.Clock = RealClock{}
+		cfg.Clock = clock.Real{}
 	}
 	if cfg.ButtonWait <= 0 {
 		cfg.ButtonWait = 30 * time.Second
@@ -285,7 +287,7 @@ func (l *LiveTarget) PressButton(ctx context.Context, prompt func(string)) (time
 
 // waitButton subscribes to the gamepad stream, calls press once the subscription is up, and returns the
 // receipt time (on clock) of the first frame whose buttons satisfy match.
-func waitButton(ctx context.Context, c *api.Client, clock Clock, match func(uint16) bool, press func() error) (time.Time, string, error) {
+func waitButton(ctx context.Context, c *api.Client, clock clock.Clock, match func(uint16) bool, press func() error) (time.Time, string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type hit struct {

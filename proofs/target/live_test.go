@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
 )
 
 func TestFromAPI(t *testing.T) {
@@ -43,15 +45,15 @@ func TestFromAPI(t *testing.T) {
 
 func TestEvidenceLines(t *testing.T) {
 	var b bytes.Buffer
-	e := NewEvidence(&b, RealClock{})
+	e := evidence.New(&b, clock.Real{})
 	e.Logf("state: %s", `{"a":1}`)
 	e.Flush()
 	if !strings.Contains(b.String(), `state: {"a":1}`) || strings.Count(b.String(), "\n") != 1 {
 		t.Errorf("%q", b.String())
 	}
-	var nilEv *Evidence
+	var nilEv *evidence.Log
 	nilEv.Logf("no panic") // a nil log discards
-	if got := EvidenceName("stop_proof_stand", time.Date(2026, 10, 2, 17, 16, 17, 0, time.UTC)); got != "stop_proof_stand_20261002_171617.log" {
+	if got := evidence.Name("stop_proof_stand", time.Date(2026, 10, 2, 17, 16, 17, 0, time.UTC)); got != "stop_proof_stand_20261002_171617.log" {
 		t.Error(got)
 	}
 	if c := compact([]byte("{\n  \"a\": \"x y\",\n  \"b\": 1\n}")); c != `{"a":"x y","b":1}` {
@@ -105,7 +107,7 @@ func skewedDriver(t *testing.T, skew time.Duration, buttons func() uint16) strin
 // every stop time by 0.8 s without a word.
 func TestDriverIMUIsTimedOnReceipt(t *testing.T) {
 	const skew = 800 * time.Millisecond
-	l := NewLiveTarget(LiveConfig{Socket: skewedDriver(t, skew, func() uint16 { return 0 }), Clock: RealClock{}})
+	l := NewLiveTarget(LiveConfig{Socket: skewedDriver(t, skew, func() uint16 { return 0 }), Clock: clock.Real{}})
 	defer l.Close()
 	before := time.Now()
 	rec, err := l.RecordIMU(context.Background())
@@ -138,12 +140,12 @@ func TestGamepadTriggerIsTimedOnReceipt(t *testing.T) {
 			return 0x0100
 		}
 		return 0
-	}), Clock: RealClock{}})
+	}), Clock: clock.Real{}})
 	defer l.Close()
 	var pressed time.Time
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	at, how, err := waitButton(ctx, l.Client(), RealClock{}, func(b uint16) bool { return b != 0 }, func() error {
+	at, how, err := waitButton(ctx, l.Client(), clock.Real{}, func(b uint16) bool { return b != 0 }, func() error {
 		pressed = time.Now()
 		down.Store(true)
 		return nil

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/protocol/cdr"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 	"github.com/rosorin/rosorin/ros2"
@@ -35,8 +37,8 @@ type ROS2Target struct {
 	inner Target // for what is not on the graph
 	peer  *ros2.Peer
 	cfg   ROS2Config
-	clock Clock
-	ev    *Evidence
+	clock clock.Clock
+	ev    *evidence.Log
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -48,19 +50,19 @@ type ROS2Target struct {
 var _ Target = (*ROS2Target)(nil)
 
 // NewROS2Target joins the graph next to inner's driver and follows its ~/state.
-func NewROS2Target(inner Target, cfg ROS2Config, clock Clock, ev *Evidence) (*ROS2Target, error) {
+func NewROS2Target(inner Target, cfg ROS2Config, clk clock.Clock, ev *evidence.Log) (*ROS2Target, error) {
 	if cfg.Node == "" {
 		cfg.Node = ros2.NodeName
 	}
-	if clock == nil {
-		clock = RealClock{}
+	if clk == nil {
+		clk = clock.Real{}
 	}
 	p, err := ros2.NewPeer(cfg.Domain, cfg.Namespace, cfg.Node, "stopproof")
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &ROS2Target{inner: inner, peer: p, cfg: cfg, clock: clock, ev: ev, cancel: cancel, done: make(chan struct{})}
+	t := &ROS2Target{inner: inner, peer: p, cfg: cfg, clock: clk, ev: ev, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(t.done)
 		err := p.Subscribe(ctx, "~/state", "std_msgs/msg/String", dds.Latched, t.onState)
@@ -327,7 +329,7 @@ func (t ros2Sim) DriverBinary() BaseBin               { return t.inner.(DriverBi
 
 // WrapROS2 is NewROS2Target returned as the Target the proofs take: with the inner target's Faulter and
 // DriverBinary when it has both (the simulated robot).
-func WrapROS2(inner Target, cfg ROS2Config, clock Clock, ev *Evidence) (Target, error) {
+func WrapROS2(inner Target, cfg ROS2Config, clock clock.Clock, ev *evidence.Log) (Target, error) {
 	t, err := NewROS2Target(inner, cfg, clock, ev)
 	if err != nil {
 		return nil, err

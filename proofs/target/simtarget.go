@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -43,8 +45,8 @@ type SimConfig struct {
 	BaseLog string
 	// StartTimeout bounds the wait for the driver's first state (20 s).
 	StartTimeout time.Duration
-	Clock        Clock
-	Evidence     *Evidence
+	Clock        clock.Clock
+	Evidence     *evidence.Log
 	// Out receives messages for a person (building rosorin-base ...).
 	Out io.Writer
 }
@@ -85,7 +87,7 @@ rosorin_board_driver:
 // waits for the driver's first state. On error everything started is torn down.
 func StartSim(ctx context.Context, cfg SimConfig) (_ *SimTarget, err error) {
 	if cfg.Clock == nil {
-		cfg.Clock = RealClock{}
+		cfg.Clock = clock.Real{}
 	}
 	if cfg.Out == nil {
 		cfg.Out = io.Discard

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/floor"
 	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/protocol/coind6"
@@ -29,7 +30,7 @@ type feed struct {
 	lastErr error
 }
 
-func startFeed(ctx context.Context, sf target.ScanFollower, clk target.Clock) *feed {
+func startFeed(ctx context.Context, sf target.ScanFollower, clk clock.Clock) *feed {
 	ctx, cancel := context.WithCancel(ctx)
 	f := &feed{ch: make(chan target.ScanSample, 64), cancel: cancel, done: make(chan struct{})}
 	go func() {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/scangate"
 	"github.com/rosorin/rosorin/proofs/target"
@@ -33,9 +35,9 @@ type Options struct {
 	ScanTimeout float64
 	// Alive reports whether a pid is a running process (nil: kill(pid, 0)). Tests against a fake replace it.
 	Alive    func(pid int) bool
-	Clock    target.Clock
+	Clock    clock.Clock
 	Out      io.Writer
-	Evidence *target.Evidence
+	Evidence *evidence.Log
 	// Record receives the judge's input and the verdict (nil: no recording).
 	Record *proofrec.Writer
 }
@@ -43,7 +45,7 @@ type Options struct {
 // DefaultOptions are the seed's.
 func DefaultOptions() Options {
 	return Options{Settle: 2 * time.Second, Watch: 9 * time.Second, StatePeriod: 100 * time.Millisecond,
-		StateTimeout: 5 * time.Second, ScanTimeout: 0.5, Clock: target.RealClock{}, Out: io.Discard}
+		StateTimeout: 5 * time.Second, ScanTimeout: 0.5, Clock: clock.Real{}, Out: io.Discard}
 }
 
 // Report is the check's outcome.
@@ -73,7 +75,7 @@ func alive(pid int) bool {
 // Run performs the check. The error is non-nil only when it aborted before killing anything.
 func Run(ctx context.Context, t target.Target, o Options) (*Report, error) {
 	if o.Clock == nil {
-		o.Clock = target.RealClock{}
+		o.Clock = clock.Real{}
 	}
 	if o.Out == nil {
 		o.Out = io.Discard

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
@@ -27,8 +29,8 @@ type runner struct {
 	core  *runcore.Run // the shared part; t, clk, ev, out (and t0, fault) are its, under the names the code uses
 	t     target.Target
 	o     Options
-	clk   target.Clock
-	ev    *target.Evidence
+	clk   clock.Clock
+	ev    *evidence.Log
 	out   io.Writer
 	t0    time.Time
 	watch *target.StateWatcher

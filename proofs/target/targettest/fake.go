@@ -12,6 +12,7 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -83,7 +84,7 @@ func limits(maxLinear float64) motion.Limits {
 // the wheel speed. Every call first advances the model to the clock's now, so time only moves forward and
 // all goroutines see one history. One mutex guards everything.
 type Fake struct {
-	clock target.Clock
+	clock clock.Clock
 	opt   Options
 
 	mu   sync.Mutex
@@ -117,7 +118,7 @@ type Fake struct {
 }
 
 // NewFake builds a fake robot on clock.
-func NewFake(clock target.Clock, opt Options) *Fake {
+func NewFake(clock clock.Clock, opt Options) *Fake {
 	now := clock.Now()
 	f := &Fake{clock: clock, opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, 0xfa4e)), t: now,
 		driverUp: !opt.NoDriver, serviceUp: !opt.NoDriver, readerUp: true, readerStart: now.Add(-10 * time.Second),
