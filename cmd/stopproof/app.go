@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/floor/runner"
 	"github.com/rosorin/rosorin/proofs/scangate/live"
 	"github.com/rosorin/rosorin/proofs/session"
@@ -164,7 +165,7 @@ func version() string {
 	if !ok {
 		return "devel"
 	}
-	return target.BuildVersion(bi)
+	return basebin.BuildVersion(bi)
 }
 
 // open sets up what every subcommand needs (the signal context, the evidence log, the target) from the

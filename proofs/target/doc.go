@@ -12,7 +12,7 @@
 //
 // SimTarget starts package sim's stand robot in this process and `rosorin-base run` as a child against its
 // pseudo-terminals, in a temporary folder. Inside the source tree that binary is always built from the tree
-// (FindBaseBin), so a proof never proves an installed copy by accident; it is named in the output and the
+// (basebin.Find), so a proof never proves an installed copy by accident; it is named in the output and the
 // record (DriverBinary). A service stop is what systemd does: SIGINT to the supervisor, wait, then
 // `rosorin-base stop-motors` (the unit's ExecStopPost). Faults are applied at each trigger and cleared after
 // the judge (Faulter), so the negative control ignore-motor breaks the stop and not the spin-up. With

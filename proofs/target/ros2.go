@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/protocol/cdr"
@@ -325,7 +326,7 @@ var (
 func (t ros2Sim) AtTrigger(ctx context.Context) error { return t.inner.(Faulter).AtTrigger(ctx) }
 func (t ros2Sim) Clear(ctx context.Context) error     { return t.inner.(Faulter).Clear(ctx) }
 func (t ros2Sim) FaultName() string                   { return t.inner.(Faulter).FaultName() }
-func (t ros2Sim) DriverBinary() BaseBin               { return t.inner.(DriverBinary).DriverBinary() }
+func (t ros2Sim) DriverBinary() basebin.Bin           { return t.inner.(DriverBinary).DriverBinary() }
 
 // WrapROS2 is NewROS2Target returned as the Target the proofs take: with the inner target's Faulter and
 // DriverBinary when it has both (the simulated robot).

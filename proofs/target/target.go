@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/basebin"
 )
 
 // Target is the robot a proof drives: a running driver reached through its control API (LiveTarget), or a
@@ -74,7 +75,7 @@ type Faulter interface {
 // DriverBinary is implemented by targets that started the driver themselves (the simulator) and so know
 // which binary runs: the proof's record names it.
 type DriverBinary interface {
-	DriverBinary() BaseBin
+	DriverBinary() basebin.Bin
 }
 
 // OneShotEstopper is implemented by targets whose operators e-stop with a one-shot message (the ROS 2

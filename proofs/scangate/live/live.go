@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/proofrec"
@@ -52,7 +53,7 @@ func DefaultOptions() Options {
 type Report struct {
 	Target string `json:"target"`
 	// DriverBin is the rosorin-base binary the simulated robot ran (nil for a running driver).
-	DriverBin *target.BaseBin `json:"driver_bin,omitempty"`
+	DriverBin *basebin.Bin    `json:"driver_bin,omitempty"`
 	Start     time.Time       `json:"start"`
 	End       time.Time       `json:"end"`
 	Result    scangate.Result `json:"result"`

@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
-	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/proofs/target/targettest"
 )
 
@@ -370,8 +370,8 @@ func TestProveReportsTheDriverClockOffset(t *testing.T) {
 // binFake is a fake that started its driver itself, as the simulator does.
 type binFake struct{ *targettest.Fake }
 
-func (binFake) DriverBinary() target.BaseBin {
-	return target.BaseBin{Path: "/tmp/x/rosorin-base", How: "built from the source tree /src/cmd/rosorin-base", Version: "(devel) abc go1.26"}
+func (binFake) DriverBinary() basebin.Bin {
+	return basebin.Bin{Path: "/tmp/x/rosorin-base", How: "built from the source tree /src/cmd/rosorin-base", Version: "(devel) abc go1.26"}
 }
 
 // The record names the driver binary a simulated robot ran.
