@@ -1,7 +1,9 @@
 // Package target is what the proofs drive and observe: the Target (a running driver reached through its
 // control API, LiveTarget; or a simulated stand robot with the real driver started against it, SimTarget),
-// IMU recordings, the board's IMU read from below the driver, the state watcher, the evidence log and the
-// proofs' clock. A command's run is set up by package session; its MCAP recording is package proofrec.
+// the ROS 2 target over either), the board's IMU read from below the driver and the state watcher. Beside it:
+// the samples and their recordings (proofs/imu), the evidence log (proofs/evidence), the clock
+// (proofs/clock), the driver binary a simulation runs (proofs/basebin), a command's run (proofs/session) and
+// its MCAP recording (proofs/proofrec).
 //
 // # Targets
 //
@@ -34,7 +36,7 @@
 //
 //   - Every IMU sample (and the gamepad trigger) is timed on its receipt by the proof's clock, the triggers'
 //     clock. The driver's stamps are wall-clock times that shift with a wall-clock step; they only measure
-//     the delivery lag (Lag), which each run reports.
+//     the delivery lag (imu.Lag), which each run reports.
 //   - Root bypasses TIOCEXCL, so the direct reader relies on the supervisor's flock (driver/port) to see that
 //     the port is owned; a program that holds the port without a lock is invisible to it.
 package target

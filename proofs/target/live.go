@@ -17,6 +17,7 @@ import (
 	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/imu"
 )
 
 // LiveConfig says how to reach a running driver.
@@ -117,19 +118,19 @@ func (l *LiveTarget) Config(ctx context.Context) (json.RawMessage, error) { retu
 // The raw stream and the port are timed on receipt too (below.go); they carry no stamp to compare.
 
 // RecordIMU follows the driver's IMU stream (rad/s, bias-corrected).
-func (l *LiveTarget) RecordIMU(ctx context.Context) (Recording, error) {
-	return StartRecorder(ctx, func(ctx context.Context, emit func(IMUSample)) error {
+func (l *LiveTarget) RecordIMU(ctx context.Context) (imu.Recording, error) {
+	return imu.StartRecorder(ctx, func(ctx context.Context, emit func(imu.Sample)) error {
 		return l.c.FollowIMU(ctx, func(m api.IMU) error {
-			emit(IMUSample{At: l.cfg.Clock.Now(), Stamp: m.Stamp, Gyro: m.AngularVelocity, Source: SourceDriver})
+			emit(imu.Sample{At: l.cfg.Clock.Now(), Stamp: m.Stamp, Gyro: m.AngularVelocity, Source: imu.SourceDriver})
 			return nil
 		})
 	}), nil
 }
 
 // RecordBoardIMU reads the board's IMU from below the driver (raw stream, else the port).
-func (l *LiveTarget) RecordBoardIMU(ctx context.Context) (Recording, error) {
+func (l *LiveTarget) RecordBoardIMU(ctx context.Context) (imu.Recording, error) {
 	b := BoardIMU{RawSocket: l.cfg.RawSocket, Device: l.cfg.Device, Clock: l.cfg.Clock, Evidence: l.cfg.Evidence}
-	return StartRecorder(ctx, b.Stream), nil
+	return imu.StartRecorder(ctx, b.Stream), nil
 }
 
 // livePub is one cmd_vel stream, reopened after the driver closed it (a killed driver). Streams live on the

@@ -16,6 +16,7 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/imu"
 )
 
 func TestFromAPI(t *testing.T) {
@@ -161,23 +162,23 @@ func TestGamepadTriggerIsTimedOnReceipt(t *testing.T) {
 // The lag is measured from the same samples, so a stepped driver clock is reported, not used.
 func TestLagReportsADriverClockOffset(t *testing.T) {
 	now := time.Now()
-	var ss []IMUSample
+	var ss []imu.Sample
 	for i := range 100 {
 		at := now.Add(time.Duration(i) * 9 * time.Millisecond)
-		ss = append(ss, IMUSample{At: at, Stamp: at.Round(0).Add(-800*time.Millisecond - time.Duration(i%3)*time.Millisecond), Source: SourceDriver})
+		ss = append(ss, imu.Sample{At: at, Stamp: at.Round(0).Add(-800*time.Millisecond - time.Duration(i%3)*time.Millisecond), Source: imu.SourceDriver})
 	}
-	ss = append(ss, IMUSample{At: now, Source: SourceRaw}) // no stamp: not measured
-	l := LagOf(ss)
+	ss = append(ss, imu.Sample{At: now, Source: imu.SourceRaw}) // no stamp: not measured
+	l := imu.LagOf(ss)
 	if l.N != 100 || math.Abs(l.MedianMS-801) > 0.01 || math.Abs(l.MinMS-800) > 0.01 || math.Abs(l.MaxMS-802) > 0.01 {
 		t.Fatalf("%+v", l)
 	}
 	if !strings.Contains(l.Note(), "0.801 s off") {
 		t.Errorf("note %q", l.Note())
 	}
-	if n := (Lag{N: 5, MedianMS: 0.4, MaxMS: 3}).Note(); n != "" {
+	if n := (imu.Lag{N: 5, MedianMS: 0.4, MaxMS: 3}).Note(); n != "" {
 		t.Errorf("a sub-millisecond lag noted: %q", n)
 	}
-	if l := LagOf(nil); l.N != 0 || l.String() != "no driver stamps" {
+	if l := imu.LagOf(nil); l.N != 0 || l.String() != "no driver stamps" {
 		t.Errorf("%+v", l)
 	}
 }

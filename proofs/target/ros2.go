@@ -12,6 +12,7 @@ import (
 	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/protocol/cdr"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 	"github.com/rosorin/rosorin/ros2"
@@ -130,20 +131,20 @@ func (t *ROS2Target) State(ctx context.Context) (State, error) {
 // ends when ~/state names another driver pid than at its start (the driver was replaced: a recording never
 // mixes two drivers; a restarted driver calibrates its gyro before it publishes, so none of its samples
 // come before its state does).
-func (t *ROS2Target) RecordIMU(ctx context.Context) (Recording, error) {
+func (t *ROS2Target) RecordIMU(ctx context.Context) (imu.Recording, error) {
 	start, err := t.State(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return StartRecorder(ctx, func(ctx context.Context, emit func(IMUSample)) error {
+	return imu.StartRecorder(ctx, func(ctx context.Context, emit func(imu.Sample)) error {
 		return t.whileDriver(ctx, start.Pids.Driver, func(ctx context.Context) error {
 			return t.peer.Subscribe(ctx, "imu/data_raw", "sensor_msgs/msg/Imu", dds.SensorData, func(s dds.Sample) {
 				var m rosmsg.Imu
 				if cdr.Unmarshal(s.Data, &m) != nil {
 					return
 				}
-				emit(IMUSample{At: t.clock.Now(), Stamp: time.Unix(0, m.Header.Stamp.Nanos()),
-					Gyro: [3]float64{m.AngularVelocity.X, m.AngularVelocity.Y, m.AngularVelocity.Z}, Source: SourceDriver})
+				emit(imu.Sample{At: t.clock.Now(), Stamp: time.Unix(0, m.Header.Stamp.Nanos()),
+					Gyro: [3]float64{m.AngularVelocity.X, m.AngularVelocity.Y, m.AngularVelocity.Z}, Source: imu.SourceDriver})
 			})
 		})
 	}), nil
@@ -292,7 +293,7 @@ func (t *ROS2Target) Close() error {
 func (t *ROS2Target) Config(ctx context.Context) (json.RawMessage, error) { return t.inner.Config(ctx) }
 
 // RecordBoardIMU forwards to the inner target.
-func (t *ROS2Target) RecordBoardIMU(ctx context.Context) (Recording, error) {
+func (t *ROS2Target) RecordBoardIMU(ctx context.Context) (imu.Recording, error) {
 	return t.inner.RecordBoardIMU(ctx)
 }
 

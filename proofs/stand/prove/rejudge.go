@@ -9,10 +9,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/stand"
-	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // Rejudged is a recorded run judged again offline by the live run's judges.
@@ -167,7 +167,7 @@ func rejudgeOne(in JudgeInput, samples []stand.Sample, stopPassed map[int]bool) 
 	}
 	src := in.IMUSource
 	if src == "" {
-		src = target.SourceDriver.String()
+		src = imu.SourceDriver.String()
 	}
 	res := Result{Path: in.Path, Motion: in.Motion, Name: in.Name, Release: in.Release, Speed: in.Speed,
 		TriggerS: in.TriggerS, TriggerHow: in.TriggerHow, Outcome: v.Outcome, Reason: v.Reason, StopS: v.StillFrom,

@@ -10,6 +10,7 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
@@ -176,7 +177,7 @@ func (r *runner) summary() {
 		}
 	}
 	r.rep.IMUTiming = imuTiming
-	if lag := target.LagFromMS(r.lagMS); lag.N > 0 {
+	if lag := imu.LagFromMS(r.lagMS); lag.N > 0 {
 		r.rep.IMULag = &lag
 		r.printf("IMU timing: every sample timed on receipt by the proof's clock; %s", lag)
 		if n := lag.Note(); n != "" {
