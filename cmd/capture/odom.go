@@ -9,25 +9,13 @@ import (
 	"math"
 	"time"
 
-	"github.com/foxglove/mcap/go/mcap"
 	"github.com/urfave/cli/v2"
 
-	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/protocol/coind6"
+	"github.com/rosorin/rosorin/replay"
 	"github.com/rosorin/rosorin/scanmatch"
 )
-
-// lidarTopic is the raw LiDAR channel of an MCAP capture (docs/capture.md).
-const lidarTopic = "/serial/lidar/rx"
-
-// mcapSilence: a silence longer than this between two chunks of the LiDAR channel breaks the revolution in
-// progress (the driver reopens the port after its own 0.5 s of silence and starts a new revolution too).
-const mcapSilence = 500 * time.Millisecond
-
-// revPeriod is the COIN-D6's revolution at 10 Hz: a raw capture carries no times, so revolution k is taken
-// at k x 0.1 s.
-const revPeriod = 100 * time.Millisecond
 
 func odomCommand() *cli.Command {
 	return &cli.Command{
@@ -35,7 +23,7 @@ func odomCommand() *cli.Command {
 		Usage:     "run the LiDAR odometry (package scanmatch) over a LiDAR capture (raw COIN-D6 bytes or MCAP): one JSON line per revolution",
 		ArgsUsage: "FILE (- for stdin)",
 		Description: "Reads a raw LiDAR capture as `capture decode --kind lidar` does, or an MCAP capture (recognised by its\n" +
-			"magic) from its " + lidarTopic + " channel, bins each revolution as the driver does\n" +
+			"magic) from its " + replay.LidarTopic + " channel, bins each revolution as the driver does\n" +
 			"(coind6.DefaultScanConfig), and prints for each complete revolution {\"t\": s, \"x\": m, \"y\": m,\n" +
 			"\"yaw\": rad, \"degenerate\": bool, \"valid\": bins}: the robot base's pose relative to its pose at the first\n" +
 			"revolution (x forward, y left, yaw counter-clockwise; the LiDAR mounted as chapter 14 measured it:\n" +
@@ -88,40 +76,21 @@ func odomAction(c *cli.Context) error {
 		}
 		if res.Breaks > 0 {
 			fmt.Fprintf(c.App.ErrWriter, "capture odom: %s: %d breaks in the LiDAR channel (lost chunks, silences over %v, "+
-				"log times stepping back); the revolution under way at each was dropped\n", name, res.Breaks, mcapSilence)
+				"log times stepping back); the revolution under way at each was dropped\n", name, res.Breaks, replay.LidarSilence)
 		}
 		return nil
 	}
 	return Odom(br, w)
 }
 
-// Odom runs the odometry over the raw capture in r and writes one JSON line per complete revolution to w.
+// Odom runs the odometry over the raw capture in r (replay.LidarScansRaw) and writes one JSON line per
+// complete revolution to w.
 func Odom(r io.Reader, w io.Writer) error {
 	out, err := newOdomOut(w)
 	if err != nil {
 		return err
 	}
-	asm := coind6.NewAssembler(coind6.DefaultScanConfig())
-	epoch := time.Unix(0, 0).UTC()
-	revs := -1 // revolution starts seen, minus one: the revolution in progress
-	_, err = capture.Decode(r, capture.Lidar, func(rec capture.Record) error {
-		lr, ok := rec.(*capture.LidarRecord)
-		if !ok || lr.Err != nil {
-			return nil
-		}
-		if lr.Packet.RingStart() {
-			revs++
-		}
-		if revs < 0 {
-			return nil
-		}
-		s, done := asm.Add(lr.Packet, epoch.Add(time.Duration(revs)*revPeriod))
-		if !done {
-			return nil
-		}
-		return out.scan(s)
-	})
-	return err
+	return replay.LidarScansRaw(r, out.scan)
 }
 
 // odomOut runs the odometry over finished scans and writes their lines.
@@ -168,86 +137,12 @@ func (o *odomOut) scan(s coind6.Scan) error {
 	return o.enc.Encode(line)
 }
 
-// OdomResult is what OdomMCAP read.
-type OdomResult struct {
-	Revolutions int   // complete revolutions handed to the odometry (a line each)
-	Breaks      int   // lost chunks (sequence gaps), silences over mcapSilence, log times stepping back: the revolution under way at each is dropped
-	Good        int64 // bytes of the file read up to the last complete record
-	Cut         error // why reading stopped before the end of the file (a cut file); nil when complete
-}
-
-// OdomMCAP runs the odometry over the LiDAR channel of the MCAP capture in r (complete or cut) and writes
-// one JSON line per complete revolution to w. Each packet is timed by the log time of the chunk that
-// completed it, as the driver times it by its read. The channel is lidarTopic, else the first raw channel
-// whose kind is lidar; a file without one is an error.
-func OdomMCAP(r io.Reader, w io.Writer) (OdomResult, error) {
-	var res OdomResult
+// OdomMCAP runs the odometry over the LiDAR channel of the MCAP capture in r (replay.LidarScans: complete or
+// cut, each revolution timed by its recorded log time) and writes one JSON line per complete revolution to w.
+func OdomMCAP(r io.Reader, w io.Writer) (replay.LidarScansResult, error) {
 	out, err := newOdomOut(w)
 	if err != nil {
-		return res, err
+		return replay.LidarScansResult{}, err
 	}
-	dec, err := capture.NewDecoder(capture.Lidar)
-	if err != nil {
-		return res, err
-	}
-	asm := coind6.NewAssembler(coind6.DefaultScanConfig())
-	schemas := map[uint16]string{}
-	var topics []string
-	chosen, have := uint16(0), false
-	var now, last time.Time
-	var lastSeq uint32
-	haveSeq := false
-	var ferr error
-	emit := func(rec capture.Record) {
-		lr, ok := rec.(*capture.LidarRecord)
-		if !ok || lr.Err != nil || ferr != nil {
-			return
-		}
-		if s, done := asm.Add(lr.Packet, now); done {
-			res.Revolutions++
-			ferr = out.scan(s)
-		}
-	}
-	walk, err := mcapfile.Read(r, mcapfile.Visitor{
-		Schema: func(s *mcap.Schema) error { schemas[s.ID] = s.Name; return nil },
-		Channel: func(c *mcap.Channel) error {
-			topics = append(topics, c.Topic)
-			if schemas[c.SchemaID] != mcapfile.RawSchemaName {
-				return nil
-			}
-			if c.Topic == lidarTopic || !have && c.Metadata["kind"] == string(capture.Lidar) {
-				chosen, have = c.ID, true
-			}
-			return nil
-		},
-		Message: func(m *mcap.Message) error {
-			if !have || m.ChannelID != chosen {
-				return nil
-			}
-			seq, data, err := mcapfile.DecodeRaw(m.Data)
-			if err != nil {
-				return nil // a foreign message on the channel: its bytes are unknown, as a lost chunk's
-			}
-			now = time.Unix(0, int64(m.LogTime)).UTC()
-			if haveSeq && (seq != lastSeq+1 || now.Sub(last) > mcapSilence || now.Before(last)) {
-				// Bytes lost or time broken: the revolution in progress is not one scan.
-				asm.Reset()
-				res.Breaks++
-			}
-			lastSeq, last, haveSeq = seq, now, true
-			dec.Feed(data, emit)
-			return ferr
-		},
-	})
-	res.Good, res.Cut = walk.Good, walk.Cut
-	if err != nil {
-		return res, err
-	}
-	if !have && walk.Cut != nil {
-		return res, fmt.Errorf("cut at byte %d (%v) before a raw LiDAR channel (%s): nothing to read", walk.Good, walk.Cut, lidarTopic)
-	}
-	if !have {
-		return res, fmt.Errorf("no raw LiDAR channel (%s, or kind lidar) among the channels %q", lidarTopic, topics)
-	}
-	return res, nil
+	return replay.LidarScans(r, out.scan)
 }

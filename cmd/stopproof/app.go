@@ -14,8 +14,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/floor/runner"
 	"github.com/rosorin/rosorin/proofs/scangate/live"
+	"github.com/rosorin/rosorin/proofs/session"
 	"github.com/rosorin/rosorin/proofs/stand/prove"
 	"github.com/rosorin/rosorin/proofs/target"
 )
@@ -163,13 +165,13 @@ func version() string {
 	if !ok {
 		return "devel"
 	}
-	return target.BuildVersion(bi)
+	return basebin.BuildVersion(bi)
 }
 
 // open sets up what every subcommand needs (the signal context, the evidence log, the target) from the
 // flags; sc is the simulated robot's part that is the command's own (the floor's world and room, the scan
 // gate's respawn switch). The flags are checked before ros2Prepare changes the environment.
-func open(c *cli.Context, kind string, sc target.SimConfig) (*target.Session, error) {
+func open(c *cli.Context, kind string, sc target.SimConfig) (*session.Session, error) {
 	if err := checkSimContact(c); err != nil {
 		return nil, err
 	}
@@ -182,7 +184,7 @@ func open(c *cli.Context, kind string, sc target.SimConfig) (*target.Session, er
 	lc := target.DefaultLiveConfig()
 	lc.Socket, lc.Device, lc.ServiceStop, lc.ServiceStart = c.String("socket"), c.String("device"), c.String("service-stop"), c.String("service-start")
 	sc.BaseBin, sc.Seed, sc.Fault, sc.Contact = c.String("base-bin"), c.Int64("sim-seed"), c.String("sim-fault"), c.String("sim-contact")
-	s, err := target.OpenSession(target.SessionConfig{
+	s, err := session.Open(session.Config{
 		Kind: kind, EvidenceDir: c.String("evidence-dir"),
 		CommandLine: fmt.Sprintf("stopproof %s: %s", version(), strings.Join(os.Args, " ")),
 		Sim:         c.Bool("sim"), Simulated: sc, Live: lc, Out: c.App.Writer, Record: recordWanted(c),
@@ -228,7 +230,7 @@ func writeJSON(path string, v any) error {
 	return nil
 }
 
-func proveOptions(c *cli.Context, s *target.Session) (prove.Options, error) {
+func proveOptions(c *cli.Context, s *session.Session) (prove.Options, error) {
 	o := prove.DefaultOptions()
 	o.Spin, o.Hold, o.PathTimeout = c.Duration("spin"), c.Duration("hold"), c.Duration("timeout-per-path")
 	o.Params.Threshold = c.Float64("threshold")
@@ -320,7 +322,7 @@ func runCharacterize(c *cli.Context) error {
 }
 
 func runScangate(c *cli.Context) error {
-	s, err := open(c, "scan_gate_live", target.SimConfig{NoLidarRespawn: c.Bool("sim-no-lidar-respawn")})
+	s, err := open(c, live.RecordingKind, target.SimConfig{NoLidarRespawn: c.Bool("sim-no-lidar-respawn")})
 	if err != nil {
 		return err
 	}

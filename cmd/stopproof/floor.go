@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/proofs/floor/runner"
+	"github.com/rosorin/rosorin/proofs/session"
 	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -80,7 +81,7 @@ Examples:
 
 // openFloor sets up the session for the floor world (the simulated robot on the floor, the charger
 // unplugged) from the flags.
-func openFloor(c *cli.Context, kind string) (*target.Session, error) {
+func openFloor(c *cli.Context, kind string) (*session.Session, error) {
 	return open(c, kind, target.SimConfig{World: "floor", Room: c.String("sim-room")})
 }
 
@@ -103,7 +104,7 @@ func runFloorLook(c *cli.Context) error {
 	return nil
 }
 
-func floorOptions(c *cli.Context, s *target.Session) (runner.Options, error) {
+func floorOptions(c *cli.Context, s *session.Session) (runner.Options, error) {
 	o := runner.DefaultOptions()
 	o.Leg, o.Hold, o.PathTimeout = c.Duration("leg"), c.Duration("hold"), c.Duration("timeout-per-path")
 	o.Out = c.App.Writer

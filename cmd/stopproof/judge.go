@@ -2,17 +2,15 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/scangate/live"
 	"github.com/rosorin/rosorin/proofs/stand/prove"
-	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // exitDiffers: a re-judge that does not agree with the live run (the judge or its inputs changed).
@@ -51,11 +49,11 @@ func judgeFile(w io.Writer, path string) (passed, agrees bool, rep *prove.Report
 		return false, false, nil, err
 	}
 	defer f.Close()
-	pf, err := target.ReadProofRecording(bufio.NewReaderSize(f, 1<<20))
+	pf, err := proofrec.Read(bufio.NewReaderSize(f, 1<<20))
 	if err != nil {
 		return false, false, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if pf.Meta["kind"] == "scan_gate_live" {
+	if pf.Meta["kind"] == live.RecordingKind {
 		return judgeScangate(w, path, pf)
 	}
 	rj, err := prove.Rejudge(pf)
@@ -69,33 +67,12 @@ func judgeFile(w io.Writer, path string) (passed, agrees bool, rep *prove.Report
 	return r.Planned > 0 && r.Passed == r.Planned && r.Aborted == "", len(rj.Differences) == 0, r, nil
 }
 
-func judgeScangate(w io.Writer, path string, pf *target.ProofFile) (bool, bool, *prove.Report, error) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "== %s\nrecording: %s\n", path, pf.Meta["kind"])
-	passed, agrees, n := true, true, 0
-	for i, m := range pf.Inputs {
-		var in live.JudgeInput
-		if err := json.Unmarshal([]byte(m.Text), &in); err != nil || in.Kind != live.KindScangate {
-			return false, false, nil, fmt.Errorf("%s: judge input %d is not a scan-gate input", path, i+1)
-		}
-		n++
-		res, d := live.Rejudge(in)
-		fmt.Fprintln(&b, res.String())
-		passed = passed && res.Pass
-		if d != "" {
-			agrees = false
-			fmt.Fprintf(&b, "re-judge DIFFERS from the live run: %s\n", d)
-		}
+func judgeScangate(w io.Writer, path string, pf *proofrec.File) (bool, bool, *prove.Report, error) {
+	rj, err := live.RejudgeRecording(pf)
+	if err != nil {
+		return false, false, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	switch {
-	case n == 0:
-		fmt.Fprintln(&b, "no judge input recorded (the check aborted, or the file was cut before its verdict)")
-		passed = false
-	case agrees:
-		fmt.Fprintln(&b, "re-judge: the same verdict as the live run")
-	}
-	_, err := io.WriteString(w, b.String())
-	return passed, agrees, nil, err
+	return rj.Passed(), rj.Agrees(), nil, live.WriteRejudged(w, path, pf, rj)
 }
 
 func runJudge(c *cli.Context) error {

@@ -176,7 +176,7 @@ func TestReportCommand(t *testing.T) {
 	}
 	md, junit, html := filepath.Join(dir, "r.md"), filepath.Join(dir, "j.xml"), filepath.Join(dir, "r.html")
 	out, code := stopproof(t, time.Minute, "report", "--baseline", base, "--md", md, "--junit", junit, "--html", html, pass)
-	if code != 0 || !strings.Contains(out, "| driver kill | 0.40 s PASS |") || !strings.Contains(out, "no regression in 3 lines") {
+	if code != 0 || !strings.Contains(out, "| driver kill | 0.45 s PASS |") || !strings.Contains(out, "no regression in 3 lines") {
 		t.Fatalf("against its own baseline: exit %d", code)
 	}
 	for _, f := range []string{md, junit, html} {
@@ -185,7 +185,7 @@ func TestReportCommand(t *testing.T) {
 		}
 	}
 	out, code = stopproof(t, time.Minute, "report", "--baseline", base, neg)
-	if code != exitFail || !strings.Contains(out, "REGRESSION: kill fwd 0.35: passed in the baseline (0.40 s), now FAIL") {
+	if code != exitFail || !strings.Contains(out, "REGRESSION: kill fwd 0.35: passed in the baseline (0.45 s), now FAIL") {
 		t.Errorf("negative control against the passing baseline: exit %d, want %d and the kill regression", code, exitFail)
 	}
 	if out, code := stopproof(t, time.Minute, "report", base); code != exitAbort || !strings.Contains(out, "not a stop proof record") {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/rosorin/rosorin/proofs/target"
+	"github.com/rosorin/rosorin/proofs/session"
 )
 
 func noRecordFlag() cli.Flag {
@@ -28,7 +28,7 @@ func recordWanted(c *cli.Context) bool {
 }
 
 // attachRecord writes the run's JSON record into its recording (the same bytes --json writes).
-func attachRecord(c *cli.Context, s *target.Session, record any) {
+func attachRecord(c *cli.Context, s *session.Session, record any) {
 	if s == nil || s.Recording == nil {
 		return
 	}

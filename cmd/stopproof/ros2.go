@@ -8,6 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/session"
 	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/ros2"
 	"github.com/rosorin/rosorin/ros2/dds"
@@ -47,7 +49,7 @@ func ros2Prepare(c *cli.Context) error {
 }
 
 // ros2Wrap puts the ROS 2 target around the session's target.
-func ros2Wrap(c *cli.Context, s *target.Session) error {
+func ros2Wrap(c *cli.Context, s *session.Session) error {
 	if !c.Bool("ros2") {
 		return nil
 	}
@@ -59,7 +61,7 @@ func ros2Wrap(c *cli.Context, s *target.Session) error {
 		}
 	}
 	t, err := target.WrapROS2(s.Target, target.ROS2Config{Domain: dom, Namespace: c.String("ros2-namespace"), Node: c.String("ros2-node")},
-		target.RealClock{}, s.Evidence)
+		clock.Real{}, s.Evidence)
 	if err != nil {
 		return fmt.Errorf("--ros2: %w", err)
 	}

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/rosorin/rosorin/capture/mcapfile"
+	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/stand/prove"
-	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // Run is one proof run to report on.
@@ -36,7 +36,7 @@ func Load(path string) (Run, error) {
 func Parse(name string, b []byte) (Run, error) {
 	run := Run{Name: name}
 	if mcapfile.IsMCAP(b) {
-		f, err := target.ReadProofRecording(bytes.NewReader(b))
+		f, err := proofrec.Read(bytes.NewReader(b))
 		if err != nil {
 			return run, fmt.Errorf("%s: %w", name, err)
 		}

@@ -9,6 +9,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -24,12 +27,12 @@ const retryEvery = 50 * time.Millisecond
 type BoardIMU struct {
 	RawSocket string // the supervisor's raw stream (the control socket path + ".raw"); "" to skip
 	Device    string // the board's port; "" to skip
-	Clock     Clock
-	Evidence  *Evidence
+	Clock     clock.Clock
+	Evidence  *evidence.Log
 }
 
-// Stream is a stream function for StartRecorder. It returns only when ctx ends.
-func (b BoardIMU) Stream(ctx context.Context, emit func(IMUSample)) error {
+// Stream is a stream function for imu.StartRecorder. It returns only when ctx ends.
+func (b BoardIMU) Stream(ctx context.Context, emit func(imu.Sample)) error {
 	last := "" // the source in use, logged when it changes
 	note := func(s string) {
 		if s != last {
@@ -45,7 +48,7 @@ func (b BoardIMU) Stream(ctx context.Context, emit func(IMUSample)) error {
 			cancel()
 			if err == nil {
 				note("reading the supervisor's raw stream " + b.RawSocket)
-				err = b.read(ctx, c, nil, SourceRaw, b.RawSocket, emit)
+				err = b.read(ctx, c, nil, imu.SourceRaw, b.RawSocket, emit)
 				note("raw stream ended: " + errText(err))
 				continue
 			}
@@ -54,7 +57,7 @@ func (b BoardIMU) Stream(ctx context.Context, emit func(IMUSample)) error {
 			f, err := openPortReadOnly(b.Device)
 			if err == nil {
 				note("reading " + b.Device + " directly")
-				err = b.read(ctx, f, func() bool { held, _ := portLocked(b.Device); return held }, SourceDirect, b.Device, emit)
+				err = b.read(ctx, f, func() bool { held, _ := portLocked(b.Device); return held }, imu.SourceDirect, b.Device, emit)
 				note("direct read ended: " + errText(err))
 				continue
 			}
@@ -76,7 +79,7 @@ type deadliner interface {
 // read parses IMU frames from r until an error, ctx ends, or yield reports that another process took the
 // port (checked every 100 ms: two readers of one tty split its bytes between them, so the direct reader
 // gives the port back to a returning driver at once). It closes r.
-func (b BoardIMU) read(ctx context.Context, r deadliner, yield func() bool, src Source, where string, emit func(IMUSample)) error {
+func (b BoardIMU) read(ctx context.Context, r deadliner, yield func() bool, src imu.Source, where string, emit func(imu.Sample)) error {
 	defer r.Close()
 	stop := context.AfterFunc(ctx, func() { r.SetReadDeadline(time.Unix(1, 0)) })
 	defer stop()
@@ -108,7 +111,7 @@ func (b BoardIMU) read(ctx context.Context, r deadliner, yield func() bool, src 
 					return // counted by nothing worth keeping: DecodeIMU refuses only impossible readings
 				}
 				const r = math.Pi / 180 // the board reports deg/s; the judge's threshold is rad/s
-				emit(IMUSample{At: at, Gyro: [3]float64{float64(m.Gyro[0]) * r, float64(m.Gyro[1]) * r, float64(m.Gyro[2]) * r},
+				emit(imu.Sample{At: at, Gyro: [3]float64{float64(m.Gyro[0]) * r, float64(m.Gyro[1]) * r, float64(m.Gyro[2]) * r},
 					Source: src, Where: where})
 			})
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -27,7 +29,7 @@ func imuFrames(n int) []byte {
 	return b
 }
 
-func waitSamples(t *testing.T, r *Recorder, n int) []IMUSample {
+func waitSamples(t *testing.T, r *imu.Recorder, n int) []imu.Sample {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
@@ -61,11 +63,11 @@ func TestBoardIMUReadsTheRawSocket(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}()
-	r := StartRecorder(context.Background(), BoardIMU{RawSocket: raw, Device: filepath.Join(dir, "none"), Clock: RealClock{}}.Stream)
+	r := imu.StartRecorder(context.Background(), BoardIMU{RawSocket: raw, Device: filepath.Join(dir, "none"), Clock: clock.Real{}}.Stream)
 	defer r.Close()
 	s := waitSamples(t, r, 50)
 	for i, x := range s[:50] {
-		if x.Source != SourceRaw || x.Where != raw || math.Abs(x.Gyro[0]-float64(i)*math.Pi/180) > 1e-6 ||
+		if x.Source != imu.SourceRaw || x.Where != raw || math.Abs(x.Gyro[0]-float64(i)*math.Pi/180) > 1e-6 ||
 			math.Abs(x.Gyro[1]+1.6*math.Pi/180) > 1e-6 {
 			t.Fatalf("sample %d: %+v (want gyro in rad/s from the raw stream)", i, x)
 		}
@@ -94,7 +96,7 @@ func TestBoardIMUReadsThePortOnlyWhileNobodyHoldsIt(t *testing.T) {
 		t.Fatal("opened a port whose lock is held")
 	}
 
-	r := StartRecorder(context.Background(), BoardIMU{Device: dev, Clock: RealClock{}}.Stream)
+	r := imu.StartRecorder(context.Background(), BoardIMU{Device: dev, Clock: clock.Real{}}.Stream)
 	defer r.Close()
 	defer writeEvery(master, func() []byte { return imuFrames(1) })()
 	time.Sleep(300 * time.Millisecond)
@@ -105,7 +107,7 @@ func TestBoardIMUReadsThePortOnlyWhileNobodyHoldsIt(t *testing.T) {
 	unix.Flock(int(holder.Fd()), unix.LOCK_UN)
 	holder.Close()
 	s := waitSamples(t, r, 10)
-	if s[0].Source != SourceDirect || s[0].Where != dev {
+	if s[0].Source != imu.SourceDirect || s[0].Where != dev {
 		t.Fatalf("sample %+v, want read directly from %s", s[0], dev)
 	}
 	// A returning owner takes the lock: the direct reader lets go.
@@ -127,9 +129,9 @@ func TestBoardIMUReadsThePortOnlyWhileNobodyHoldsIt(t *testing.T) {
 
 func TestRecorderCloseIsIdempotentAndEndsTheStream(t *testing.T) {
 	ended := make(chan struct{})
-	r := StartRecorder(context.Background(), func(ctx context.Context, emit func(IMUSample)) error {
+	r := imu.StartRecorder(context.Background(), func(ctx context.Context, emit func(imu.Sample)) error {
 		defer close(ended)
-		emit(IMUSample{})
+		emit(imu.Sample{})
 		<-ctx.Done()
 		return ctx.Err()
 	})
@@ -145,7 +147,7 @@ func TestRecorderCloseIsIdempotentAndEndsTheStream(t *testing.T) {
 		t.Errorf("Err after Close: %v", r.Err())
 	}
 	// A stream that ends by itself reports why.
-	r2 := StartRecorder(context.Background(), func(ctx context.Context, emit func(IMUSample)) error { return os.ErrClosed })
+	r2 := imu.StartRecorder(context.Background(), func(ctx context.Context, emit func(imu.Sample)) error { return os.ErrClosed })
 	<-r2.Done()
 	if r2.Err() != os.ErrClosed {
 		t.Errorf("Err %v", r2.Err())
@@ -183,7 +185,7 @@ func TestBoardIMUDropsFramesQueuedBeforeTheOpen(t *testing.T) {
 	}
 	time.Sleep(50 * time.Millisecond) // the pty moves the bytes to the slave's queue asynchronously
 
-	r := StartRecorder(context.Background(), BoardIMU{Device: slave.Name(), Clock: RealClock{}}.Stream)
+	r := imu.StartRecorder(context.Background(), BoardIMU{Device: slave.Name(), Clock: clock.Real{}}.Stream)
 	defer r.Close()
 	defer writeEvery(master, func() []byte { return board.EncodeIMU(board.IMU{Gyro: [3]float32{1, 0, 0}}) })()
 	for _, s := range waitSamples(t, r, 10) {

@@ -1,11 +1,9 @@
 // Package target is what the proofs drive and observe: the Target (a running driver reached through its
-// control API, LiveTarget; or a simulated stand robot with the real driver started against it, SimTarget),
-// IMU recordings, the board's IMU read from below the driver, the state watcher, the evidence log, the
-// session a command sets up (OpenSession) and the proofs' clock.
-//
-// A session with Record also writes the run's MCAP recording beside the evidence log (ProofRecording, read
-// back by ReadProofRecording): every evidence line, the proof's events, the judges' inputs and the samples
-// they read, and the JSON record; the layout and its figures are in docs/reports.md.
+// control API, LiveTarget; or a simulated stand robot with the real driver started against it, SimTarget;
+// or ROS2Target over either), the board's IMU read from below the driver and the state watcher. Beside it:
+// the samples and their recordings (proofs/imu), the evidence log (proofs/evidence), the clock
+// (proofs/clock), the driver binary a simulation runs (proofs/basebin), a command's run (proofs/session) and
+// its MCAP recording (proofs/proofrec).
 //
 // # Targets
 //
@@ -16,7 +14,7 @@
 //
 // SimTarget starts package sim's stand robot in this process and `rosorin-base run` as a child against its
 // pseudo-terminals, in a temporary folder. Inside the source tree that binary is always built from the tree
-// (FindBaseBin), so a proof never proves an installed copy by accident; it is named in the output and the
+// (basebin.Find), so a proof never proves an installed copy by accident; it is named in the output and the
 // record (DriverBinary). A service stop is what systemd does: SIGINT to the supervisor, wait, then
 // `rosorin-base stop-motors` (the unit's ExecStopPost). Faults are applied at each trigger and cleared after
 // the judge (Faulter), so the negative control ignore-motor breaks the stop and not the spin-up. With
@@ -38,7 +36,7 @@
 //
 //   - Every IMU sample (and the gamepad trigger) is timed on its receipt by the proof's clock, the triggers'
 //     clock. The driver's stamps are wall-clock times that shift with a wall-clock step; they only measure
-//     the delivery lag (Lag), which each run reports.
+//     the delivery lag (imu.Lag), which each run reports.
 //   - Root bypasses TIOCEXCL, so the direct reader relies on the supervisor's flock (driver/port) to see that
 //     the port is owned; a program that holds the port without a lock is invisible to it.
 package target

@@ -15,6 +15,9 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/childproc"
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/imu"
 )
 
 // LiveConfig says how to reach a running driver.
@@ -29,14 +32,14 @@ type LiveConfig struct {
 	ServiceStop, ServiceStart string
 	// ButtonWait bounds the wait for the operator's button press (30 s).
 	ButtonWait time.Duration
-	Clock      Clock
-	Evidence   *Evidence
+	Clock      clock.Clock
+	Evidence   *evidence.Log
 }
 
 // DefaultLiveConfig is the robot's: the service's socket and port, systemd for the service.
 func DefaultLiveConfig() LiveConfig {
 	return LiveConfig{Socket: api.DefaultSocket, Device: "/dev/ttyACM0", ServiceStop: "systemctl stop rosorin-base",
-		ServiceStart: "systemctl start rosorin-base", ButtonWait: 30 * time.Second, Clock: RealClock{}}
+		ServiceStart: "systemctl start rosorin-base", ButtonWait: 30 * time.Second, Clock: clock.Real{}}
 }
 
 // LiveTarget is a running rosorin-base reached through its control API.
@@ -52,7 +55,7 @@ func NewLiveTarget(cfg LiveConfig) *LiveTarget {
 		cfg.RawSocket = childproc.RawPath(cfg.Socket)
 	}
 	if cfg.Clock == nil {
-		cfg.Clock = RealClock{}
+		cfg.Clock = clock.Real{}
 	}
 	if cfg.ButtonWait <= 0 {
 		cfg.ButtonWait = 30 * time.Second
@@ -115,19 +118,19 @@ func (l *LiveTarget) Config(ctx context.Context) (json.RawMessage, error) { retu
 // The raw stream and the port are timed on receipt too (below.go); they carry no stamp to compare.
 
 // RecordIMU follows the driver's IMU stream (rad/s, bias-corrected).
-func (l *LiveTarget) RecordIMU(ctx context.Context) (Recording, error) {
-	return StartRecorder(ctx, func(ctx context.Context, emit func(IMUSample)) error {
+func (l *LiveTarget) RecordIMU(ctx context.Context) (imu.Recording, error) {
+	return imu.StartRecorder(ctx, func(ctx context.Context, emit func(imu.Sample)) error {
 		return l.c.FollowIMU(ctx, func(m api.IMU) error {
-			emit(IMUSample{At: l.cfg.Clock.Now(), Stamp: m.Stamp, Gyro: m.AngularVelocity, Source: SourceDriver})
+			emit(imu.Sample{At: l.cfg.Clock.Now(), Stamp: m.Stamp, Gyro: m.AngularVelocity, Source: imu.SourceDriver})
 			return nil
 		})
 	}), nil
 }
 
 // RecordBoardIMU reads the board's IMU from below the driver (raw stream, else the port).
-func (l *LiveTarget) RecordBoardIMU(ctx context.Context) (Recording, error) {
+func (l *LiveTarget) RecordBoardIMU(ctx context.Context) (imu.Recording, error) {
 	b := BoardIMU{RawSocket: l.cfg.RawSocket, Device: l.cfg.Device, Clock: l.cfg.Clock, Evidence: l.cfg.Evidence}
-	return StartRecorder(ctx, b.Stream), nil
+	return imu.StartRecorder(ctx, b.Stream), nil
 }
 
 // livePub is one cmd_vel stream, reopened after the driver closed it (a killed driver). Streams live on the
@@ -285,7 +288,7 @@ func (l *LiveTarget) PressButton(ctx context.Context, prompt func(string)) (time
 
 // waitButton subscribes to the gamepad stream, calls press once the subscription is up, and returns the
 // receipt time (on clock) of the first frame whose buttons satisfy match.
-func waitButton(ctx context.Context, c *api.Client, clock Clock, match func(uint16) bool, press func() error) (time.Time, string, error) {
+func waitButton(ctx context.Context, c *api.Client, clock clock.Clock, match func(uint16) bool, press func() error) (time.Time, string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type hit struct {

@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/imu"
 )
 
 func TestFromAPI(t *testing.T) {
@@ -43,15 +46,15 @@ func TestFromAPI(t *testing.T) {
 
 func TestEvidenceLines(t *testing.T) {
 	var b bytes.Buffer
-	e := NewEvidence(&b, RealClock{})
+	e := evidence.New(&b, clock.Real{})
 	e.Logf("state: %s", `{"a":1}`)
 	e.Flush()
 	if !strings.Contains(b.String(), `state: {"a":1}`) || strings.Count(b.String(), "\n") != 1 {
 		t.Errorf("%q", b.String())
 	}
-	var nilEv *Evidence
+	var nilEv *evidence.Log
 	nilEv.Logf("no panic") // a nil log discards
-	if got := EvidenceName("stop_proof_stand", time.Date(2026, 10, 2, 17, 16, 17, 0, time.UTC)); got != "stop_proof_stand_20261002_171617.log" {
+	if got := evidence.Name("stop_proof_stand", time.Date(2026, 10, 2, 17, 16, 17, 0, time.UTC)); got != "stop_proof_stand_20261002_171617.log" {
 		t.Error(got)
 	}
 	if c := compact([]byte("{\n  \"a\": \"x y\",\n  \"b\": 1\n}")); c != `{"a":"x y","b":1}` {
@@ -105,7 +108,7 @@ func skewedDriver(t *testing.T, skew time.Duration, buttons func() uint16) strin
 // every stop time by 0.8 s without a word.
 func TestDriverIMUIsTimedOnReceipt(t *testing.T) {
 	const skew = 800 * time.Millisecond
-	l := NewLiveTarget(LiveConfig{Socket: skewedDriver(t, skew, func() uint16 { return 0 }), Clock: RealClock{}})
+	l := NewLiveTarget(LiveConfig{Socket: skewedDriver(t, skew, func() uint16 { return 0 }), Clock: clock.Real{}})
 	defer l.Close()
 	before := time.Now()
 	rec, err := l.RecordIMU(context.Background())
@@ -138,12 +141,12 @@ func TestGamepadTriggerIsTimedOnReceipt(t *testing.T) {
 			return 0x0100
 		}
 		return 0
-	}), Clock: RealClock{}})
+	}), Clock: clock.Real{}})
 	defer l.Close()
 	var pressed time.Time
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	at, how, err := waitButton(ctx, l.Client(), RealClock{}, func(b uint16) bool { return b != 0 }, func() error {
+	at, how, err := waitButton(ctx, l.Client(), clock.Real{}, func(b uint16) bool { return b != 0 }, func() error {
 		pressed = time.Now()
 		down.Store(true)
 		return nil
@@ -159,23 +162,23 @@ func TestGamepadTriggerIsTimedOnReceipt(t *testing.T) {
 // The lag is measured from the same samples, so a stepped driver clock is reported, not used.
 func TestLagReportsADriverClockOffset(t *testing.T) {
 	now := time.Now()
-	var ss []IMUSample
+	var ss []imu.Sample
 	for i := range 100 {
 		at := now.Add(time.Duration(i) * 9 * time.Millisecond)
-		ss = append(ss, IMUSample{At: at, Stamp: at.Round(0).Add(-800*time.Millisecond - time.Duration(i%3)*time.Millisecond), Source: SourceDriver})
+		ss = append(ss, imu.Sample{At: at, Stamp: at.Round(0).Add(-800*time.Millisecond - time.Duration(i%3)*time.Millisecond), Source: imu.SourceDriver})
 	}
-	ss = append(ss, IMUSample{At: now, Source: SourceRaw}) // no stamp: not measured
-	l := LagOf(ss)
+	ss = append(ss, imu.Sample{At: now, Source: imu.SourceRaw}) // no stamp: not measured
+	l := imu.LagOf(ss)
 	if l.N != 100 || math.Abs(l.MedianMS-801) > 0.01 || math.Abs(l.MinMS-800) > 0.01 || math.Abs(l.MaxMS-802) > 0.01 {
 		t.Fatalf("%+v", l)
 	}
 	if !strings.Contains(l.Note(), "0.801 s off") {
 		t.Errorf("note %q", l.Note())
 	}
-	if n := (Lag{N: 5, MedianMS: 0.4, MaxMS: 3}).Note(); n != "" {
+	if n := (imu.Lag{N: 5, MedianMS: 0.4, MaxMS: 3}).Note(); n != "" {
 		t.Errorf("a sub-millisecond lag noted: %q", n)
 	}
-	if l := LagOf(nil); l.N != 0 || l.String() != "no driver stamps" {
+	if l := imu.LagOf(nil); l.N != 0 || l.String() != "no driver stamps" {
 		t.Errorf("%+v", l)
 	}
 }

@@ -9,6 +9,10 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/basebin"
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/protocol/cdr"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 	"github.com/rosorin/rosorin/ros2"
@@ -27,12 +31,16 @@ type ROS2Config struct {
 // (rosorin-base run --ros2) or the robot's original Python driver. What is below the ROS graph goes through
 // the inner target: killing processes (by the pids in ~/state), stopping and starting the service, the
 // board's IMU from below the driver, the configuration and the gamepad button.
+//
+// Every method of Target is written here, not promoted from an embedded inner target: a method added to
+// Target fails to compile until it is written, so no proof "over ROS 2" is silently served by the socket.
+// The ones that forward to the inner target say so.
 type ROS2Target struct {
-	Target // the inner target, for what is not on the graph
-	peer   *ros2.Peer
-	cfg    ROS2Config
-	clock  Clock
-	ev     *Evidence
+	inner Target // for what is not on the graph
+	peer  *ros2.Peer
+	cfg   ROS2Config
+	clock clock.Clock
+	ev    *evidence.Log
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -44,19 +52,19 @@ type ROS2Target struct {
 var _ Target = (*ROS2Target)(nil)
 
 // NewROS2Target joins the graph next to inner's driver and follows its ~/state.
-func NewROS2Target(inner Target, cfg ROS2Config, clock Clock, ev *Evidence) (*ROS2Target, error) {
+func NewROS2Target(inner Target, cfg ROS2Config, clk clock.Clock, ev *evidence.Log) (*ROS2Target, error) {
 	if cfg.Node == "" {
 		cfg.Node = ros2.NodeName
 	}
-	if clock == nil {
-		clock = RealClock{}
+	if clk == nil {
+		clk = clock.Real{}
 	}
 	p, err := ros2.NewPeer(cfg.Domain, cfg.Namespace, cfg.Node, "stopproof")
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &ROS2Target{Target: inner, peer: p, cfg: cfg, clock: clock, ev: ev, cancel: cancel, done: make(chan struct{})}
+	t := &ROS2Target{inner: inner, peer: p, cfg: cfg, clock: clk, ev: ev, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(t.done)
 		err := p.Subscribe(ctx, "~/state", "std_msgs/msg/String", dds.Latched, t.onState)
@@ -90,7 +98,7 @@ func (t *ROS2Target) Describe() string {
 		ns = "/"
 	}
 	return fmt.Sprintf("ROS 2 node %s (namespace %s, ROS_DOMAIN_ID %d) over Cyclone DDS; below the graph: %s",
-		t.cfg.Node, ns, t.cfg.Domain, t.Target.Describe())
+		t.cfg.Node, ns, t.cfg.Domain, t.inner.Describe())
 }
 
 // stateMaxAge: ~/state comes at 10 Hz; older than this the driver (or the bridge) is not publishing.
@@ -123,20 +131,20 @@ func (t *ROS2Target) State(ctx context.Context) (State, error) {
 // ends when ~/state names another driver pid than at its start (the driver was replaced: a recording never
 // mixes two drivers; a restarted driver calibrates its gyro before it publishes, so none of its samples
 // come before its state does).
-func (t *ROS2Target) RecordIMU(ctx context.Context) (Recording, error) {
+func (t *ROS2Target) RecordIMU(ctx context.Context) (imu.Recording, error) {
 	start, err := t.State(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return StartRecorder(ctx, func(ctx context.Context, emit func(IMUSample)) error {
+	return imu.StartRecorder(ctx, func(ctx context.Context, emit func(imu.Sample)) error {
 		return t.whileDriver(ctx, start.Pids.Driver, func(ctx context.Context) error {
 			return t.peer.Subscribe(ctx, "imu/data_raw", "sensor_msgs/msg/Imu", dds.SensorData, func(s dds.Sample) {
 				var m rosmsg.Imu
 				if cdr.Unmarshal(s.Data, &m) != nil {
 					return
 				}
-				emit(IMUSample{At: t.clock.Now(), Stamp: time.Unix(0, m.Header.Stamp.Nanos()),
-					Gyro: [3]float64{m.AngularVelocity.X, m.AngularVelocity.Y, m.AngularVelocity.Z}, Source: SourceDriver})
+				emit(imu.Sample{At: t.clock.Now(), Stamp: time.Unix(0, m.Header.Stamp.Nanos()),
+					Gyro: [3]float64{m.AngularVelocity.X, m.AngularVelocity.Y, m.AngularVelocity.Z}, Source: imu.SourceDriver})
 			})
 		})
 	}), nil
@@ -273,7 +281,39 @@ func (t *ROS2Target) Close() error {
 	t.cancel()
 	<-t.done
 	t.peer.Close()
-	return t.Target.Close()
+	return t.inner.Close()
+}
+
+// What is below the graph forwards to the inner target: the configuration (a driver node publishes none on
+// the graph), the board's IMU from below the driver, the processes and the service (killed and stopped by the
+// pids in ~/state, which the inner target reads the same way), and the gamepad button (pressed on the board
+// or by the operator, below the driver either way).
+
+// Config forwards to the inner target.
+func (t *ROS2Target) Config(ctx context.Context) (json.RawMessage, error) { return t.inner.Config(ctx) }
+
+// RecordBoardIMU forwards to the inner target.
+func (t *ROS2Target) RecordBoardIMU(ctx context.Context) (imu.Recording, error) {
+	return t.inner.RecordBoardIMU(ctx)
+}
+
+// KillDriver forwards to the inner target.
+func (t *ROS2Target) KillDriver(ctx context.Context) (int, error) { return t.inner.KillDriver(ctx) }
+
+// KillLidarReader forwards to the inner target.
+func (t *ROS2Target) KillLidarReader(ctx context.Context) (int, error) {
+	return t.inner.KillLidarReader(ctx)
+}
+
+// StopService forwards to the inner target.
+func (t *ROS2Target) StopService(ctx context.Context) error { return t.inner.StopService(ctx) }
+
+// StartService forwards to the inner target.
+func (t *ROS2Target) StartService(ctx context.Context) error { return t.inner.StartService(ctx) }
+
+// PressButton forwards to the inner target.
+func (t *ROS2Target) PressButton(ctx context.Context, prompt func(string)) (time.Time, string, error) {
+	return t.inner.PressButton(ctx, prompt)
 }
 
 // ros2Sim is a ROS2Target over a simulated robot: the inner target's faults and binary pass through.
@@ -284,14 +324,14 @@ var (
 	_ DriverBinary = ros2Sim{}
 )
 
-func (t ros2Sim) AtTrigger(ctx context.Context) error { return t.Target.(Faulter).AtTrigger(ctx) }
-func (t ros2Sim) Clear(ctx context.Context) error     { return t.Target.(Faulter).Clear(ctx) }
-func (t ros2Sim) FaultName() string                   { return t.Target.(Faulter).FaultName() }
-func (t ros2Sim) DriverBinary() BaseBin               { return t.Target.(DriverBinary).DriverBinary() }
+func (t ros2Sim) AtTrigger(ctx context.Context) error { return t.inner.(Faulter).AtTrigger(ctx) }
+func (t ros2Sim) Clear(ctx context.Context) error     { return t.inner.(Faulter).Clear(ctx) }
+func (t ros2Sim) FaultName() string                   { return t.inner.(Faulter).FaultName() }
+func (t ros2Sim) DriverBinary() basebin.Bin           { return t.inner.(DriverBinary).DriverBinary() }
 
 // WrapROS2 is NewROS2Target returned as the Target the proofs take: with the inner target's Faulter and
 // DriverBinary when it has both (the simulated robot).
-func WrapROS2(inner Target, cfg ROS2Config, clock Clock, ev *Evidence) (Target, error) {
+func WrapROS2(inner Target, cfg ROS2Config, clock clock.Clock, ev *evidence.Log) (Target, error) {
 	t, err := NewROS2Target(inner, cfg, clock, ev)
 	if err != nil {
 		return nil, err
@@ -311,7 +351,7 @@ var _ ContactModer = (*ROS2Target)(nil)
 // inner target without the ability says so, and the stand proof notes that its drive paths may end in a
 // contact e-stop.
 func (t *ROS2Target) ContactMode(ctx context.Context, mode string, d time.Duration) error {
-	cm, ok := t.Target.(ContactModer)
+	cm, ok := t.inner.(ContactModer)
 	if !ok {
 		return errors.New("the contact reflex cannot be switched from the ROS 2 graph and the target below it has no control socket")
 	}

@@ -14,13 +14,16 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/basebin"
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/sim"
 )
 
 // SimConfig configures a simulated stand robot with the real driver started against it.
 type SimConfig struct {
-	// BaseBin is --base-bin: the rosorin-base binary to run ("" = FindBaseBin's choice: built from the source
+	// BaseBin is --base-bin: the rosorin-base binary to run ("" = basebin.Find's choice: built from the source
 	// tree when it is at hand).
 	BaseBin string
 	Seed    int64
@@ -43,8 +46,8 @@ type SimConfig struct {
 	BaseLog string
 	// StartTimeout bounds the wait for the driver's first state (20 s).
 	StartTimeout time.Duration
-	Clock        Clock
-	Evidence     *Evidence
+	Clock        clock.Clock
+	Evidence     *evidence.Log
 	// Out receives messages for a person (building rosorin-base ...).
 	Out io.Writer
 }
@@ -56,7 +59,7 @@ type SimTarget struct {
 	*LiveTarget
 	cfg       SimConfig
 	dir       string
-	bin       BaseBin
+	bin       basebin.Bin
 	sim       *sim.Sim
 	simCancel context.CancelFunc
 	log       *os.File
@@ -85,7 +88,7 @@ rosorin_board_driver:
 // waits for the driver's first state. On error everything started is torn down.
 func StartSim(ctx context.Context, cfg SimConfig) (_ *SimTarget, err error) {
 	if cfg.Clock == nil {
-		cfg.Clock = RealClock{}
+		cfg.Clock = clock.Real{}
 	}
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
@@ -124,7 +127,7 @@ func StartSim(ctx context.Context, cfg SimConfig) (_ *SimTarget, err error) {
 			st.Close()
 		}
 	}()
-	if st.bin, err = FindBaseBin(ctx, cfg.BaseBin, st.dir, cfg.Out); err != nil {
+	if st.bin, err = basebin.Find(ctx, cfg.BaseBin, st.dir, cfg.Out); err != nil {
 		return nil, err
 	}
 	logPath := cfg.BaseLog
@@ -189,7 +192,7 @@ func (s *SimTarget) world() string {
 }
 
 // DriverBinary is the rosorin-base binary the simulated robot runs, its version and how it was chosen.
-func (s *SimTarget) DriverBinary() BaseBin { return s.bin }
+func (s *SimTarget) DriverBinary() basebin.Bin { return s.bin }
 
 func (s *SimTarget) startBase() error {
 	s.mu.Lock()

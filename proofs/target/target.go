@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/basebin"
+	"github.com/rosorin/rosorin/proofs/imu"
 )
 
 // Target is the robot a proof drives: a running driver reached through its control API (LiveTarget), or a
@@ -27,12 +29,12 @@ type Target interface {
 	// RecordIMU starts recording the driver's IMU stream. The recording ends when ctx ends, when it is
 	// closed, or when the stream ends (driver gone); it never reconnects, so a recording never mixes two
 	// driver processes.
-	RecordIMU(ctx context.Context) (Recording, error)
+	RecordIMU(ctx context.Context) (imu.Recording, error)
 	// RecordBoardIMU starts recording the board's IMU frames from below the driver: the supervisor's raw
 	// stream if it answers, else the port itself while no process holds it. It keeps trying both until
 	// closed, so it covers the driver's death and the service's absence. Close it before StartService: the
 	// service needs the port.
-	RecordBoardIMU(ctx context.Context) (Recording, error)
+	RecordBoardIMU(ctx context.Context) (imu.Recording, error)
 	// Publisher opens one velocity-command publisher (it counts as one publisher for the driver's
 	// two-publisher rule). Close it when the path is done.
 	Publisher(ctx context.Context) (Publisher, error)
@@ -74,7 +76,7 @@ type Faulter interface {
 // DriverBinary is implemented by targets that started the driver themselves (the simulator) and so know
 // which binary runs: the proof's record names it.
 type DriverBinary interface {
-	DriverBinary() BaseBin
+	DriverBinary() basebin.Bin
 }
 
 // OneShotEstopper is implemented by targets whose operators e-stop with a one-shot message (the ROS 2
@@ -140,51 +142,6 @@ func (s State) Short() string {
 	}
 	return fmt.Sprintf("{enabled: %v, estop: %s, blocked: %s, plugged: %v, scan_age: %s, publishers: %d, pids: driver %d, lidar_reader %d, supervisor %d}",
 		s.Enabled, est, blocked, s.Plugged, age, s.Publishers, s.Pids.Driver, s.Pids.LidarReader, s.Pids.Supervisor)
-}
-
-// Source says where IMU samples came from.
-type Source uint8
-
-const (
-	SourceDriver Source = iota // the driver's IMU stream (calibrated, rad/s)
-	SourceRaw                  // the board's frames passed through by the supervisor (raw socket)
-	SourceDirect               // the board's frames read from the port itself
-)
-
-// String names the source as the result line says it.
-func (s Source) String() string {
-	switch s {
-	case SourceDriver:
-		return "driver"
-	case SourceRaw:
-		return "raw"
-	case SourceDirect:
-		return "direct"
-	}
-	return fmt.Sprintf("Source(%d)", uint8(s))
-}
-
-// IMUSample is one gyro reading on the proof's clock.
-type IMUSample struct {
-	// At is the sample's receipt by the proof, on the proof's clock (the judge's timeline).
-	At time.Time
-	// Stamp is the driver's own stamp (its wall clock) for SourceDriver, zero for the others. It is never
-	// used as the sample's time, only to measure the delivery lag (Lag).
-	Stamp  time.Time
-	Gyro   [3]float64 // rad/s
-	Source Source
-	// Where names the port or socket for SourceRaw and SourceDirect ("/dev/ttyACM0").
-	Where string
-}
-
-// Recording is an IMU recording in progress.
-type Recording interface {
-	// Samples returns a copy of everything recorded so far, in arrival order.
-	Samples() []IMUSample
-	// Err says why the recording ended (nil while it runs or after Close).
-	Err() error
-	// Close stops the recording and waits for its goroutines. Idempotent.
-	Close() error
 }
 
 // ErrNoState is returned when no driver state arrived in time.

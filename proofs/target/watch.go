@@ -2,6 +2,8 @@ package target
 
 import (
 	"context"
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
 	"sync"
 	"time"
 )
@@ -23,7 +25,7 @@ type StateWatcher struct {
 const maxHistory = 1 << 16
 
 // WatchState starts polling t every period until ctx ends or Close.
-func WatchState(ctx context.Context, t Target, clock Clock, ev *Evidence, period time.Duration) *StateWatcher {
+func WatchState(ctx context.Context, t Target, clock clock.Clock, ev *evidence.Log, period time.Duration) *StateWatcher {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &StateWatcher{cancel: cancel, done: make(chan struct{})}
 	go func() {

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/floor"
 	"github.com/rosorin/rosorin/proofs/stoppath"
-	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/proofs/target/targettest"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -30,7 +30,7 @@ var small = stoppath.Table[Rule]{
 
 func proveFake(t *testing.T, opt targettest.Options, table stoppath.Table[Rule], list string) (*Report, string, error) {
 	t.Helper()
-	f := targettest.NewFake(target.RealClock{}, opt)
+	f := targettest.NewFake(clock.Real{}, opt)
 	steps, err := table.Parse(list)
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +166,7 @@ func TestLookFake(t *testing.T) {
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			var out testkit.LockedBuffer
-			rep, err := Look(context.Background(), targettest.NewFake(target.RealClock{}, targettest.Options{Seed: 3, Floor: c.room}), 2*time.Second, &out)
+			rep, err := Look(context.Background(), targettest.NewFake(clock.Real{}, targettest.Options{Seed: 3, Floor: c.room}), 2*time.Second, &out)
 			if err != nil || !rep.OK {
 				t.Fatalf("%v %+v\n%s", err, rep, out.String())
 			}

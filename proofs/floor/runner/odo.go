@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/floor"
+	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/protocol/coind6"
 	"github.com/rosorin/rosorin/scanmatch"
@@ -29,7 +31,7 @@ type feed struct {
 	lastErr error
 }
 
-func startFeed(ctx context.Context, sf target.ScanFollower, clk target.Clock) *feed {
+func startFeed(ctx context.Context, sf target.ScanFollower, clk clock.Clock) *feed {
 	ctx, cancel := context.WithCancel(ctx)
 	f := &feed{ch: make(chan target.ScanSample, 64), cancel: cancel, done: make(chan struct{})}
 	go func() {
@@ -98,7 +100,7 @@ type odometer struct {
 	// first guess's yaw and every ray's yaw de-skew, no cost term) on the driver's stamps, the scans' clock;
 	// gyroFed samples of it are in. gyroScans counts the scans the gyro covered, gyroRefused the samples
 	// AddGyro refused (out of order, not finite).
-	gyro        target.Recording
+	gyro        imu.Recording
 	gyroFed     int
 	gyroScans   int
 	gyroRefused int
@@ -106,7 +108,7 @@ type odometer struct {
 
 // setGyro starts (rec) or ends (nil) feeding a leg's IMU recording to the odometry. Between legs the
 // odometry de-skews as without a gyro (its samples stop covering the sweeps).
-func (o *odometer) setGyro(rec target.Recording) { o.gyro, o.gyroFed = rec, 0 }
+func (o *odometer) setGyro(rec imu.Recording) { o.gyro, o.gyroFed = rec, 0 }
 
 // feedGyro hands the odometry the IMU samples that arrived since the last scan. Only the driver's samples
 // carry its stamp, the scans' clock; others are skipped.

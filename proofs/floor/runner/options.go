@@ -5,9 +5,10 @@ import (
 	"io"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/floor"
 	"github.com/rosorin/rosorin/proofs/stoppath"
-	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // Options configure a floor proof run. Start from DefaultOptions.
@@ -29,10 +30,10 @@ type Options struct {
 	CmdPeriod time.Duration
 	// Paths is the table the steps were parsed from (Paths by default).
 	Paths stoppath.Table[Rule]
-	Clock target.Clock
+	Clock clock.Clock
 	// Out receives the lines a person reads; Evidence everything (may be nil).
 	Out      io.Writer
-	Evidence *target.Evidence
+	Evidence *evidence.Log
 }
 
 // DefaultOptions are the seed's settings.
@@ -41,7 +42,7 @@ func DefaultOptions() Options {
 		Leg: 1500 * time.Millisecond, Hold: 2500 * time.Millisecond, Params: floor.DefaultParams(),
 		PathTimeout: 60 * time.Second, StateTimeout: 5 * time.Second, DriverBack: 20 * time.Second,
 		TeardownTimeout: 30 * time.Second, OdoWait: 3 * time.Second, CmdPeriod: 50 * time.Millisecond,
-		Paths: Paths, Clock: target.RealClock{}, Out: io.Discard,
+		Paths: Paths, Clock: clock.Real{}, Out: io.Discard,
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/floor"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/stoppath"
@@ -26,8 +28,8 @@ type runner struct {
 	t    target.Target
 	sf   target.ScanFollower
 	o    Options
-	clk  target.Clock
-	ev   *target.Evidence
+	clk  clock.Clock
+	ev   *evidence.Log
 	out  io.Writer
 	rep  *Report
 	feed *feed

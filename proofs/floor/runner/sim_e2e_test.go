@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/floor"
 	"github.com/rosorin/rosorin/proofs/target"
 )
@@ -66,7 +68,7 @@ func TestProveSimTravelTruth(t *testing.T) {
 		t.Skip("real time: about 45 s of legs on the simulated floor")
 	}
 	truth := filepath.Join(t.TempDir(), "truth.jsonl")
-	ev := target.NewEvidence(nil, target.RealClock{})
+	ev := evidence.New(nil, clock.Real{})
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(4*time.Minute))
 	defer cancel()
 	st, err := target.StartSim(ctx, target.SimConfig{World: "floor", Seed: 7, TruthPath: truth, Evidence: ev})

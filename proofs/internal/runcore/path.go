@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/proofs/stoppath"
 	"github.com/rosorin/rosorin/proofs/target"
 )
@@ -22,7 +23,7 @@ type Path struct {
 	// Phase is what the path is doing, for a TIMEOUT's reason.
 	Phase string
 
-	Drv, Below target.Recording
+	Drv, Below imu.Recording
 	Pub        target.Publisher
 	StartPid   int // the driver's pid when the path began
 

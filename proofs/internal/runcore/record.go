@@ -9,8 +9,8 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/stoppath"
-	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // The JSON records of both proofs hold these three groups at the same places (encoding/json writes an
@@ -22,7 +22,7 @@ type Head struct {
 	Version string `json:"version"`
 	Target  string `json:"target"`
 	// DriverBin is the rosorin-base binary the simulated robot ran: path, version, digest, how chosen.
-	DriverBin *target.BaseBin `json:"driver_bin,omitempty"`
+	DriverBin *basebin.Bin    `json:"driver_bin,omitempty"`
 	Fault     string          `json:"fault,omitempty"`
 	Start     time.Time       `json:"start"`
 	End       time.Time       `json:"end"`

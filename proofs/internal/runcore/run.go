@@ -7,6 +7,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/target"
 )
 
@@ -21,8 +23,8 @@ type Record struct {
 // Run is one proof run's common state, used by the proof's goroutine only.
 type Run struct {
 	T     target.Target
-	Clock target.Clock
-	Ev    *target.Evidence
+	Clock clock.Clock
+	Ev    *evidence.Log
 	Out   io.Writer
 	// T0 is the start of the run's timeline: the evidence log's start, so the seconds in the log and in the
 	// result lines are the same seconds.
@@ -43,7 +45,7 @@ type Run struct {
 
 // New sets up a run against t: the timeline, the fault, and the record's head (tool, target, start, the
 // driver binary, the fault) and evidence path. A nil out discards the lines.
-func New(t target.Target, clk target.Clock, ev *target.Evidence, out io.Writer, tool string, rec Record) *Run {
+func New(t target.Target, clk clock.Clock, ev *evidence.Log, out io.Writer, tool string, rec Record) *Run {
 	if out == nil {
 		out = io.Discard
 	}

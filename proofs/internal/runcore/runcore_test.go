@@ -10,7 +10,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/rosorin/rosorin/proofs/target"
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/target/targettest"
 )
 
@@ -28,11 +29,11 @@ type rec struct {
 
 func newRun(t *testing.T, opt targettest.Options) (*Run, *rec, *targettest.Fake, *bytes.Buffer) {
 	t.Helper()
-	clk := target.RealClock{}
+	clk := clock.Real{}
 	f := targettest.NewFake(clk, opt)
 	var out bytes.Buffer
 	x := &rec{}
-	r := New(f, clk, target.NewEvidence(nil, clk), &out, "test", Record{Head: &x.head, States: &x.states, Ending: &x.ending, Aborted: &x.aborted})
+	r := New(f, clk, evidence.New(nil, clk), &out, "test", Record{Head: &x.head, States: &x.states, Ending: &x.ending, Aborted: &x.aborted})
 	r.ErrAborted, r.DriverBack = errTestAborted, 2*time.Second
 	return r, x, f, &out
 }

@@ -9,6 +9,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/basebin"
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/scangate"
 	"github.com/rosorin/rosorin/proofs/target"
 )
@@ -32,24 +36,24 @@ type Options struct {
 	ScanTimeout float64
 	// Alive reports whether a pid is a running process (nil: kill(pid, 0)). Tests against a fake replace it.
 	Alive    func(pid int) bool
-	Clock    target.Clock
+	Clock    clock.Clock
 	Out      io.Writer
-	Evidence *target.Evidence
+	Evidence *evidence.Log
 	// Record receives the judge's input and the verdict (nil: no recording).
-	Record *target.ProofRecording
+	Record *proofrec.Writer
 }
 
 // DefaultOptions are the seed's.
 func DefaultOptions() Options {
 	return Options{Settle: 2 * time.Second, Watch: 9 * time.Second, StatePeriod: 100 * time.Millisecond,
-		StateTimeout: 5 * time.Second, ScanTimeout: 0.5, Clock: target.RealClock{}, Out: io.Discard}
+		StateTimeout: 5 * time.Second, ScanTimeout: 0.5, Clock: clock.Real{}, Out: io.Discard}
 }
 
 // Report is the check's outcome.
 type Report struct {
 	Target string `json:"target"`
 	// DriverBin is the rosorin-base binary the simulated robot ran (nil for a running driver).
-	DriverBin *target.BaseBin `json:"driver_bin,omitempty"`
+	DriverBin *basebin.Bin    `json:"driver_bin,omitempty"`
 	Start     time.Time       `json:"start"`
 	End       time.Time       `json:"end"`
 	Result    scangate.Result `json:"result"`
@@ -72,7 +76,7 @@ func alive(pid int) bool {
 // Run performs the check. The error is non-nil only when it aborted before killing anything.
 func Run(ctx context.Context, t target.Target, o Options) (*Report, error) {
 	if o.Clock == nil {
-		o.Clock = target.RealClock{}
+		o.Clock = clock.Real{}
 	}
 	if o.Out == nil {
 		o.Out = io.Discard

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/rosorin/rosorin/proofs/target"
+	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/target/targettest"
 )
 
@@ -19,7 +19,7 @@ func check(t *testing.T, fopt targettest.Options) (*Report, error, string, *targ
 	var out bytes.Buffer
 	var f *targettest.Fake
 	synctest.Test(t, func(t *testing.T) {
-		f = targettest.NewFake(target.RealClock{}, fopt)
+		f = targettest.NewFake(clock.Real{}, fopt)
 		o := DefaultOptions()
 		o.Out = &out
 		o.Alive = func(int) bool { return true } // the fake's pids are not processes

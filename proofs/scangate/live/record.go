@@ -3,8 +3,8 @@ package live
 import (
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/scangate"
-	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // KindScangate is the judge input's kind for the scan-gate check.
@@ -18,7 +18,7 @@ type JudgeInput struct {
 }
 
 // record writes the judge's input and its verdict.
-func record(rec *target.ProofRecording, at time.Time, in scangate.Input, res scangate.Result) {
+func record(rec *proofrec.Writer, at time.Time, in scangate.Input, res scangate.Result) {
 	if rec == nil {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/target"
 )
@@ -54,7 +55,7 @@ type CharReport struct {
 	Tool       string             `json:"tool"`
 	Version    string             `json:"version"`
 	Target     string             `json:"target"`
-	DriverBin  *target.BaseBin    `json:"driver_bin,omitempty"`
+	DriverBin  *basebin.Bin       `json:"driver_bin,omitempty"`
 	Start      time.Time          `json:"start"`
 	End        time.Time          `json:"end"`
 	Config     json.RawMessage    `json:"-"`

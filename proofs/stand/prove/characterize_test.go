@@ -9,13 +9,13 @@ import (
 	"testing/synctest"
 
 	"github.com/rosorin/rosorin/internal/testkit"
-	"github.com/rosorin/rosorin/proofs/target"
+	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/target/targettest"
 )
 
 func TestCharacterizeMeasuresEachPhaseAndSuggestsAThreshold(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := target.RealClock{}
+		clk := clock.Real{}
 		f := targettest.NewFake(clk, targettest.Options{Seed: 11})
 		out := &testkit.LockedBuffer{}
 		cr, err := Characterize(context.Background(), f, DefaultPhases(), testOptions(clk, out))
@@ -61,7 +61,7 @@ func TestCharacterizeMeasuresEachPhaseAndSuggestsAThreshold(t *testing.T) {
 // characterize must say so rather than suggest one.
 func TestCharacterizeWithoutSpinningSuggestsNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := target.RealClock{}
+		clk := clock.Real{}
 		f := targettest.NewFake(clk, targettest.Options{Seed: 12, IgnoreStop: true})
 		f.AtTrigger(context.Background()) // frozen at zero before anything moves
 		out := &testkit.LockedBuffer{}

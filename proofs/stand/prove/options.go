@@ -5,9 +5,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
-	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // Options configure a proof run. Start from DefaultOptions.
@@ -49,14 +51,14 @@ type Options struct {
 	AllowPlugged bool
 	// Paths is the table the steps were parsed from: the report's rows and columns (Paths by default).
 	Paths stoppath.Table[Rule]
-	// Clock is the proof's clock (target.RealClock{} unless testing).
-	Clock target.Clock
+	// Clock is the proof's clock (clock.Real{} unless testing).
+	Clock clock.Clock
 	// Out receives the progress and result lines a person reads.
 	Out io.Writer
 	// Evidence receives everything (may be nil).
-	Evidence *target.Evidence
+	Evidence *evidence.Log
 	// Record receives the events, the judges' inputs and the samples they read (nil: no recording).
-	Record *target.ProofRecording
+	Record *proofrec.Writer
 }
 
 // DefaultOptions are the seed's settings.
@@ -75,7 +77,7 @@ func DefaultOptions() Options {
 		CmdPeriod:       50 * time.Millisecond,
 		StatePeriod:     100 * time.Millisecond,
 		Paths:           Paths,
-		Clock:           target.RealClock{},
+		Clock:           clock.Real{},
 		Out:             io.Discard,
 	}
 }

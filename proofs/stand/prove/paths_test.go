@@ -8,9 +8,9 @@ import (
 	"testing/synctest"
 
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
-	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/proofs/target/targettest"
 )
 
@@ -49,7 +49,7 @@ func TestANewPathIsOneTableEntry(t *testing.T) {
 		want stand.Outcome
 	}{{targettest.Options{Seed: 21}, stand.Pass}, {targettest.Options{Seed: 22, IgnoreStop: true}, stand.Fail}} {
 		synctest.Test(t, func(t *testing.T) {
-			clk := target.RealClock{}
+			clk := clock.Real{}
 			f := targettest.NewFake(clk, c.opt)
 			o := testOptions(clk, &testkit.LockedBuffer{})
 			o.Paths = table

@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/proofs/basebin"
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
-	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/proofs/target/targettest"
 )
 
@@ -23,7 +25,7 @@ import (
 // a proof of 13 paths (minutes of spin-ups and holds) runs in a fraction of a second and no scheduling
 // hiccup of a loaded machine can open a gap in the commands that the fake's deadman would see.
 
-func testOptions(clk target.Clock, out *testkit.LockedBuffer) Options {
+func testOptions(clk clock.Clock, out *testkit.LockedBuffer) Options {
 	o := DefaultOptions()
 	o.Clock = clk
 	o.Spin = 1500 * time.Millisecond
@@ -31,7 +33,7 @@ func testOptions(clk target.Clock, out *testkit.LockedBuffer) Options {
 	o.PathTimeout = 30 * time.Second
 	o.TeardownTimeout = 5 * time.Second
 	o.Out = out
-	o.Evidence = target.NewEvidence(nil, clk)
+	o.Evidence = evidence.New(nil, clk)
 	return o
 }
 
@@ -39,7 +41,7 @@ func testOptions(clk target.Clock, out *testkit.LockedBuffer) Options {
 func run(t *testing.T, fopt targettest.Options, paths string, tweak func(*Options), check func(*testing.T, *Report, *targettest.Fake, string, error)) {
 	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
-		clk := target.RealClock{}
+		clk := clock.Real{}
 		f := targettest.NewFake(clk, fopt)
 		out := &testkit.LockedBuffer{}
 		o := testOptions(clk, out)
@@ -170,7 +172,7 @@ func TestProveHungPathIsTimeoutNotFail(t *testing.T) {
 
 func TestProveCtrlCRunsTheTeardown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := target.RealClock{}
+		clk := clock.Real{}
 		f := targettest.NewFake(clk, targettest.Options{Seed: 4})
 		out := &testkit.LockedBuffer{}
 		o := testOptions(clk, out)
@@ -309,7 +311,7 @@ func TestParsePaths(t *testing.T) {
 // data is never evidence of stillness), and the output says the driver was replaced.
 func TestProveNamesADriverThatDiedMidPath(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := target.RealClock{}
+		clk := clock.Real{}
 		f := targettest.NewFake(clk, targettest.Options{Seed: 9})
 		out := &testkit.LockedBuffer{}
 		steps, _ := ParsePaths("estop")
@@ -368,14 +370,14 @@ func TestProveReportsTheDriverClockOffset(t *testing.T) {
 // binFake is a fake that started its driver itself, as the simulator does.
 type binFake struct{ *targettest.Fake }
 
-func (binFake) DriverBinary() target.BaseBin {
-	return target.BaseBin{Path: "/tmp/x/rosorin-base", How: "built from the source tree /src/cmd/rosorin-base", Version: "(devel) abc go1.26"}
+func (binFake) DriverBinary() basebin.Bin {
+	return basebin.Bin{Path: "/tmp/x/rosorin-base", How: "built from the source tree /src/cmd/rosorin-base", Version: "(devel) abc go1.26"}
 }
 
 // The record names the driver binary a simulated robot ran.
 func TestProveRecordsTheDriverBinary(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := target.RealClock{}
+		clk := clock.Real{}
 		f := binFake{targettest.NewFake(clk, targettest.Options{Seed: 10})}
 		steps, _ := ParsePaths("disable")
 		rep, err := Prove(context.Background(), f, steps[:1], testOptions(clk, &testkit.LockedBuffer{}))

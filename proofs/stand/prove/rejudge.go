@@ -9,9 +9,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
+	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/stand"
-	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // Rejudged is a recorded run judged again offline by the live run's judges.
@@ -36,7 +37,7 @@ type Rejudged struct {
 
 // Rejudge judges the recorded run f again with stand.Judge and stand.ReleaseCheck, on the recorded samples
 // and the recorded times and limits, and compares each line with what the live run said.
-func Rejudge(f *target.ProofFile) (*Rejudged, error) {
+func Rejudge(f *proofrec.File) (*Rejudged, error) {
 	out := &Rejudged{}
 	if f.Walk.Cut != nil {
 		out.Ended = fmt.Sprintf("cut after byte %d (%v): what follows is lost", f.Walk.Good, f.Walk.Cut)
@@ -166,7 +167,7 @@ func rejudgeOne(in JudgeInput, samples []stand.Sample, stopPassed map[int]bool) 
 	}
 	src := in.IMUSource
 	if src == "" {
-		src = target.SourceDriver.String()
+		src = imu.SourceDriver.String()
 	}
 	res := Result{Path: in.Path, Motion: in.Motion, Name: in.Name, Release: in.Release, Speed: in.Speed,
 		TriggerS: in.TriggerS, TriggerHow: in.TriggerHow, Outcome: v.Outcome, Reason: v.Reason, StopS: v.StillFrom,
@@ -229,7 +230,7 @@ func unnum(p *float64) float64 {
 
 // WriteRejudged prints a re-judged run: its result lines, the table, RESULT and whether the re-judge
 // agrees with the live run. The output depends only on the recording.
-func WriteRejudged(w io.Writer, name string, f *target.ProofFile, rj *Rejudged) error {
+func WriteRejudged(w io.Writer, name string, f *proofrec.File, rj *Rejudged) error {
 	var b strings.Builder
 	rep := rj.Report
 	fmt.Fprintf(&b, "== %s\n", name)

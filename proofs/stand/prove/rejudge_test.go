@@ -3,6 +3,7 @@ package prove
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,8 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/internal/testkit"
-	"github.com/rosorin/rosorin/proofs/target"
+	"github.com/rosorin/rosorin/proofs/proofrec"
+	"github.com/rosorin/rosorin/proofs/target/targettest"
 )
 
 func captureBytes(t testing.TB, name string) []byte {
@@ -26,8 +28,8 @@ func captureBytes(t testing.TB, name string) []byte {
 	return b
 }
 
-func rejudge(b []byte) (*target.ProofFile, *Rejudged, error) {
-	f, err := target.ReadProofRecording(bytes.NewReader(b))
+func rejudge(b []byte) (*proofrec.File, *Rejudged, error) {
+	f, err := proofrec.Read(bytes.NewReader(b))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -35,12 +37,16 @@ func rejudge(b []byte) (*target.ProofFile, *Rejudged, error) {
 	return f, rj, err
 }
 
-// The committed recordings re-judge to the live verdicts; the negative control FAILs every line.
+// The committed recordings re-judge to the live verdicts; the negative control FAILs every line. Each holds
+// every sample once, every channel in log-time order (proofrec.AuditFile).
 func TestRejudgeCaptures(t *testing.T) {
 	for _, c := range []struct {
 		name           string
 		passed, judged int
 	}{{"stand-sim-pass.mcap", 3, 3}, {"stand-sim-ignore-motor.mcap", 0, 2}} {
+		if a, err := proofrec.AuditFile(bytes.NewReader(captureBytes(t, c.name))); err != nil || !a.Clean() {
+			t.Errorf("%s: %v\n%s", c.name, err, a)
+		}
 		_, rj, err := rejudge(captureBytes(t, c.name))
 		if err != nil {
 			t.Fatal(err)
@@ -53,11 +59,11 @@ func TestRejudgeCaptures(t *testing.T) {
 
 // The re-judge can fail: a sample changed in the recording changes the verdict, and the comparison says so.
 func TestRejudgeSeesAChangedSample(t *testing.T) {
-	f, err := target.ReadProofRecording(bytes.NewReader(captureBytes(t, "stand-sim-pass.mcap")))
+	f, err := proofrec.Read(bytes.NewReader(captureBytes(t, "stand-sim-pass.mcap")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Make the wheels loud 1.5 s after the kill's trigger: the stop is no longer still from 0.40 s.
+	// Make the wheels loud 1.5 s after the kill's trigger: the stop is no longer still from 0.45 s.
 	var in JudgeInput
 	for _, m := range f.Inputs {
 		if strings.Contains(m.Text, `"path":"kill"`) {
@@ -98,7 +104,7 @@ func FuzzRejudge(f *testing.F) {
 	})
 }
 
-// BenchmarkRejudge reads and re-judges the passing recording (3 lines, 1760 samples): the x-realtime metric
+// BenchmarkRejudge reads and re-judges the passing recording (3 lines, 1152 samples): the x-realtime metric
 // is the run's own length (start to end of the live run) over the time of one read and re-judge.
 func BenchmarkRejudge(b *testing.B) {
 	data := captureBytes(b, "stand-sim-pass.mcap")
@@ -121,3 +127,53 @@ func BenchmarkRejudge(b *testing.B) {
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// A recorded run against the fake: every judged sample on /proof/imu once, every channel's log time in
+// order (the scan-loss path's release check once wrote its samples a second time, 5.5 s back), and the
+// re-judge of the file agrees with the live run.
+func TestRecordedRunIsCleanAndRejudges(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.mcap")
+	var rec *proofrec.Writer
+	lines := 0
+	run(t, targettest.Options{Seed: 3}, "scanloss,kill,estop", func(o *Options) {
+		t0, _ := o.Evidence.Start()
+		var err error
+		rec, err = proofrec.Create(path, t0, map[string]string{"kind": "stop_proof_stand"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Evidence.SetTap(rec.Line)
+		o.Record = rec
+	}, func(t *testing.T, rep *Report, f *targettest.Fake, out string, err error) {
+		if err != nil || !rep.AllPassed() {
+			t.Fatalf("%v %s\n%s", err, rep.ResultLine(), out)
+		}
+		lines = len(rep.Results)
+		b, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := errors.Join(rec.Attach(b), rec.Close()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := proofrec.AuditFile(bytes.NewReader(b))
+	if err != nil || len(a) != 4 {
+		t.Fatalf("%v\n%s", err, a)
+	}
+	for _, c := range a {
+		// In the bubble's virtual time the spin-up's last command and the hold's first are sent at one
+		// instant: two log lines alike in time and text, as no real clock makes them. Samples never repeat.
+		if c.Backwards > 0 || c.Topic == proofrec.TopicIMU && (c.Duplicates > 0 || c.Messages == 0) {
+			t.Errorf("%s", a)
+		}
+	}
+	_, rj, err := rejudge(b)
+	if err != nil || lines < 4 || rj.Judged != lines || rj.Report.Passed != lines || len(rj.Differences) != 0 {
+		t.Fatalf("%v %+v", err, rj)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
@@ -107,7 +108,7 @@ type Result struct {
 	IMUSource string `json:"imu_source"`
 	// IMULag is how far the receipt of the driver's IMU samples trailed their driver stamps during the path
 	// (samples are timed on receipt; nil when no sample carried a stamp).
-	IMULag *target.Lag `json:"imu_lag,omitempty"`
+	IMULag *imu.Lag `json:"imu_lag,omitempty"`
 	// SourceLine is the "kill: board IMU read ..." line of the paths that kill the driver.
 	SourceLine string `json:"source_line,omitempty"`
 	// Line is the printed result line.
@@ -139,8 +140,8 @@ type Report struct {
 	Results        []Result     `json:"results"`
 	// IMUTiming says how samples were timed (on receipt, by the proof's monotonic clock) and IMULag the
 	// run's driver-stamp-to-receipt lag over every path.
-	IMUTiming string      `json:"imu_timing"`
-	IMULag    *target.Lag `json:"imu_lag,omitempty"`
+	IMUTiming string   `json:"imu_timing"`
+	IMULag    *imu.Lag `json:"imu_lag,omitempty"`
 	// Planned is the number of result lines the run should have produced; Passed how many passed.
 	Planned int `json:"planned"`
 	Passed  int `json:"passed"`

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
@@ -27,8 +30,8 @@ type runner struct {
 	core  *runcore.Run // the shared part; t, clk, ev, out (and t0, fault) are its, under the names the code uses
 	t     target.Target
 	o     Options
-	clk   target.Clock
-	ev    *target.Evidence
+	clk   clock.Clock
+	ev    *evidence.Log
 	out   io.Writer
 	t0    time.Time
 	watch *target.StateWatcher
@@ -174,7 +177,7 @@ func (r *runner) summary() {
 		}
 	}
 	r.rep.IMUTiming = imuTiming
-	if lag := target.LagFromMS(r.lagMS); lag.N > 0 {
+	if lag := imu.LagFromMS(r.lagMS); lag.N > 0 {
 		r.rep.IMULag = &lag
 		r.printf("IMU timing: every sample timed on receipt by the proof's clock; %s", lag)
 		if n := lag.Note(); n != "" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/target"
@@ -195,7 +196,7 @@ func (p *pathRun) hold(ctx context.Context) error {
 
 // samples converts recorded IMU samples to the judge's timeline. bias (deg/s), when given, is subtracted:
 // the board's raw gyro carries the bias the driver removes from its own stream.
-func (p *pathRun) samples(rec []target.IMUSample, bias *[3]float64) []stand.Sample {
+func (p *pathRun) samples(rec []imu.Sample, bias *[3]float64) []stand.Sample {
 	out := make([]stand.Sample, 0, len(rec))
 	for _, s := range rec {
 		g := s.Gyro
@@ -218,12 +219,12 @@ func (p *pathRun) judgeInput() ([]stand.Sample, string, string) {
 	r := p.r
 	drv := p.Drv.Samples()
 	if !p.s.Spec.KillsDriver {
-		return p.samples(drv, nil), target.SourceDriver.String(), ""
+		return p.samples(drv, nil), imu.SourceDriver.String(), ""
 	}
 	below := p.Below.Samples()
 	spinFrom := p.Trig.Add(-time.Duration(r.o.Params.SpinWindow * float64(time.Second)))
 	coveredBefore := 0
-	var after []target.IMUSample
+	var after []imu.Sample
 	for _, s := range below {
 		switch {
 		case s.At.After(spinFrom) && !s.At.After(p.Trig):
@@ -236,7 +237,7 @@ func (p *pathRun) judgeInput() ([]stand.Sample, string, string) {
 	if coveredBefore >= r.o.Params.MinSamples*int(r.o.Params.SpinWindow/r.o.Params.Window) {
 		return p.samples(below, nil), sourceNames(below), line
 	}
-	var pre []target.IMUSample
+	var pre []imu.Sample
 	for _, s := range drv {
 		if !s.At.After(p.Trig) {
 			pre = append(pre, s)
@@ -250,7 +251,7 @@ func (p *pathRun) judgeInput() ([]stand.Sample, string, string) {
 	}
 	out := append(p.samples(pre, nil), p.samples(after, &bias)...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].T < out[j].T })
-	src := target.SourceDriver.String()
+	src := imu.SourceDriver.String()
 	if len(after) > 0 {
 		src += "+" + sourceNames(after)
 	}
@@ -259,9 +260,9 @@ func (p *pathRun) judgeInput() ([]stand.Sample, string, string) {
 
 // sourceLine is the seed's "kill: board IMU read directly from 0.04 to 3.54 s after the command", naming
 // each source the samples after the trigger came from.
-func (p *pathRun) sourceLine(after []target.IMUSample) string {
+func (p *pathRun) sourceLine(after []imu.Sample) string {
 	type span struct {
-		src         target.Source
+		src         imu.Source
 		where       string
 		first, last float64
 	}
@@ -281,7 +282,7 @@ func (p *pathRun) sourceLine(after []target.IMUSample) string {
 	parts := make([]string, len(spans))
 	for i, sp := range spans {
 		how := "read directly from " + sp.where
-		if sp.src == target.SourceRaw {
+		if sp.src == imu.SourceRaw {
 			how = "read via the supervisor's raw stream"
 		}
 		parts[i] = fmt.Sprintf("%s from %.2f to %.2f s", how, sp.first, sp.last)
@@ -289,7 +290,7 @@ func (p *pathRun) sourceLine(after []target.IMUSample) string {
 	return head + " " + strings.Join(parts, ", then ") + " after the command"
 }
 
-func sourceNames(ss []target.IMUSample) string {
+func sourceNames(ss []imu.Sample) string {
 	var names []string
 	for _, s := range ss {
 		n := s.Source.String()
@@ -308,9 +309,9 @@ func sourceNames(ss []target.IMUSample) string {
 // catchUp waits (up to a second) until the recordings hold samples up to the end of the hold: samples still
 // in flight would read as a hole at the end, which the judge rightly refuses to count as quiet.
 func (p *pathRun) catchUp(ctx context.Context) {
-	recs := []target.Recording{p.Drv}
+	recs := []imu.Recording{p.Drv}
 	if p.s.Spec.KillsDriver {
-		recs = []target.Recording{p.Below}
+		recs = []imu.Recording{p.Below}
 	}
 	deadline := p.r.clk.Now().Add(time.Second)
 	for _, rec := range recs {
@@ -359,8 +360,8 @@ func (p *pathRun) judge() []Result {
 	}
 	p.recordStop(samples, params, r.rel(end), v)
 	drv := p.Drv.Samples()
-	lag := target.LagOf(drv)
-	r.lagMS = append(r.lagMS, target.LagsMS(drv)...)
+	lag := imu.LagOf(drv)
+	r.lagMS = append(r.lagMS, imu.LagsMS(drv)...)
 	if n := lag.Note(); n != "" {
 		p.notes = append(p.notes, n)
 	}
@@ -392,7 +393,7 @@ func (p *pathRun) result(v stand.Verdict, release bool) Result {
 	}
 	res := Result{Path: Path(p.s.Spec.Name), Motion: p.s.Motion.Name, Name: name, Release: release, Speed: p.s.Motion.Twist,
 		TriggerS: math.NaN(), TriggerHow: p.TrigHow, Outcome: v.Outcome, Reason: v.Reason, StopS: v.StillFrom,
-		Measurements: measurements(v), Samples: v.Samples, IMUSource: target.SourceDriver.String(), Verdict: v}
+		Measurements: measurements(v), Samples: v.Samples, IMUSource: imu.SourceDriver.String(), Verdict: v}
 	if !p.Trig.IsZero() {
 		res.TriggerS, res.TriggerAt = p.r.rel(p.Trig), p.Trig.UTC()
 	}

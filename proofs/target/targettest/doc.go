@@ -6,6 +6,6 @@
 // charger plugged in, another publisher, a lower max_linear.
 //
 // The fake has no goroutines: every call first advances the model to the clock's now at the IMU's rate. Run
-// it under testing/synctest with target.RealClock: the clock is then virtual, a proof of minutes runs in
+// it under testing/synctest with clock.Real: the clock is then virtual, a proof of minutes runs in
 // milliseconds, and no scheduling hiccup of a loaded machine can open a gap between two commands.
 package targettest

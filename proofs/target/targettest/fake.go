@@ -12,6 +12,8 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -83,7 +85,7 @@ func limits(maxLinear float64) motion.Limits {
 // the wheel speed. Every call first advances the model to the clock's now, so time only moves forward and
 // all goroutines see one history. One mutex guards everything.
 type Fake struct {
-	clock target.Clock
+	clock clock.Clock
 	opt   Options
 
 	mu   sync.Mutex
@@ -117,7 +119,7 @@ type Fake struct {
 }
 
 // NewFake builds a fake robot on clock.
-func NewFake(clock target.Clock, opt Options) *Fake {
+func NewFake(clock clock.Clock, opt Options) *Fake {
 	now := clock.Now()
 	f := &Fake{clock: clock, opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, 0xfa4e)), t: now,
 		driverUp: !opt.NoDriver, serviceUp: !opt.NoDriver, readerUp: true, readerStart: now.Add(-10 * time.Second),
@@ -194,15 +196,15 @@ func (f *Fake) step(ts time.Time) {
 	f.contactStep(ts, cmd, g[2], scanned)
 	for _, r := range f.recs {
 		if r.board || (f.driverUp && r.pid == f.driverPid) {
-			src := target.SourceDriver
+			src := imu.SourceDriver
 			switch {
 			case r.board && f.serviceUp:
-				src = target.SourceRaw // the supervisor's pass-through
+				src = imu.SourceRaw // the supervisor's pass-through
 			case r.board:
-				src = target.SourceDirect // the port, free while the service is stopped
+				src = imu.SourceDirect // the port, free while the service is stopped
 			}
-			x := target.IMUSample{At: ts, Gyro: g, Source: src, Where: "fake.raw"}
-			if src == target.SourceDriver {
+			x := imu.Sample{At: ts, Gyro: g, Source: src, Where: "fake.raw"}
+			if src == imu.SourceDriver {
 				x.Stamp = ts.Round(0).Add(-deliveryLag - f.opt.DriverClockOffset)
 			}
 			r.samples = append(r.samples, x)
@@ -316,16 +318,16 @@ type fakeRec struct {
 	f       *Fake
 	board   bool
 	pid     int
-	samples []target.IMUSample
+	samples []imu.Sample
 	err     error
 	closed  bool
 }
 
-func (r *fakeRec) Samples() []target.IMUSample {
+func (r *fakeRec) Samples() []imu.Sample {
 	r.f.mu.Lock()
 	defer r.f.mu.Unlock()
 	r.f.advance()
-	return append([]target.IMUSample(nil), r.samples...)
+	return append([]imu.Sample(nil), r.samples...)
 }
 
 func (r *fakeRec) Err() error {
@@ -352,8 +354,8 @@ func (r *fakeRec) Close() error {
 }
 
 // RecordIMU records the driver's stream; it ends when the driver dies.
-func (f *Fake) RecordIMU(ctx context.Context) (target.Recording, error) {
-	return call(f, ctx, "record-imu", func() (target.Recording, error) {
+func (f *Fake) RecordIMU(ctx context.Context) (imu.Recording, error) {
+	return call(f, ctx, "record-imu", func() (imu.Recording, error) {
 		r := &fakeRec{f: f, pid: f.driverPid}
 		f.recs = append(f.recs, r)
 		return r, nil
@@ -361,7 +363,7 @@ func (f *Fake) RecordIMU(ctx context.Context) (target.Recording, error) {
 }
 
 // RecordBoardIMU records the board's IMU, which the fake always has.
-func (f *Fake) RecordBoardIMU(ctx context.Context) (target.Recording, error) {
+func (f *Fake) RecordBoardIMU(ctx context.Context) (imu.Recording, error) {
 	if err := f.enter(ctx, "record-board-imu"); err != nil {
 		return nil, err
 	}

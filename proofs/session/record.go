@@ -1,16 +1,18 @@
-package target
+package session
 
 import (
 	"fmt"
 	"os"
+
+	"github.com/rosorin/rosorin/proofs/proofrec"
 )
 
 // startRecording creates the run's MCAP recording beside the evidence log and copies every evidence line
 // into it.
-func (s *Session) startRecording(cfg SessionConfig) error {
+func (s *Session) startRecording(cfg Config) error {
 	t0, _ := s.Evidence.Start()
-	path := RecordingPath(s.Evidence.Path())
-	rec, err := CreateProofRecording(path, t0, map[string]string{"kind": cfg.Kind, "command_line": cfg.CommandLine})
+	path := proofrec.PathBeside(s.Evidence.Path())
+	rec, err := proofrec.Create(path, t0, map[string]string{"kind": cfg.Kind, "command_line": cfg.CommandLine})
 	if err != nil {
 		return fmt.Errorf("%w (pass --no-record to run without a recording)", err)
 	}

@@ -1,4 +1,4 @@
-package target
+package basebin
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ func TestFindBaseBinBuildsTheTreeOverAnInstalledCopy(t *testing.T) {
 	installed := installedBase(t)
 	dir := t.TempDir()
 	var out bytes.Buffer
-	b, err := FindBaseBin(context.Background(), "", dir, &out)
+	b, err := Find(context.Background(), "", dir, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestFindBaseBinOutsideTheTreeUsesPATH(t *testing.T) {
 	installed := installedBase(t)
 	t.Chdir(t.TempDir())
 	var out bytes.Buffer
-	b, err := FindBaseBin(context.Background(), "", t.TempDir(), &out)
+	b, err := Find(context.Background(), "", t.TempDir(), &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,14 +69,14 @@ func TestFindBaseBinOutsideTheTreeUsesPATH(t *testing.T) {
 // --base-bin names the binary to prove; inside the tree the line says the tree is not what is proven.
 func TestFindBaseBinFlag(t *testing.T) {
 	installed := installedBase(t)
-	b, err := FindBaseBin(context.Background(), installed, t.TempDir(), nil)
+	b, err := Find(context.Background(), installed, t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b.Path != installed || !strings.Contains(b.How, "is NOT what this run proves") {
 		t.Fatalf("%+v", b)
 	}
-	if _, err := FindBaseBin(context.Background(), filepath.Join(t.TempDir(), "missing"), t.TempDir(), nil); err == nil {
+	if _, err := Find(context.Background(), filepath.Join(t.TempDir(), "missing"), t.TempDir(), nil); err == nil {
 		t.Error("a missing --base-bin was accepted")
 	}
 }

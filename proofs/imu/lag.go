@@ -1,4 +1,4 @@
-package target
+package imu
 
 import (
 	"fmt"
@@ -26,10 +26,10 @@ type Lag struct {
 const SkewLimitMS = 50
 
 // LagOf measures the lag of the samples that carry a driver stamp (the others are skipped).
-func LagOf(ss []IMUSample) Lag { return LagFromMS(LagsMS(ss)) }
+func LagOf(ss []Sample) Lag { return LagFromMS(LagsMS(ss)) }
 
 // LagsMS lists the lag of each sample that carries a driver stamp, in milliseconds.
-func LagsMS(ss []IMUSample) []float64 {
+func LagsMS(ss []Sample) []float64 {
 	ms := make([]float64, 0, len(ss))
 	for _, s := range ss {
 		if s.Stamp.IsZero() || s.At.IsZero() {

@@ -1,4 +1,4 @@
-package target
+package basebin
 
 import (
 	"bytes"
@@ -16,12 +16,12 @@ import (
 	"strings"
 )
 
-// BasePackage is the import path of the driver's command, built from the source tree when it is at hand.
-const BasePackage = "github.com/rosorin/rosorin/cmd/rosorin-base"
+// Package is the import path of the driver's command, built from the source tree when it is at hand.
+const Package = "github.com/rosorin/rosorin/cmd/rosorin-base"
 
-// BaseBin is the rosorin-base binary a simulated robot runs, and how it was chosen: a proof is only worth
+// Bin is the rosorin-base binary a simulated robot runs, and how it was chosen: a proof is only worth
 // something if it names the code it proved.
-type BaseBin struct {
+type Bin struct {
 	Path string `json:"path"`
 	// How says where it came from: "built from the source tree DIR", "--base-bin", "next to stopproof",
 	// "$PATH".
@@ -35,7 +35,7 @@ type BaseBin struct {
 
 // String is the line a person reads: "rosorin-base /tmp/x/rosorin-base (devel 755eb76a+dirty go1.26,
 // sha256 1a2b3c4d5e6f): built from the source tree /src/cmd/rosorin-base".
-func (b BaseBin) String() string {
+func (b Bin) String() string {
 	sum := ""
 	if b.SHA256 != "" {
 		sum = ", sha256 " + b.SHA256
@@ -43,54 +43,54 @@ func (b BaseBin) String() string {
 	return fmt.Sprintf("rosorin-base %s (%s%s): %s", b.Path, b.Version, sum, b.How)
 }
 
-// FindBaseBin picks the rosorin-base binary the simulated robot runs, says which on out, and returns it
+// Find picks the rosorin-base binary the simulated robot runs, says which on out, and returns it
 // with its version.
 //
 //  1. flag (--base-bin), when given: the person named the binary to prove. When the source tree is also at
 //     hand the line says that the tree is not what is proven.
-//  2. The source tree, whenever the go tool is on $PATH and `go list` finds BasePackage from the working
+//  2. The source tree, whenever the go tool is on $PATH and `go list` finds Package from the working
 //     directory (a clone running `go run ./cmd/stopproof ...`): built into dir every time, so the proof
 //     proves the code in the tree and never an installed copy (deploy/README installs
 //     /usr/local/bin/rosorin-base, which once silently won over the tree). Go's build cache makes this about
 //     a second. A tree that does not build is an error, not a reason to prove something else.
 //  3. Next to the running executable (a release unpacked beside stopproof).
 //  4. $PATH.
-func FindBaseBin(ctx context.Context, flag, dir string, out io.Writer) (BaseBin, error) {
+func Find(ctx context.Context, flag, dir string, out io.Writer) (Bin, error) {
 	if out == nil {
 		out = io.Discard
 	}
 	srcDir, srcErr := sourceTree(ctx)
-	var b BaseBin
+	var b Bin
 	switch {
 	case flag != "":
 		if err := executable(flag); err != nil {
-			return BaseBin{}, fmt.Errorf("--base-bin %s: %w", flag, err)
+			return Bin{}, fmt.Errorf("--base-bin %s: %w", flag, err)
 		}
-		b = BaseBin{Path: flag, How: "--base-bin"}
+		b = Bin{Path: flag, How: "--base-bin"}
 		if srcErr == nil {
 			b.How += " (the source tree " + srcDir + " is NOT what this run proves)"
 		}
 	case srcErr == nil:
 		fmt.Fprintf(out, "building rosorin-base from the source tree %s ...\n", srcDir)
 		bin := filepath.Join(dir, "rosorin-base")
-		build := exec.CommandContext(ctx, "go", "build", "-o", bin, BasePackage)
+		build := exec.CommandContext(ctx, "go", "build", "-o", bin, Package)
 		if o, err := build.CombinedOutput(); err != nil {
-			return BaseBin{}, fmt.Errorf("go build %s: %v\n%s\nfix the tree, or pass --base-bin PATH to prove another binary", BasePackage, err, bytes.TrimSpace(o))
+			return Bin{}, fmt.Errorf("go build %s: %v\n%s\nfix the tree, or pass --base-bin PATH to prove another binary", Package, err, bytes.TrimSpace(o))
 		}
-		b = BaseBin{Path: bin, How: "built from the source tree " + srcDir + treeRevision(ctx, srcDir)}
+		b = Bin{Path: bin, How: "built from the source tree " + srcDir + treeRevision(ctx, srcDir)}
 	default:
 		if exe, err := os.Executable(); err == nil {
 			if p := filepath.Join(filepath.Dir(exe), "rosorin-base"); executable(p) == nil {
-				b = BaseBin{Path: p, How: "next to stopproof (no source tree here: " + srcErr.Error() + ")"}
+				b = Bin{Path: p, How: "next to stopproof (no source tree here: " + srcErr.Error() + ")"}
 				break
 			}
 		}
 		if b.Path == "" {
 			p, err := exec.LookPath("rosorin-base")
 			if err != nil {
-				return BaseBin{}, fmt.Errorf("rosorin-base not found: no source tree to build it from (%v), none next to stopproof, none on $PATH: run from the rosorin source tree, or pass --base-bin PATH", srcErr)
+				return Bin{}, fmt.Errorf("rosorin-base not found: no source tree to build it from (%v), none next to stopproof, none on $PATH: run from the rosorin source tree, or pass --base-bin PATH", srcErr)
 			}
-			b = BaseBin{Path: p, How: "$PATH (no source tree here: " + srcErr.Error() + ")"}
+			b = Bin{Path: p, How: "$PATH (no source tree here: " + srcErr.Error() + ")"}
 		}
 	}
 	b.Version, b.SHA256 = binVersion(b.Path), binDigest(b.Path)
@@ -98,19 +98,19 @@ func FindBaseBin(ctx context.Context, flag, dir string, out io.Writer) (BaseBin,
 	return b, nil
 }
 
-// sourceTree returns the directory of BasePackage's source when the go tool can build it from here.
+// sourceTree returns the directory of Package's source when the go tool can build it from here.
 func sourceTree(ctx context.Context) (string, error) {
 	if _, err := exec.LookPath("go"); err != nil {
 		return "", errors.New("no go tool on $PATH")
 	}
 	// `go list` answers only inside the module (or a workspace holding it).
-	o, err := exec.CommandContext(ctx, "go", "list", "-f", "{{.Dir}}", BasePackage).CombinedOutput()
+	o, err := exec.CommandContext(ctx, "go", "list", "-f", "{{.Dir}}", Package).CombinedOutput()
 	if err != nil {
 		msg := strings.TrimSpace(string(o))
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {
 			msg = msg[:i]
 		}
-		return "", fmt.Errorf("go list %s: %s", BasePackage, msg)
+		return "", fmt.Errorf("go list %s: %s", Package, msg)
 	}
 	return strings.TrimSpace(string(o)), nil
 }

@@ -1,4 +1,4 @@
-package target
+package imu
 
 import (
 	"context"
@@ -12,14 +12,14 @@ type Recorder struct {
 	done   chan struct{}
 
 	mu      sync.Mutex
-	samples []IMUSample
+	samples []Sample
 	err     error
 	closed  bool
 }
 
 // StartRecorder runs stream in a goroutine until it returns or ctx ends; every sample it emits is kept.
 // stream must return when its context ends.
-func StartRecorder(ctx context.Context, stream func(ctx context.Context, emit func(IMUSample)) error) *Recorder {
+func StartRecorder(ctx context.Context, stream func(ctx context.Context, emit func(Sample)) error) *Recorder {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Recorder{cancel: cancel, done: make(chan struct{})}
 	go func() {
@@ -34,17 +34,17 @@ func StartRecorder(ctx context.Context, stream func(ctx context.Context, emit fu
 	return r
 }
 
-func (r *Recorder) add(s IMUSample) {
+func (r *Recorder) add(s Sample) {
 	r.mu.Lock()
 	r.samples = append(r.samples, s)
 	r.mu.Unlock()
 }
 
 // Samples returns a copy of the samples so far.
-func (r *Recorder) Samples() []IMUSample {
+func (r *Recorder) Samples() []Sample {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]IMUSample(nil), r.samples...)
+	return append([]Sample(nil), r.samples...)
 }
 
 // Err says why the stream ended; nil while it runs and after Close.

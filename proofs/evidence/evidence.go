@@ -1,8 +1,9 @@
-package target
+package evidence
 
 import (
 	"bufio"
 	"fmt"
+	"github.com/rosorin/rosorin/proofs/clock"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,27 +11,27 @@ import (
 	"time"
 )
 
-// Evidence is the run's evidence log: every state line, every command, every IMU sample count and every
+// Log is the run's evidence log: every state line, every command, every IMU sample count and every
 // verdict, one timestamped line each. The seed kept docs/evidence/stop_proof_stand_<time>.log; a run that
 // failed is only worth something if this file says what was sent and what was seen. Safe for concurrent use.
-type Evidence struct {
+type Log struct {
 	mu    sync.Mutex
 	w     *bufio.Writer
 	f     *os.File
-	clock Clock
+	clock clock.Clock
 	start time.Time
 	path  string
 	err   error
 	tap   func(at time.Time, line string) // SetTap: the proof recording's copy of every line
 }
 
-// EvidenceName is the file name for a run that started at t: stop_proof_stand_<UTC time>.log.
-func EvidenceName(kind string, t time.Time) string {
+// Name is the file name for a run that started at t: stop_proof_stand_<UTC time>.log.
+func Name(kind string, t time.Time) string {
 	return fmt.Sprintf("%s_%s.log", kind, t.UTC().Format("20060102_150405"))
 }
 
-// CreateEvidence creates dir (and parents) and the log file in it.
-func CreateEvidence(dir, name string, clock Clock) (*Evidence, error) {
+// Create creates dir (and parents) and the log file in it.
+func Create(dir, name string, clock clock.Clock) (*Log, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("evidence folder %s: %w (pass --evidence-dir to put it elsewhere)", dir, err)
 	}
@@ -39,20 +40,20 @@ func CreateEvidence(dir, name string, clock Clock) (*Evidence, error) {
 	if err != nil {
 		return nil, fmt.Errorf("evidence log: %w", err)
 	}
-	return &Evidence{w: bufio.NewWriter(f), f: f, clock: clock, start: clock.Now(), path: path}, nil
+	return &Log{w: bufio.NewWriter(f), f: f, clock: clock, start: clock.Now(), path: path}, nil
 }
 
-// NewEvidence writes the log to w (tests, or no file). w may be nil: the log is then discarded.
-func NewEvidence(w io.Writer, clock Clock) *Evidence {
+// New writes the log to w (tests, or no file). w may be nil: the log is then discarded.
+func New(w io.Writer, clock clock.Clock) *Log {
 	if w == nil {
 		w = io.Discard
 	}
-	return &Evidence{w: bufio.NewWriter(w), clock: clock, start: clock.Now()}
+	return &Log{w: bufio.NewWriter(w), clock: clock, start: clock.Now()}
 }
 
 // Start is the time the log counts its seconds from; the proofs use it as the start of their timeline, so
 // the seconds in the log and in the result lines are the same seconds.
-func (e *Evidence) Start() (time.Time, bool) {
+func (e *Log) Start() (time.Time, bool) {
 	if e == nil {
 		return time.Time{}, false
 	}
@@ -60,7 +61,7 @@ func (e *Evidence) Start() (time.Time, bool) {
 }
 
 // Path is the file's path ("" when not a file).
-func (e *Evidence) Path() string {
+func (e *Log) Path() string {
 	if e == nil {
 		return ""
 	}
@@ -68,13 +69,13 @@ func (e *Evidence) Path() string {
 }
 
 // Logf appends one line: UTC wall time, seconds since the start of the run, the text.
-func (e *Evidence) Logf(format string, args ...any) {
+func (e *Log) Logf(format string, args ...any) {
 	if e == nil {
 		return
 	}
-	now := e.clock.Now()
 	line := fmt.Sprintf(format, args...)
 	e.mu.Lock()
+	now := e.clock.Now() // under the lock: the file's lines are in time order whoever logs them
 	if _, err := fmt.Fprintf(e.w, "%s %9.3f %s\n", now.UTC().Format("15:04:05.000"), now.Sub(e.start).Seconds(), line); err != nil && e.err == nil {
 		e.err = err
 	}
@@ -86,7 +87,7 @@ func (e *Evidence) Logf(format string, args ...any) {
 }
 
 // Flush writes buffered lines out; call it at checkpoints so a crash loses little.
-func (e *Evidence) Flush() error {
+func (e *Log) Flush() error {
 	if e == nil {
 		return nil
 	}
@@ -99,7 +100,7 @@ func (e *Evidence) Flush() error {
 }
 
 // Close flushes and closes the file. Idempotent.
-func (e *Evidence) Close() error {
+func (e *Log) Close() error {
 	if e == nil {
 		return nil
 	}

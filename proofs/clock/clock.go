@@ -1,11 +1,11 @@
-package target
+package clock
 
 import (
 	"context"
 	"time"
 )
 
-// Clock is the proofs' only source of time. The proofs' tests run RealClock inside a testing/synctest bubble,
+// Clock is the proofs' only source of time. The proofs' tests run Real inside a testing/synctest bubble,
 // where it, the context deadlines (the hard timeouts) and targettest's fake robot all share virtual time, so a
 // proof of minutes runs in milliseconds.
 type Clock interface {
@@ -14,14 +14,14 @@ type Clock interface {
 	Sleep(ctx context.Context, d time.Duration) error
 }
 
-// RealClock is the wall clock with its monotonic reading.
-type RealClock struct{}
+// Real is the wall clock with its monotonic reading.
+type Real struct{}
 
 // Now returns time.Now().
-func (RealClock) Now() time.Time { return time.Now() }
+func (Real) Now() time.Time { return time.Now() }
 
 // Sleep waits d or until ctx ends.
-func (RealClock) Sleep(ctx context.Context, d time.Duration) error {
+func (Real) Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
@@ -35,4 +35,4 @@ func (RealClock) Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-var _ Clock = RealClock{}
+var _ Clock = Real{}

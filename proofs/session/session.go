@@ -1,4 +1,4 @@
-package target
+package session
 
 import (
 	"context"
@@ -9,11 +9,16 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/proofrec"
+	"github.com/rosorin/rosorin/proofs/target"
 )
 
-// SessionConfig says what a proof run talks to and where its evidence goes: what every subcommand of
+// Config says what a proof run talks to and where its evidence goes: what every subcommand of
 // stopproof sets up from its flags.
-type SessionConfig struct {
+type Config struct {
 	// Kind names the evidence log ("stop_proof_stand"); EvidenceDir is its folder, created if missing.
 	Kind, EvidenceDir string
 	// CommandLine is the log's first line ("stopproof devel: stopproof prove --sim estop").
@@ -22,13 +27,13 @@ type SessionConfig struct {
 	Sim bool
 	// Simulated configures the simulated robot: BaseBin, Seed, Fault, NoLidarRespawn (the clock, the
 	// evidence, the driver's log and the output are the session's).
-	Simulated SimConfig
+	Simulated target.SimConfig
 	// Live configures the running driver: Socket, Device, ServiceStop, ServiceStart (clock and evidence are
 	// the session's).
-	Live LiveConfig
+	Live target.LiveConfig
 	// Out receives messages for a person.
 	Out io.Writer
-	// Record writes the run's MCAP recording beside the evidence log (RecordingPath; docs/reports.md).
+	// Record writes the run's MCAP recording beside the evidence log (proofrec.PathBeside; docs/reports.md).
 	Record bool
 }
 
@@ -36,17 +41,17 @@ type SessionConfig struct {
 // disables the wheels, on its own context), the evidence log and the target.
 type Session struct {
 	Ctx      context.Context
-	Evidence *Evidence
-	Target   Target
-	// Recording is the run's MCAP recording (nil without SessionConfig.Record).
-	Recording *ProofRecording
+	Evidence *evidence.Log
+	Target   target.Target
+	// Recording is the run's MCAP recording (nil without Config.Record).
+	Recording *proofrec.Writer
 	out       io.Writer
 	stop      context.CancelFunc
 }
 
-// OpenSession creates the evidence log and the target. An error means nothing was started (and nothing
+// Open creates the evidence log and the target. An error means nothing was started (and nothing
 // sent); it says what to do.
-func OpenSession(cfg SessionConfig) (*Session, error) {
+func Open(cfg Config) (*Session, error) {
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
 	}
@@ -55,8 +60,8 @@ func OpenSession(cfg SessionConfig) (*Session, error) {
 	}
 	s := &Session{out: cfg.Out}
 	s.Ctx, s.stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	clk := RealClock{}
-	ev, err := CreateEvidence(cfg.EvidenceDir, EvidenceName(cfg.Kind, clk.Now()), clk)
+	clk := clock.Real{}
+	ev, err := evidence.Create(cfg.EvidenceDir, evidence.Name(cfg.Kind, clk.Now()), clk)
 	if err != nil {
 		s.stop()
 		return nil, err
@@ -72,7 +77,7 @@ func OpenSession(cfg SessionConfig) (*Session, error) {
 	if !cfg.Sim {
 		lc := cfg.Live
 		lc.Clock, lc.Evidence = clk, ev
-		s.Target = NewLiveTarget(lc)
+		s.Target = target.NewLiveTarget(lc)
 		return s, nil
 	}
 	world := cfg.Simulated.World
@@ -84,7 +89,7 @@ func OpenSession(cfg SessionConfig) (*Session, error) {
 	// The driver's own log goes beside the evidence log: a failing run needs both.
 	sc.BaseLog = strings.TrimSuffix(ev.Path(), ".log") + ".rosorin-base.log"
 	sc.Clock, sc.Evidence, sc.Out = clk, ev, cfg.Out
-	st, err := StartSim(s.Ctx, sc)
+	st, err := target.StartSim(s.Ctx, sc)
 	if err != nil {
 		s.Close()
 		return nil, fmt.Errorf("simulated robot: %w", err)
