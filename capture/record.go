@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/capture/mcapfile"
-	"github.com/rosorin/rosorin/driver/port"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/protocol/coind6"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
+	"github.com/rosorin/rosorin/serialport"
 )
 
 // RecordOptions say what `capture record` records.
@@ -53,7 +53,7 @@ func RecordMain(o RecordOptions) (RecordResult, error) {
 }
 
 // RecordSerial records o.Device passively into a crash-safe MCAP file: the device is opened read-only with a
-// shared lock (port.Options.Listen), so a port an owner holds exclusively is refused with the holder named,
+// shared lock (serialport.Options.Listen), so a port an owner holds exclusively is refused with the holder named,
 // and nothing is ever written to it. Every read is one message on /serial/KIND/rx; what the bytes hold also
 // goes on the decoded channels (see Decoded: /imu, /battery, /joy from a board, /scan from a LiDAR).
 func RecordSerial(ctx context.Context, o RecordOptions) (RecordResult, error) {
@@ -71,10 +71,10 @@ func RecordSerial(ctx context.Context, o RecordOptions) (RecordResult, error) {
 	if _, err := os.Stat(o.Out); err == nil {
 		return res, fmt.Errorf("%s exists; pick a new --out file", o.Out)
 	}
-	f, err := port.Open(o.Device, port.Options{Baud: o.Baud, ReadOnly: true, Listen: true,
+	f, err := serialport.Open(o.Device, serialport.Options{Baud: o.Baud, ReadOnly: true, Listen: true,
 		KeepInput: true}) // a recorder keeps what already waits in the tty: it is part of the stream
 	if err != nil {
-		if port.IsBusy(err) {
+		if serialport.IsBusy(err) {
 			return res, fmt.Errorf("%w: it is held exclusively (flock or TIOCEXCL) and capture record only listens. "+
 				"Record through its owner instead: `rosorin-base run --capture DIR` records every board byte both ways, "+
 				"and the supervisor's raw tee socket (the control socket + \".raw\") streams what the board sends; "+

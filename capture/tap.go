@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/capture/mcapfile"
-	"github.com/rosorin/rosorin/driver/port"
+	"github.com/rosorin/rosorin/serialport"
 )
 
 // TapOptions say what `capture tap` relays and records.
@@ -87,9 +87,9 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 	if _, err := os.Stat(o.Out); err == nil {
 		return res, fmt.Errorf("%s exists; pick a new --out file", o.Out)
 	}
-	dev, err := port.Open(o.Device, port.Options{Baud: o.Baud, Exclusive: true})
+	dev, err := serialport.Open(o.Device, serialport.Options{Baud: o.Baud, Exclusive: true})
 	if err != nil {
-		if port.IsBusy(err) {
+		if serialport.IsBusy(err) {
 			return res, fmt.Errorf("%w: capture tap must own the device; stop its owner and start that program on --link instead", err)
 		}
 		if errors.Is(err, os.ErrNotExist) {

@@ -13,11 +13,11 @@ import (
 	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/driver/api"
-	"github.com/rosorin/rosorin/driver/port"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/internal/testkit/mcaptest"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/replay"
+	"github.com/rosorin/rosorin/serialport"
 	"github.com/rosorin/rosorin/sim"
 )
 
@@ -53,7 +53,7 @@ func recordSim(t *testing.T, d time.Duration) (string, map[int]bool, []float32) 
 		kind capture.Kind
 		baud int
 	}{{s.BoardPath(), capture.Board, sim.BoardBaud}, {s.LidarPath(), capture.Lidar, sim.LidarBaud}} {
-		f, err := port.Open(dev.path, port.Options{Baud: dev.baud, ReadOnly: true, Listen: true, KeepInput: true})
+		f, err := serialport.Open(dev.path, serialport.Options{Baud: dev.baud, ReadOnly: true, Listen: true, KeepInput: true})
 		if err != nil {
 			t.Fatal(err)
 		}

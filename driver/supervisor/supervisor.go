@@ -18,7 +18,7 @@ import (
 
 	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/driver/heartbeat"
-	"github.com/rosorin/rosorin/driver/port"
+	"github.com/rosorin/rosorin/serialport"
 )
 
 // File descriptors of the board in a driver child started by the supervisor.
@@ -226,15 +226,15 @@ type supervisor struct {
 // If the board's device vanishes, the driver is stopped and the port is reopened every ReopenEvery; the instant
 // it is back, a stop frame goes out and the driver restarts.
 //
-// Errors: a busy port (*port.BusyError naming the holder), a missing device or a broken socket path at start.
+// Errors: a busy port (*serialport.BusyError naming the holder), a missing device or a broken socket path at start.
 func Run(ctx context.Context, cfg Config) error {
 	cfg.defaults()
 	if cfg.Device == "" || cfg.Socket == "" || len(cfg.DriverArgs) == 0 {
 		return errors.New("supervisor: Device, Socket and DriverArgs are required")
 	}
-	f, err := port.OpenBoard(cfg.Device)
+	f, err := serialport.OpenBoard(cfg.Device)
 	if err != nil {
-		if port.IsBusy(err) {
+		if serialport.IsBusy(err) {
 			return err
 		}
 		return fmt.Errorf("board port: %w; check the cable and --device", err)
@@ -675,7 +675,7 @@ func (s *supervisor) portLost(err error) {
 
 // tryReopen opens the vanished board again; on success the stop frame goes out before anything else.
 func (s *supervisor) tryReopen() bool {
-	f, err := port.OpenBoard(s.cfg.Device)
+	f, err := serialport.OpenBoard(s.cfg.Device)
 	if err != nil {
 		if time.Since(s.goneLogged) >= s.cfg.GoneLogEvery {
 			s.goneLogged = time.Now()
