@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/capture/mcapfile"
-	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/protocol/coind6"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
@@ -52,7 +52,7 @@ type Decoded struct {
 	when    time.Time
 	err     error
 	asm     *coind6.Assembler
-	geom    motion.Geometry
+	geom    kinematics.Geometry
 	wheels  [board.NumMotors]float64 // the last commanded rps of each wheel (motor frames may set one)
 	emitFn  func(Record)
 	Written uint64 // decoded messages written
@@ -65,7 +65,7 @@ func NewDecoded(rec *mcapfile.Recorder, kind Kind, dir Direction) (*Decoded, err
 		return nil, err
 	}
 	d := &Decoded{rec: rec, kind: kind, dir: dir, dec: dec, chans: map[string]*mcapfile.Channel{},
-		geom: motion.DefaultGeometry()}
+		geom: kinematics.DefaultGeometry()}
 	if kind == Lidar {
 		d.asm = coind6.NewAssembler(coind6.DefaultScanConfig())
 	}
@@ -175,19 +175,9 @@ func ApplyMotor(wheels *[board.NumMotors]float64, c board.MotorCommand) bool {
 	return false
 }
 
-// BodyTwist is the inverse of motion.WheelRPS: the body velocity (least squares over the four wheels) that
-// the commanded wheel speeds give. With k = (wheelbase + track) / 2, c the wheel circumference and
-// a = [m1 c, m2 c, -m3 c, -m4 c]: vx = (a1+a2+a3+a4)/4, vy = (-a1+a2+a3-a4)/4, wz = (-a1-a2+a3+a4)/(4k).
-func BodyTwist(rps [board.NumMotors]float64, g motion.Geometry) motion.Twist {
-	k := (g.Wheelbase + g.Track) / 2
-	c := math.Pi * g.WheelDiameter
-	a1, a2, a3, a4 := rps[0]*c, rps[1]*c, -rps[2]*c, -rps[3]*c
-	return motion.Twist{VX: (a1 + a2 + a3 + a4) / 4, VY: (-a1 + a2 + a3 - a4) / 4, WZ: (-a1 - a2 + a3 + a4) / (4 * k)}
-}
-
 // WheelTwistMessage is the twist the commanded wheel speeds give, stamped t, frame base_link.
-func WheelTwistMessage(t time.Time, rps [board.NumMotors]float64, g motion.Geometry) *rosmsg.TwistStamped {
-	tw := BodyTwist(rps, g)
+func WheelTwistMessage(t time.Time, rps [board.NumMotors]float64, g kinematics.Geometry) *rosmsg.TwistStamped {
+	tw := kinematics.BodyTwist(rps, g)
 	return &rosmsg.TwistStamped{Header: rosmsg.Header{Stamp: rosmsg.TimeFromNanos(t.UnixNano()), FrameID: "base_link"},
 		Twist: rosmsg.Twist{Linear: rosmsg.Vector3{X: tw.VX + 0, Y: tw.VY + 0}, Angular: rosmsg.Vector3{Z: tw.WZ + 0}}}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/internal/procfs"
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -91,7 +92,7 @@ func startStack() (*stack, error) {
 		return fail(err)
 	}
 	s.limits = cfg.Limits()
-	g := motion.DefaultGeometry()
+	g := kinematics.DefaultGeometry()
 	s.bound = s.limits.MaxWheelRPS(g)*(1+1e-6) + 1e-6
 	s.fwdBound = s.limits.MaxLinear/(math.Pi*g.WheelDiameter)*(1+1e-6) + 1e-6
 	s.sim, err = sim.Start(context.Background(), sim.Config{Dir: dir, World: "stand", Seed: 1, TruthPath: s.truthPath})

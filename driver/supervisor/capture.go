@@ -14,7 +14,7 @@ import (
 
 	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/driver/api"
-	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 )
@@ -61,7 +61,7 @@ func startCapture(cfg *Config, log *slog.Logger) *capture.Queue {
 	// writer goroutine only.
 	rx, _ := capture.NewDecoder(capture.Board)
 	tx, _ := capture.NewDecoder(capture.Board)
-	geom := motion.DefaultGeometry()
+	geom := kinematics.DefaultGeometry()
 	var wheels [board.NumMotors]float64 // the last commanded rps of each wheel (a frame may set one)
 	return capture.StartQueue(capture.QueueOptions{Segments: o, Channels: boardChannels,
 		Decode: func(ch int, t time.Time, data []byte, emit func(int, time.Time, rosmsg.Message)) {
