@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/capture/live"
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/internal/testkit"
@@ -197,12 +198,12 @@ func TestTapBetweenSimAndDriver(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type result struct {
-		res capture.TapResult
+		res live.TapResult
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		r, err := capture.Tap(ctx, capture.TapOptions{Device: s.BoardPath(), Link: link, Out: out, Kind: capture.Board})
+		r, err := live.Tap(ctx, live.TapOptions{Device: s.BoardPath(), Link: link, Out: out, Kind: capture.Board})
 		done <- result{r, err}
 	}()
 	if err := testkit.Eventually(testkit.Bound(5*time.Second), func() error { _, err := os.Stat(link); return err }); err != nil {

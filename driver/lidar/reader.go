@@ -35,7 +35,7 @@ type Config struct {
 	// Now is the clock that stamps packet arrivals (time.Now).
 	Now func() time.Time
 	// Record, when set, is handed every read's bytes (a copy it may keep) with their receive time; it must
-	// not block (--capture: a capture.Queue).
+	// not block (--capture: a segment.Queue).
 	Record func(t time.Time, data []byte)
 	// Log receives the reader's log (nil discards it).
 	Log *slog.Logger

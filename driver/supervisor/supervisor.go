@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/capture/segment"
 	"github.com/rosorin/rosorin/driver/heartbeat"
 	"github.com/rosorin/rosorin/serialport"
 )
@@ -73,7 +73,7 @@ type Config struct {
 	NoDriverPdeathsig bool
 	// Capture, when set, records the board's bytes both ways into rotating MCAP segments in Capture.Dir
 	// (board-<UTC time>.mcap; capture.go). Its Prefix is set here.
-	Capture *capture.SegmentOptions
+	Capture *segment.SegmentOptions
 	// Log receives the supervisor's log; nil discards it.
 	Log *slog.Logger
 }
@@ -207,7 +207,7 @@ type supervisor struct {
 	portDropped  bool
 	startLatched string
 
-	capture *capture.Queue // nil: not recording
+	capture *segment.Queue // nil: not recording
 	capStop func()         // ends the state follower
 	tapLost atomic.Uint64  // driver writes whose tap copy a full pipe dropped
 
@@ -404,7 +404,7 @@ func (s *supervisor) startPump() {
 			if n > 0 {
 				chunk := append([]byte(nil), buf[:n]...)
 				if s.capture != nil {
-					s.capture.Put(capRx, time.Now(), chunk) // never blocks (capture.Queue)
+					s.capture.Put(capRx, time.Now(), chunk) // never blocks (segment.Queue)
 				}
 				s.tee.write(chunk)
 			}

@@ -1,4 +1,4 @@
-package capture
+package live
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/foxglove/mcap/go/mcap"
 
+	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/internal/tty"
@@ -118,7 +119,7 @@ func TestTapRelaysAndRecordsEverything(t *testing.T) {
 	done := make(chan result, 1)
 	log := &testkit.LockedBuffer{}
 	go func() {
-		r, err := Tap(ctx, TapOptions{Device: devPath, Link: link, Out: out, Kind: Board, Log: log})
+		r, err := Tap(ctx, TapOptions{Device: devPath, Link: link, Out: out, Kind: capture.Board, Log: log})
 		done <- result{r, err}
 	}()
 	if err := testkit.Eventually(testkit.Bound(3*time.Second), func() error { _, err := os.Stat(link); return err }); err != nil {
@@ -274,7 +275,7 @@ func TestTapRefusesHeldDevice(t *testing.T) {
 	}
 	defer held.Close()
 	dir := t.TempDir()
-	_, err = Tap(context.Background(), TapOptions{Device: devPath, Link: filepath.Join(dir, "l"), Out: filepath.Join(dir, "o.mcap"), Kind: Board})
+	_, err = Tap(context.Background(), TapOptions{Device: devPath, Link: filepath.Join(dir, "l"), Out: filepath.Join(dir, "o.mcap"), Kind: capture.Board})
 	if err == nil || !serialport.IsBusy(err) {
 		t.Fatalf("err %v, want busy", err)
 	}
@@ -296,7 +297,7 @@ func TestTapNoStaleBytesAfterReopen(t *testing.T) {
 	defer cancel()
 	done := make(chan TapResult, 1)
 	go func() {
-		r, err := Tap(ctx, TapOptions{Device: devPath, Link: link, Out: out, Kind: Board})
+		r, err := Tap(ctx, TapOptions{Device: devPath, Link: link, Out: out, Kind: capture.Board})
 		if err != nil {
 			t.Error(err)
 		}

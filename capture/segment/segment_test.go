@@ -1,4 +1,4 @@
-package capture
+package segment
 
 import (
 	"errors"
@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 )
 
@@ -27,7 +29,7 @@ func (c *fakeClock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-var rotateSpecs = []ChannelSpec{{Topic: "/serial/board/rx", Kind: "board"}, {Topic: "/imu", Type: "sensor_msgs/msg/Imu"}}
+var rotateSpecs = []ChannelSpec{Raw(capture.Board, capture.FromDevice), Message("/imu", (*rosmsg.Imu)(nil))}
 
 func segFiles(t *testing.T, dir, pattern string) []string {
 	t.Helper()
@@ -64,7 +66,7 @@ func TestSegmentsRotateBySizeAndTime(t *testing.T) {
 	dir := t.TempDir()
 	clk := &fakeClock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
 	s, err := OpenSegments(SegmentOptions{Dir: dir, Prefix: "board", RotateSize: 4000, RotateTime: time.Minute,
-		Metadata: CaptureMetadata(map[string]string{"device": "/dev/ttyACM0"}), Now: clk.now}, rotateSpecs)
+		Metadata: Metadata(map[string]string{"device": "/dev/ttyACM0"}), Now: clk.now}, rotateSpecs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,12 +287,10 @@ func TestQueueStopsOnFullDisk(t *testing.T) {
 	var stops []error
 	var mu sync.Mutex
 	q := StartQueue(QueueOptions{open: func() (segmentWriter, error) { return disk, nil },
-		OnStop: func(err error) { mu.Lock(); stops = append(stops, err); mu.Unlock() },
-		Decode: func(ch int, t time.Time, data []byte, emit func(int, time.Time, rosmsg.Message)) {
-			emit(1, t, &rosmsg.Imu{})
-		}})
+		OnStop:   func(err error) { mu.Lock(); stops = append(stops, err); mu.Unlock() },
+		Channels: []ChannelSpec{Raw(capture.Board, capture.FromDevice)}})
 	for i := 0; i < 100; i++ {
-		q.Put(0, time.Now(), []byte{1})
+		q.Put(0, time.Now(), board.EncodeIMU(board.IMU{})) // one raw write and one decoded /imu message each
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for q.Status().Recording && time.Now().Before(deadline) {
