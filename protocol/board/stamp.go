@@ -41,7 +41,7 @@ func (s *IMUStamper) Stamps(out []time.Time, t time.Time, n int) []time.Time {
 		case t.Sub(s.last) >= time.Duration(n):
 			st = s.last.Add(t.Sub(s.last) * time.Duration(i+1) / time.Duration(n))
 		default:
-			st = s.last.Add(time.Duration(i+1))
+			st = s.last.Add(time.Duration(i + 1))
 		}
 		out = append(out, st)
 	}
