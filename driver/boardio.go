@@ -19,7 +19,7 @@ type boardBatch struct {
 	at        time.Time
 	msgs      []any       // board.IMU, board.Battery, board.Gamepad, board.Key, ...
 	imuAt     []time.Time // the stamp of each board.IMU in msgs, in order (board.IMUStamper: strictly increasing)
-	frames    int   // valid frames, decoded or not (any valid frame proves the link alive)
+	frames    int         // valid frames, decoded or not (any valid frame proves the link alive)
 	malformed uint64
 	stats     board.Stats
 }
