@@ -43,7 +43,8 @@ const DefaultQueueLen = 8192
 
 // Queue records from the goroutines that own a port without ever making them wait for the disk: Put is a
 // non-blocking send to a bounded queue (a full queue drops the message and counts it), and one goroutine
-// writes the queue into rotating Segments. The recorder's own write path takes a lock that its flusher
+// writes the queue into rotating Segments (or one File) and feeds every raw channel's bytes to its own
+// capture.Decoded, which writes the decoded channels. The recorder's own write path takes a lock that its flusher
 // holds while it writes 64 KiB to the kernel, and a rotation finishes a file; neither may reach a stop path.
 type Queue struct {
 	o    QueueOptions

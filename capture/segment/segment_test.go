@@ -348,3 +348,46 @@ func TestQueuePutMessage(t *testing.T) {
 		t.Fatalf("%d raw writes and %d messages, want 1 and 1", disk.writes, disk.messages)
 	}
 }
+
+// msgDisk keeps the channel index and type of each decoded message.
+type msgDisk struct {
+	faultyDisk
+	chans []int
+	types []string
+}
+
+func (d *msgDisk) WriteMessage(ch int, t time.Time, m rosmsg.Message) error {
+	d.chans, d.types = append(d.chans, ch), append(d.types, m.ROSType())
+	return nil
+}
+
+// The queue decodes each raw channel into the decoded channels it added after the caller's: the board's rx
+// into /imu, /battery, /joy, its tx into /wheel_twist, each message on its own channel's index.
+func TestQueueDecodesRawChannels(t *testing.T) {
+	disk := &msgDisk{}
+	specs := []ChannelSpec{Raw(capture.Board, capture.FromDevice), Raw(capture.Board, capture.ToDevice),
+		Message("/rosorin/state", (*rosmsg.String)(nil))}
+	q := StartQueue(QueueOptions{Channels: specs, open: func() (segmentWriter, error) { return disk, nil }})
+	q.Put(0, time.Now(), append(board.EncodeIMU(board.IMU{}), board.EncodeBattery(board.Battery{MilliVolts: 7400})...))
+	q.Put(1, time.Now(), board.StopFrame())
+	q.PutMessage(2, time.Now(), &rosmsg.String{Data: "{}"})
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	for i, sp := range q.specs {
+		want[sp.Type+" "+sp.Topic] = i
+	}
+	topics := []string{"/imu", "/battery", "/wheel_twist", "/rosorin/state"}
+	if len(disk.chans) != len(topics) || len(q.specs) != 3+4 {
+		t.Fatalf("decoded messages on channels %v (%v); specs %+v", disk.chans, disk.types, q.specs)
+	}
+	for i, topic := range topics {
+		if ch, ok := want[disk.types[i]+" "+topic]; !ok || ch != disk.chans[i] {
+			t.Fatalf("message %d (%s) on channel %d, want %s's %d; specs %+v", i, disk.types[i], disk.chans[i], topic, ch, q.specs)
+		}
+	}
+	if d := q.Decoded(0); d == nil || d.Written != 2 || q.Decoded(1).Written != 1 || q.Decoded(2) != nil {
+		t.Fatalf("decoders: rx %+v", d)
+	}
+}
