@@ -81,12 +81,15 @@ func RecordSerial(ctx context.Context, o RecordOptions) (RecordResult, error) {
 	}
 	defer f.Close()
 	var werr atomic.Pointer[error]
-	q := segment.StartQueue(segment.QueueOptions{File: o.Out, Len: recordQueueLen,
+	q, err := segment.StartFileQueue(o.Out, segment.QueueOptions{Len: recordQueueLen,
 		Segments: segment.SegmentOptions{Metadata: segment.Metadata(map[string]string{
 			"device": o.Device, "baud": strconv.Itoa(o.Baud), "kind": string(o.Kind),
 			"recorder": "capture record (passive)"})},
 		Channels: []segment.ChannelSpec{segment.Raw(o.Kind, capture.FromDevice)},
 		OnStop:   func(err error) { werr.Store(&err) }})
+	if err != nil {
+		return res, err
+	}
 	var deadline time.Time
 	if o.Until > 0 {
 		deadline = time.Now().Add(o.Until)

@@ -100,7 +100,7 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 	}
 	defer p.Close()
 	var recErr atomic.Pointer[error]
-	q := segment.StartQueue(segment.QueueOptions{File: o.Out, Len: o.Queue,
+	q, err := segment.StartFileQueue(o.Out, segment.QueueOptions{Len: o.Queue,
 		Segments: segment.SegmentOptions{Metadata: segment.Metadata(map[string]string{
 			"device": o.Device, "baud": strconv.Itoa(o.Baud), "kind": string(o.Kind),
 			"recorder": "capture tap (pty man-in-the-middle)", "link": o.Link})},
@@ -109,6 +109,9 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 			recErr.Store(&err)
 			fmt.Fprintf(log, "capture tap: RECORDING STOPPED (relaying goes on): %v\n", err)
 		}})
+	if err != nil {
+		return res, err
+	}
 	fmt.Fprintf(log, "capture tap: %s at %d baud <-> %s (%s) -> %s (%s while recording)\n",
 		o.Device, o.Baud, o.Link, p.SlaveName, o.Out, o.Out+mcapfile.PartSuffix)
 

@@ -21,10 +21,7 @@ type segmentWriter interface {
 
 // QueueOptions configure a Queue.
 type QueueOptions struct {
-	Segments SegmentOptions
-	// File, when set, is one recording at exactly this path (FILE.part while recording) instead of rotating
-	// segments: capture tap and capture record. Of Segments only Metadata is used then.
-	File string
+	Segments SegmentOptions // StartFileQueue uses only its Metadata and Log
 	// Channels are the caller's channels; Put and PutMessage take indexes into it. Every raw channel's
 	// decoded channels (capture.DecodedChannels) follow them in the recording, decoded in the writer
 	// goroutine through capture.Decoded.
@@ -75,6 +72,30 @@ type queued struct {
 // StartQueue starts the writer goroutine, which opens the first segment (and recovers leftovers) itself, so
 // the caller's start is not delayed by the disk. Put may be called at once.
 func StartQueue(o QueueOptions) *Queue {
+	q := newQueue(o)
+	if q.o.open == nil {
+		q.o.open = func() (segmentWriter, error) { return OpenSegments(q.o.Segments, q.specs) }
+	}
+	q.start()
+	return q
+}
+
+// StartFileQueue creates one recording at path (path.part while recording), without rotation, for a tool
+// that records one run (capture tap, capture record): a path it cannot create is an error at once. Then it
+// starts the writer goroutine as StartQueue does.
+func StartFileQueue(path string, o QueueOptions) (*Queue, error) {
+	q := newQueue(o)
+	f, err := CreateFile(path, o.Segments.Metadata, q.specs)
+	if err != nil {
+		return nil, err
+	}
+	q.o.open = func() (segmentWriter, error) { return f, nil }
+	q.start()
+	return q, nil
+}
+
+// newQueue lays out the channels (the caller's, then each raw channel's decoded ones) and the decoders.
+func newQueue(o QueueOptions) *Queue {
 	if o.Len <= 0 {
 		o.Len = DefaultQueueLen
 	}
@@ -104,17 +125,12 @@ func StartQueue(o QueueOptions) *Queue {
 			q.decs[i] = d
 		}
 	}
-	if q.o.open == nil {
-		q.o.open = func() (segmentWriter, error) {
-			if o.File != "" {
-				return CreateFile(o.File, o.Segments.Metadata, q.specs)
-			}
-			return OpenSegments(o.Segments, q.specs)
-		}
-	}
+	return q
+}
+
+func (q *Queue) start() {
 	q.recording.Store(true)
 	go q.run()
-	return q
 }
 
 // Put queues one raw message; data must not change afterwards. It never blocks: it returns false when the
