@@ -76,7 +76,7 @@ func DecodedChannels(kind Kind, dir Direction) []DecodedChannel {
 	return out
 }
 
-// Sink is where a Decoded writes its messages, by topic: a recording's channels (RecorderSink), a
+// Sink is where a Decoded writes its messages, by topic: a recording's channels (NewDecoded), a
 // rotating segment series (package capture/segment), a test's slice. t is the log time: the time of the
 // read or write the message was decoded from.
 type Sink interface {
@@ -114,7 +114,7 @@ func NewDecodedTo(sink Sink, kind Kind, dir Direction) (*Decoded, error) {
 // NewDecoded registers the decoded channels of one raw stream on rec (a channel without messages still says
 // what the stream could have held) and returns its decoder writing there.
 func NewDecoded(rec *mcapfile.Recorder, kind Kind, dir Direction) (*Decoded, error) {
-	s := &RecorderSink{Rec: rec, chans: map[string]*mcapfile.Channel{}}
+	s := &recorderSink{rec: rec, chans: map[string]*mcapfile.Channel{}}
 	for _, c := range DecodedChannels(kind, dir) {
 		ch, err := rec.MessageChannel(c.Topic, c.Type)
 		if err != nil {
@@ -125,19 +125,19 @@ func NewDecoded(rec *mcapfile.Recorder, kind Kind, dir Direction) (*Decoded, err
 	return NewDecodedTo(s, kind, dir)
 }
 
-// RecorderSink writes decoded messages on the channels NewDecoded registered on one recording.
-type RecorderSink struct {
-	Rec   *mcapfile.Recorder
+// recorderSink writes decoded messages on the channels NewDecoded registered on one recording.
+type recorderSink struct {
+	rec   *mcapfile.Recorder
 	chans map[string]*mcapfile.Channel
 }
 
 // WriteMessage writes m on topic's channel.
-func (s *RecorderSink) WriteMessage(topic string, t time.Time, m rosmsg.Message) error {
+func (s *recorderSink) WriteMessage(topic string, t time.Time, m rosmsg.Message) error {
 	c, ok := s.chans[topic]
 	if !ok {
 		return fmt.Errorf("capture: no channel %s on this recording", topic)
 	}
-	return s.Rec.WriteMessage(c, t, m)
+	return s.rec.WriteMessage(c, t, m)
 }
 
 // Feed decodes bytes that were read or written at t and records what they held. The error is the sink's
