@@ -125,6 +125,8 @@ func NewDecoded(rec *mcapfile.Recorder, kind Kind, dir Direction) (*Decoded, err
 	return NewDecodedTo(s, kind, dir)
 }
 
+var _ Sink = (*recorderSink)(nil)
+
 // recorderSink writes decoded messages on the channels NewDecoded registered on one recording.
 type recorderSink struct {
 	rec   *mcapfile.Recorder

@@ -207,6 +207,12 @@ func (q *Queue) run() {
 	q.closeErr = w.Close()
 }
 
+var (
+	_ capture.Sink  = queueSink{}
+	_ segmentWriter = (*Segments)(nil)
+	_ segmentWriter = (*File)(nil)
+)
+
 // queueSink is the decoders' way into the writer: by topic to the decoded channel's index. Only the writer
 // goroutine calls it, with the writer it opened.
 type queueSink struct{ q *Queue }
