@@ -66,6 +66,14 @@ type LidarRecord struct {
 // Span implements Record.
 func (r *LidarRecord) Span() (int64, int) { return r.Offset, len(r.Raw) }
 
+// DefaultBaud is the line rate of a kind of device, defined by its protocol.
+func DefaultBaud(k Kind) int {
+	if k == Lidar {
+		return coind6.Baud
+	}
+	return board.Baud
+}
+
 // Summary counts what a capture held. Records is the number of frames (board) or packets (lidar).
 type Summary struct {
 	Kind         Kind

@@ -14,7 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rosorin/rosorin/capture/mcapfile"
-	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/protocol/cdr"
 	"github.com/rosorin/rosorin/protocol/coind6"
@@ -66,7 +66,7 @@ func decodedFile(t *testing.T) string {
 			rx = append(rx, board.EncodeGamepad(board.Gamepad{Buttons: board.BtnCross | board.BtnL1, LX: 127, LY: -127})...)
 		}
 	}
-	fwd, _ := board.EncodeWheelRPS(motion.WheelRPS(motion.Twist{VX: 0.2, WZ: 0.5}, motion.DefaultGeometry()))
+	fwd, _ := board.EncodeWheelRPS(kinematics.WheelRPS(kinematics.Twist{VX: 0.2, WZ: 0.5}, kinematics.DefaultGeometry()))
 	one, _ := board.EncodeMotorSingle(0, 0) // one wheel set to 0: the twist changes
 	tx = append(append(append(tx, fwd...), one...), board.StopFrame()...)
 	t0 := time.Unix(1_700_000_000, 0)

@@ -1,15 +1,16 @@
-// Package capture turns raw byte captures of the robot's two serial streams (the controller board's
-// AA 55 frames, protocol/board; the COIN-D6 LiDAR's packets, protocol/coind6) into records: one per frame or
-// packet, with its byte offset in the capture, its decoded value, and a summary of what could not be used.
+// Package capture is the pure decoding layer of the capture tools: it turns raw byte captures of the robot's
+// two serial streams (the controller board's AA 55 frames, protocol/board; the COIN-D6 LiDAR's packets,
+// protocol/coind6) into records, one per frame or packet, with its byte offset in the capture, its decoded
+// value, and a summary of what could not be used; and records into ROS 2 messages on decoded channels.
 //
 // It is the library behind `capture decode`: a Decoder is fed chunks as they are read (the input never has
 // to fit in memory) and hands out Records; Decode drives one from an io.Reader, WriteMCAPJSON one per raw
 // serial channel of an MCAP capture (package capture/mcapfile records and reads those; docs/capture.md).
 //
-// Recorders: RecordSerial (`capture record`, passive) and Tap (`capture tap`, a pty man-in-the-middle that
-// records both directions). Decoded turns one raw stream into its ROS 2 channels (/imu, /battery, /joy,
-// /wheel_twist, /scan) on a recording; other recorders (the driver's) use it too. OpenPTY is the pty both
-// tap and package replay publish.
+// Decoded turns one raw stream into its decoded channels on a Sink. Each decoded channel is declared in its
+// own file, channel_<name>.go (/imu, /battery, /joy, /wheel_twist, /scan), and every recorder writes them
+// through Decoded: the segments and queue of capture/segment (the driver's --capture), the live tools of
+// capture/live (record, tap) and replay. Nothing here reads a device or a clock.
 //
 // Accounting rule, checked by the tests: every input byte is in exactly one place,
 //

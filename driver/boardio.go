@@ -17,8 +17,9 @@ import (
 // read's return time, and the parser's counters after it.
 type boardBatch struct {
 	at        time.Time
-	msgs      []any // board.IMU, board.Battery, board.Gamepad, board.Key, ...
-	frames    int   // valid frames, decoded or not (any valid frame proves the link alive)
+	msgs      []any       // board.IMU, board.Battery, board.Gamepad, board.Key, ...
+	imuAt     []time.Time // the stamp of each board.IMU in msgs, in order (board.IMUStamper: strictly increasing)
+	frames    int         // valid frames, decoded or not (any valid frame proves the link alive)
 	malformed uint64
 	stats     board.Stats
 }
@@ -31,6 +32,7 @@ type boardBatch struct {
 func readBoard(ctx context.Context, in io.Reader, clk Clock, out chan<- boardBatch, errc chan<- error) {
 	var p board.Parser
 	var malformed uint64
+	var imuStamps board.IMUStamper // one read can hold several IMU frames: each gets its own stamp
 	buf := make([]byte, 4096)
 	for {
 		n, err := in.Read(buf)
@@ -49,6 +51,13 @@ func readBoard(ctx context.Context, in io.Reader, clk Clock, out chan<- boardBat
 				}
 			})
 			b.malformed, b.stats = malformed, p.Stats()
+			imus := 0
+			for _, m := range b.msgs {
+				if _, ok := m.(board.IMU); ok {
+					imus++
+				}
+			}
+			b.imuAt = imuStamps.Stamps(nil, b.at, imus)
 			select {
 			case out <- b:
 			case <-ctx.Done():

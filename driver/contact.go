@@ -10,6 +10,7 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/contact"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/coind6"
 	"github.com/rosorin/rosorin/scanmatch"
 )
@@ -185,7 +186,7 @@ func placeScan(delays *[]time.Duration, in contactScan) time.Time {
 }
 
 // contactTick feeds the gated velocity of this tick (loop).
-func (r *loopState) contactTick(now time.Time, v motion.Twist) {
+func (r *loopState) contactTick(now time.Time, v kinematics.Twist) {
 	c := r.cr
 	if c == nil || c.configured == contact.Off {
 		return

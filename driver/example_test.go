@@ -13,7 +13,7 @@ import (
 // Run on a port opened by the caller (the supervisor normally passes a pipe as BoardIn and the port as
 // BoardOut). Run writes a stop frame first, serves the socket, and writes two stop frames on Ctrl-C.
 func ExampleRun() {
-	port, err := os.OpenFile("/dev/ttyACM0", os.O_RDWR, 0) // raw mode and exclusivity: see driver/port
+	port, err := os.OpenFile("/dev/ttyACM0", os.O_RDWR, 0) // raw mode and exclusivity: see serialport
 	if err != nil {
 		log.Fatal(err)
 	}

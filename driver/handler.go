@@ -7,6 +7,7 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/kinematics"
 )
 
 // The loopState is the api.Handler of its transports: each call becomes a request to the control loop.
@@ -29,7 +30,7 @@ const (
 type request struct {
 	kind   reqKind
 	peer   api.Peer
-	twist  motion.Twist
+	twist  kinematics.Twist
 	on     bool
 	reason string
 	at     time.Time
@@ -80,7 +81,7 @@ func withReply(q request) request { q.reply = make(chan response, 1); return q }
 // CmdVel implements api.Handler.
 func (r *loopState) CmdVel(p api.Peer, t api.Twist, stream bool) (api.CmdReply, error) {
 	res, err := r.call(withReply(request{kind: reqCmd, peer: p, at: r.clk.Now(), on: stream,
-		twist: motion.Twist{VX: t.VX, VY: t.VY, WZ: t.WZ}}))
+		twist: kinematics.Twist{VX: t.VX, VY: t.VY, WZ: t.WZ}}))
 	if err != nil {
 		return api.CmdReply{Message: err.Error()}, err
 	}
@@ -182,7 +183,7 @@ func (r *loopState) onRequest(q request) {
 		r.badCmds++
 		r.lastBadCmd = fmt.Sprintf("%s: %s", q.peer, q.reason)
 		// Stop the wheels: a sender that produces garbage must not leave them on its last good command.
-		if r.gate.SetCmd(motion.Twist{}, q.at, motion.SourceSoftware) == nil {
+		if r.gate.SetCmd(kinematics.Twist{}, q.at, motion.SourceSoftware) == nil {
 			r.writeStop(now)
 		}
 		if r.badCmds == 1 || r.badCmds%100 == 0 {

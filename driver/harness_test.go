@@ -23,6 +23,7 @@ import (
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/driver/standtest"
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -87,7 +88,7 @@ func newFakeBoard(t testing.TB) *fakeBoard {
 	b := &fakeBoard{t: t, master: master, tty: tty, stop: make(chan struct{}), imuOn: true,
 		imuGyro: [3]float32{-1.9, -2.2, 0.05}, batMV: 12400, batHz: 1,
 		rng:    rand.New(rand.NewPCG(1, 2)),
-		maxRPS: motion.DefaultLimits().MaxWheelRPS(motion.DefaultGeometry()) + 1e-6,
+		maxRPS: motion.DefaultLimits().MaxWheelRPS(kinematics.DefaultGeometry()) + 1e-6,
 	}
 	b.wg.Add(2)
 	go b.readLoop()

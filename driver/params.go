@@ -10,6 +10,7 @@ import (
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/contact"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -17,7 +18,7 @@ import (
 // the one place that knows driver/config's field names.
 type params struct {
 	limits   motion.Limits
-	geom     motion.Geometry
+	geom     kinematics.Geometry
 	odom     motion.OdomConfig
 	calib    motion.GyroCalibConfig
 	bias     motion.GyroBiasConfig
@@ -34,7 +35,7 @@ type params struct {
 
 func defaultParams() params {
 	return params{
-		limits: motion.DefaultLimits(), geom: motion.DefaultGeometry(), odom: motion.DefaultOdomConfig(),
+		limits: motion.DefaultLimits(), geom: kinematics.DefaultGeometry(), odom: motion.DefaultOdomConfig(),
 		calib: motion.DefaultGyroCalibConfig(), bias: motion.DefaultGyroBiasConfig(), imu: motion.DefaultIMUCalib(),
 		pad: motion.DefaultPadConfig(), charger: charger.DefaultConfig(), estopKey: 1, rateHz: 50, contact: contact.DefaultConfig(),
 		imuFrame: "imu_link", odomFrame: "odom", baseFrame: "base_link",

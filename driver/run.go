@@ -11,6 +11,7 @@ import (
 	"github.com/rosorin/rosorin/driver/contact"
 	"github.com/rosorin/rosorin/driver/heartbeat"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -189,7 +190,7 @@ func (r *loopState) onTick(now time.Time) {
 	r.bias.SetCommandedStill(v.IsZero(), now)
 	r.charger.SetWheels(r.gate.Status().Enabled, now)
 
-	rps := motion.WheelRPS(v, r.p.geom)
+	rps := kinematics.WheelRPS(v, r.p.geom)
 	if rps != r.lastRPS || !r.haveWrite || now.Sub(r.lastWrite) >= r.refresh {
 		r.writeWheels(rps, now)
 	}

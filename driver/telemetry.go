@@ -17,10 +17,12 @@ func (r *loopState) onBoard(b boardBatch) {
 	if b.frames > 0 {
 		r.hasFrame, r.lastFrameAt = true, b.at
 	}
+	imus := 0
 	for _, m := range b.msgs {
 		switch v := m.(type) {
 		case board.IMU:
-			r.onIMU(v, b.at)
+			r.onIMU(v, b.at, b.imuAt[imus])
+			imus++
 		case board.Battery:
 			r.onBattery(v, b.at)
 		case board.Gamepad:
@@ -36,8 +38,10 @@ func (r *loopState) onBoard(b boardBatch) {
 }
 
 // onIMU: start-up calibration first (samples not published during it), then the bias tracker, the
-// accelerometer calibration, SI units and the chapter 11 covariances (publish_imu).
-func (r *loopState) onIMU(m board.IMU, at time.Time) {
+// accelerometer calibration, SI units and the chapter 11 covariances (publish_imu). at is the read's time
+// (calibration, bias tracking, rates); stamp is the frame's own (boardBatch.imuAt), published as
+// api.IMU.Stamp.
+func (r *loopState) onIMU(m board.IMU, at, stamp time.Time) {
 	r.imuRate.add(at)
 	g := [3]float64{float64(m.Gyro[0]), float64(m.Gyro[1]), float64(m.Gyro[2])}
 	a := [3]float64{float64(m.Accel[0]), float64(m.Accel[1]), float64(m.Accel[2])}
@@ -66,7 +70,7 @@ func (r *loopState) onIMU(m board.IMU, at time.Time) {
 	}
 	r.contactGyro(at, s.Gyro[2])
 	r.publish(api.TopicIMU, &api.IMU{
-		Stamp: r.wall(at), FrameID: r.p.imuFrame,
+		Stamp: r.wall(stamp), FrameID: r.p.imuFrame,
 		AngularVelocity: s.Gyro, LinearAcceleration: s.Accel,
 		OrientationCovariance: s.OrientationCov, AngularVelocityCovariance: s.GyroCov,
 		LinearAccelerationCovariance: s.AccelCov,

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/capture/live"
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/protocol/board"
 )
@@ -158,7 +159,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 		}()
 	}
-	ptys := map[uint16]*capture.PTY{} // by channel id: Each's streams are its own
+	ptys := map[uint16]*live.PTY{} // by channel id: Each's streams are its own
 	devices := map[string]string{}
 	var wr []*written
 	var readers sync.WaitGroup
@@ -171,7 +172,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}()
 	for _, s := range rx {
 		link := filepath.Join(o.Dir, s.Device)
-		p, err := capture.OpenPTY(link, s.Baud)
+		p, err := live.OpenPTY(link, s.Baud)
 		if err != nil {
 			return res, err
 		}
@@ -193,7 +194,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 		}
 		readers.Add(1)
-		go func(p *capture.PTY, w *written) {
+		go func(p *live.PTY, w *written) {
 			defer readers.Done()
 			buf := make([]byte, 16<<10)
 			for {

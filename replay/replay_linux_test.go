@@ -14,10 +14,10 @@ import (
 
 	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
-	"github.com/rosorin/rosorin/driver/port"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/internal/testkit/mcaptest"
 	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/serialport"
 )
 
 // arrivals opens dev and records when each 16-byte message's first byte arrived, until n came or stop.
@@ -83,7 +83,7 @@ func TestReplayTiming(t *testing.T) {
 		res, err := Run(context.Background(), Options{File: path, Dir: dir, Rate: rate, Hold: 50 * time.Millisecond, WaitProgram: true,
 			Ready: func(devs map[string]string) {
 				var err error
-				if dev, err = port.Open(devs["ttyACM0"], port.Options{Baud: 1_000_000, KeepInput: true}); err != nil {
+				if dev, err = serialport.Open(devs["ttyACM0"], serialport.Options{Baud: 1_000_000, KeepInput: true}); err != nil {
 					t.Error(err)
 					close(done)
 					return
@@ -219,7 +219,7 @@ func TestReplayCompareAndOut(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out.mcap")
 		res, err := Run(context.Background(), Options{File: path, Dir: t.TempDir(), Compare: true, Out: out, Hold: 200 * time.Millisecond, WaitProgram: true,
 			Ready: func(devs map[string]string) {
-				f, err := port.Open(devs["ttyACM0"], port.Options{Baud: 1_000_000})
+				f, err := serialport.Open(devs["ttyACM0"], serialport.Options{Baud: 1_000_000})
 				if err != nil {
 					t.Error(err)
 					return

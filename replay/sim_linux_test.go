@@ -13,13 +13,14 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/capture/live"
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/driver/api"
-	"github.com/rosorin/rosorin/driver/port"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/internal/testkit/mcaptest"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/replay"
+	"github.com/rosorin/rosorin/serialport"
 	"github.com/rosorin/rosorin/sim"
 )
 
@@ -63,7 +64,7 @@ func recordSim(t *testing.T, d time.Duration) (string, map[int]bool, []float32) 
 		kind capture.Kind
 		baud int
 	}{{s.BoardPath(), capture.Board, sim.BoardBaud}, {s.LidarPath(), capture.Lidar, sim.LidarBaud}} {
-		f, err := port.Open(dev.path, port.Options{Baud: dev.baud, ReadOnly: true, Listen: true, KeepInput: true})
+		f, err := serialport.Open(dev.path, serialport.Options{Baud: dev.baud, ReadOnly: true, Listen: true, KeepInput: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,12 +207,12 @@ func TestTapBetweenSimAndDriver(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type result struct {
-		res capture.TapResult
+		res live.TapResult
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		r, err := capture.Tap(ctx, capture.TapOptions{Device: s.BoardPath(), Link: link, Out: out, Kind: capture.Board})
+		r, err := live.Tap(ctx, live.TapOptions{Device: s.BoardPath(), Link: link, Out: out, Kind: capture.Board})
 		done <- result{r, err}
 	}()
 	if err := testkit.Eventually(testkit.Bound(5*time.Second), func() error { _, err := os.Stat(link); return err }); err != nil {

@@ -57,10 +57,17 @@ type Options struct {
 
 // Channel is a channel registered with a Recorder.
 type Channel struct {
-	id  uint16
-	seq uint32
-	raw bool
+	id    uint16
+	seq   uint32
+	raw   bool
+	topic string
+	typ   string // the schema's name: the ROS type of a message channel
 }
+
+// ErrWrongType is wrapped by WriteMessage when a message's ROSType is not its channel's schema (or the
+// channel is a raw one): the message is refused and the recording goes on. A reader decodes a channel's
+// messages by its schema, so a mismatched write would make every reader misread it.
+var ErrWrongType = errors.New("message type does not match the channel's schema")
 
 // Recorder writes one MCAP capture. Its methods are safe for concurrent use. After the first write error
 // (a full disk) every later call returns that error at once: recording stops, the caller keeps running.
@@ -190,7 +197,7 @@ func (r *Recorder) channel(topic, schemaName, schemaText string, meta map[string
 		return nil, r.err
 	}
 	r.dirty = true
-	c := &Channel{id: r.nextCh, raw: raw}
+	c := &Channel{id: r.nextCh, raw: raw, topic: topic, typ: schemaName}
 	r.nextCh++
 	return c, nil
 }
@@ -249,8 +256,12 @@ func (r *Recorder) Write(c *Channel, t time.Time, data []byte) error {
 	return r.writeLocked(c, t, EncodeRaw(r.enc, c.seq, data))
 }
 
-// WriteMessage records one decoded message.
+// WriteMessage records one decoded message. A message whose ROSType is not the channel's schema is refused
+// with ErrWrongType.
 func (r *Recorder) WriteMessage(c *Channel, t time.Time, m rosmsg.Message) error {
+	if c.raw || m.ROSType() != c.typ {
+		return fmt.Errorf("%s on %s (%s): %w", m.ROSType(), c.topic, c.typ, ErrWrongType)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.usableLocked(); err != nil {

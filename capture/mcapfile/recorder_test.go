@@ -2,8 +2,10 @@ package mcapfile
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -233,5 +235,44 @@ func TestCutFinishedFileSalvagesChunk(t *testing.T) {
 	}
 	if prev < 1400 || salvaged == 0 {
 		t.Fatalf("the longest cut read %d of 1501 messages; %d cuts salvaged any", prev, salvaged)
+	}
+}
+
+// A message of another type than its channel's schema is refused (a reader would misread it), and so is a
+// message on a raw channel; the recording goes on.
+func TestWriteMessageRefusesWrongType(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.mcap")
+	r, err := Create(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	imu, err := r.MessageChannel("/imu", "sensor_msgs/msg/Imu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rx, err := r.RawChannel("/serial/board/rx", "board")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1_700_000_000, 0)
+	if err := r.WriteMessage(imu, t0, &rosmsg.BatteryState{}); !errors.Is(err, ErrWrongType) ||
+		!strings.Contains(err.Error(), "sensor_msgs/msg/BatteryState on /imu (sensor_msgs/msg/Imu)") {
+		t.Fatalf("battery on /imu: %v, want ErrWrongType naming both types", err)
+	}
+	if err := r.WriteMessage(rx, t0, &rosmsg.Imu{}); !errors.Is(err, ErrWrongType) {
+		t.Fatalf("a message on a raw channel: %v, want ErrWrongType", err)
+	}
+	if err := r.WriteMessage(imu, t0, &rosmsg.Imu{}); err != nil {
+		t.Fatalf("the right type after a refusal: %v", err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	info, err := DescribeFile(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Messages != 1 {
+		t.Fatalf("%d messages recorded, want the one of the right type", info.Messages)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/capture/live"
 )
 
 func recordCommand() *cli.Command {
@@ -34,7 +35,7 @@ func recordCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			_, err = capture.RecordMain(capture.RecordOptions{Device: c.String("device"), Baud: c.Int("baud"),
+			_, err = live.RecordMain(live.RecordOptions{Device: c.String("device"), Baud: c.Int("baud"),
 				Kind: kind, Out: c.String("out"), Until: c.Duration("duration"), Log: c.App.ErrWriter})
 			return err
 		},

@@ -18,6 +18,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
@@ -155,7 +156,9 @@ func TestRecordCleanStop(t *testing.T) {
 		t.Fatalf(".part left: %v", err)
 	}
 	frames := fd.written.Load() / int64(len(board.EncodeIMU(board.IMU{})))
-	if info.Ended != mcapfile.EndClean || len(info.Channels) != 4 || info.Channels[2].Topic != "/battery" || info.Channels[3].Topic != "/joy" ||
+	decoded := capture.DecodedChannels(capture.Board, capture.FromDevice) // /imu, /battery, /joy, ... by rank
+	if info.Ended != mcapfile.EndClean || len(info.Channels) != 1+len(decoded) || info.Channels[1].Topic != "/imu" ||
+		info.Channels[2].Topic != "/battery" || info.Channels[3].Topic != "/joy" ||
 		int64(info.Channels[0].Bytes) != fd.written.Load() || int64(info.Channels[1].Messages) != frames {
 		t.Fatalf("info %+v channels %+v %+v; wrote %d bytes, %d frames", info, info.Channels[0], info.Channels[1],
 			fd.written.Load(), frames)

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/capture/live"
 )
 
 func tapCommand() *cli.Command {
@@ -36,7 +37,7 @@ func tapCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			_, err = capture.TapMain(capture.TapOptions{Device: c.String("device"), Link: c.String("link"),
+			_, err = live.TapMain(live.TapOptions{Device: c.String("device"), Link: c.String("link"),
 				Out: c.String("out"), Baud: c.Int("baud"), Kind: kind, Log: c.App.ErrWriter})
 			return err
 		},

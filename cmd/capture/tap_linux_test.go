@@ -15,11 +15,11 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/rosorin/rosorin/capture/mcapfile"
-	"github.com/rosorin/rosorin/driver/port"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/internal/testkit/mcaptest"
 	"github.com/rosorin/rosorin/internal/tty"
 	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/serialport"
 )
 
 // startTap runs `capture tap` on a pty standing in for the board and returns the device's master, the
@@ -46,7 +46,7 @@ func startTap(t *testing.T, out string) (dev *os.File, host *os.File, cmd *exec.
 	if err := testkit.Eventually(testkit.Bound(5*time.Second), func() error { _, err := os.Stat(link); return err }); err != nil {
 		t.Fatalf("no link: %v\n%s", err, log.String())
 	}
-	host, err = port.Open(link, port.Options{Baud: 1_000_000})
+	host, err = serialport.Open(link, serialport.Options{Baud: 1_000_000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/capture/segment"
 	"github.com/rosorin/rosorin/driver/supervisor"
 )
 
@@ -22,22 +22,22 @@ func captureFlags(hidden bool) []cli.Flag {
 }
 
 // captureOptions reads the recording flags; nil without --capture.
-func captureOptions(c *cli.Context) (*capture.SegmentOptions, error) {
+func captureOptions(c *cli.Context) (*segment.SegmentOptions, error) {
 	if c.String("capture") == "" {
 		return nil, nil
 	}
-	size, err := capture.ParseSize(c.String("capture-rotate-size"))
+	size, err := segment.ParseSize(c.String("capture-rotate-size"))
 	if err != nil {
 		return nil, fmt.Errorf("--capture-rotate-size: %w", err)
 	}
 	if c.Duration("capture-rotate-time") < 0 {
 		return nil, fmt.Errorf("--capture-rotate-time must not be negative")
 	}
-	files, bytes, err := capture.ParseKeep(c.String("capture-keep"))
+	files, bytes, err := segment.ParseKeep(c.String("capture-keep"))
 	if err != nil {
 		return nil, err
 	}
-	return &capture.SegmentOptions{Dir: c.String("capture"), RotateSize: size, RotateTime: c.Duration("capture-rotate-time"),
+	return &segment.SegmentOptions{Dir: c.String("capture"), RotateSize: size, RotateTime: c.Duration("capture-rotate-time"),
 		KeepFiles: files, KeepBytes: bytes}, nil
 }
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/capture/segment"
 	"github.com/rosorin/rosorin/driver/service"
 	"github.com/rosorin/rosorin/driver/supervisor"
 )
@@ -19,7 +19,7 @@ import (
 // TestCaptureFlags: run's recording flags parse (defaults 64MiB, 10m, 2GiB), reach the reader child through
 // its hidden flags unchanged, and bad values are refused before the port is touched.
 func TestCaptureFlags(t *testing.T) {
-	var got *capture.SegmentOptions
+	var got *segment.SegmentOptions
 	cmds := processCommands()
 	for _, c := range cmds {
 		if c.Name == "run" || c.Name == "lidar-reader" {
@@ -34,11 +34,11 @@ func TestCaptureFlags(t *testing.T) {
 	if err := app.Run([]string{"rosorin-base", "run", "--capture", "/var/log/rosorin/cap"}); err != nil {
 		t.Fatal(err)
 	}
-	want := capture.SegmentOptions{Dir: "/var/log/rosorin/cap", RotateSize: 64 << 20, RotateTime: 10 * time.Minute, KeepBytes: 2 << 30}
+	want := segment.SegmentOptions{Dir: "/var/log/rosorin/cap", RotateSize: 64 << 20, RotateTime: 10 * time.Minute, KeepBytes: 2 << 30}
 	if got == nil || !reflect.DeepEqual(*got, want) {
 		t.Fatalf("defaults %+v, want %+v", got, want)
 	}
-	for _, o := range []capture.SegmentOptions{want, {Dir: "/d", RotateSize: 1000, RotateTime: time.Second, KeepFiles: 7}} {
+	for _, o := range []segment.SegmentOptions{want, {Dir: "/d", RotateSize: 1000, RotateTime: time.Second, KeepFiles: 7}} {
 		o := o
 		_, rargs := service.ChildArgs(service.Options{Socket: "/s", Capture: &o}, nil, "/dev/lidar", 1)
 		got = nil
@@ -79,9 +79,9 @@ func TestCaptureDirChecked(t *testing.T) {
 // TestPrintCaptureStatus: supervisor-status says loudly when recording stopped.
 func TestPrintCaptureStatus(t *testing.T) {
 	out := captureStdout(t, func() {
-		printCaptureStatus(&supervisor.CaptureStatus{QueueStatus: capture.QueueStatus{Dir: "/cap", Error: "no space left on device"}})
+		printCaptureStatus(&supervisor.CaptureStatus{QueueStatus: segment.QueueStatus{Dir: "/cap", Error: "no space left on device"}})
 		printCaptureStatus(nil)
-		printCaptureStatus(&supervisor.CaptureStatus{QueueStatus: capture.QueueStatus{Recording: true, File: "/cap/board-x.mcap", Segments: 2}})
+		printCaptureStatus(&supervisor.CaptureStatus{QueueStatus: segment.QueueStatus{Recording: true, File: "/cap/board-x.mcap", Segments: 2}})
 	})
 	want := "CAPTURE STOPPED (/cap): no space left on device; the driver runs on without it\n" +
 		"capture: recording into /cap/board-x.mcap (2 segments, 0 messages, 0 bytes; 0 dropped, 0 tx tap copies lost)\n"

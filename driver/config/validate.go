@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -50,7 +50,7 @@ func (c Config) check() []keyErr {
 	num("scan_timeout", c.ScanTimeout, 0, 5, false, " s; 0 turns the scan gate off (default 0.5)")
 	if len(out) == 0 {
 		// Refused at start rather than at the first fast command the motor frame encoder would refuse.
-		if rps := c.Limits().MaxWheelRPS(motion.DefaultGeometry()); rps > board.MaxRPS {
+		if rps := c.Limits().MaxWheelRPS(kinematics.DefaultGeometry()); rps > board.MaxRPS {
 			add("max_linear", "%v with max_angular %v can ask one wheel for %.2f rps in a diagonal turn; the board "+
 				"refuses more than %g; lower max_linear or max_angular", c.MaxLinear, c.MaxAngular, rps, board.MaxRPS)
 		}

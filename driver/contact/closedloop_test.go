@@ -11,6 +11,7 @@ import (
 
 	"github.com/rosorin/rosorin/driver/contact"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/coind6"
 	"github.com/rosorin/rosorin/scanmatch"
 	"github.com/rosorin/rosorin/sim"
@@ -44,7 +45,7 @@ type loop struct {
 	k      int64 // samples since start
 	ranges []float32
 	rev    int64 // first sample of this revolution
-	req    motion.Twist
+	req    kinematics.Twist
 
 	tripped  bool
 	tripT    time.Duration
@@ -147,10 +148,10 @@ func TestStallTripTimes(t *testing.T) {
 	n := runs(4)
 	for _, c := range []struct {
 		name string
-		v    motion.Twist
-	}{{"fwd 0.1", motion.Twist{VX: 0.1}}, {"fwd 0.2", motion.Twist{VX: 0.2}}, {"fwd 0.35", motion.Twist{VX: 0.35}},
-		{"back 0.2", motion.Twist{VX: -0.2}}, {"strafe left 0.2", motion.Twist{VY: 0.2}}, {"strafe right 0.2", motion.Twist{VY: -0.2}},
-		{"turn 1.0", motion.Twist{WZ: 1.0}}} {
+		v    kinematics.Twist
+	}{{"fwd 0.1", kinematics.Twist{VX: 0.1}}, {"fwd 0.2", kinematics.Twist{VX: 0.2}}, {"fwd 0.35", kinematics.Twist{VX: 0.35}},
+		{"back 0.2", kinematics.Twist{VX: -0.2}}, {"strafe left 0.2", kinematics.Twist{VY: 0.2}}, {"strafe right 0.2", kinematics.Twist{VY: -0.2}},
+		{"turn 1.0", kinematics.Twist{WZ: 1.0}}} {
 		t.Run(c.name, func(t *testing.T) {
 			var after []float64
 			for i := range n {
@@ -185,9 +186,9 @@ func TestStallTripTimes(t *testing.T) {
 func TestWallTrips(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		v    motion.Twist
-	}{{"fwd 0.2 into the far wall (3.35 m)", motion.Twist{VX: 0.2}}, {"fwd 0.35", motion.Twist{VX: 0.35}},
-		{"back 0.1 into the back wall (1.35 m)", motion.Twist{VX: -0.1}}, {"strafe right 0.2 into the side wall", motion.Twist{VY: -0.2}}} {
+		v    kinematics.Twist
+	}{{"fwd 0.2 into the far wall (3.35 m)", kinematics.Twist{VX: 0.2}}, {"fwd 0.35", kinematics.Twist{VX: 0.35}},
+		{"back 0.1 into the back wall (1.35 m)", kinematics.Twist{VX: -0.1}}, {"strafe right 0.2 into the side wall", kinematics.Twist{VY: -0.2}}} {
 		t.Run(c.name, func(t *testing.T) {
 			l := newLoop(t, 5)
 			l.until(time.Second)
@@ -222,24 +223,24 @@ func TestFreeDrivingFalseTrips(t *testing.T) {
 	start := l.phys.Room.Start
 	for time.Duration(l.k)*sampleDT < time.Duration(minutes*float64(time.Minute)) {
 		v := speeds[l.rng.IntN(len(speeds))]
-		var tw motion.Twist
+		var tw kinematics.Twist
 		switch l.rng.IntN(5) {
 		case 0:
-			tw = motion.Twist{VX: v}
+			tw = kinematics.Twist{VX: v}
 		case 1:
-			tw = motion.Twist{VY: v}
+			tw = kinematics.Twist{VY: v}
 		case 2:
-			tw = motion.Twist{WZ: 3 * v}
+			tw = kinematics.Twist{WZ: 3 * v}
 		case 3:
-			tw = motion.Twist{VX: v, WZ: 2 * v}
+			tw = kinematics.Twist{VX: v, WZ: 2 * v}
 		default:
-			tw = motion.Twist{VX: v / 1.4, VY: v / 1.4}
+			tw = kinematics.Twist{VX: v / 1.4, VY: v / 1.4}
 		}
 		if l.rng.IntN(2) == 0 {
-			tw = motion.Twist{VX: -tw.VX, VY: -tw.VY, WZ: -tw.WZ}
+			tw = kinematics.Twist{VX: -tw.VX, VY: -tw.VY, WZ: -tw.WZ}
 		}
 		dur := time.Duration((1 + 1.5*l.rng.Float64()) * float64(time.Second))
-		for _, leg := range []motion.Twist{tw, {VX: -tw.VX, VY: -tw.VY, WZ: -tw.WZ}} {
+		for _, leg := range []kinematics.Twist{tw, {VX: -tw.VX, VY: -tw.VY, WZ: -tw.WZ}} {
 			l.req = leg
 			end := time.Duration(l.k)*sampleDT + dur
 			for time.Duration(l.k)*sampleDT < end {
@@ -260,7 +261,7 @@ func TestFreeDrivingFalseTrips(t *testing.T) {
 					l.tripped = false
 				}
 			}
-			l.req = motion.Twist{}
+			l.req = kinematics.Twist{}
 			l.until(time.Duration(l.k)*sampleDT + time.Duration(l.rng.Float64()*0.5*float64(time.Second)))
 			legs++
 		}

@@ -9,8 +9,8 @@
 // read loop fails; scans stamped with their first ray; native angles clockwise. The incidents behind these
 // rules are in docs/driver.md ("The LiDAR reader").
 //
-// Under `run --capture DIR` the reader records every read (/serial/lidar/rx) into DIR/lidar-<UTC time>.mcap
-// through a never-blocking capture.Queue (capture.go).
+// Under `run --capture DIR` the reader records every read (/serial/lidar/rx) and the /scan decoded from it
+// into DIR/lidar-<UTC time>.mcap through a never-blocking segment.Queue (capture.go).
 //
 // Errata: the exclusive open also takes a flock (root bypasses TIOCEXCL). The 2 s silence is measured per
 // read with a read deadline, so a device that trickles one byte per second is not "silent"; a sensor that

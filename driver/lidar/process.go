@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/capture/segment"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/supervisor"
@@ -21,7 +21,7 @@ type ProcessConfig struct {
 	Socket  string   // the driver's control socket
 	Configs []string // parameter files (scan direction, angle offset, ranges, frame, silence)
 	// Capture, when set, records every read of the port into DIR/lidar-<UTC time>.mcap segments.
-	Capture *capture.SegmentOptions
+	Capture *segment.SegmentOptions
 	Log     *slog.Logger // nil = slog.Default()
 }
 

@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rosorin/rosorin/driver/port"
 	"github.com/rosorin/rosorin/protocol/coind6"
+	"github.com/rosorin/rosorin/serialport"
 )
 
 // Port is what the reader needs from an open device: reads with a deadline (silence detection) and Close.
@@ -30,12 +30,12 @@ type Config struct {
 	// Silence reopens the port after this long without a byte (2 s); RetryEvery is the open retry period
 	// (0.5 s); LogEvery repeats the "still cannot open" warning (10 s).
 	Silence, RetryEvery, LogEvery time.Duration
-	// Open opens the device (port.OpenLidar: read-only, exclusive, raw 230400).
+	// Open opens the device (serialport.OpenLidar: read-only, exclusive, raw 230400).
 	Open func(path string) (Port, error)
 	// Now is the clock that stamps packet arrivals (time.Now).
 	Now func() time.Time
 	// Record, when set, is handed every read's bytes (a copy it may keep) with their receive time; it must
-	// not block (--capture: a capture.Queue).
+	// not block (--capture: a segment.Queue).
 	Record func(t time.Time, data []byte)
 	// Log receives the reader's log (nil discards it).
 	Log *slog.Logger
@@ -54,7 +54,7 @@ func (c *Config) defaults() {
 	def(&c.RetryEvery, 500*time.Millisecond)
 	def(&c.LogEvery, 10*time.Second)
 	if c.Open == nil {
-		c.Open = func(p string) (Port, error) { return port.OpenLidar(p) }
+		c.Open = func(p string) (Port, error) { return serialport.OpenLidar(p) }
 	}
 	if c.Now == nil {
 		c.Now = time.Now

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/lidar"
-	"github.com/rosorin/rosorin/driver/port"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/coind6"
+	"github.com/rosorin/rosorin/serialport"
 	"github.com/rosorin/rosorin/sim"
 )
 
@@ -233,12 +233,12 @@ func TestExclusiveLidar(t *testing.T) {
 	if _, ok := k.waitScans(time.Time{}, 1, testkit.Bound(3*time.Second)); !ok {
 		t.Fatal("no scans")
 	}
-	f, err := port.OpenLidar(s.LidarPath())
+	f, err := serialport.OpenLidar(s.LidarPath())
 	if err == nil {
 		f.Close()
 		t.Fatal("second exclusive open of the LiDAR succeeded")
 	}
-	if !port.IsBusy(err) {
+	if !serialport.IsBusy(err) {
 		t.Fatalf("second open: %v, want a busy error", err)
 	}
 }

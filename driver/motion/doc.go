@@ -1,5 +1,5 @@
 // Package motion is the board driver's pure logic: the safety gate that decides every control tick whether
-// and how fast the wheels may turn, mecanum kinematics, wheel odometry, IMU conversion with gyro calibration
+// and how fast the wheels may turn (on body twists, package kinematics), wheel odometry, IMU conversion with gyro calibration
 // and bias tracking, and the gamepad and board-key e-stop logic. (Charger detection is driver/charger.)
 //
 // Nothing here does I/O, starts goroutines or reads a clock: every time is a parameter (pass monotonic
@@ -11,8 +11,8 @@
 // One file per concern:
 //
 //	gate.go       Gate: enable, deadman, limits, ramps, latched e-stop, scan gate, two-publisher rule, input checks
-//	twist.go      Twist, Limits, Source
-//	kinematics.go WheelRPS (mecanum), IntegratePose
+//	twist.go      Limits, Source (the Twist itself and the mecanum kinematics: package kinematics)
+//	pose.go       IntegratePose, WrapAngle
 //	odometry.go   Odometry from the gated commanded velocity (dead reckoning)
 //	gyro.go       GyroCalibrator (start-up bias), GyroBias (tracking while commanded still)
 //	imu.go        accelerometer calibration, SI units, IMU covariances

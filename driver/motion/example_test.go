@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/kinematics"
 )
 
 // A control loop's view of the gate: nothing moves until enabled, speed grows 0.01 m/s per 50 Hz tick, and
@@ -15,12 +16,12 @@ func ExampleGate() {
 	tick := 20 * time.Millisecond
 
 	g.Sensed(t0)
-	_ = g.SetCmd(motion.Twist{VX: 0.2}, t0, motion.SourceSoftware)
+	_ = g.SetCmd(kinematics.Twist{VX: 0.2}, t0, motion.SourceSoftware)
 	fmt.Println(g.Step(t0, tick), g.BlockReason(t0))
 
 	// Enabling drops the command that came while disabled: only a fresh one moves the wheels.
 	_ = g.Enable(true)
-	_ = g.SetCmd(motion.Twist{VX: 0.2}, t0, motion.SourceSoftware)
+	_ = g.SetCmd(kinematics.Twist{VX: 0.2}, t0, motion.SourceSoftware)
 	for i := 1; i <= 3; i++ {
 		fmt.Println(g.Step(t0.Add(time.Duration(i)*tick), tick))
 	}
@@ -39,17 +40,4 @@ func ExampleGate() {
 	// (vx 0, vy 0, wz 0) cmd timeout
 	// motion: e-stop latched (estop topic): refused; reset the e-stop first, then enable
 	// estop topic disabled
-}
-
-// The seed's worked values for the mecanum kinematics.
-func ExampleWheelRPS() {
-	g := motion.DefaultGeometry()
-	for _, t := range []motion.Twist{{VX: 0.2}, {WZ: 1.0}, {VY: 0.2}} {
-		r := motion.WheelRPS(t, g)
-		fmt.Printf("%.3f %.3f %.3f %.3f\n", r[0], r[1], r[2], r[3])
-	}
-	// Output:
-	// 0.796 0.796 -0.796 -0.796
-	// -0.694 -0.694 -0.694 -0.694
-	// -0.796 0.796 -0.796 0.796
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/rosorin/rosorin/kinematics"
 )
 
 // Block reasons returned by Gate.BlockReason, in the order they are checked (chapter 11 MotionGate.block_reason).
@@ -56,7 +58,7 @@ type Gate struct {
 	estop      string // first trip reason; "" = not latched
 	estopBlock string // BlockEStopPrefix+estop, built once so Step never allocates
 
-	cmd    Twist
+	cmd    kinematics.Twist
 	cmdT   time.Time
 	hasCmd bool
 	cmdSrc Source
@@ -64,7 +66,7 @@ type Gate struct {
 	scanT   time.Time
 	hasScan bool
 
-	cur Twist
+	cur kinematics.Twist
 
 	publishers   int
 	rejected     uint64
@@ -88,10 +90,10 @@ func (g *Gate) Limits() Limits { return g.lim }
 // without waiting for the tick, as for a trip.
 //
 // A command stored while disabled is kept; if it is still fresh when motion is enabled it applies (seed).
-func (g *Gate) SetCmd(t Twist, now time.Time, src Source) error {
+func (g *Gate) SetCmd(t kinematics.Twist, now time.Time, src Source) error {
 	g.cmdT, g.hasCmd, g.cmdSrc = now, true, src
 	if why := g.check(t); why != "" {
-		g.cmd, g.cur = Twist{}, Twist{}
+		g.cmd, g.cur = kinematics.Twist{}, kinematics.Twist{}
 		g.rejected++
 		g.lastRejected = fmt.Sprintf("%s from %s: %s", t, src, why)
 		return fmt.Errorf("%w %s from %s: %s; the wheels were stopped, fix the sender", ErrBadCommand, t, src, why)
@@ -101,7 +103,7 @@ func (g *Gate) SetCmd(t Twist, now time.Time, src Source) error {
 }
 
 // check returns why t is not a command, or "".
-func (g *Gate) check(t Twist) string {
+func (g *Gate) check(t kinematics.Twist) string {
 	if !t.IsFinite() {
 		return "non-finite component"
 	}
@@ -134,7 +136,7 @@ func (g *Gate) Trip(reason string) (first bool) {
 		g.trips++
 	}
 	g.enabled = false
-	g.cur = Twist{}
+	g.cur = kinematics.Twist{}
 	return first
 }
 
@@ -152,7 +154,7 @@ func (g *Gate) Reset() (was string) {
 func (g *Gate) Enable(on bool) error {
 	if !on {
 		g.enabled = false
-		g.cur = Twist{}
+		g.cur = kinematics.Twist{}
 		return nil
 	}
 	if g.estop != "" {
@@ -165,7 +167,7 @@ func (g *Gate) Enable(on bool) error {
 		// A command that arrived while the wheels were disabled is not a request to move now: without this,
 		// enabling within cmd_timeout of a command sent while disabled (even by a client that has since gone)
 		// moved the wheels. Only a command that arrives after the enable may turn them.
-		g.cmd, g.hasCmd = Twist{}, false
+		g.cmd, g.hasCmd = kinematics.Twist{}, false
 	}
 	g.enabled = true
 	return nil
@@ -197,9 +199,9 @@ func (g *Gate) BlockReason(now time.Time) string {
 // A sign reversal drops to zero first, then grows. dt <= 0 allows no growth; dt above 100 ms counts as 100 ms.
 //
 // The result is always finite and within the limits.
-func (g *Gate) Step(now time.Time, dt time.Duration) Twist {
+func (g *Gate) Step(now time.Time, dt time.Duration) kinematics.Twist {
 	if g.BlockReason(now) != "" {
-		g.cur = Twist{}
+		g.cur = kinematics.Twist{}
 		return g.cur
 	}
 	if dt < 0 {
@@ -209,7 +211,7 @@ func (g *Gate) Step(now time.Time, dt time.Duration) Twist {
 		dt = maxRampDT
 	}
 	s := dt.Seconds()
-	g.cur = Twist{
+	g.cur = kinematics.Twist{
 		VX: approach(g.cur.VX, clamp(g.cmd.VX, g.lim.MaxLinear), g.lim.MaxAccelLinear*s),
 		VY: approach(g.cur.VY, clamp(g.cmd.VY, g.lim.MaxLinear), g.lim.MaxAccelLinear*s),
 		WZ: approach(g.cur.WZ, clamp(g.cmd.WZ, g.lim.MaxAngular), g.lim.MaxAccelAngular*s),
@@ -265,9 +267,9 @@ type GateState struct {
 	// Blocked is BlockReason(now): "" when the wheels may turn.
 	Blocked string
 	// Cur is the velocity of the last Step (zeroed at once by trips, disable and rejections).
-	Cur Twist
+	Cur kinematics.Twist
 	// Cmd is the stored command (zero after a rejection), CmdSource its sender, CmdAge its age (nil: none yet).
-	Cmd       Twist
+	Cmd       kinematics.Twist
 	CmdSource Source
 	CmdAge    *time.Duration
 	// ScanAge is the age of the last LiDAR scan, nil if none arrived since start.

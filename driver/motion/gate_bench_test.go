@@ -3,6 +3,8 @@ package motion
 import (
 	"testing"
 	"time"
+
+	"github.com/rosorin/rosorin/kinematics"
 )
 
 // BenchmarkGateStep measures one control tick of the gate while driving (the common case) and while
@@ -12,9 +14,9 @@ func BenchmarkGateStep(b *testing.B) {
 		g := NewGate(DefaultLimits())
 		g.Sensed(t0)
 		_ = g.Enable(true)
-		_ = g.SetCmd(Twist{VX: 0.2, VY: -0.1, WZ: 0.5}, t0, SourceSoftware)
+		_ = g.SetCmd(kinematics.Twist{VX: 0.2, VY: -0.1, WZ: 0.5}, t0, SourceSoftware)
 		b.ReportAllocs()
-		var sink Twist
+		var sink kinematics.Twist
 		for b.Loop() {
 			sink = g.Step(t0, tick)
 		}
@@ -33,15 +35,15 @@ func BenchmarkGateStep(b *testing.B) {
 		g.Sensed(t0)
 		_ = g.Enable(true)
 		o := NewOdometry(DefaultOdomConfig())
-		geo := DefaultGeometry()
+		geo := kinematics.DefaultGeometry()
 		b.ReportAllocs()
 		now := t0
 		for b.Loop() {
 			now = now.Add(20 * time.Millisecond)
-			_ = g.SetCmd(Twist{VX: 0.2, WZ: 0.5}, now, SourceSoftware)
+			_ = g.SetCmd(kinematics.Twist{VX: 0.2, WZ: 0.5}, now, SourceSoftware)
 			g.Sensed(now)
 			out := g.Step(now, tick)
-			_ = WheelRPS(out, geo)
+			_ = kinematics.WheelRPS(out, geo)
 			_ = o.Update(now, out)
 		}
 	})
@@ -51,7 +53,7 @@ func TestGateStepDoesNotAllocate(t *testing.T) {
 	g := NewGate(DefaultLimits())
 	g.Sensed(t0)
 	_ = g.Enable(true)
-	_ = g.SetCmd(Twist{VX: 0.2}, t0, SourceSoftware)
+	_ = g.SetCmd(kinematics.Twist{VX: 0.2}, t0, SourceSoftware)
 	if n := testing.AllocsPerRun(100, func() { g.Step(t0, tick) }); n != 0 {
 		t.Fatalf("Step allocates %v times per call", n)
 	}

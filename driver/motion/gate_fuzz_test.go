@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/rosorin/rosorin/kinematics"
 )
 
 // FuzzGateSetCmdStep drives the gate with an arbitrary sequence of operations and commands and checks, after
@@ -36,9 +38,9 @@ func FuzzGateSetCmdStep(f *testing.F) {
 			lim.MaxLinear = 0.35 // the robot's running value
 		}
 		g := NewGate(lim)
-		geo := DefaultGeometry()
+		geo := kinematics.DefaultGeometry()
 		now := t0
-		var prev Twist
+		var prev kinematics.Twist
 		for _, op := range ops {
 			arg := op >> 3
 			switch op & 7 {
@@ -48,7 +50,7 @@ func FuzzGateSetCmdStep(f *testing.F) {
 				if arg&8 != 0 {
 					src = SourceGamepad
 				}
-				_ = g.SetCmd(Twist{vx * k, vy * k, wz * k}, now, src)
+				_ = g.SetCmd(kinematics.Twist{VX: vx * k, VY: vy * k, WZ: wz * k}, now, src)
 			case 1:
 				dt := time.Duration(arg) * 5 * time.Millisecond // 0..155 ms
 				now = now.Add(dt)
@@ -72,7 +74,7 @@ func FuzzGateSetCmdStep(f *testing.F) {
 	})
 }
 
-func check(t *testing.T, g *Gate, lim Limits, geo Geometry, now time.Time, dt time.Duration, prev, out Twist) {
+func check(t *testing.T, g *Gate, lim Limits, geo kinematics.Geometry, now time.Time, dt time.Duration, prev, out kinematics.Twist) {
 	t.Helper()
 	if !out.IsFinite() {
 		t.Fatalf("non-finite output %v", out)
@@ -80,7 +82,7 @@ func check(t *testing.T, g *Gate, lim Limits, geo Geometry, now time.Time, dt ti
 	if math.Abs(out.VX) > lim.MaxLinear || math.Abs(out.VY) > lim.MaxLinear || math.Abs(out.WZ) > lim.MaxAngular {
 		t.Fatalf("output %v over the limits %+v", out, lim)
 	}
-	for i, r := range WheelRPS(out, geo) {
+	for i, r := range kinematics.WheelRPS(out, geo) {
 		if !(math.Abs(r) <= 5) {
 			t.Fatalf("wheel %d at %v rps (output %v)", i+1, r, out)
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rosorin/rosorin/kinematics"
 )
 
 const tick = 20 * time.Millisecond // 50 Hz
@@ -17,12 +19,12 @@ func at(s float64) time.Time { return t0.Add(time.Duration(math.Round(s * 1e9)))
 
 func near(a, b, eps float64) bool { return math.Abs(a-b) <= eps }
 
-func twistNear(a, b Twist, eps float64) bool {
+func twistNear(a, b kinematics.Twist, eps float64) bool {
 	return near(a.VX, b.VX, eps) && near(a.VY, b.VY, eps) && near(a.WZ, b.WZ, eps)
 }
 
 // moving returns an enabled gate with a scan at 0 and the command c at 0, stepped to its target.
-func moving(t *testing.T, c Twist) (*Gate, time.Time) {
+func moving(t *testing.T, c kinematics.Twist) (*Gate, time.Time) {
 	t.Helper()
 	g := NewGate(DefaultLimits())
 	g.Sensed(t0)
@@ -32,11 +34,11 @@ func moving(t *testing.T, c Twist) (*Gate, time.Time) {
 	if err := g.SetCmd(c, t0, SourceSoftware); err != nil {
 		t.Fatal(err)
 	}
-	var out Twist
+	var out kinematics.Twist
 	for i := 0; i < 60; i++ { // 0.6 s of ticks without a new command would trip the deadman; keep now fixed
 		out = g.Step(t0, tick)
 	}
-	want := Twist{clamp(c.VX, 0.2), clamp(c.VY, 0.2), clamp(c.WZ, 1.0)}
+	want := kinematics.Twist{VX: clamp(c.VX, 0.2), VY: clamp(c.VY, 0.2), WZ: clamp(c.WZ, 1.0)}
 	if !twistNear(out, want, 1e-12) {
 		t.Fatalf("setup: did not reach %v, got %v", want, out)
 	}
@@ -52,7 +54,7 @@ func TestDisabledAtStart(t *testing.T) {
 	for i := 0; i <= 150; i++ {
 		now := at(float64(i) * 0.02)
 		if i%5 == 0 {
-			_ = g.SetCmd(Twist{VX: 0.1}, now, SourceSoftware)
+			_ = g.SetCmd(kinematics.Twist{VX: 0.1}, now, SourceSoftware)
 		}
 		g.Sensed(now)
 		if out := g.Step(now, tick); !out.IsZero() {
@@ -79,7 +81,7 @@ func TestDeadman(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			g, _ := moving(t, Twist{VX: 0.2})
+			g, _ := moving(t, kinematics.Twist{VX: 0.2})
 			now := t0.Add(c.age)
 			g.Sensed(now) // keep the scan gate out of this test
 			out := g.Step(now, tick)
@@ -109,7 +111,7 @@ func TestDeadman(t *testing.T) {
 			now := at(float64(i) * 0.02)
 			g.Sensed(now)
 			if i < 150 && i%5 == 0 {
-				_ = g.SetCmd(Twist{VX: 0.1}, now, SourceSoftware)
+				_ = g.SetCmd(kinematics.Twist{VX: 0.1}, now, SourceSoftware)
 				last = now
 			}
 			out := g.Step(now, tick)
@@ -126,13 +128,13 @@ func TestDeadman(t *testing.T) {
 func TestLimitsClampAndRamp(t *testing.T) {
 	cases := []struct {
 		name string
-		cmd  Twist
-		want Twist
+		cmd  kinematics.Twist
+		want kinematics.Twist
 	}{
-		{"absurd but plausible is clamped (seed)", Twist{1.0, -1.0, 5.0}, Twist{0.2, -0.2, 1.0}},
-		{"exactly 10x limit is clamped", Twist{2.0, -2.0, 10.0}, Twist{0.2, -0.2, 1.0}},
-		{"within limits passes", Twist{0.1, 0.05, -0.5}, Twist{0.1, 0.05, -0.5}},
-		{"negative over limit", Twist{-0.3, 0.3, -1.5}, Twist{-0.2, 0.2, -1.0}},
+		{"absurd but plausible is clamped (seed)", kinematics.Twist{VX: 1.0, VY: -1.0, WZ: 5.0}, kinematics.Twist{VX: 0.2, VY: -0.2, WZ: 1.0}},
+		{"exactly 10x limit is clamped", kinematics.Twist{VX: 2.0, VY: -2.0, WZ: 10.0}, kinematics.Twist{VX: 0.2, VY: -0.2, WZ: 1.0}},
+		{"within limits passes", kinematics.Twist{VX: 0.1, VY: 0.05, WZ: -0.5}, kinematics.Twist{VX: 0.1, VY: 0.05, WZ: -0.5}},
+		{"negative over limit", kinematics.Twist{VX: -0.3, VY: 0.3, WZ: -1.5}, kinematics.Twist{VX: -0.2, VY: 0.2, WZ: -1.0}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -146,9 +148,9 @@ func TestLimitsClampAndRamp(t *testing.T) {
 		g := NewGate(DefaultLimits())
 		g.Sensed(t0)
 		_ = g.Enable(true)
-		_ = g.SetCmd(Twist{VX: 0.2, VY: -0.2, WZ: 1.0}, t0, SourceSoftware)
+		_ = g.SetCmd(kinematics.Twist{VX: 0.2, VY: -0.2, WZ: 1.0}, t0, SourceSoftware)
 		got := g.Step(t0, tick)
-		if !twistNear(got, Twist{0.01, -0.01, 0.04}, 1e-12) {
+		if !twistNear(got, kinematics.Twist{VX: 0.01, VY: -0.01, WZ: 0.04}, 1e-12) {
 			t.Fatalf("first tick %v, want (0.01, -0.01, 0.04)", got)
 		}
 		for i := 2; i <= 20; i++ {
@@ -165,7 +167,7 @@ func TestLimitsClampAndRamp(t *testing.T) {
 		g := NewGate(DefaultLimits())
 		g.Sensed(t0)
 		_ = g.Enable(true)
-		_ = g.SetCmd(Twist{VX: 0.2}, t0, SourceSoftware)
+		_ = g.SetCmd(kinematics.Twist{VX: 0.2}, t0, SourceSoftware)
 		if got := g.Step(t0, 2*time.Second); !near(got.VX, 0.05, 1e-12) {
 			t.Fatalf("dt 2 s gave %v, want 0.05 (0.5 m/s² x 0.1 s)", got.VX)
 		}
@@ -177,22 +179,28 @@ func TestLimitsClampAndRamp(t *testing.T) {
 
 // Every way to stop gives zero on the very next Step (no ramp down), from full speed on all axes.
 func TestEveryStopImmediate(t *testing.T) {
-	full := Twist{VX: 0.2, VY: 0.2, WZ: 1.0}
+	full := kinematics.Twist{VX: 0.2, VY: 0.2, WZ: 1.0}
 	cases := []struct {
 		name   string
 		stop   func(g *Gate) time.Time // returns the time of the next Step
-		want   Twist
+		want   kinematics.Twist
 		reason string
 	}{
-		{"trip", func(g *Gate) time.Time { g.Trip("estop topic"); return t0 }, Twist{}, "estop: estop topic"},
-		{"disable", func(g *Gate) time.Time { _ = g.Enable(false); return t0 }, Twist{}, BlockDisabled},
-		{"deadman", func(g *Gate) time.Time { return t0.Add(301 * time.Millisecond) }, Twist{}, BlockCmdTimeout},
-		{"scan gate", func(g *Gate) time.Time { _ = g.SetCmd(full, at(0.6), SourceSoftware); return at(0.6) }, Twist{}, BlockNoScan},
-		{"rejected command", func(g *Gate) time.Time { _ = g.SetCmd(Twist{VX: math.NaN()}, t0, SourceSoftware); return t0 }, Twist{}, ""},
-		{"commanded zero", func(g *Gate) time.Time { _ = g.SetCmd(Twist{}, t0, SourceSoftware); return t0 }, Twist{}, ""},
-		{"commanded slower", func(g *Gate) time.Time { _ = g.SetCmd(Twist{0.05, 0.05, 0.1}, t0, SourceSoftware); return t0 }, Twist{0.05, 0.05, 0.1}, ""},
-		{"reversal passes zero then ramps", func(g *Gate) time.Time { _ = g.SetCmd(Twist{-0.2, -0.2, -1}, t0, SourceSoftware); return t0 }, Twist{-0.01, -0.01, -0.04}, ""},
-		{"two publishers", func(g *Gate) time.Time { g.SetPublishers(2); return t0 }, Twist{}, "estop: " + ReasonMultiplePublishers},
+		{"trip", func(g *Gate) time.Time { g.Trip("estop topic"); return t0 }, kinematics.Twist{}, "estop: estop topic"},
+		{"disable", func(g *Gate) time.Time { _ = g.Enable(false); return t0 }, kinematics.Twist{}, BlockDisabled},
+		{"deadman", func(g *Gate) time.Time { return t0.Add(301 * time.Millisecond) }, kinematics.Twist{}, BlockCmdTimeout},
+		{"scan gate", func(g *Gate) time.Time { _ = g.SetCmd(full, at(0.6), SourceSoftware); return at(0.6) }, kinematics.Twist{}, BlockNoScan},
+		{"rejected command", func(g *Gate) time.Time { _ = g.SetCmd(kinematics.Twist{VX: math.NaN()}, t0, SourceSoftware); return t0 }, kinematics.Twist{}, ""},
+		{"commanded zero", func(g *Gate) time.Time { _ = g.SetCmd(kinematics.Twist{}, t0, SourceSoftware); return t0 }, kinematics.Twist{}, ""},
+		{"commanded slower", func(g *Gate) time.Time {
+			_ = g.SetCmd(kinematics.Twist{VX: 0.05, VY: 0.05, WZ: 0.1}, t0, SourceSoftware)
+			return t0
+		}, kinematics.Twist{VX: 0.05, VY: 0.05, WZ: 0.1}, ""},
+		{"reversal passes zero then ramps", func(g *Gate) time.Time {
+			_ = g.SetCmd(kinematics.Twist{VX: -0.2, VY: -0.2, WZ: -1}, t0, SourceSoftware)
+			return t0
+		}, kinematics.Twist{VX: -0.01, VY: -0.01, WZ: -0.04}, ""},
+		{"two publishers", func(g *Gate) time.Time { g.SetPublishers(2); return t0 }, kinematics.Twist{}, "estop: " + ReasonMultiplePublishers},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -217,7 +225,7 @@ func TestEveryStopImmediate(t *testing.T) {
 }
 
 func TestEStopLatch(t *testing.T) {
-	g, _ := moving(t, Twist{VX: 0.2})
+	g, _ := moving(t, kinematics.Twist{VX: 0.2})
 	if !g.Trip("estop topic") {
 		t.Fatal("first trip reported not first")
 	}
@@ -230,7 +238,7 @@ func TestEStopLatch(t *testing.T) {
 	// Commands keep coming: the wheels stay still.
 	for i := 0; i < 50; i++ {
 		now := at(float64(i) * 0.02)
-		_ = g.SetCmd(Twist{VX: 0.2}, now, SourceSoftware)
+		_ = g.SetCmd(kinematics.Twist{VX: 0.2}, now, SourceSoftware)
 		g.Sensed(now)
 		if out := g.Step(now, tick); !out.IsZero() {
 			t.Fatalf("latched gate moved: %v", out)
@@ -281,7 +289,7 @@ func TestScanGate(t *testing.T) {
 				lastScan = now
 			}
 			if i%5 == 0 {
-				_ = g.SetCmd(Twist{VX: 0.2}, now, src)
+				_ = g.SetCmd(kinematics.Twist{VX: 0.2}, now, src)
 			}
 			out := g.Step(now, tick)
 			if s > 1 && s < 3 && out.IsZero() && heldAt < 0 {
@@ -326,12 +334,12 @@ func TestScanGate(t *testing.T) {
 	t.Run("no scan ever blocks software, exactly at the timeout boundary", func(t *testing.T) {
 		g := NewGate(DefaultLimits())
 		_ = g.Enable(true)
-		_ = g.SetCmd(Twist{VX: 0.1}, t0, SourceSoftware)
+		_ = g.SetCmd(kinematics.Twist{VX: 0.1}, t0, SourceSoftware)
 		if r := g.BlockReason(t0); r != BlockNoScan {
 			t.Fatalf("reason %q, want %q", r, BlockNoScan)
 		}
 		g.Sensed(t0)
-		_ = g.SetCmd(Twist{VX: 0.1}, t0.Add(400*time.Millisecond), SourceSoftware)
+		_ = g.SetCmd(kinematics.Twist{VX: 0.1}, t0.Add(400*time.Millisecond), SourceSoftware)
 		if r := g.BlockReason(t0.Add(500 * time.Millisecond)); r != "" {
 			t.Fatalf("at exactly 0.5 s: %q, want open", r)
 		}
@@ -347,7 +355,7 @@ func TestTwoPublishers(t *testing.T) {
 		tripped bool
 	}{{-3, false}, {0, false}, {1, false}, {2, true}, {5, true}}
 	for _, c := range cases {
-		g, _ := moving(t, Twist{VX: 0.2})
+		g, _ := moving(t, kinematics.Twist{VX: 0.2})
 		if got := g.SetPublishers(c.n); got != c.tripped {
 			t.Fatalf("n=%d: tripped %v, want %v", c.n, got, c.tripped)
 		}
@@ -360,7 +368,7 @@ func TestTwoPublishers(t *testing.T) {
 		}
 	}
 	// Going back to one publisher does not clear the latch.
-	g, _ := moving(t, Twist{VX: 0.2})
+	g, _ := moving(t, kinematics.Twist{VX: 0.2})
 	g.SetPublishers(2)
 	g.SetPublishers(1)
 	if g.Status().EStop != ReasonMultiplePublishers || g.Snapshot(t0).Publishers != 1 {
@@ -372,21 +380,21 @@ func TestBadCommands(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	cases := []struct {
 		name string
-		cmd  Twist
+		cmd  kinematics.Twist
 	}{
-		{"NaN vx", Twist{VX: nan}},
-		{"NaN vy", Twist{VY: nan}},
-		{"NaN wz", Twist{WZ: nan}},
-		{"+Inf vx", Twist{VX: inf}},
-		{"-Inf wz", Twist{WZ: -inf}},
-		{"huge vx", Twist{VX: 1e9}},
-		{"just over 10x linear", Twist{VY: -2.0000001}},
-		{"just over 10x angular", Twist{WZ: 10.000001}},
-		{"max float", Twist{VX: math.MaxFloat64}},
+		{"NaN vx", kinematics.Twist{VX: nan}},
+		{"NaN vy", kinematics.Twist{VY: nan}},
+		{"NaN wz", kinematics.Twist{WZ: nan}},
+		{"+Inf vx", kinematics.Twist{VX: inf}},
+		{"-Inf wz", kinematics.Twist{WZ: -inf}},
+		{"huge vx", kinematics.Twist{VX: 1e9}},
+		{"just over 10x linear", kinematics.Twist{VY: -2.0000001}},
+		{"just over 10x angular", kinematics.Twist{WZ: 10.000001}},
+		{"max float", kinematics.Twist{VX: math.MaxFloat64}},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			g, _ := moving(t, Twist{VX: 0.2, VY: -0.1, WZ: 0.5})
+			g, _ := moving(t, kinematics.Twist{VX: 0.2, VY: -0.1, WZ: 0.5})
 			err := g.SetCmd(c.cmd, t0, SourceSoftware)
 			if !errors.Is(err, ErrBadCommand) {
 				t.Fatalf("SetCmd(%v) = %v, want ErrBadCommand", c.cmd, err)
@@ -402,7 +410,7 @@ func TestBadCommands(t *testing.T) {
 				t.Fatalf("step after a bad command: %v, want zero", out)
 			}
 			// Not latched: a good command moves again, ramping from zero.
-			_ = g.SetCmd(Twist{VX: 0.2}, t0, SourceSoftware)
+			_ = g.SetCmd(kinematics.Twist{VX: 0.2}, t0, SourceSoftware)
 			if out := g.Step(t0, tick); !near(out.VX, 0.01, 1e-12) {
 				t.Fatalf("after a good command %v, want 0.01", out)
 			}
@@ -411,7 +419,7 @@ func TestBadCommands(t *testing.T) {
 	t.Run("counted across calls, also when disabled and from the gamepad", func(t *testing.T) {
 		g := NewGate(DefaultLimits())
 		for i := 0; i < 5; i++ {
-			_ = g.SetCmd(Twist{VX: nan}, t0, SourceGamepad)
+			_ = g.SetCmd(kinematics.Twist{VX: nan}, t0, SourceGamepad)
 		}
 		if s := g.Snapshot(t0); s.Rejected != 5 {
 			t.Fatalf("rejected %d, want 5", s.Rejected)
@@ -433,7 +441,7 @@ func TestBadLimitsNeverMove(t *testing.T) {
 			t.Fatalf("case %d: enable = %v, want ErrBadLimits", i, err)
 		}
 		g.Sensed(t0)
-		_ = g.SetCmd(Twist{VX: 0.1}, t0, SourceSoftware)
+		_ = g.SetCmd(kinematics.Twist{VX: 0.1}, t0, SourceSoftware)
 		if out := g.Step(t0, tick); !out.IsZero() {
 			t.Fatalf("case %d: moved %v", i, out)
 		}
@@ -450,7 +458,7 @@ func TestSnapshot(t *testing.T) {
 		t.Fatalf("fresh snapshot %+v", s)
 	}
 	g.Sensed(t0)
-	_ = g.SetCmd(Twist{VX: 0.1}, t0.Add(50*time.Millisecond), SourceGamepad)
+	_ = g.SetCmd(kinematics.Twist{VX: 0.1}, t0.Add(50*time.Millisecond), SourceGamepad)
 	s = g.Snapshot(t0.Add(80 * time.Millisecond))
 	if s.ScanAge == nil || *s.ScanAge != 80*time.Millisecond || s.CmdAge == nil || *s.CmdAge != 30*time.Millisecond {
 		t.Fatalf("ages wrong: %+v", s)
@@ -466,7 +474,7 @@ func TestEnableIgnoresCommandFromWhileDisabled(t *testing.T) {
 	g := NewGate(DefaultLimits())
 	t0 := time.Unix(1000, 0)
 	g.Sensed(t0)
-	if err := g.SetCmd(Twist{VX: 0.1}, t0, SourceSoftware); err != nil {
+	if err := g.SetCmd(kinematics.Twist{VX: 0.1}, t0, SourceSoftware); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.Enable(true); err != nil {
@@ -480,7 +488,7 @@ func TestEnableIgnoresCommandFromWhileDisabled(t *testing.T) {
 	if r := g.BlockReason(now); r != BlockCmdTimeout {
 		t.Fatalf("block reason %q, want %q until a fresh command", r, BlockCmdTimeout)
 	}
-	if err := g.SetCmd(Twist{VX: 0.1}, now, SourceSoftware); err != nil {
+	if err := g.SetCmd(kinematics.Twist{VX: 0.1}, now, SourceSoftware); err != nil {
 		t.Fatal(err)
 	}
 	if out := g.Step(now.Add(20*time.Millisecond), 20*time.Millisecond); out.VX <= 0 {

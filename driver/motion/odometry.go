@@ -3,6 +3,8 @@ package motion
 import (
 	"math"
 	"time"
+
+	"github.com/rosorin/rosorin/kinematics"
 )
 
 // OdomConfig sets the wheel odometry (chapter 11 publish_wheel_odom).
@@ -39,7 +41,7 @@ type OdomSample struct {
 	// QZ, QW are the orientation quaternion's z and w (x = y = 0): sin(theta/2), cos(theta/2).
 	QZ, QW float64
 	// Twist is the scaled body velocity (VY x ScaleY), in base_link.
-	Twist Twist
+	Twist kinematics.Twist
 	// PoseCov and TwistCov are row-major 6x6 covariances, exactly the seed's indices 0, 7, 14, 21, 28, 35.
 	PoseCov, TwistCov [36]float64
 }
@@ -72,10 +74,10 @@ func NewOdometry(cfg OdomConfig) *Odometry {
 // Update integrates the velocity the gate gave at now (the output of Gate.Step) since the previous Update and
 // returns the new sample. The first call integrates nothing (dt = 0); a step longer than MaxDT counts as MaxDT
 // and a negative one as zero. A non-finite twist is counted (Skipped) and treated as zero.
-func (o *Odometry) Update(now time.Time, t Twist) OdomSample {
+func (o *Odometry) Update(now time.Time, t kinematics.Twist) OdomSample {
 	if !t.IsFinite() {
 		o.skipped++
-		t = Twist{}
+		t = kinematics.Twist{}
 	}
 	var dt time.Duration
 	if o.has {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/rosorin/rosorin/kinematics"
 )
 
 // PadMode is the gamepad's driving mode.
@@ -91,7 +93,7 @@ type PadResult struct {
 	// Drive, when non-nil, is a gamepad command: call Gate.SetCmd(*Drive, now, SourceGamepad). It is set on
 	// every frame in drive mode (zero sticks give a zero command, which keeps the deadman fed) and once as
 	// zero when drive mode ends, so the wheels stop now instead of at the deadman.
-	Drive *Twist
+	Drive *kinematics.Twist
 	// Mode is the mode after this call; ModeChanged says it changed in this call, LockReason why it locked.
 	Mode        PadMode
 	ModeChanged bool
@@ -166,7 +168,7 @@ func (p *Pad) lock(r *PadResult, why string) {
 	}
 	p.mode, p.pending = PadLocked, false
 	r.ModeChanged, r.LockReason = true, why
-	r.Drive = &Twist{}
+	r.Drive = &kinematics.Twist{}
 }
 
 // guard locks for e-stop, disable or silence; shared by Feed and Tick.
@@ -266,7 +268,7 @@ func (p *Pad) modePress(r *PadResult, now time.Time, st Status) {
 // JoyToTwist maps raw stick axes (int8, raw/127 gives -1..1) to a body velocity, as the seed's joy_to_twist
 // (factory default layout): vx = ly max_lin, vy = -lx max_lin, wz = -rx max_ang. A deflection below deadzone
 // reads zero; -128 reads -1.
-func JoyToTwist(lx, ly, rx int8, maxLin, maxAng, deadzone float64) Twist {
+func JoyToTwist(lx, ly, rx int8, maxLin, maxAng, deadzone float64) kinematics.Twist {
 	ax := func(v int8) float64 {
 		x := float64(v) / 127
 		if math.Abs(x) < deadzone {
@@ -275,5 +277,5 @@ func JoyToTwist(lx, ly, rx int8, maxLin, maxAng, deadzone float64) Twist {
 		return clamp(x, 1)
 	}
 	// +0 turns -0 (from -0 x max) into +0, so a centred stick is the exact zero command.
-	return Twist{VX: ax(ly) * maxLin, VY: -ax(lx)*maxLin + 0, WZ: -ax(rx)*maxAng + 0}
+	return kinematics.Twist{VX: ax(ly) * maxLin, VY: -ax(lx)*maxLin + 0, WZ: -ax(rx)*maxAng + 0}
 }

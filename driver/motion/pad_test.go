@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -225,7 +226,7 @@ func TestPadDriveAndRelock(t *testing.T) {
 	t.Run("sticks drive as SourceGamepad commands on every frame", func(t *testing.T) {
 		p := unlocked(t)
 		r := p.Feed(PadFrame{LY: 127, LX: -127, RX: 127}, at(2), running)
-		if r.Drive == nil || !twistNear(*r.Drive, Twist{0.2, 0.2, -1.0}, 1e-12) {
+		if r.Drive == nil || !twistNear(*r.Drive, kinematics.Twist{VX: 0.2, VY: 0.2, WZ: -1.0}, 1e-12) {
 			t.Fatalf("drive %v", r.Drive)
 		}
 		r = p.Feed(PadFrame{}, at(2.05), running)
@@ -294,16 +295,16 @@ func TestPadDriveAndRelock(t *testing.T) {
 func TestJoyToTwist(t *testing.T) {
 	cases := []struct {
 		lx, ly, rx int8
-		want       Twist
+		want       kinematics.Twist
 	}{
-		{0, 0, 0, Twist{}},
-		{0, 127, 0, Twist{VX: 0.2}},
-		{127, 0, 0, Twist{VY: -0.2}},
-		{0, 0, 127, Twist{WZ: -1.0}},
-		{0, -128, 0, Twist{VX: -0.2}}, // -128/127 clamps to -1
-		{0, 12, 0, Twist{}},           // 0.094 < deadzone
-		{0, 13, 0, Twist{VX: 13.0 / 127 * 0.2}},
-		{-12, 0, 12, Twist{}},
+		{0, 0, 0, kinematics.Twist{}},
+		{0, 127, 0, kinematics.Twist{VX: 0.2}},
+		{127, 0, 0, kinematics.Twist{VY: -0.2}},
+		{0, 0, 127, kinematics.Twist{WZ: -1.0}},
+		{0, -128, 0, kinematics.Twist{VX: -0.2}}, // -128/127 clamps to -1
+		{0, 12, 0, kinematics.Twist{}},           // 0.094 < deadzone
+		{0, 13, 0, kinematics.Twist{VX: 13.0 / 127 * 0.2}},
+		{-12, 0, 12, kinematics.Twist{}},
 	}
 	for _, c := range cases {
 		got := JoyToTwist(c.lx, c.ly, c.rx, 0.2, 1.0, 0.1)

@@ -5,23 +5,9 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/rosorin/rosorin/kinematics"
 )
-
-// Twist is a body velocity in base_link: VX forward (m/s), VY to the left (m/s), WZ counter-clockwise seen
-// from above (rad/s). It is what ROS carries in geometry_msgs/Twist on cmd_vel (linear.x, linear.y, angular.z).
-type Twist struct {
-	VX, VY, WZ float64
-}
-
-// IsZero reports whether all three components are exactly zero. The runtime uses it for "commanded still"
-// (the gyro bias tracker) exactly as the seed did (vx == 0 and vy == 0 and wz == 0).
-func (t Twist) IsZero() bool { return t.VX == 0 && t.VY == 0 && t.WZ == 0 }
-
-// IsFinite reports whether no component is NaN or ±Inf.
-func (t Twist) IsFinite() bool { return isFinite(t.VX) && isFinite(t.VY) && isFinite(t.WZ) }
-
-// String formats the twist for logs and errors: "(vx 0.2, vy 0, wz 0)".
-func (t Twist) String() string { return fmt.Sprintf("(vx %.4g, vy %.4g, wz %.4g)", t.VX, t.VY, t.WZ) }
 
 // Limits are the gate's speed limits, ramps and timeouts (chapter 11 parameter table).
 type Limits struct {
@@ -88,7 +74,7 @@ func (l Limits) Validate() error {
 // MaxWheelRPS is the largest wheel speed (rev/s) the gate can ever command under these limits with geometry
 // g: full MaxLinear on both axes plus full MaxAngular, all adding up on one wheel. The board's motor encoder
 // refuses more than 5 rps, so a configuration above that could never be honoured in a diagonal turn.
-func (l Limits) MaxWheelRPS(g Geometry) float64 {
+func (l Limits) MaxWheelRPS(g kinematics.Geometry) float64 {
 	k := (g.Wheelbase + g.Track) / 2
 	return (2*l.MaxLinear + l.MaxAngular*k) / (math.Pi * g.WheelDiameter)
 }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/capture/segment"
 	"github.com/rosorin/rosorin/driver/config"
 )
 
@@ -36,7 +36,7 @@ func captureMetadata(cfg config.Config, configs []string) map[string]string {
 }
 
 // captureArgs are the reader child's recording flags (the same DIR, rotation and retention).
-func captureArgs(c *capture.SegmentOptions) []string {
+func captureArgs(c *segment.SegmentOptions) []string {
 	if c == nil {
 		return nil
 	}

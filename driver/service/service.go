@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/capture/segment"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/supervisor"
 )
@@ -37,7 +37,7 @@ type Options struct {
 	// TestNoPdeathsig and TestDriverHoldsBoardEOF are the negative controls of the supervisor-death test.
 	TestNoPdeathsig, TestDriverHoldsBoardEOF bool
 	// Capture, when set (--capture DIR), makes the supervisor and the LiDAR reader record their ports.
-	Capture *capture.SegmentOptions
+	Capture *segment.SegmentOptions
 	// Contact is the driver's contact reflex mode (act, log, off; "" = the driver's default, act).
 	Contact string
 	// ROS2 runs the ROS 2 bridge child (ros2.go); it takes the ROS variables from the environment.

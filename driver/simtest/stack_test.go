@@ -26,6 +26,7 @@ import (
 	"github.com/rosorin/rosorin/internal/procfs"
 	"github.com/rosorin/rosorin/internal/stacktest"
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -94,7 +95,7 @@ func startStack() (*stack, error) {
 		return nil, err
 	}
 	s.limits = cfg.Limits()
-	g := motion.DefaultGeometry()
+	g := kinematics.DefaultGeometry()
 	s.bound = s.limits.MaxWheelRPS(g)*(1+1e-6) + 1e-6
 	s.fwdBound = s.limits.MaxLinear/(math.Pi*g.WheelDiameter)*(1+1e-6) + 1e-6
 	return s, nil

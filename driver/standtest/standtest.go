@@ -26,6 +26,7 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -267,7 +268,7 @@ func rotateSigns(t *testing.T, tg Target) {
 	mustEnable(t, tg)
 	p := Publish(t, tg.Client(), api.Twist{WZ: 0.5})
 	// Ramp: 0.5 rad/s at 2 rad/s² takes 0.25 s.
-	want := motion.WheelRPS(motion.Twist{WZ: 0.5}, motion.DefaultGeometry())
+	want := kinematics.WheelRPS(kinematics.Twist{WZ: 0.5}, kinematics.DefaultGeometry())
 	f, ok := WaitFrame(tg, 0, 2*time.Second, func(g Frame) bool { return math.Abs(g.RPS[0]-want[0]) < 1e-4 })
 	if !ok {
 		t.Fatalf("never reached full +0.5 rad/s; want %v", want)

@@ -3,7 +3,7 @@ package supervisor
 // Recording by the supervisor (`rosorin-base run --capture DIR`): it owns the board port, so it records what
 // the port gives (/serial/board/rx, from the pump), what it writes itself (its stop frames) and what the
 // driver child writes (/serial/board/tx, through the tx tap, txtap.go). Nothing here may make a stop wait for
-// the disk: every producer hands its bytes to a capture.Queue, which never blocks and drops (counted) when
+// the disk: every producer hands its bytes to a segment.Queue, which never blocks and drops (counted) when
 // full. Figures: docs/capture.md, "Recording by the driver".
 
 import (
@@ -13,38 +13,32 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/capture/segment"
 	"github.com/rosorin/rosorin/driver/api"
-	"github.com/rosorin/rosorin/driver/motion"
-	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 )
 
-// Channels of the board's recording, in this order (indexes into boardChannels).
+// The supervisor's channels of the board's recording (indexes into boardChannels). The queue adds the
+// decoded channels of the two raw streams after them (capture.DecodedChannels: /imu, /battery, /joy from rx,
+// /wheel_twist from tx); only the state and contact channels are the supervisor's own.
 const (
 	capRx = iota
 	capTx
-	capIMU
-	capBattery
 	capState
-	capJoy
-	capWheels
 	capContact
 )
 
-var boardChannels = []capture.ChannelSpec{
-	capRx:      {Topic: "/serial/board/rx", Kind: "board"},
-	capTx:      {Topic: "/serial/board/tx", Kind: "board"},
-	capIMU:     {Topic: capture.TopicIMU, Type: "sensor_msgs/msg/Imu"},
-	capBattery: {Topic: capture.TopicBattery, Type: "sensor_msgs/msg/BatteryState"},
-	capState:   {Topic: "/rosorin/state", Type: "std_msgs/msg/String"},
-	capJoy:     {Topic: capture.TopicJoy, Type: "sensor_msgs/msg/Joy"},
-	capWheels:  {Topic: capture.TopicWheels, Type: "geometry_msgs/msg/TwistStamped"},
-	capContact: {Topic: "/rosorin/contact", Type: "std_msgs/msg/String"},
+var boardChannels = []segment.ChannelSpec{
+	capRx:      segment.Raw(capture.Board, capture.FromDevice),
+	capTx:      segment.Raw(capture.Board, capture.ToDevice),
+	capState:   segment.Message("/rosorin/state", (*rosmsg.String)(nil)),
+	capContact: segment.Message("/rosorin/contact", (*rosmsg.String)(nil)),
 }
 
 // startCapture starts the board's recording queue (nil when cfg.Capture is nil). The files are opened by the
-// queue's goroutine, so the supervisor's first stop frame does not wait for the disk.
-func startCapture(cfg *Config, log *slog.Logger) *capture.Queue {
+// queue's goroutine, so the supervisor's first stop frame does not wait for the disk; the raw streams are
+// decoded there too (one capture.Decoded per direction: a frame may be split across reads or writes).
+func startCapture(cfg *Config, log *slog.Logger) *segment.Queue {
 	if cfg.Capture == nil {
 		return nil
 	}
@@ -55,49 +49,14 @@ func startCapture(cfg *Config, log *slog.Logger) *capture.Queue {
 	for k, v := range o.Metadata {
 		md[k] = v
 	}
-	o.Metadata = capture.CaptureMetadata(md)
+	o.Metadata = segment.Metadata(md)
 	o.Log = log
-	// One decoder per direction (a frame may be split across reads or writes); both run in the queue's
-	// writer goroutine only.
-	rx, _ := capture.NewDecoder(capture.Board)
-	tx, _ := capture.NewDecoder(capture.Board)
-	geom := motion.DefaultGeometry()
-	var wheels [board.NumMotors]float64 // the last commanded rps of each wheel (a frame may set one)
-	return capture.StartQueue(capture.QueueOptions{Segments: o, Channels: boardChannels,
-		Decode: func(ch int, t time.Time, data []byte, emit func(int, time.Time, rosmsg.Message)) {
-			switch ch {
-			case capRx:
-				rx.Feed(data, func(r capture.Record) {
-					br, ok := r.(*capture.BoardRecord)
-					if !ok {
-						return
-					}
-					switch v := br.Value.(type) {
-					case board.IMU:
-						emit(capIMU, t, capture.IMUMessage(t, v))
-					case board.Battery:
-						emit(capBattery, t, capture.BatteryMessage(t, v))
-					case board.Gamepad:
-						emit(capJoy, t, capture.JoyMessage(t, v))
-					}
-				})
-			case capTx:
-				tx.Feed(data, func(r capture.Record) {
-					br, ok := r.(*capture.BoardRecord)
-					if !ok {
-						return
-					}
-					if v, ok := br.Value.(board.MotorCommand); ok && capture.ApplyMotor(&wheels, v) {
-						emit(capWheels, t, capture.WheelTwistMessage(t, wheels, geom))
-					}
-				})
-			}
-		}})
+	return segment.StartQueue(segment.QueueOptions{Segments: o, Channels: boardChannels})
 }
 
 // CaptureStatus is the recording's part of the status record.
 type CaptureStatus struct {
-	capture.QueueStatus
+	segment.QueueStatus
 	// TxTapLost counts driver writes whose copy a full tap pipe dropped (the write itself went out).
 	TxTapLost uint64 `json:"tx_tap_lost"`
 }

@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/rosorin/rosorin/driver/port"
 	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/serialport"
 )
 
 // StopMotorsConfig configures StopMotors, the last-resort tool behind `rosorin-base stop-motors` (systemd's
@@ -46,7 +46,7 @@ func StopMotors(ctx context.Context, c StopMotorsConfig) (time.Duration, error) 
 	t0 := time.Now()
 	warned := false
 	for {
-		f, err := port.OpenShared(c.Device, port.BoardBaud)
+		f, err := serialport.OpenShared(c.Device, serialport.BoardBaud)
 		if err == nil {
 			defer f.Close()
 			stop := board.StopFrame()

@@ -14,10 +14,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rosorin/rosorin/capture"
+	"github.com/rosorin/rosorin/capture/segment"
 	"github.com/rosorin/rosorin/driver/childproc"
 	"github.com/rosorin/rosorin/driver/heartbeat"
-	"github.com/rosorin/rosorin/driver/port"
+	"github.com/rosorin/rosorin/serialport"
 )
 
 // Config configures Run. Zero durations take the defaults in parentheses.
@@ -63,7 +63,7 @@ type Config struct {
 	NoDriverPdeathsig bool
 	// Capture, when set, records the board's bytes both ways into rotating MCAP segments in Capture.Dir
 	// (board-<UTC time>.mcap; capture.go). Its Prefix is set here.
-	Capture *capture.SegmentOptions
+	Capture *segment.SegmentOptions
 	// Log receives the supervisor's log; nil discards it.
 	Log *slog.Logger
 }
@@ -198,7 +198,7 @@ type supervisor struct {
 	portDropped  bool
 	startLatched string
 
-	capture *capture.Queue // nil: not recording
+	capture *segment.Queue // nil: not recording
 	capStop func()         // ends the state follower
 	tapLost atomic.Uint64  // driver writes whose tap copy a full pipe dropped
 
@@ -217,7 +217,7 @@ type supervisor struct {
 // If the board's device vanishes, the driver is stopped and the port is reopened every ReopenEvery; the instant
 // it is back, a stop frame goes out and the driver restarts.
 //
-// Errors: a busy port (*port.BusyError naming the holder), a missing device or a broken socket path at start.
+// Errors: a busy port (*serialport.BusyError naming the holder), a missing device or a broken socket path at start.
 func Run(ctx context.Context, cfg Config) error {
 	cfg.defaults()
 	if cfg.Device == "" || cfg.Socket == "" || len(cfg.DriverArgs) == 0 {
@@ -231,7 +231,7 @@ func Run(ctx context.Context, cfg Config) error {
 func run(ctx context.Context, cfg Config, sys osys, serveRaw bool) error {
 	f, err := sys.openBoard(cfg.Device)
 	if err != nil {
-		if port.IsBusy(err) {
+		if serialport.IsBusy(err) {
 			return err
 		}
 		return fmt.Errorf("board port: %w; check the cable and --device", err)
@@ -402,7 +402,7 @@ func (s *supervisor) startPump() {
 			if n > 0 {
 				chunk := append([]byte(nil), buf[:n]...)
 				if s.capture != nil {
-					s.capture.Put(capRx, time.Now(), chunk) // never blocks (capture.Queue)
+					s.capture.Put(capRx, time.Now(), chunk) // never blocks (segment.Queue)
 				}
 				s.tee.write(chunk)
 			}

@@ -18,7 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rosorin/rosorin/driver/childproc"
-	"github.com/rosorin/rosorin/driver/port"
+	"github.com/rosorin/rosorin/serialport"
 )
 
 // osys is the supervisor's operating system.
@@ -72,7 +72,7 @@ type realSys struct{ sp *spawner }
 var _ osys = (*realSys)(nil)
 
 func (r *realSys) openBoard(device string) (boardPort, error) {
-	f, err := port.OpenBoard(device)
+	f, err := serialport.OpenBoard(device)
 	if err != nil {
 		return nil, err
 	}

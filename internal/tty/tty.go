@@ -1,6 +1,6 @@
 // Package tty puts a terminal device into the raw mode the robot's serial links use (cfmakeraw plus 8N1,
 // receiver on, modem lines ignored, VMIN 1 / VTIME 0, the seed's tcsetattr). It is the one implementation
-// for the driver's ports (driver/port) and the simulator's pseudo-terminals (sim). Linux only: elsewhere
+// for the driver's ports (serialport) and the simulator's pseudo-terminals (sim). Linux only: elsewhere
 // SetRaw returns ErrUnsupported.
 package tty
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/rosorin/rosorin/driver/port"
+	"github.com/rosorin/rosorin/serialport"
 )
 
 // errPortHeld means another process owns the port (its exclusive open or its advisory lock).
@@ -26,9 +26,9 @@ func openPortReadOnly(device string) (*os.File, error) {
 	if held, who := portLocked(device); held {
 		return nil, fmt.Errorf("%s: %w (%s)", device, errPortHeld, who)
 	}
-	f, err := port.Open(device, port.Options{Baud: port.BoardBaud, ReadOnly: true})
+	f, err := serialport.Open(device, serialport.Options{Baud: serialport.BoardBaud, ReadOnly: true})
 	if err != nil {
-		if port.IsBusy(err) { // TIOCEXCL: an owner that holds the port without a lock
+		if serialport.IsBusy(err) { // TIOCEXCL: an owner that holds the port without a lock
 			return nil, fmt.Errorf("%w: %w", errPortHeld, err)
 		}
 		return nil, err

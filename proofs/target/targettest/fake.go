@@ -12,6 +12,7 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/proofs/target"
@@ -415,7 +416,7 @@ func (p *fakePub) Send(ctx context.Context, tw target.Twist) error {
 	}
 	// A refused command (absurd) is the gate's to count; the fake's publisher reports nothing, as the
 	// stream does not.
-	_ = f.gate.SetCmd(motion.Twist{VX: tw.VX, VY: tw.VY, WZ: tw.WZ}, f.t, motion.SourceSoftware)
+	_ = f.gate.SetCmd(kinematics.Twist{VX: tw.VX, VY: tw.VY, WZ: tw.WZ}, f.t, motion.SourceSoftware)
 	f.calls = append(f.calls, fmt.Sprintf("cmd %.2f %.2f %.2f", tw.VX, tw.VY, tw.WZ))
 	return nil
 }

@@ -1,4 +1,4 @@
-package capture
+package live
 
 import (
 	"bytes"
@@ -14,10 +14,11 @@ import (
 	"github.com/creack/pty"
 	"github.com/foxglove/mcap/go/mcap"
 
+	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
-	"github.com/rosorin/rosorin/driver/port"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/internal/tty"
+	"github.com/rosorin/rosorin/serialport"
 )
 
 // pattern is a byte stream where a dropped, repeated or reordered byte shows: an LCG per direction.
@@ -118,13 +119,13 @@ func TestTapRelaysAndRecordsEverything(t *testing.T) {
 	done := make(chan result, 1)
 	log := &testkit.LockedBuffer{}
 	go func() {
-		r, err := Tap(ctx, TapOptions{Device: devPath, Link: link, Out: out, Kind: Board, Log: log})
+		r, err := Tap(ctx, TapOptions{Device: devPath, Link: link, Out: out, Kind: capture.Board, Log: log})
 		done <- result{r, err}
 	}()
 	if err := testkit.Eventually(testkit.Bound(3*time.Second), func() error { _, err := os.Stat(link); return err }); err != nil {
 		t.Fatalf("no link: %v; log %s", err, log.String())
 	}
-	host, err := port.Open(link, port.Options{Baud: 1_000_000})
+	host, err := serialport.Open(link, serialport.Options{Baud: 1_000_000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,14 +269,14 @@ func TestTapRelaysAndRecordsEverything(t *testing.T) {
 // TestTapRefusesHeldDevice: a device its owner holds is refused, naming the owner, and leaves no file.
 func TestTapRefusesHeldDevice(t *testing.T) {
 	_, devPath := devicePair(t)
-	held, err := port.Open(devPath, port.Options{Baud: 1_000_000, Exclusive: true})
+	held, err := serialport.Open(devPath, serialport.Options{Baud: 1_000_000, Exclusive: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer held.Close()
 	dir := t.TempDir()
-	_, err = Tap(context.Background(), TapOptions{Device: devPath, Link: filepath.Join(dir, "l"), Out: filepath.Join(dir, "o.mcap"), Kind: Board})
-	if err == nil || !port.IsBusy(err) {
+	_, err = Tap(context.Background(), TapOptions{Device: devPath, Link: filepath.Join(dir, "l"), Out: filepath.Join(dir, "o.mcap"), Kind: capture.Board})
+	if err == nil || !serialport.IsBusy(err) {
 		t.Fatalf("err %v, want busy", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "o.mcap.part")); !os.IsNotExist(err) {
@@ -296,7 +297,7 @@ func TestTapNoStaleBytesAfterReopen(t *testing.T) {
 	defer cancel()
 	done := make(chan TapResult, 1)
 	go func() {
-		r, err := Tap(ctx, TapOptions{Device: devPath, Link: link, Out: out, Kind: Board})
+		r, err := Tap(ctx, TapOptions{Device: devPath, Link: link, Out: out, Kind: capture.Board})
 		if err != nil {
 			t.Error(err)
 		}
@@ -306,7 +307,7 @@ func TestTapNoStaleBytesAfterReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sent bytes.Buffer
-	host, err := port.Open(link, port.Options{Baud: 1_000_000})
+	host, err := serialport.Open(link, serialport.Options{Baud: 1_000_000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +320,7 @@ func TestTapNoStaleBytesAfterReopen(t *testing.T) {
 	}
 	sent.Write(stale)
 	time.Sleep(100 * time.Millisecond)
-	host, err = port.Open(link, port.Options{Baud: 1_000_000, KeepInput: true}) // keep whatever waits: there must be none
+	host, err = serialport.Open(link, serialport.Options{Baud: 1_000_000, KeepInput: true}) // keep whatever waits: there must be none
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,60 +4,12 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/rosorin/rosorin/kinematics"
 )
 
-func TestWheelRPSWorkedValues(t *testing.T) {
-	g := DefaultGeometry()
-	cases := []struct {
-		name string
-		in   Twist
-		want [4]float64
-	}{
-		// The seed's worked values, printed to three decimals.
-		{"forward 0.2", Twist{VX: 0.2}, [4]float64{0.796, 0.796, -0.796, -0.796}},
-		{"rotate 1.0", Twist{WZ: 1.0}, [4]float64{-0.694, -0.694, -0.694, -0.694}},
-		{"left 0.2", Twist{VY: 0.2}, [4]float64{-0.796, 0.796, -0.796, 0.796}},
-		{"still", Twist{}, [4]float64{}},
-		{"backward 0.35", Twist{VX: -0.35}, [4]float64{-1.393, -1.393, 1.393, 1.393}},
-	}
-	for _, c := range cases {
-		got := WheelRPS(c.in, g)
-		for i := range got {
-			if !near(got[i], c.want[i], 0.0005) {
-				t.Fatalf("%s: motor %d = %.4f, want %.3f (all %v)", c.name, i+1, got[i], c.want[i], got)
-			}
-		}
-	}
-	// Exact formula check for one value: 0.2 / (pi x 0.08).
-	if got := WheelRPS(Twist{VX: 0.2}, g)[0]; got != 0.2/(math.Pi*0.08) {
-		t.Fatalf("forward rps %v, want %v", got, 0.2/(math.Pi*0.08))
-	}
-	// A still robot must give +0 on every wheel: the stop frame's bytes are 00 00 00 00, not 00 00 00 80.
-	for i, v := range WheelRPS(Twist{}, g) {
-		if math.Signbit(v) {
-			t.Fatalf("motor %d is -0 for a still robot", i+1)
-		}
-	}
-}
-
-// Stand test C (2026-09-27): +0.5 rad/s turned the left wheels backward and the right ones forward. A wheel
-// turns forward when its wire sign matches the sign it gets for driving forward.
-func TestRotationSenseLeftBackRightForward(t *testing.T) {
-	g := DefaultGeometry()
-	fwd := WheelRPS(Twist{VX: 0.1}, g)
-	rot := WheelRPS(Twist{WZ: 0.5}, g)
-	dir := func(i int) float64 { return math.Copysign(1, rot[i]) * math.Copysign(1, fwd[i]) }
-	// Motors 1, 2 are the left side, 3, 4 the right (forward sign + on 1, 2 and - on the mirrored 3, 4).
-	if dir(0) > 0 || dir(1) > 0 {
-		t.Fatalf("left wheels turn forward on +wz: rot %v fwd %v", rot, fwd)
-	}
-	if dir(2) < 0 || dir(3) < 0 {
-		t.Fatalf("right wheels turn backward on +wz: rot %v fwd %v", rot, fwd)
-	}
-}
-
 func TestMaxWheelRPSUnderLimits(t *testing.T) {
-	g := DefaultGeometry()
+	g := kinematics.DefaultGeometry()
 	l := DefaultLimits()
 	l.MaxLinear = 0.35 // the running value (arm_limits.yaml)
 	m := l.MaxWheelRPS(g)
@@ -65,7 +17,7 @@ func TestMaxWheelRPSUnderLimits(t *testing.T) {
 	for _, sx := range []float64{-1, 1} {
 		for _, sy := range []float64{-1, 1} {
 			for _, sw := range []float64{-1, 1} {
-				for _, v := range WheelRPS(Twist{sx * l.MaxLinear, sy * l.MaxLinear, sw * l.MaxAngular}, g) {
+				for _, v := range kinematics.WheelRPS(kinematics.Twist{VX: sx * l.MaxLinear, VY: sy * l.MaxLinear, WZ: sw * l.MaxAngular}, g) {
 					worst = math.Max(worst, math.Abs(v))
 				}
 			}
@@ -84,17 +36,17 @@ func TestIntegratePose(t *testing.T) {
 	cases := []struct {
 		name  string
 		start Pose
-		tw    Twist
+		tw    kinematics.Twist
 		steps int
 		want  Pose
 		eps   float64
 	}{
-		{"straight 1 s at 0.2", Pose{}, Twist{VX: 0.2}, 50, Pose{X: 0.2}, 1e-12},
-		{"straight along heading 90 deg", Pose{Theta: math.Pi / 2}, Twist{VX: 0.2}, 50, Pose{Y: 0.2, Theta: math.Pi / 2}, 1e-12},
-		{"sideways left 1 s", Pose{}, Twist{VY: 0.2}, 50, Pose{Y: 0.2}, 1e-12},
-		{"heading: turn in place pi/2", Pose{}, Twist{WZ: math.Pi / 2}, 50, Pose{Theta: math.Pi / 2}, 1e-12},
+		{"straight 1 s at 0.2", Pose{}, kinematics.Twist{VX: 0.2}, 50, Pose{X: 0.2}, 1e-12},
+		{"straight along heading 90 deg", Pose{Theta: math.Pi / 2}, kinematics.Twist{VX: 0.2}, 50, Pose{Y: 0.2, Theta: math.Pi / 2}, 1e-12},
+		{"sideways left 1 s", Pose{}, kinematics.Twist{VY: 0.2}, 50, Pose{Y: 0.2}, 1e-12},
+		{"heading: turn in place pi/2", Pose{}, kinematics.Twist{WZ: math.Pi / 2}, 50, Pose{Theta: math.Pi / 2}, 1e-12},
 		// A full circle of radius 0.5 m returns to the start (midpoint heading makes the polygon closed).
-		{"full circle", Pose{}, Twist{VX: 0.5, WZ: 1}, 0, Pose{}, 1e-9},
+		{"full circle", Pose{}, kinematics.Twist{VX: 0.5, WZ: 1}, 0, Pose{}, 1e-9},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -115,7 +67,7 @@ func TestIntegratePose(t *testing.T) {
 	t.Run("half circle reaches the far side at y = 2r", func(t *testing.T) {
 		p := Pose{}
 		for i := 0; i < 500; i++ {
-			p = IntegratePose(p, Twist{VX: 0.5, WZ: 1}, math.Pi/500)
+			p = IntegratePose(p, kinematics.Twist{VX: 0.5, WZ: 1}, math.Pi/500)
 		}
 		if !near(p.X, 0, 1e-9) || !near(p.Y, 1.0, 1e-5) || !near(math.Remainder(p.Theta-math.Pi, 2*math.Pi), 0, 1e-9) {
 			t.Fatalf("half circle ended at %+v, want (0, 1, pi)", p)
@@ -144,7 +96,7 @@ func TestOdometry(t *testing.T) {
 		o := NewOdometry(DefaultOdomConfig())
 		var s OdomSample
 		for i := 0; i <= 50; i++ { // 1 s sliding left at a commanded 0.2 m/s
-			s = o.Update(at(float64(i)*0.02), Twist{VY: 0.2})
+			s = o.Update(at(float64(i)*0.02), kinematics.Twist{VY: 0.2})
 		}
 		if !near(s.Pose.Y, 0.2*0.765, 1e-12) || s.Pose.X != 0 {
 			t.Fatalf("pose %+v, want y = 0.153 (0.2 x 0.765 x 1 s)", s.Pose)
@@ -171,24 +123,24 @@ func TestOdometry(t *testing.T) {
 	})
 	t.Run("first update integrates nothing, dt capped at 0.1 s, negative dt ignored", func(t *testing.T) {
 		o := NewOdometry(DefaultOdomConfig())
-		if s := o.Update(t0, Twist{VX: 0.2}); s.Pose.X != 0 {
+		if s := o.Update(t0, kinematics.Twist{VX: 0.2}); s.Pose.X != 0 {
 			t.Fatalf("first update moved: %+v", s.Pose)
 		}
-		if s := o.Update(t0.Add(5*time.Second), Twist{VX: 0.2}); !near(s.Pose.X, 0.02, 1e-15) {
+		if s := o.Update(t0.Add(5*time.Second), kinematics.Twist{VX: 0.2}); !near(s.Pose.X, 0.02, 1e-15) {
 			t.Fatalf("5 s gap moved %v, want 0.02 (capped 0.1 s)", s.Pose.X)
 		}
-		if s := o.Update(t0, Twist{VX: 0.2}); !near(s.Pose.X, 0.02, 1e-15) {
+		if s := o.Update(t0, kinematics.Twist{VX: 0.2}); !near(s.Pose.X, 0.02, 1e-15) {
 			t.Fatalf("backward time moved: %v", s.Pose.X)
 		}
 	})
 	t.Run("heading quaternion and non-finite input", func(t *testing.T) {
 		o := NewOdometry(DefaultOdomConfig())
 		o.SetPose(Pose{Theta: math.Pi / 2})
-		s := o.Update(t0, Twist{VX: math.NaN()})
+		s := o.Update(t0, kinematics.Twist{VX: math.NaN()})
 		if o.Skipped() != 1 || !near(s.QZ, math.Sin(math.Pi/4), 1e-15) || !near(s.QW, math.Cos(math.Pi/4), 1e-15) {
 			t.Fatalf("sample %+v skipped %d", s, o.Skipped())
 		}
-		s = o.Update(t0.Add(tick), Twist{VX: math.Inf(1)})
+		s = o.Update(t0.Add(tick), kinematics.Twist{VX: math.Inf(1)})
 		if s.Pose != o.Pose() || math.IsNaN(s.Pose.X) || s.Pose.X != 0 || s.Pose.Y != 0 {
 			t.Fatalf("non-finite twist moved the pose: %+v", s.Pose)
 		}

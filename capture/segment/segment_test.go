@@ -1,4 +1,4 @@
-package capture
+package segment
 
 import (
 	"errors"
@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 )
 
@@ -27,7 +29,7 @@ func (c *fakeClock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-var rotateSpecs = []ChannelSpec{{Topic: "/serial/board/rx", Kind: "board"}, {Topic: "/imu", Type: "sensor_msgs/msg/Imu"}}
+var rotateSpecs = []ChannelSpec{Raw(capture.Board, capture.FromDevice), Message("/imu", (*rosmsg.Imu)(nil))}
 
 func segFiles(t *testing.T, dir, pattern string) []string {
 	t.Helper()
@@ -64,7 +66,7 @@ func TestSegmentsRotateBySizeAndTime(t *testing.T) {
 	dir := t.TempDir()
 	clk := &fakeClock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
 	s, err := OpenSegments(SegmentOptions{Dir: dir, Prefix: "board", RotateSize: 4000, RotateTime: time.Minute,
-		Metadata: CaptureMetadata(map[string]string{"device": "/dev/ttyACM0"}), Now: clk.now}, rotateSpecs)
+		Metadata: Metadata(map[string]string{"device": "/dev/ttyACM0"}), Now: clk.now}, rotateSpecs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,12 +287,10 @@ func TestQueueStopsOnFullDisk(t *testing.T) {
 	var stops []error
 	var mu sync.Mutex
 	q := StartQueue(QueueOptions{open: func() (segmentWriter, error) { return disk, nil },
-		OnStop: func(err error) { mu.Lock(); stops = append(stops, err); mu.Unlock() },
-		Decode: func(ch int, t time.Time, data []byte, emit func(int, time.Time, rosmsg.Message)) {
-			emit(1, t, &rosmsg.Imu{})
-		}})
+		OnStop:   func(err error) { mu.Lock(); stops = append(stops, err); mu.Unlock() },
+		Channels: []ChannelSpec{Raw(capture.Board, capture.FromDevice)}})
 	for i := 0; i < 100; i++ {
-		q.Put(0, time.Now(), []byte{1})
+		q.Put(0, time.Now(), board.EncodeIMU(board.IMU{})) // one raw write and one decoded /imu message each
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for q.Status().Recording && time.Now().Before(deadline) {
@@ -346,5 +346,48 @@ func TestQueuePutMessage(t *testing.T) {
 	}
 	if disk.writes != 1 || disk.messages != 1 {
 		t.Fatalf("%d raw writes and %d messages, want 1 and 1", disk.writes, disk.messages)
+	}
+}
+
+// msgDisk keeps the channel index and type of each decoded message.
+type msgDisk struct {
+	faultyDisk
+	chans []int
+	types []string
+}
+
+func (d *msgDisk) WriteMessage(ch int, t time.Time, m rosmsg.Message) error {
+	d.chans, d.types = append(d.chans, ch), append(d.types, m.ROSType())
+	return nil
+}
+
+// The queue decodes each raw channel into the decoded channels it added after the caller's: the board's rx
+// into /imu, /battery, /joy, its tx into /wheel_twist, each message on its own channel's index.
+func TestQueueDecodesRawChannels(t *testing.T) {
+	disk := &msgDisk{}
+	specs := []ChannelSpec{Raw(capture.Board, capture.FromDevice), Raw(capture.Board, capture.ToDevice),
+		Message("/rosorin/state", (*rosmsg.String)(nil))}
+	q := StartQueue(QueueOptions{Channels: specs, open: func() (segmentWriter, error) { return disk, nil }})
+	q.Put(0, time.Now(), append(board.EncodeIMU(board.IMU{}), board.EncodeBattery(board.Battery{MilliVolts: 7400})...))
+	q.Put(1, time.Now(), board.StopFrame())
+	q.PutMessage(2, time.Now(), &rosmsg.String{Data: "{}"})
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	for i, sp := range q.specs {
+		want[sp.Type+" "+sp.Topic] = i
+	}
+	topics := []string{"/imu", "/battery", "/wheel_twist", "/rosorin/state"}
+	if len(disk.chans) != len(topics) || len(q.specs) != 3+4 {
+		t.Fatalf("decoded messages on channels %v (%v); specs %+v", disk.chans, disk.types, q.specs)
+	}
+	for i, topic := range topics {
+		if ch, ok := want[disk.types[i]+" "+topic]; !ok || ch != disk.chans[i] {
+			t.Fatalf("message %d (%s) on channel %d, want %s's %d; specs %+v", i, disk.types[i], disk.chans[i], topic, ch, q.specs)
+		}
+	}
+	if d := q.Decoded(0); d == nil || d.Written != 2 || q.Decoded(1).Written != 1 || q.Decoded(2) != nil {
+		t.Fatalf("decoders: rx %+v", d)
 	}
 }

@@ -1,9 +1,4 @@
-package capture
-
-// Segment rotation and retention for the recordings a long-running process makes (`rosorin-base run
-// --capture DIR`): one crash-safe mcapfile recording per segment, a new one by size or age, the oldest
-// finished segments deleted past a count or a total size, and the .part files a killed run left behind
-// recovered at start. Figures and the reasons are in docs/capture.md, "Recording by the driver".
+package segment
 
 import (
 	"errors"
@@ -11,13 +6,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 )
@@ -35,10 +31,23 @@ type SegmentOptions struct {
 	Now        func() time.Time // the clock that names and ages segments (time.Now)
 }
 
-// ChannelSpec is one channel of every segment: Kind set ("board", "lidar") makes a raw serial channel, Type
-// set ("sensor_msgs/msg/Imu") a decoded one.
+// ChannelSpec is one channel of every segment: a raw serial stream (Raw: Kind set) or a message channel
+// (Message: Type set). A Queue adds the decoded channels of each raw stream itself.
 type ChannelSpec struct {
-	Topic, Kind, Type string
+	Topic string
+	Kind  capture.Kind      // raw: "board", "lidar"
+	Dir   capture.Direction // raw: which way the bytes went
+	Type  string            // message: the ROS type, "sensor_msgs/msg/Imu"
+}
+
+// Raw is the spec of a raw serial channel (capture.RawTopic(kind, dir)).
+func Raw(kind capture.Kind, dir capture.Direction) ChannelSpec {
+	return ChannelSpec{Topic: capture.RawTopic(kind, dir), Kind: kind, Dir: dir}
+}
+
+// Message is the spec of a channel of proto's message type (proto may be a nil pointer of the type).
+func Message(topic string, proto rosmsg.Message) ChannelSpec {
+	return ChannelSpec{Topic: topic, Type: proto.ROSType()}
 }
 
 // SegmentStats are what a Segments wrote so far.
@@ -165,7 +174,7 @@ func (s *Segments) start() error {
 	chans := make([]*mcapfile.Channel, len(s.specs))
 	for i, sp := range s.specs {
 		if sp.Kind != "" {
-			chans[i], err = rec.RawChannel(sp.Topic, sp.Kind)
+			chans[i], err = rec.RawChannel(sp.Topic, string(sp.Kind))
 		} else {
 			chans[i], err = rec.MessageChannel(sp.Topic, sp.Type)
 		}
@@ -388,233 +397,28 @@ func ParseSize(v string) (int64, error) {
 	return n * mult, nil
 }
 
-// CaptureMetadata is the metadata every segment of a process's recording starts with: the caller's entries
-// plus host and toolkit version.
-func CaptureMetadata(extra map[string]string) map[string]string {
+// Metadata is the metadata every recording of a process starts with: the caller's entries plus host and
+// toolkit version.
+func Metadata(extra map[string]string) map[string]string {
 	host, _ := os.Hostname()
-	md := map[string]string{"host": host, "version": buildVersion()}
+	md := map[string]string{"host": host, "version": BuildVersion()}
 	for k, v := range extra {
 		md[k] = v
 	}
 	return md
 }
 
-// segmentWriter is what a Queue writes to: *Segments, or a test's faulty disk.
-type segmentWriter interface {
-	Write(ch int, t time.Time, data []byte) error
-	WriteMessage(ch int, t time.Time, m rosmsg.Message) error
-	Stats() SegmentStats
-	Close() error
-}
-
-// QueueOptions configure a Queue.
-type QueueOptions struct {
-	Segments SegmentOptions
-	Channels []ChannelSpec
-	// Len is the queue's length in messages (DefaultQueueLen).
-	Len int
-	// Decode, when set, is called in the writer goroutine with every raw message after it is written; emit
-	// records decoded messages (capture's IMUMessage, BatteryMessage, ...) on other channels.
-	Decode func(ch int, t time.Time, data []byte, emit func(ch int, t time.Time, m rosmsg.Message))
-	// OnStop is called once, in the writer goroutine, when recording stops on an error (a full disk).
-	OnStop func(err error)
-
-	open func() (segmentWriter, error) // tests: a faulty disk
-}
-
-// DefaultQueueLen: the board sends about 700 reads a second at its usual rates, so 8192 messages are over
-// ten seconds of a disk that does not take anything before the queue drops.
-const DefaultQueueLen = 8192
-
-// Queue records from the goroutines that own a port without ever making them wait for the disk: Put is a
-// non-blocking send to a bounded queue (a full queue drops the message and counts it), and one goroutine
-// writes the queue into rotating Segments. The recorder's own write path takes a lock that its flusher
-// holds while it writes 64 KiB to the kernel, and a rotation finishes a file; neither may reach a stop path.
-type Queue struct {
-	o    QueueOptions
-	q    chan queued
-	done chan struct{}
-
-	mu     sync.Mutex // guards closed against Put after Close
-	closed bool
-
-	dropped   atomic.Uint64
-	recording atomic.Bool
-	seg       atomicSeg
-	stopErr   atomicErr
-	closeErr  error
-}
-
-type queued struct {
-	ch   int
-	t    time.Time
-	data []byte
-	msg  rosmsg.Message // a decoded message instead of raw bytes
-}
-
-// StartQueue starts the writer goroutine, which opens the first segment (and recovers leftovers) itself, so
-// the caller's start is not delayed by the disk. Put may be called at once.
-func StartQueue(o QueueOptions) *Queue {
-	if o.Len <= 0 {
-		o.Len = DefaultQueueLen
+// BuildVersion is the toolkit's module version and VCS revision, for a recording's metadata.
+func BuildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
 	}
-	if o.Segments.Log == nil {
-		o.Segments.Log = slog.New(slog.DiscardHandler)
-	}
-	if o.open == nil {
-		o.open = func() (segmentWriter, error) { return OpenSegments(o.Segments, o.Channels) }
-	}
-	q := &Queue{o: o, q: make(chan queued, o.Len), done: make(chan struct{})}
-	q.recording.Store(true)
-	go q.run()
-	return q
-}
-
-// Put queues one raw message; data must not change afterwards. It never blocks: it returns false when the
-// message was dropped (queue full, or recording stopped or closed).
-func (q *Queue) Put(ch int, t time.Time, data []byte) bool {
-	return q.put(queued{ch: ch, t: t, data: data})
-}
-
-// PutMessage queues one decoded message (which must not change afterwards), like Put.
-func (q *Queue) PutMessage(ch int, t time.Time, m rosmsg.Message) bool {
-	return q.put(queued{ch: ch, t: t, msg: m})
-}
-
-func (q *Queue) put(ev queued) bool {
-	if q == nil {
-		return false
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.closed {
-		return false
-	}
-	select {
-	case q.q <- ev:
-		return true
-	default:
-		q.dropped.Add(1)
-		return false
-	}
-}
-
-func (q *Queue) stop(err error) {
-	if q.recording.Load() {
-		q.recording.Store(false)
-		q.stopErr.Store(err)
-		q.o.Segments.Log.Error("CAPTURE STOPPED: recording failed; the driver keeps running without it",
-			"dir", q.o.Segments.Dir, "err", err)
-		if q.o.OnStop != nil {
-			q.o.OnStop(err)
+	v := bi.Main.Version
+	for _, st := range bi.Settings {
+		if st.Key == "vcs.revision" {
+			v += " " + st.Value
 		}
 	}
-}
-
-func (q *Queue) run() {
-	defer close(q.done)
-	w, err := q.o.open()
-	if err != nil {
-		q.stop(err)
-		for range q.q { // drain so that Close returns
-		}
-		return
-	}
-	q.seg.Store(w)
-	emit := func(ch int, t time.Time, m rosmsg.Message) {
-		if q.recording.Load() {
-			if err := w.WriteMessage(ch, t, m); err != nil {
-				q.stop(err)
-			}
-		}
-	}
-	for ev := range q.q {
-		if !q.recording.Load() {
-			continue // stopped: drain and discard
-		}
-		if ev.msg != nil {
-			emit(ev.ch, ev.t, ev.msg)
-			continue
-		}
-		if err := w.Write(ev.ch, ev.t, ev.data); err != nil {
-			q.stop(err)
-			continue
-		}
-		if q.o.Decode != nil {
-			q.o.Decode(ev.ch, ev.t, ev.data, emit)
-		}
-	}
-	q.closeErr = w.Close()
-}
-
-// Close stops taking messages, writes what is queued and finishes the current segment.
-func (q *Queue) Close() error {
-	if q == nil {
-		return nil
-	}
-	q.mu.Lock()
-	if q.closed {
-		q.mu.Unlock()
-		return nil
-	}
-	q.closed = true
-	close(q.q)
-	q.mu.Unlock()
-	<-q.done
-	if err := q.stopErr.Load(); err != nil {
-		return err
-	}
-	return q.closeErr
-}
-
-// QueueStatus is a Queue's state for a status record.
-type QueueStatus struct {
-	Recording bool   `json:"recording"`
-	Dir       string `json:"dir"`
-	File      string `json:"file,omitempty"` // the segment being written (data in FILE.part)
-	Segments  int    `json:"segments"`
-	Messages  uint64 `json:"messages"`
-	Bytes     uint64 `json:"bytes"`
-	Dropped   uint64 `json:"dropped"` // messages the full queue could not take
-	Recovered int    `json:"recovered,omitempty"`
-	Deleted   int    `json:"deleted,omitempty"`
-	Error     string `json:"error,omitempty"` // why recording stopped
-}
-
-// Status returns the queue's state.
-func (q *Queue) Status() QueueStatus {
-	if q == nil {
-		return QueueStatus{}
-	}
-	st := QueueStatus{Recording: q.recording.Load(), Dir: q.o.Segments.Dir, Dropped: q.dropped.Load()}
-	if w := q.seg.Load(); w != nil {
-		s := w.Stats()
-		st.File, st.Segments, st.Messages, st.Bytes, st.Recovered, st.Deleted =
-			s.Current, s.Segments, s.Messages, s.Bytes, s.Recovered, s.Deleted
-	}
-	if err := q.stopErr.Load(); err != nil {
-		st.Error = err.Error()
-	}
-	return st
-}
-
-// Typed atomics for an interface and an error.
-type (
-	atomicSeg struct{ v atomic.Pointer[segmentWriter] }
-	atomicErr struct{ v atomic.Pointer[error] }
-)
-
-func (a *atomicSeg) Store(w segmentWriter) { a.v.Store(&w) }
-func (a *atomicSeg) Load() segmentWriter {
-	if p := a.v.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
-func (a *atomicErr) Store(err error) { a.v.Store(&err) }
-func (a *atomicErr) Load() error {
-	if p := a.v.Load(); p != nil {
-		return *p
-	}
-	return nil
+	return v
 }

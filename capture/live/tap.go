@@ -1,4 +1,4 @@
-package capture
+package live
 
 import (
 	"context"
@@ -13,8 +13,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
-	"github.com/rosorin/rosorin/driver/port"
+	"github.com/rosorin/rosorin/capture/segment"
+	"github.com/rosorin/rosorin/serialport"
 )
 
 // TapOptions say what `capture tap` relays and records.
@@ -23,7 +25,7 @@ type TapOptions struct {
 	Link   string // where the pty's slave is published for the program
 	Out    string // the MCAP file; OUT.part while recording
 	Baud   int    // 0: the kind's own rate
-	Kind   Kind
+	Kind   capture.Kind
 	Log    io.Writer // progress and the final line; nil: discarded
 	// Queue is the number of reads each relay direction and the recorder may hold (default 4096: seconds
 	// at 1 Mbaud).
@@ -40,13 +42,7 @@ type TapResult struct {
 	RecordErr             error  // the recorder's error (a full disk): relaying went on without it
 	FirstRelay, LastRelay time.Time
 	DecodedRx, DecodedTx  uint64
-	SummaryRx, SummaryTx  Summary
-}
-
-type tapChunk struct {
-	dir  Direction
-	t    time.Time
-	data []byte
+	SummaryRx, SummaryTx  capture.Summary
 }
 
 // TapMain is the `capture tap` process: it relays and records until SIGINT or SIGTERM (or the device
@@ -59,11 +55,11 @@ func TapMain(o TapOptions) (TapResult, error) {
 
 // Tap is a pty man-in-the-middle: it opens o.Device exclusively (as its owner would), publishes a pty at
 // o.Link for the program that would have opened the device, relays bytes both ways and records both
-// directions (RawTopic(kind, FromDevice) and RawTopic(kind, ToDevice)) with their decoded channels.
+// directions (capture.RawTopic(kind, FromDevice) and capture.RawTopic(kind, ToDevice)) with their decoded channels.
 //
 // Four relay goroutines (device reader, pty writer, pty reader, device writer) pass reads over bounded
-// queues; a fifth owns the recorder. A relay never waits for the disk: a read goes to the recorder's queue
-// with a non-blocking send (a stalled disk costs recording, counted in Unrecorded, never relaying). A relay
+// queues; a segment.Queue records (its writer goroutine owns the file and the decoders). A relay never waits
+// for the disk: Put never blocks (a stalled disk costs recording, counted in Unrecorded, never relaying). A relay
 // does wait for the other side: a program that stops reading fills the pty, then the queue, then the
 // device reader stops reading and the device's own buffer fills, as without the tap (cdc-acm throttles a
 // reader that does not keep up); nothing is dropped inside the tap. While no program has the link open the
@@ -75,11 +71,11 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	if _, err := ParseKind(string(o.Kind)); err != nil {
+	if _, err := capture.ParseKind(string(o.Kind)); err != nil {
 		return res, err
 	}
 	if o.Baud == 0 {
-		o.Baud = DefaultBaud(o.Kind)
+		o.Baud = capture.DefaultBaud(o.Kind)
 	}
 	if o.Queue <= 0 {
 		o.Queue = 4096
@@ -87,9 +83,9 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 	if _, err := os.Stat(o.Out); err == nil {
 		return res, fmt.Errorf("%s exists; pick a new --out file", o.Out)
 	}
-	dev, err := port.Open(o.Device, port.Options{Baud: o.Baud, Exclusive: true})
+	dev, err := serialport.Open(o.Device, serialport.Options{Baud: o.Baud, Exclusive: true})
 	if err != nil {
-		if port.IsBusy(err) {
+		if serialport.IsBusy(err) {
 			return res, fmt.Errorf("%w: capture tap must own the device; stop its owner and start that program on --link instead", err)
 		}
 		if errors.Is(err, os.ErrNotExist) {
@@ -103,34 +99,24 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 		return res, err
 	}
 	defer p.Close()
-	host, _ := os.Hostname()
-	rec, err := mcapfile.Create(o.Out, mcapfile.Options{Metadata: map[string]string{
-		"device": o.Device, "baud": strconv.Itoa(o.Baud), "host": host, "version": buildVersion(),
-		"kind": string(o.Kind), "recorder": "capture tap (pty man-in-the-middle)", "link": o.Link}})
+	var recErr atomic.Pointer[error]
+	q, err := segment.StartFileQueue(o.Out, segment.QueueOptions{Len: o.Queue,
+		Segments: segment.SegmentOptions{Metadata: segment.Metadata(map[string]string{
+			"device": o.Device, "baud": strconv.Itoa(o.Baud), "kind": string(o.Kind),
+			"recorder": "capture tap (pty man-in-the-middle)", "link": o.Link})},
+		Channels: []segment.ChannelSpec{segment.Raw(o.Kind, capture.FromDevice), segment.Raw(o.Kind, capture.ToDevice)},
+		OnStop: func(err error) {
+			recErr.Store(&err)
+			fmt.Fprintf(log, "capture tap: RECORDING STOPPED (relaying goes on): %v\n", err)
+		}})
 	if err != nil {
-		return res, err
-	}
-	var chans [2]*mcapfile.Channel
-	var decs [2]*Decoded
-	for _, d := range []Direction{FromDevice, ToDevice} {
-		if err == nil {
-			chans[d], err = rec.RawChannel(RawTopic(o.Kind, d), string(o.Kind))
-		}
-		if err == nil {
-			decs[d], err = NewDecoded(rec, o.Kind, d)
-		}
-	}
-	if err != nil {
-		rec.Close()
 		return res, err
 	}
 	fmt.Fprintf(log, "capture tap: %s at %d baud <-> %s (%s) -> %s (%s while recording)\n",
-		o.Device, o.Baud, o.Link, p.SlaveName, o.Out, rec.PartPath())
+		o.Device, o.Baud, o.Link, p.SlaveName, o.Out, o.Out+mcapfile.PartSuffix)
 
-	recQ := make(chan tapChunk, o.Queue)
 	toHost := make(chan []byte, o.Queue)
 	toDev := make(chan []byte, o.Queue)
-	var unrecorded atomic.Uint64
 	var mu sync.Mutex // guards res's relay counters and stop reason
 	stopOnce := sync.Once{}
 	done := make(chan struct{})
@@ -142,16 +128,9 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 			close(done)
 		})
 	}
-	record := func(c tapChunk) {
-		select {
-		case recQ <- c:
-		default:
-			unrecorded.Add(1)
-		}
-	}
 	var readers, writers sync.WaitGroup
 	// reader reads f and hands each read to out (the other side's writer) and to the recorder.
-	reader := func(f *os.File, dir Direction, out chan []byte, n, reads *uint64) {
+	reader := func(f *os.File, dir capture.Direction, out chan []byte, n, reads *uint64) {
 		defer readers.Done()
 		buf := make([]byte, 16<<10)
 		for {
@@ -159,7 +138,7 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 			if k > 0 {
 				t := time.Now()
 				b := append([]byte(nil), buf[:k]...)
-				record(tapChunk{dir, t, b})
+				q.Put(int(dir), t, b) // channel dir: Channels are rx, tx
 				select {
 				case out <- b:
 				case <-done:
@@ -177,7 +156,7 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 				select {
 				case <-done: // closed by us
 				default:
-					if dir == FromDevice {
+					if dir == capture.FromDevice {
 						stop("device closed (" + err.Error() + ")")
 					} else {
 						stop("pty read failed (" + err.Error() + ")")
@@ -207,28 +186,10 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 			}
 		}
 	}
-	recDone := make(chan struct{})
-	go func() {
-		defer close(recDone)
-		for c := range recQ {
-			if res.RecordErr != nil {
-				continue
-			}
-			if err := rec.Write(chans[c.dir], c.t, c.data); err != nil {
-				res.RecordErr = err
-				fmt.Fprintf(log, "capture tap: RECORDING STOPPED (relaying goes on): %v\n", err)
-				continue
-			}
-			if err := decs[c.dir].Feed(c.t, c.data); err != nil {
-				res.RecordErr = err
-				fmt.Fprintf(log, "capture tap: RECORDING STOPPED (relaying goes on): %v\n", err)
-			}
-		}
-	}()
 	readers.Add(2)
 	writers.Add(2)
-	go reader(dev, FromDevice, toHost, &res.ToHost, &res.ReadsRx)
-	go reader(p.Master, ToDevice, toDev, &res.ToDevice, &res.ReadsTx)
+	go reader(dev, capture.FromDevice, toHost, &res.ToHost, &res.ReadsRx)
+	go reader(p.Master, capture.ToDevice, toDev, &res.ToDevice, &res.ReadsTx)
 	go writer(p.Master, toHost, func() bool { return p.Clients() == 0 })
 	go writer(dev, toDev, nil)
 	select {
@@ -243,13 +204,16 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 	close(toHost)
 	close(toDev)
 	writers.Wait()
-	close(recQ)
-	<-recDone
-	res.Unrecorded, res.NoProgram = unrecorded.Load(), noProgram.Load()
-	res.DecodedRx, res.DecodedTx = decs[0].Written, decs[1].Written
-	res.SummaryRx, res.SummaryTx = decs[0].Summary(), decs[1].Summary()
-	if err := rec.Close(); err != nil {
-		return res, err
+	res.Unrecorded = q.Status().Dropped
+	cerr := q.Close() // the recording's error, else finishing the file's
+	res.NoProgram = noProgram.Load()
+	rx, tx := q.Decoded(0), q.Decoded(1)
+	res.DecodedRx, res.DecodedTx = rx.Written, tx.Written
+	res.SummaryRx, res.SummaryTx = rx.Summary(), tx.Summary()
+	if e := recErr.Load(); e != nil {
+		res.RecordErr = *e
+	} else if cerr != nil {
+		return res, cerr
 	}
 	fmt.Fprintf(log, "capture tap: %s; %d bytes from the device (%d reads, %d of the bytes while no program had the link open), %d to the device (%d reads), unrecorded reads %d; written to %s\n",
 		res.Why, res.ToHost, res.ReadsRx, res.NoProgram, res.ToDevice, res.ReadsTx, res.Unrecorded, o.Out)

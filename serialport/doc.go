@@ -1,4 +1,4 @@
-// Package port opens the robot's serial devices the way the driver needs them: the controller board read-write
+// Package serialport opens the robot's serial devices the way the driver needs them: the controller board read-write
 // and exclusive, the LiDAR read-only and exclusive, and the board again without any lock for the last-resort
 // stop-motors tool. Every port is raw 8N1 (no echo, no line editing, no CR/LF translation), read returns as
 // soon as one byte is there (VMIN 1, VTIME 0), and the returned *os.File is non-blocking under Go's poller, so
@@ -23,4 +23,4 @@
 //
 // Platform code lives in port_linux.go behind unexported native* functions, the raw termios in internal/tty
 // (shared with the simulator); other systems get ErrUnsupported.
-package port
+package serialport

@@ -1,4 +1,4 @@
-package port_test
+package serialport_test
 
 import (
 	"errors"
@@ -10,8 +10,8 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
-	"github.com/rosorin/rosorin/driver/port"
 	"github.com/rosorin/rosorin/internal/tty"
+	"github.com/rosorin/rosorin/serialport"
 )
 
 func newPty(t *testing.T) string {
@@ -29,12 +29,12 @@ func newPty(t *testing.T) string {
 }
 
 func TestBusyErrorMessage(t *testing.T) {
-	e := &port.BusyError{Path: "/dev/ttyACM0", Holders: []port.Holder{{PID: 812, Comm: "rosorin-base"}}, Err: unix.EWOULDBLOCK}
+	e := &serialport.BusyError{Path: "/dev/ttyACM0", Holders: []serialport.Holder{{PID: 812, Comm: "rosorin-base"}}, Err: unix.EWOULDBLOCK}
 	want := "port /dev/ttyACM0 busy (held by pid 812: rosorin-base); stop the other owner or pass --device"
 	if e.Error() != want {
 		t.Errorf("got  %q\nwant %q", e.Error(), want)
 	}
-	if !errors.Is(e, unix.EWOULDBLOCK) || !port.IsBusy(e) {
+	if !errors.Is(e, unix.EWOULDBLOCK) || !serialport.IsBusy(e) {
 		t.Error("unwrap/IsBusy")
 	}
 }
@@ -42,7 +42,7 @@ func TestBusyErrorMessage(t *testing.T) {
 // TestExclusiveTwice: a second exclusive open fails even for root (flock), and the raw settings are applied.
 func TestExclusiveTwice(t *testing.T) {
 	link := newPty(t)
-	f, err := port.OpenBoard(link)
+	f, err := serialport.OpenBoard(link)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,20 +57,20 @@ func TestExclusiveTwice(t *testing.T) {
 		tio.Cflag&unix.CBAUD != unix.B1000000 || tio.Oflag != 0 || tio.Iflag != 0 {
 		t.Errorf("not raw 8N1 1M VMIN 1: %+v", tio)
 	}
-	_, err = port.OpenBoard(link)
-	if !port.IsBusy(err) || !strings.Contains(err.Error(), "busy") {
+	_, err = serialport.OpenBoard(link)
+	if !serialport.IsBusy(err) || !strings.Contains(err.Error(), "busy") {
 		t.Fatalf("second exclusive open: %v, want busy", err)
 	}
 	// stop-motors' shared open takes no lock (root passes TIOCEXCL): it works while the driver owns the port.
 	if os.Geteuid() == 0 {
-		g, err := port.OpenShared(link, port.BoardBaud)
+		g, err := serialport.OpenShared(link, serialport.BoardBaud)
 		if err != nil {
 			t.Fatalf("shared open as root: %v", err)
 		}
 		g.Close()
 	}
 	f.Close()
-	g, err := port.OpenBoard(link)
+	g, err := serialport.OpenBoard(link)
 	if err != nil {
 		t.Fatalf("exclusive open after the owner closed: %v", err)
 	}
@@ -82,14 +82,14 @@ func TestNotATty(t *testing.T) {
 	if err := os.WriteFile(p, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := port.OpenShared(p, port.BoardBaud); err == nil || !strings.Contains(err.Error(), "serial device") {
+	if _, err := serialport.OpenShared(p, serialport.BoardBaud); err == nil || !strings.Contains(err.Error(), "serial device") {
 		t.Errorf("regular file: %v", err)
 	}
 	var be *tty.BaudError
-	if _, err := port.Open(p, port.Options{Baud: 12345}); !errors.As(err, &be) || be.Baud != 12345 || !strings.Contains(err.Error(), "unsupported baud rate 12345") {
+	if _, err := serialport.Open(p, serialport.Options{Baud: 12345}); !errors.As(err, &be) || be.Baud != 12345 || !strings.Contains(err.Error(), "unsupported baud rate 12345") {
 		t.Errorf("odd baud: %v", err)
 	}
-	if _, err := port.OpenBoard(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := serialport.OpenBoard(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing device: %v", err)
 	}
 }
@@ -97,7 +97,7 @@ func TestNotATty(t *testing.T) {
 // TestReadOnlyLidar: the LiDAR port is opened read-only; a write fails.
 func TestReadOnlyLidar(t *testing.T) {
 	link := newPty(t)
-	f, err := port.OpenLidar(link)
+	f, err := serialport.OpenLidar(link)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,25 +111,25 @@ func TestReadOnlyLidar(t *testing.T) {
 // port, and while it listens an exclusive owner is refused in turn, even as root (flock).
 func TestListenAgainstOwner(t *testing.T) {
 	link := newPty(t)
-	owner, err := port.OpenBoard(link)
+	owner, err := serialport.OpenBoard(link)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = port.Open(link, port.Options{Baud: port.BoardBaud, ReadOnly: true, Listen: true})
-	if !port.IsBusy(err) {
+	_, err = serialport.Open(link, serialport.Options{Baud: serialport.BoardBaud, ReadOnly: true, Listen: true})
+	if !serialport.IsBusy(err) {
 		t.Fatalf("listen while owned: %v, want busy", err)
 	}
 	owner.Close()
-	l, err := port.Open(link, port.Options{Baud: port.BoardBaud, ReadOnly: true, Listen: true})
+	l, err := serialport.Open(link, serialport.Options{Baud: serialport.BoardBaud, ReadOnly: true, Listen: true})
 	if err != nil {
 		t.Fatalf("listen on a free port: %v", err)
 	}
-	l2, err := port.Open(link, port.Options{Baud: port.BoardBaud, ReadOnly: true, Listen: true})
+	l2, err := serialport.Open(link, serialport.Options{Baud: serialport.BoardBaud, ReadOnly: true, Listen: true})
 	if err != nil {
 		t.Fatalf("a second listener: %v", err)
 	}
 	l2.Close()
-	if _, err := port.OpenBoard(link); !port.IsBusy(err) {
+	if _, err := serialport.OpenBoard(link); !serialport.IsBusy(err) {
 		t.Fatalf("exclusive open while listened to: %v, want busy", err)
 	}
 	l.Close()
