@@ -149,6 +149,7 @@ func assertAllNeverSettled(t *testing.T, out string, n int) {
 }
 
 func TestProveSimEstopKillPasses(t *testing.T) {
+	testkit.SkipShort(t, "a stand proof of two paths end to end (about 30 s)")
 	ev := t.TempDir()
 	js := filepath.Join(ev, "proof.json")
 	out, code := stopproof(t, 3*time.Minute, "prove", "--sim", "estop,kill", "--spin", "2s", "--hold", "3s",
@@ -288,6 +289,7 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 // The negative control from the command line: the simulated board ignores motor frames from each trigger on
 // (the spin-up still works). Every line must FAIL and the exit status must say so.
 func TestProveSimIgnoreMotorFails(t *testing.T) {
+	testkit.SkipShort(t, "the stand negative control end to end (about 30 s)")
 	out, code := stopproof(t, 3*time.Minute, "prove", "--sim", "--sim-fault", "ignore-motor", "estop,kill", "--spin", "2s",
 		"--hold", "3s", "--evidence-dir", t.TempDir())
 	if code != 1 || !strings.Contains(out, "RESULT: 0/4 passed") {
@@ -297,6 +299,7 @@ func TestProveSimIgnoreMotorFails(t *testing.T) {
 }
 
 func TestScangateSim(t *testing.T) {
+	testkit.SkipShort(t, "the live scan-gate check end to end")
 	out, code := stopproof(t, 2*time.Minute, "scangate", "--sim", "--evidence-dir", t.TempDir())
 	verdict := strings.Split(strings.Split(out, "evidence:")[0], "recording:")[0] // the lines after the verdict name the files
 	if code != 0 || !strings.HasSuffix(strings.TrimSpace(verdict), "PASS") {
@@ -310,6 +313,7 @@ func TestScangateSim(t *testing.T) {
 // The scan-gate check's negative control: with the driver's reader respawn switched off it must FAIL. It
 // runs outside the source tree: there the rosorin-base next to stopproof is used, and named.
 func TestScangateSimNoRespawnFails(t *testing.T) {
+	testkit.SkipShort(t, "the live scan-gate negative control end to end")
 	out, code := stopproofIn(t, t.TempDir(), 2*time.Minute, "scangate", "--sim", "--sim-no-lidar-respawn", "--evidence-dir", t.TempDir())
 	if code != 1 || !strings.Contains(out, "FAIL") || strings.Contains(out, "\nPASS") {
 		t.Fatalf("exit %d, want 1 and FAIL", code)

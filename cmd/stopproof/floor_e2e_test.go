@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rosorin/rosorin/internal/testkit"
 	"time"
 )
 
@@ -53,6 +55,7 @@ func readFloorRecord(t *testing.T, path string) floorRecord {
 // strafes left and right, a turn) and the driver kill, all PASS, with the seed's result lines, the table,
 // the record and the simulated robot torn down.
 func TestFloorProveSim(t *testing.T) {
+	testkit.SkipShort(t, "a floor proof of 9 legs end to end (about 50 s)")
 	ev := t.TempDir()
 	js := filepath.Join(ev, "floor.json")
 	out, code := stopproof(t, 4*time.Minute, "floor", "prove", "--sim", "--evidence-dir", ev, "--json", js, "estop,kill")
@@ -87,6 +90,7 @@ func TestFloorProveSim(t *testing.T) {
 
 // TestFloorNegativeControls: each negative control fails or refuses as the issue states.
 func TestFloorNegativeControls(t *testing.T) {
+	testkit.SkipShort(t, "four floor negative controls end to end (about 2 min)")
 	for _, c := range []struct {
 		name string
 		args []string
@@ -137,6 +141,7 @@ func TestFloorNegativeControls(t *testing.T) {
 
 // TestFloorLookSim: the look lines, and the corridor's degenerate odometry named.
 func TestFloorLookSim(t *testing.T) {
+	testkit.SkipShort(t, "floor look end to end, twice")
 	out, code := stopproof(t, time.Minute, "floor", "look", "--sim", "--evidence-dir", t.TempDir())
 	if code != 0 {
 		t.Errorf("exit %d", code)

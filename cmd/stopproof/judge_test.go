@@ -81,6 +81,7 @@ func TestJudgeCaptures(t *testing.T) {
 // A live sim run's printed table against the judge of its own recording (made by default, beside the
 // evidence log).
 func TestJudgeLiveSimRun(t *testing.T) {
+	testkit.SkipShort(t, "two live stand runs and a re-judge end to end")
 	ev := t.TempDir()
 	out, code := stopproof(t, 2*time.Minute, "prove", "--sim", "gamepad", "--spin", "2s", "--hold", "3s", "--evidence-dir", ev)
 	if code != 0 {

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -263,3 +264,22 @@ type abortError struct{ err error }
 
 func (a abortError) Error() string { return a.err.Error() }
 func (a abortError) Unwrap() error { return a.err }
+
+// Short is the README's test command (go test -short): the long real-time checks run fewer repetitions or a
+// shorter soak there, and the whole-proof end-to-end runs are left to the full run (go test without -short,
+// which CI runs too). Reps gives a check's repetitions: full without -short, short with it.
+func Reps(full, short int) int {
+	if testing.Short() {
+		return short
+	}
+	return full
+}
+
+// SkipShort skips a long real-time test under -short, saying how long it is and where it runs.
+func SkipShort(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: " + what + "; go test without -short runs it (CI does)")
+	}
+}
+
