@@ -1,7 +1,6 @@
 // Package replay plays a capture's recorded device-to-host bytes out of ptys at the recorded timing, so
 // `rosorin-base run`, the LiDAR reader or any serial program runs against a recording, and records or
-// compares what the program writes back. LidarScans reads the LiDAR channel's revolutions as the driver
-// bins them, each timed by its recorded log time (capture odom reads its odometry from them).
+// compares what the program writes back.
 //
 // Spec: the capture layout of docs/capture.md (raw channels /serial/KIND/rx and /serial/KIND/tx, schema
 // rosorin_msgs/msg/SerialChunk, kind in the channel metadata). Each rx channel becomes a pty published at

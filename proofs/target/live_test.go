@@ -1,7 +1,6 @@
 package target
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"math"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/proofs/clock"
-	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/imu"
 )
 
@@ -44,19 +42,7 @@ func TestFromAPI(t *testing.T) {
 	}
 }
 
-func TestEvidenceLines(t *testing.T) {
-	var b bytes.Buffer
-	e := evidence.New(&b, clock.Real{})
-	e.Logf("state: %s", `{"a":1}`)
-	e.Flush()
-	if !strings.Contains(b.String(), `state: {"a":1}`) || strings.Count(b.String(), "\n") != 1 {
-		t.Errorf("%q", b.String())
-	}
-	var nilEv *evidence.Log
-	nilEv.Logf("no panic") // a nil log discards
-	if got := evidence.Name("stop_proof_stand", time.Date(2026, 10, 2, 17, 16, 17, 0, time.UTC)); got != "stop_proof_stand_20261002_171617.log" {
-		t.Error(got)
-	}
+func TestStateCompact(t *testing.T) {
 	if c := compact([]byte("{\n  \"a\": \"x y\",\n  \"b\": 1\n}")); c != `{"a":"x y","b":1}` {
 		t.Error(c)
 	}
