@@ -10,8 +10,8 @@ import (
 
 	"github.com/rosorin/rosorin/capture/segment"
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/childproc"
 	"github.com/rosorin/rosorin/driver/config"
-	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/protocol/coind6"
 )
 
@@ -32,7 +32,7 @@ type ProcessConfig struct {
 // a live process with a dead read loop would publish nothing, forever). The reader never moves a wheel: while it
 // is down the driver's scan gate holds software commands.
 func RunProcess(ctx context.Context, pc ProcessConfig) error {
-	supervisor.SetProcName(api.ReaderComm)
+	childproc.SetProcName(api.ReaderComm)
 	log := pc.Log
 	if log == nil {
 		log = slog.Default()

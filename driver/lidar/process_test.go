@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/childproc"
 	"github.com/rosorin/rosorin/driver/lidar"
-	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -64,7 +64,7 @@ func (d *scanDriver) counts() (scans, opened, open int) {
 // real SIGTERM to this process (what the supervisor sends) ends it cleanly: nil, its scan stream closed.
 func TestProcessStopsOnSIGTERM(t *testing.T) {
 	if name, err := os.ReadFile("/proc/self/comm"); err == nil { // RunProcess names the process
-		t.Cleanup(func() { supervisor.SetProcName(strings.TrimSpace(string(name))) })
+		t.Cleanup(func() { childproc.SetProcName(strings.TrimSpace(string(name))) })
 	}
 	dir, err := os.MkdirTemp("", "rlid") // short: unix socket paths are limited to 108 bytes
 	if err != nil {
@@ -125,7 +125,7 @@ func TestProcessStopsOnSIGTERM(t *testing.T) {
 // once, before the device is opened.
 func TestProcessRefusesABadConfig(t *testing.T) {
 	if name, err := os.ReadFile("/proc/self/comm"); err == nil {
-		t.Cleanup(func() { supervisor.SetProcName(strings.TrimSpace(string(name))) })
+		t.Cleanup(func() { childproc.SetProcName(strings.TrimSpace(string(name))) })
 	}
 	cfg := filepath.Join(t.TempDir(), "bad.yaml")
 	if err := os.WriteFile(cfg, []byte("rosorin_board_driver:\n  ros__parameters:\n    clockwise: maybe\n"), 0o644); err != nil {

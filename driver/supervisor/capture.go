@@ -15,6 +15,7 @@ import (
 	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/segment"
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/childproc"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 )
 
@@ -72,7 +73,7 @@ func (s *supervisor) followContact(ctx context.Context) {
 func (s *supervisor) readTap(r *os.File) {
 	defer s.wg.Done()
 	defer r.Close()
-	lost, err := readTxTap(r, func(at time.Time, data []byte) { s.capture.Put(capTx, at, data) })
+	lost, err := childproc.ReadTxTap(r, func(at time.Time, data []byte) { s.capture.Put(capTx, at, data) })
 	s.tapLost.Add(lost)
 	if err != nil {
 		s.log.Warn("capture: tx tap ended", "err", err)

@@ -39,7 +39,7 @@
 //
 // Recording (Config.Capture, `run --capture DIR`; capture.go, driver/childproc txtap.go): the pump's reads go to
 // /serial/board/rx, the driver's writes (copied after each write through a non-blocking tap pipe, fd 6) and the
-// supervisor's own stop frames to /serial/board/tx, all through a capture.Queue that never blocks and drops
+// supervisor's own stop frames to /serial/board/tx, all through a segment.Queue that never blocks and drops
 // (counted) when full; a full disk stops recording, loudly, and nothing else. Figures: docs/capture.md.
 //
 // Files next to the driver's control socket S: S.raw (every board byte, mode 0660, any number of clients;

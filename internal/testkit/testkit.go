@@ -282,4 +282,3 @@ func SkipShort(t testing.TB, what string) {
 		t.Skip("-short: " + what + "; go test without -short runs it (CI does)")
 	}
 }
-

@@ -156,7 +156,7 @@ func TestRecorderCloseIsIdempotentAndEndsTheStream(t *testing.T) {
 
 // Frames that sat in the tty's input queue before the proof opened the port (the seconds after the driver
 // died, nobody reading) must not be read: every sample is stamped on receipt, so they would land at the
-// moment of the open as a burst of old vibration. driver/port flushes the input on open.
+// moment of the open as a burst of old vibration. serialport flushes the input on open.
 func TestBoardIMUDropsFramesQueuedBeforeTheOpen(t *testing.T) {
 	master, slave, err := pty.Open()
 	if err != nil {

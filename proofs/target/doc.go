@@ -27,7 +27,7 @@
 //
 // While the driver is gone nobody publishes the IMU. BoardIMU reads the board's own IMU frames: from the
 // supervisor's raw socket (SOCKET.raw, served as long as the supervisor lives), else from the port itself,
-// opened through driver/port read-only, without lock or TIOCEXCL, in raw mode before the first read (a cooked
+// opened through serialport read-only, without lock or TIOCEXCL, in raw mode before the first read (a cooked
 // tty would echo bytes to the board), its queued input flushed (it would be stamped late), and only while no
 // process holds the port's advisory lock (/proc/locks); it lets go within 0.1 s of someone locking it (two
 // readers of one tty split its bytes). The seed's raw_watch read the port directly.
@@ -37,6 +37,6 @@
 //   - Every IMU sample (and the gamepad trigger) is timed on its receipt by the proof's clock, the triggers'
 //     clock. The driver's stamps are wall-clock times that shift with a wall-clock step; they only measure
 //     the delivery lag (imu.Lag), which each run reports.
-//   - Root bypasses TIOCEXCL, so the direct reader relies on the supervisor's flock (driver/port) to see that
+//   - Root bypasses TIOCEXCL, so the direct reader relies on the supervisor's flock (serialport) to see that
 //     the port is owned; a program that holds the port without a lock is invisible to it.
 package target
