@@ -121,6 +121,7 @@ func countFDs() (int, error) {
 // exit (rusage), over its whole life, start-up included. A pure timing measurement: the race detector's
 // own cost would be measured too, so it does not run under -race.
 func TestCPU(t *testing.T) {
+	testkit.SkipShort(t, "a 5 s CPU measurement")
 	if testkit.RaceEnabled {
 		t.Skip("pure CPU measurement: under -race it would measure the race detector")
 	}

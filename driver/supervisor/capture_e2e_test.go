@@ -546,6 +546,7 @@ func TestSimCaptureDiskFull(t *testing.T) {
 // driver -> stop frame at the board (ROSORIN_CAPTURE_N of each, default 5). The figures go to
 // docs/capture.md; the assertion only bounds the recording stack's worst stop by the kill tests' bound.
 func TestCaptureStopLatencyOverhead(t *testing.T) {
+	testkit.SkipShort(t, "a side-by-side measurement of two stacks (15 s)")
 	if testkit.RaceEnabled {
 		t.Skip("a measurement of latency and CPU: a -race build changes both")
 	}

@@ -163,14 +163,14 @@ func drive(t *testing.T, cl *api.Client, vx float64) (stop func()) {
 	return func() { cancel(); wg.Wait(); _, _ = st.Close() }
 }
 
-// TestSimDriverKillWhileDriving: 20 times, the wheels are turning (non-zero motor frames reach the board), the
+// TestSimDriverKillWhileDriving: 20 times (5 under -short), the wheels are turning (non-zero motor frames reach the board), the
 // driver gets SIGKILL, and the first zero frame after the kill, which must follow a moving frame, is timed
 // from the sim's record; the supervisor's crash-path write puts a second stop frame right behind it. Each
 // replacement driver starts latched ("driver restarted after killed by SIGKILL") and is reset before driving.
 func TestSimDriverKillWhileDriving(t *testing.T) {
 	// A SIGKILL is not a crash loop (no back-off): each replacement starts 20 ms after the reap.
 	s, svc, cl := startSimStack(t, "--restart-delay", "20ms")
-	const kills = 20
+	kills := testkit.Reps(20, 5)
 	var lat []time.Duration
 	pid := 0
 	for i := 0; i < kills; i++ {
@@ -263,6 +263,7 @@ func TestSimReaderKillAndUnplug(t *testing.T) {
 // TestSimResources: CPU and resident memory of the three processes with the sim at full rates (IMU 110 Hz,
 // LiDAR 10 Hz, scans into the driver, a state follower at 10 Hz), wheels commanded.
 func TestSimResources(t *testing.T) {
+	testkit.SkipShort(t, "a 10 s measurement of CPU and memory")
 	if testkit.RaceEnabled {
 		t.Skip("a measurement of CPU and memory: a -race build costs several times both")
 	}

@@ -202,13 +202,13 @@ func TestWatchdogMachineStall(t *testing.T) {
 // recheckBound: after a stall the supervisor rechecks 50 ms later, plus the generous slack.
 var recheckBound = 50*time.Millisecond + wdSlack
 
-// TestSimWatchdogSIGSTOPWhileDriving: 10 times, with the wheels turning, the driver is SIGSTOPped: the board's
+// TestSimWatchdogSIGSTOPWhileDriving: 10 times (3 under -short), with the wheels turning, the driver is SIGSTOPped: the board's
 // stop frame is timed from the sim's record, no motor frame follows it, the wheels' targets are zero, and the
 // driver comes back disabled.
 func TestSimWatchdogSIGSTOPWhileDriving(t *testing.T) {
 	const restartDelay = 20 * time.Millisecond
 	s, svc, cl := startSimStack(t, "--restart-delay", restartDelay.String())
-	const runs = 10
+	runs := testkit.Reps(10, 3)
 	var lat []time.Duration
 	pid := 0
 	stopSeq := -1
@@ -293,7 +293,7 @@ func TestSimWatchdogSIGSTOPWhileDriving(t *testing.T) {
 	if m := testkit.Quantile(lat, 1); m > wdTimeout+wdSlack {
 		t.Errorf("slowest stop after SIGSTOP %s, bound %s", testkit.Ms(m), testkit.Ms(wdTimeout+wdSlack))
 	}
-	if sup.WatchdogTrips != runs {
+	if sup.WatchdogTrips != uint64(runs) {
 		t.Errorf("%d watchdog trips, want %d", sup.WatchdogTrips, runs)
 	}
 }
