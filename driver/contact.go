@@ -195,7 +195,7 @@ func (r *loopState) contactTick(now time.Time, v kinematics.Twist) {
 		c.overrideUntil = time.Time{}
 		r.log.Info("contact reflex: temporary mode over; back to " + c.configured.String())
 	}
-	c.mon.Command(now, contact.Twist{VX: v.VX, VY: v.VY, WZ: v.WZ})
+	c.mon.Command(now, kinematics.Twist{VX: v.VX, VY: v.VY, WZ: v.WZ})
 	c.mon.Tick(now)
 	// A silent LiDAR: the scan gate holds the command, so the gated command is zero and the monitor would
 	// call it idle. It is not: the reflex has nothing to judge with, and says so.

@@ -89,7 +89,7 @@ func (l *loop) step() {
 	}
 	if l.k%tickN == 0 {
 		v := l.gate.Step(now, tickN*sampleDT)
-		l.mon.Command(now, contact.Twist{VX: v.VX, VY: v.VY, WZ: v.WZ})
+		l.mon.Command(now, kinematics.Twist{VX: v.VX, VY: v.VY, WZ: v.WZ})
 		l.mon.Tick(now)
 		l.phys.Target = sim.WheelRPS([3]float64{v.VX, v.VY, v.WZ})
 	}

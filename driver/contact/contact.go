@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/scanmatch"
 )
 
@@ -107,13 +108,10 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Twist is a body-frame velocity: VX forward, VY left (m/s), WZ counter-clockwise (rad/s).
-type Twist struct{ VX, VY, WZ float64 }
-
 // CmdSample is the gated command that reached the wheels at T.
 type CmdSample struct {
 	T time.Time
-	V Twist
+	V kinematics.Twist
 }
 
 // GyroSample is the bias-corrected gyro z (rad/s) at T.
@@ -215,9 +213,9 @@ func (m *Monitor) keep() time.Duration {
 }
 
 // Command records the gated command that reached the wheels at t (every control tick).
-func (m *Monitor) Command(t time.Time, v Twist) {
-	zero := v == (Twist{})
-	if n := len(m.cmds); n == 0 || m.cmds[n-1].V == (Twist{}) {
+func (m *Monitor) Command(t time.Time, v kinematics.Twist) {
+	zero := v == (kinematics.Twist{})
+	if n := len(m.cmds); n == 0 || m.cmds[n-1].V == (kinematics.Twist{}) {
 		if !zero {
 			m.cmdStart = t
 		}
@@ -270,7 +268,7 @@ func (m *Monitor) endStall() {
 // stopped cannot be judged.
 func (m *Monitor) Tick(t time.Time) {
 	cmd := m.cmdAt(t)
-	if cmd == (Twist{}) {
+	if cmd == (kinematics.Twist{}) {
 		if !m.st.Judging && len(m.cmds) > 0 {
 			m.set(false, "idle: no command")
 		}
@@ -291,20 +289,20 @@ func (m *Monitor) Tick(t time.Time) {
 func (m *Monitor) Status() Status { return m.st }
 
 // cmdAt is the command in force at t (the last sample at or before t).
-func (m *Monitor) cmdAt(t time.Time) Twist {
+func (m *Monitor) cmdAt(t time.Time) kinematics.Twist {
 	for i := len(m.cmds) - 1; i >= 0; i-- {
 		if !m.cmds[i].T.After(t) {
 			return m.cmds[i].V
 		}
 	}
-	return Twist{}
+	return kinematics.Twist{}
 }
 
 // cmdSpan returns the time-weighted mean command over [a, b] and the samples in force during it; ok is
 // false when the history does not reach back to a.
-func (m *Monitor) cmdSpan(a, b time.Time) (mean Twist, in []Twist, ok bool) {
+func (m *Monitor) cmdSpan(a, b time.Time) (mean kinematics.Twist, in []kinematics.Twist, ok bool) {
 	if len(m.cmds) == 0 || m.cmds[0].T.After(a) {
-		return Twist{}, nil, false
+		return kinematics.Twist{}, nil, false
 	}
 	var sx, sy, sw, st float64
 	for i, s := range m.cmds {
@@ -330,9 +328,9 @@ func (m *Monitor) cmdSpan(a, b time.Time) (mean Twist, in []Twist, ok bool) {
 		if len(in) > 0 {
 			return in[len(in)-1], in, true
 		}
-		return Twist{}, nil, false
+		return kinematics.Twist{}, nil, false
 	}
-	return Twist{sx / st, sy / st, sw / st}, in, true
+	return kinematics.Twist{VX: sx / st, VY: sy / st, WZ: sw / st}, in, true
 }
 
 // Odometry takes one estimate and judges the command against it (the seed's on_rf2o).
@@ -356,7 +354,7 @@ func (m *Monitor) judge(te time.Time) Decision {
 	mean, _, ok := m.cmdSpan(cEnd.Add(-c.Win), cEnd)
 	if !ok {
 		m.endStall()
-		if len(m.cmds) == 0 || m.cmdAt(te) == (Twist{}) {
+		if len(m.cmds) == 0 || m.cmdAt(te) == (kinematics.Twist{}) {
 			m.set(false, "idle: no command")
 		} else {
 			m.set(false, "not judged: command settling")
@@ -365,7 +363,7 @@ func (m *Monitor) judge(te time.Time) Decision {
 	}
 	_, settle, ok := m.cmdSpan(cEnd.Add(-c.Settle), cEnd)
 	lin := math.Hypot(mean.VX, mean.VY)
-	if lin < 1e-9 && math.Abs(mean.WZ) < 1e-9 && m.cmdAt(te) == (Twist{}) {
+	if lin < 1e-9 && math.Abs(mean.WZ) < 1e-9 && m.cmdAt(te) == (kinematics.Twist{}) {
 		m.endStall()
 		m.set(false, "idle: no command")
 		return Decision{}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/scanmatch"
 )
 
@@ -19,9 +20,9 @@ func at(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Seco
 // (1 = free, 0 = held) from StallAt on, odometry at 10 Hz with 1.5 mm of noise, the gyro at 110 Hz.
 type scenario struct {
 	name    string
-	req     func(t float64) Twist // requested command
-	slip    float64               // body motion / wheel motion before StallAt (1 = free)
-	stallAt float64               // from here the body is held (NaN: never)
+	req     func(t float64) kinematics.Twist // requested command
+	slip    float64                          // body motion / wheel motion before StallAt (1 = free)
+	stallAt float64                          // from here the body is held (NaN: never)
 	// degenerateAlong, when set, makes the odometry degenerate along this base-frame direction.
 	degenerateAlong *[2]float64
 	odoUntil        float64 // no odometry after this (NaN: always)
@@ -43,7 +44,7 @@ func (sc scenario) run(t *testing.T, cfg Config, seed uint64) outcome {
 	}
 	rng := rand.New(rand.NewPCG(seed, 1))
 	const h = 0.002
-	var gated, vel Twist
+	var gated, vel kinematics.Twist
 	var pose scanmatch.Pose2
 	out := outcome{whys: map[string]bool{}}
 	slip := sc.slip
@@ -65,7 +66,7 @@ func (sc scenario) run(t *testing.T, cfg Config, seed uint64) outcome {
 		vel.VY += (gated.VY*s - vel.VY) * a
 		vel.WZ += (gated.WZ*s - vel.WZ) * a
 		if s == 0 {
-			vel = Twist{}
+			vel = kinematics.Twist{}
 		}
 		pose = pose.Compose(scanmatch.Twist{Vx: vel.VX, Vy: vel.VY, W: vel.WZ}.Exp(h))
 		if k%10 == 0 { // 50 Hz control tick
@@ -102,13 +103,15 @@ func rampTo(cur, target, step float64) float64 {
 	}
 }
 
-func const_(v Twist) func(float64) Twist { return func(float64) Twist { return v } }
+func const_(v kinematics.Twist) func(float64) kinematics.Twist {
+	return func(float64) kinematics.Twist { return v }
+}
 
 // startAt commands v from `from` seconds on.
-func startAt(from float64, v Twist) func(float64) Twist {
-	return func(t float64) Twist {
+func startAt(from float64, v kinematics.Twist) func(float64) kinematics.Twist {
+	return func(t float64) kinematics.Twist {
 		if t < from {
-			return Twist{}
+			return kinematics.Twist{}
 		}
 		return v
 	}
@@ -120,28 +123,28 @@ func TestFreeDrivingNeverTrips(t *testing.T) {
 	// Negative controls: motion present along every direction the robot drives, including the floor's
 	// losses (strafe 0.765) and a rug at 30 % of the command: no contact.
 	for _, sc := range []scenario{
-		{name: "fwd 0.1", req: const_(Twist{VX: 0.1})},
-		{name: "fwd 0.2", req: const_(Twist{VX: 0.2})},
-		{name: "fwd 0.35", req: const_(Twist{VX: 0.35})},
-		{name: "back 0.2", req: const_(Twist{VX: -0.2})},
-		{name: "strafe left 0.2 (floor loss 0.765)", req: const_(Twist{VY: 0.2}), slip: 0.765},
-		{name: "strafe right 0.2", req: const_(Twist{VY: -0.2}), slip: 0.765},
-		{name: "diagonal", req: const_(Twist{VX: 0.15, VY: 0.15})},
-		{name: "turn 0.5", req: const_(Twist{WZ: 0.5})},
-		{name: "turn -1.0", req: const_(Twist{WZ: -1.0})},
-		{name: "arc fwd 0.2 turning 0.5", req: const_(Twist{VX: 0.2, WZ: 0.5})},
-		{name: "rug: 30 % of the command", req: const_(Twist{VX: 0.2}), slip: 0.3},
-		{name: "stop and go", req: func(t float64) Twist {
+		{name: "fwd 0.1", req: const_(kinematics.Twist{VX: 0.1})},
+		{name: "fwd 0.2", req: const_(kinematics.Twist{VX: 0.2})},
+		{name: "fwd 0.35", req: const_(kinematics.Twist{VX: 0.35})},
+		{name: "back 0.2", req: const_(kinematics.Twist{VX: -0.2})},
+		{name: "strafe left 0.2 (floor loss 0.765)", req: const_(kinematics.Twist{VY: 0.2}), slip: 0.765},
+		{name: "strafe right 0.2", req: const_(kinematics.Twist{VY: -0.2}), slip: 0.765},
+		{name: "diagonal", req: const_(kinematics.Twist{VX: 0.15, VY: 0.15})},
+		{name: "turn 0.5", req: const_(kinematics.Twist{WZ: 0.5})},
+		{name: "turn -1.0", req: const_(kinematics.Twist{WZ: -1.0})},
+		{name: "arc fwd 0.2 turning 0.5", req: const_(kinematics.Twist{VX: 0.2, WZ: 0.5})},
+		{name: "rug: 30 % of the command", req: const_(kinematics.Twist{VX: 0.2}), slip: 0.3},
+		{name: "stop and go", req: func(t float64) kinematics.Twist {
 			if math.Mod(t, 2) < 1.2 {
-				return Twist{VX: 0.2}
+				return kinematics.Twist{VX: 0.2}
 			}
-			return Twist{}
+			return kinematics.Twist{}
 		}},
-		{name: "reversing", req: func(t float64) Twist {
+		{name: "reversing", req: func(t float64) kinematics.Twist {
 			if math.Mod(t, 3) < 1.5 {
-				return Twist{VX: 0.2}
+				return kinematics.Twist{VX: 0.2}
 			}
-			return Twist{VX: -0.2}
+			return kinematics.Twist{VX: -0.2}
 		}},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
@@ -169,25 +172,25 @@ func TestStallTrips(t *testing.T) {
 		reason   string
 	}{
 		// cmd reaches 0.08 at 0.16 s; settled at 0.16+0.2+0.5 = 0.86; first estimate 0.95; + 0.3 = 1.25.
-		{sc: scenario{name: "stand fwd 0.2", req: const_(Twist{VX: 0.2}), stallAt: 0}, from: 1.249, to: 1.251,
+		{sc: scenario{name: "stand fwd 0.2", req: const_(kinematics.Twist{VX: 0.2}), stallAt: 0}, from: 1.249, to: 1.251,
 			reason: "contact: commanded 0.20 m/s, measured "},
-		{sc: scenario{name: "stand strafe 0.2", req: const_(Twist{VY: 0.2}), stallAt: 0}, from: 1.249, to: 1.251},
-		{sc: scenario{name: "stand back 0.35", req: const_(Twist{VX: -0.35}), stallAt: 0}, from: 1.249, to: 1.251},
+		{sc: scenario{name: "stand strafe 0.2", req: const_(kinematics.Twist{VY: 0.2}), stallAt: 0}, from: 1.249, to: 1.251},
+		{sc: scenario{name: "stand back 0.35", req: const_(kinematics.Twist{VX: -0.35}), stallAt: 0}, from: 1.249, to: 1.251},
 		// wz reaches 0.3 at 0.15 s: settled 0.85, first estimate 0.85 (+tolerance) or 0.95.
-		{sc: scenario{name: "stand turn 1.0", req: const_(Twist{WZ: 1.0}), stallAt: 0}, from: 1.149, to: 1.251, turn: true,
+		{sc: scenario{name: "stand turn 1.0", req: const_(kinematics.Twist{WZ: 1.0}), stallAt: 0}, from: 1.149, to: 1.251, turn: true,
 			reason: "rad/s"},
 		// Held after 3 s of free driving: the window (0.3 s) must empty of motion, then HOLD.
-		{sc: scenario{name: "held at 3 s fwd 0.1", req: const_(Twist{VX: 0.1}), stallAt: 3}, from: 3.3, to: 3.75},
-		{sc: scenario{name: "held at 3 s fwd 0.2", req: const_(Twist{VX: 0.2}), stallAt: 3}, from: 3.3, to: 3.75},
-		{sc: scenario{name: "held at 3 s fwd 0.35", req: const_(Twist{VX: 0.35}), stallAt: 3}, from: 3.3, to: 3.75},
-		{sc: scenario{name: "held at 3 s strafe right", req: const_(Twist{VY: -0.2}), slip: 0.765, stallAt: 3}, from: 3.3, to: 3.75},
-		{sc: scenario{name: "held at 3 s turning", req: const_(Twist{WZ: 0.5}), stallAt: 3}, from: 3.3, to: 3.75, turn: true},
+		{sc: scenario{name: "held at 3 s fwd 0.1", req: const_(kinematics.Twist{VX: 0.1}), stallAt: 3}, from: 3.3, to: 3.75},
+		{sc: scenario{name: "held at 3 s fwd 0.2", req: const_(kinematics.Twist{VX: 0.2}), stallAt: 3}, from: 3.3, to: 3.75},
+		{sc: scenario{name: "held at 3 s fwd 0.35", req: const_(kinematics.Twist{VX: 0.35}), stallAt: 3}, from: 3.3, to: 3.75},
+		{sc: scenario{name: "held at 3 s strafe right", req: const_(kinematics.Twist{VY: -0.2}), slip: 0.765, stallAt: 3}, from: 3.3, to: 3.75},
+		{sc: scenario{name: "held at 3 s turning", req: const_(kinematics.Twist{WZ: 0.5}), stallAt: 3}, from: 3.3, to: 3.75, turn: true},
 		// Degenerate along x (a corridor): a strafe across it is still judged.
-		{sc: scenario{name: "corridor strafe held", req: const_(Twist{VY: 0.2}), stallAt: 0, degenerateAlong: &[2]float64{1, 0}}, from: 1.249, to: 1.251},
+		{sc: scenario{name: "corridor strafe held", req: const_(kinematics.Twist{VY: 0.2}), stallAt: 0, degenerateAlong: &[2]float64{1, 0}}, from: 1.249, to: 1.251},
 		// Rug ratio: 10 % of the command is a stall.
-		{sc: scenario{name: "10 % of the command", req: const_(Twist{VX: 0.2}), slip: 0.1}, from: 1.249, to: 1.251},
+		{sc: scenario{name: "10 % of the command", req: const_(kinematics.Twist{VX: 0.2}), slip: 0.1}, from: 1.249, to: 1.251},
 		// Started late: the event's CmdStart is the wheels' start.
-		{sc: scenario{name: "stand, wheels started at 2 s", req: startAt(2, Twist{VX: 0.2}), stallAt: 0}, from: 3.249, to: 3.251},
+		{sc: scenario{name: "stand, wheels started at 2 s", req: startAt(2, kinematics.Twist{VX: 0.2}), stallAt: 0}, from: 3.249, to: 3.251},
 	}
 	for _, c := range cases {
 		t.Run(c.sc.name, func(t *testing.T) {
@@ -211,7 +214,7 @@ func TestStallTrips(t *testing.T) {
 			if e.For < 285*time.Millisecond || len(e.Cmds) == 0 || len(e.Odo) == 0 || (!sc.gyroNone && len(e.Gyro) == 0) {
 				t.Errorf("event for %v, history %d cmds %d odo %d gyro", e.For, len(e.Cmds), len(e.Odo), len(e.Gyro))
 			}
-			if sc.req(0) == (Twist{}) && e.CmdStart.Sub(t0) < 2*time.Second {
+			if sc.req(0) == (kinematics.Twist{}) && e.CmdStart.Sub(t0) < 2*time.Second {
 				t.Errorf("CmdStart %v, want the wheels' start at 2 s", e.CmdStart.Sub(t0))
 			}
 			if o.final.Contacts != 1 {
@@ -228,20 +231,20 @@ func TestCannotJudge(t *testing.T) {
 		sc  scenario
 		why string
 	}{
-		{scenario{name: "corridor: degenerate along the command", req: const_(Twist{VX: 0.2}), stallAt: 0, degenerateAlong: &[2]float64{1, 0}},
+		{scenario{name: "corridor: degenerate along the command", req: const_(kinematics.Twist{VX: 0.2}), stallAt: 0, degenerateAlong: &[2]float64{1, 0}},
 			"cannot judge: the LiDAR odometry cannot see motion along the command"},
-		{scenario{name: "LiDAR silent", req: const_(Twist{VX: 0.2}), stallAt: 0, odoUntil: 0.5},
+		{scenario{name: "LiDAR silent", req: const_(kinematics.Twist{VX: 0.2}), stallAt: 0, odoUntil: 0.5},
 			"cannot judge: no LiDAR odometry (none for"},
-		{scenario{name: "no gyro, turning", req: const_(Twist{WZ: 1.0}), stallAt: 0, gyroNone: true},
+		{scenario{name: "no gyro, turning", req: const_(kinematics.Twist{WZ: 1.0}), stallAt: 0, gyroNone: true},
 			"cannot judge the turn: no gyro samples"},
-		{scenario{name: "a tap shorter than settle", req: func(t float64) Twist {
+		{scenario{name: "a tap shorter than settle", req: func(t float64) kinematics.Twist {
 			if math.Mod(t, 1.5) < 0.6 {
-				return Twist{VX: 0.2}
+				return kinematics.Twist{VX: 0.2}
 			}
-			return Twist{}
+			return kinematics.Twist{}
 		}, stallAt: 0}, "not judged: command settling"},
-		{scenario{name: "under v_min", req: const_(Twist{VX: 0.05}), stallAt: 0}, "not judged: command under v_min"},
-		{scenario{name: "idle", req: const_(Twist{}), stallAt: 0}, "idle: no command"},
+		{scenario{name: "under v_min", req: const_(kinematics.Twist{VX: 0.05}), stallAt: 0}, "not judged: command under v_min"},
+		{scenario{name: "idle", req: const_(kinematics.Twist{}), stallAt: 0}, "idle: no command"},
 	} {
 		t.Run(c.sc.name, func(t *testing.T) {
 			sc := c.sc
@@ -266,11 +269,11 @@ func TestCannotJudge(t *testing.T) {
 
 func TestOneContactPerEpisode(t *testing.T) {
 	// Log mode keeps judging: a stall that goes on is one contact; a new one after motion is another.
-	sc := scenario{name: "episodes", req: func(t float64) Twist {
+	sc := scenario{name: "episodes", req: func(t float64) kinematics.Twist {
 		if math.Mod(t, 4) < 3 {
-			return Twist{VX: 0.2}
+			return kinematics.Twist{VX: 0.2}
 		}
-		return Twist{}
+		return kinematics.Twist{}
 	}, stallAt: 0, odoUntil: nan, dur: 11.9}
 	o := sc.run(t, DefaultConfig(), 1)
 	if len(o.contacts) != 3 || o.final.Contacts != 3 {
@@ -283,7 +286,7 @@ func TestOdometryFailureBreaksTheWindow(t *testing.T) {
 	m, _ := New(DefaultConfig())
 	for k := 0; k <= 100; k++ {
 		ts := float64(k) * 0.02
-		m.Command(at(ts), Twist{VX: 0.2})
+		m.Command(at(ts), kinematics.Twist{VX: 0.2})
 		if k%5 != 0 {
 			continue
 		}
@@ -335,14 +338,14 @@ func TestConfigAndMode(t *testing.T) {
 
 func TestConstantsMatter(t *testing.T) {
 	// The constants are used: a longer HOLD trips later by the difference, a higher RATIO trips on the rug.
-	sc := scenario{req: const_(Twist{VX: 0.2}), stallAt: 0, odoUntil: nan, dur: 4}
+	sc := scenario{req: const_(kinematics.Twist{VX: 0.2}), stallAt: 0, odoUntil: nan, dur: 4}
 	cfg := DefaultConfig()
 	cfg.Hold = 600 * time.Millisecond
 	o := sc.run(t, cfg, 1)
 	if len(o.contacts) != 1 || math.Abs(o.contacts[0].At.Sub(t0).Seconds()-1.55) > 0.001 {
 		t.Fatalf("hold 0.6 s: %v", o.contacts)
 	}
-	rug := scenario{req: const_(Twist{VX: 0.2}), slip: 0.3, stallAt: nan, odoUntil: nan, dur: 4}
+	rug := scenario{req: const_(kinematics.Twist{VX: 0.2}), slip: 0.3, stallAt: nan, odoUntil: nan, dur: 4}
 	cfg = DefaultConfig()
 	cfg.Ratio = 0.5
 	if o := rug.run(t, cfg, 1); len(o.contacts) != 1 {

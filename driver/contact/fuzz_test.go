@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/scanmatch"
 )
 
@@ -33,9 +34,9 @@ func FuzzMonitor(f *testing.F) {
 			now = now.Add(dt)
 			switch op {
 			case 0:
-				m.Command(now, Twist{VX: v})
+				m.Command(now, kinematics.Twist{VX: v})
 			case 1:
-				m.Command(now, Twist{VX: 0.2, VY: math.Mod(v, 1)})
+				m.Command(now, kinematics.Twist{VX: 0.2, VY: math.Mod(v, 1)})
 				sideways = true
 			case 2:
 				m.Gyro(now, v)

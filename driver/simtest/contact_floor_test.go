@@ -11,6 +11,7 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/target"
 )
 
@@ -44,7 +45,7 @@ func contactOf(t *testing.T, st target.State) api.ContactState {
 }
 
 // drive commands tw at 20 Hz from now until stop is closed.
-func drive(t *testing.T, s *target.SimTarget, tw target.Twist) (stop func()) {
+func drive(t *testing.T, s *target.SimTarget, tw kinematics.Twist) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pub, err := s.Publisher(ctx)
@@ -67,9 +68,9 @@ func TestContactStallOnTheFloor(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
 		name string
-		tw   target.Twist
-	}{{"fwd 0.1", target.Twist{VX: 0.1}}, {"fwd 0.2", target.Twist{VX: 0.2}}, {"fwd 0.35", target.Twist{VX: 0.35}},
-		{"strafe left 0.2", target.Twist{VY: 0.2}}, {"back 0.2", target.Twist{VX: -0.2}}} {
+		tw   kinematics.Twist
+	}{{"fwd 0.1", kinematics.Twist{VX: 0.1}}, {"fwd 0.2", kinematics.Twist{VX: 0.2}}, {"fwd 0.35", kinematics.Twist{VX: 0.35}},
+		{"strafe left 0.2", kinematics.Twist{VY: 0.2}}, {"back 0.2", kinematics.Twist{VX: -0.2}}} {
 		t.Run(c.name, func(t *testing.T) {
 			if err := s.Enable(ctx, true); err != nil {
 				t.Fatal(err)
@@ -125,7 +126,7 @@ func TestContactStallOnTheFloor(t *testing.T) {
 		if err := s.Enable(ctx, true); err != nil {
 			t.Fatal(err)
 		}
-		stop := drive(t, s, target.Twist{VX: -0.1})
+		stop := drive(t, s, kinematics.Twist{VX: -0.1})
 		defer stop()
 		time.Sleep(1500 * time.Millisecond)
 		if err := s.Sim().LidarSilent(true); err != nil {
@@ -156,7 +157,7 @@ func TestContactOffWheelsTurnOn(t *testing.T) {
 	if err := s.Enable(ctx, true); err != nil {
 		t.Fatal(err)
 	}
-	stop := drive(t, s, target.Twist{VX: 0.2})
+	stop := drive(t, s, kinematics.Twist{VX: 0.2})
 	time.Sleep(1500 * time.Millisecond)
 	if err := s.Sim().Stall(true); err != nil {
 		t.Fatal(err)

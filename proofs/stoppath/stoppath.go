@@ -7,13 +7,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // Motion is a drive command a path spins the wheels with, named as the result lines name it ("fwd 0.2").
 type Motion struct {
 	Name  string
-	Twist target.Twist
+	Twist kinematics.Twist
 }
 
 // At is one run of a path: the motion, and the round of the schedule it runs in. A proof runs round by

@@ -4,16 +4,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rosorin/rosorin/proofs/target"
+	"github.com/rosorin/rosorin/kinematics"
 )
 
 // A floor-like table: its own motions, rule type and schedule, nothing of the stand's.
 type floorRule struct{ corridor float64 }
 
 var (
-	fwd01  = Motion{"fwd 0.1", target.Twist{VX: 0.1}}
-	back02 = Motion{"back 0.2", target.Twist{VX: -0.2}}
-	turn05 = Motion{"turn 0.5", target.Twist{WZ: 0.5}}
+	fwd01  = Motion{"fwd 0.1", kinematics.Twist{VX: 0.1}}
+	back02 = Motion{"back 0.2", kinematics.Twist{VX: -0.2}}
+	turn05 = Motion{"turn 0.5", kinematics.Twist{WZ: 0.5}}
 	floor  = Table[floorRule]{
 		{Name: "estop", Label: "estop request", Help: "the e-stop request", At: Sweep(fwd01, back02), Trigger: EstopRequest},
 		{Name: "deadman", Label: "deadman", Help: "silence", At: Sweep(fwd01, back02, turn05), Trigger: Silence},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/childproc"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/imu"
@@ -155,7 +156,7 @@ func (l *LiveTarget) Publisher(ctx context.Context) (Publisher, error) {
 	return p, nil
 }
 
-func (p *livePub) Send(ctx context.Context, tw Twist) error {
+func (p *livePub) Send(ctx context.Context, tw kinematics.Twist) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
@@ -222,7 +223,7 @@ func (t *ROS2Target) Publisher(ctx context.Context) (Publisher, error) {
 	return &ros2Pub{t: t, c: c}, nil
 }
 
-func (p *ros2Pub) Send(ctx context.Context, tw Twist) error {
+func (p *ros2Pub) Send(ctx context.Context, tw kinematics.Twist) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.c == nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/imu"
 )
@@ -86,15 +87,10 @@ type OneShotEstopper interface {
 	EstopOnce(ctx context.Context) (at time.Time, how string, err error)
 }
 
-// Twist is a velocity command: vx, vy in m/s, wz in rad/s.
-type Twist struct {
-	VX, VY, WZ float64
-}
-
 // Publisher sends velocity commands on one publisher connection.
 type Publisher interface {
 	// Send publishes one command. After an error (driver gone) the next Send tries to connect again.
-	Send(ctx context.Context, tw Twist) error
+	Send(ctx context.Context, tw kinematics.Twist) error
 	Close() error
 }
 

@@ -1,8 +1,8 @@
 package runner
 
 import (
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/stoppath"
-	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // Motion is a leg's drive command, named as the seed's result lines name it ("0.2 fwd").
@@ -11,15 +11,15 @@ type Motion = stoppath.Motion
 // The legs: chapter 19's 0.1 and 0.2 m/s forward and backward and its turns at +-0.5 rad/s, plus what the
 // floor never covered on the robot: 0.35 m/s forward (max_linear since 2026-10-01) and strafes at 0.2 m/s.
 var (
-	Fwd01   = Motion{Name: "0.1 fwd", Twist: target.Twist{VX: 0.1}}
-	Back01  = Motion{Name: "0.1 back", Twist: target.Twist{VX: -0.1}}
-	Fwd02   = Motion{Name: "0.2 fwd", Twist: target.Twist{VX: 0.2}}
-	Back02  = Motion{Name: "0.2 back", Twist: target.Twist{VX: -0.2}}
-	Fwd035  = Motion{Name: "0.35 fwd", Twist: target.Twist{VX: 0.35}}
-	Left02  = Motion{Name: "0.2 left", Twist: target.Twist{VY: 0.2}}
-	Right02 = Motion{Name: "0.2 right", Twist: target.Twist{VY: -0.2}}
-	TurnP05 = Motion{Name: "turn 0.5", Twist: target.Twist{WZ: 0.5}}
-	TurnM05 = Motion{Name: "turn -0.5", Twist: target.Twist{WZ: -0.5}}
+	Fwd01   = Motion{Name: "0.1 fwd", Twist: kinematics.Twist{VX: 0.1}}
+	Back01  = Motion{Name: "0.1 back", Twist: kinematics.Twist{VX: -0.1}}
+	Fwd02   = Motion{Name: "0.2 fwd", Twist: kinematics.Twist{VX: 0.2}}
+	Back02  = Motion{Name: "0.2 back", Twist: kinematics.Twist{VX: -0.2}}
+	Fwd035  = Motion{Name: "0.35 fwd", Twist: kinematics.Twist{VX: 0.35}}
+	Left02  = Motion{Name: "0.2 left", Twist: kinematics.Twist{VY: 0.2}}
+	Right02 = Motion{Name: "0.2 right", Twist: kinematics.Twist{VY: -0.2}}
+	TurnP05 = Motion{Name: "turn 0.5", Twist: kinematics.Twist{WZ: 0.5}}
+	TurnM05 = Motion{Name: "turn -0.5", Twist: kinematics.Twist{WZ: -0.5}}
 )
 
 // Rule is the floor proof's per-path rule; none is needed yet (the judge is the same for every path).

@@ -6,19 +6,19 @@ import (
 	"io"
 	"math"
 
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/floor"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
-	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // Result is one leg's result line and everything behind it.
 type Result struct {
-	Path    string        `json:"path"`
-	Motion  string        `json:"motion"`
-	Name    string        `json:"name"`
-	Speed   target.Twist  `json:"speed"`
-	Outcome floor.Outcome `json:"outcome"`
-	Reason  string        `json:"reason,omitempty"`
+	Path    string           `json:"path"`
+	Motion  string           `json:"motion"`
+	Name    string           `json:"name"`
+	Speed   kinematics.Twist `json:"speed"`
+	Outcome floor.Outcome    `json:"outcome"`
+	Reason  string           `json:"reason,omitempty"`
 	// TriggerS is the trigger's time in seconds since the start of the run (NaN: the leg never triggered).
 	TriggerS float64 `json:"-"`
 	// Corridor is the clearance check before the leg (nil for turns and backward legs).

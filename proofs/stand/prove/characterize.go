@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/target"
@@ -17,7 +18,7 @@ type CharPhase struct {
 	Name     string
 	Enabled  bool // motion enabled
 	Commands bool // the drive command is published (zero for the still phases while enabled)
-	Twist    target.Twist
+	Twist    kinematics.Twist
 	Dur      time.Duration
 	// ProofMotion marks the motions the proof spins at (fwd 0.2, fwd 0.35, rot 1.0): only they and the still
 	// phases place the suggested threshold.
@@ -25,7 +26,7 @@ type CharPhase struct {
 }
 
 // Spinning reports whether the phase turns the wheels.
-func (c CharPhase) Spinning() bool { return c.Twist != (target.Twist{}) }
+func (c CharPhase) Spinning() bool { return c.Twist != (kinematics.Twist{}) }
 
 // DefaultPhases are the seed's: idle, enabled still, forward 0.1, 0.2, 0.35 m/s and rotate 1.0 rad/s, with
 // still phases between (a spin's run-down must not count as the next spin, nor the reverse).
@@ -36,9 +37,9 @@ func DefaultPhases() []CharPhase {
 	}
 	for i, m := range []struct {
 		name  string
-		tw    target.Twist
+		tw    kinematics.Twist
 		proof bool
-	}{{"forward 0.1", target.Twist{VX: 0.1}, false}, {"forward 0.2", Fwd02.Twist, true}, {"forward 0.35", Fwd035.Twist, true},
+	}{{"forward 0.1", kinematics.Twist{VX: 0.1}, false}, {"forward 0.2", Fwd02.Twist, true}, {"forward 0.35", Fwd035.Twist, true},
 		{"rotate 1.0", Rot10.Twist, true}} {
 		ph = append(ph, CharPhase{Name: m.name, Enabled: true, Commands: true, Twist: m.tw, Dur: 4 * time.Second, ProofMotion: m.proof},
 			CharPhase{Name: fmt.Sprintf("still %d", i+1), Enabled: true, Commands: true, Dur: 3 * time.Second})

@@ -1,8 +1,8 @@
 package prove
 
 import (
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/stoppath"
-	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // Path names a stop path (the record's "path").
@@ -25,9 +25,9 @@ type Motion = stoppath.Motion
 // The three motions of chapter 19's table: 0.2 m/s (the floor limit), 0.35 m/s (max_linear since 2026-10-01)
 // and a 1.0 rad/s turn (the weakest vibration, just above the threshold).
 var (
-	Fwd02  = Motion{Name: "fwd 0.2", Twist: target.Twist{VX: 0.2}}
-	Fwd035 = Motion{Name: "fwd 0.35", Twist: target.Twist{VX: 0.35}}
-	Rot10  = Motion{Name: "rot 1.0", Twist: target.Twist{WZ: 1.0}}
+	Fwd02  = Motion{Name: "fwd 0.2", Twist: kinematics.Twist{VX: 0.2}}
+	Fwd035 = Motion{Name: "fwd 0.35", Twist: kinematics.Twist{VX: 0.35}}
+	Rot10  = Motion{Name: "rot 1.0", Twist: kinematics.Twist{WZ: 1.0}}
 )
 
 // Rule is the stand proof's judging rule for a path. The zero value is the judge's own: still within 2 s,

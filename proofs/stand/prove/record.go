@@ -3,20 +3,20 @@ package prove
 import (
 	"math"
 
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/stand"
-	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // JudgeInput is one judge call of a run as the recording holds it (/proof/judge_input): with the samples it
 // names on /proof/imu, everything Rejudge needs to call the same judge with the same numbers.
 type JudgeInput struct {
 	// Index is the result's place in the run's results (Report.Results).
-	Index   int          `json:"index"`
-	Path    Path         `json:"path"`
-	Motion  string       `json:"motion"`
-	Name    string       `json:"name"`
-	Release bool         `json:"release,omitempty"`
-	Speed   target.Twist `json:"speed"`
+	Index   int              `json:"index"`
+	Path    Path             `json:"path"`
+	Motion  string           `json:"motion"`
+	Name    string           `json:"name"`
+	Release bool             `json:"release,omitempty"`
+	Speed   kinematics.Twist `json:"speed"`
 	// Kind is the judge: "stop" (stand.Judge) or "release" (stand.ReleaseCheck).
 	Kind stand.Kind `json:"kind"`
 	// From and To are the judge's time arguments: trigger and end (stop), from and to (release).

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
-	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // Measurement is one number a verdict rests on, beside its limit.
@@ -89,7 +89,7 @@ type Result struct {
 	Name    string `json:"name"`
 	Release bool   `json:"release,omitempty"` // the scan-loss path's second line
 	// Speed is the drive command the wheels were spun with.
-	Speed target.Twist `json:"speed"`
+	Speed kinematics.Twist `json:"speed"`
 	// TriggerS is the trigger's time in seconds since the start of the run; TriggerAt the same in UTC.
 	TriggerS  float64   `json:"trigger_s"`
 	TriggerAt time.Time `json:"trigger_at"`

@@ -396,7 +396,7 @@ func (f *Fake) connect() {
 	f.gate.SetPublishers(f.pubs + f.opt.OtherPublishers)
 }
 
-func (p *fakePub) Send(ctx context.Context, tw target.Twist) error {
+func (p *fakePub) Send(ctx context.Context, tw kinematics.Twist) error {
 	f := p.f
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/contact"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/scanmatch"
 )
 
@@ -46,7 +47,7 @@ func (f *Fake) contactStep(ts time.Time, cmd [3]float64, wz float64, scanned boo
 	if c == nil || c.mode == contact.Off || !f.driverUp {
 		return
 	}
-	c.mon.Command(ts, contact.Twist{VX: cmd[0], VY: cmd[1], WZ: cmd[2]})
+	c.mon.Command(ts, kinematics.Twist{VX: cmd[0], VY: cmd[1], WZ: cmd[2]})
 	c.mon.Gyro(ts, wz)
 	c.mon.Tick(ts)
 	if !scanned {
