@@ -17,6 +17,7 @@ import (
 // the spinning band within 1 s; with no further frames the wheels keep turning for 5 s (no watchdog);
 // a stop frame brings it back to the still band within 0.6 s.
 func TestBoardEndToEnd(t *testing.T) {
+	testkit.SkipShort(t, "the sim's 5 s without a watchdog and its stop over the pty at 1 Mbaud (12 s)")
 	s := startSim(t, Config{World: "stand", Seed: 11})
 	c := openBoard(t, s.BoardPath())
 
@@ -105,6 +106,7 @@ func TestBoardEndToEnd(t *testing.T) {
 // TestStandRotationAndFast checks the other characterised levels through the pty: 0.35 m/s and rotation
 // at 1.0 rad/s, and their stop times.
 func TestStandRotationAndFast(t *testing.T) {
+	testkit.SkipShort(t, "the 0.35 m/s and 1 rad/s levels and their stops over the pty (8 s)")
 	s := startSim(t, Config{World: "stand", Seed: 12})
 	c := openBoard(t, s.BoardPath())
 	time.Sleep(100 * time.Millisecond)
