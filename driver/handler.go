@@ -30,6 +30,7 @@ const (
 type request struct {
 	kind   reqKind
 	peer   api.Peer
+	in     motion.Input // velocity input of reqCmd, reqBadCmd, reqCmdStream
 	twist  kinematics.Twist
 	on     bool
 	reason string
@@ -79,8 +80,8 @@ func (r *loopState) call(q request) (response, error) {
 func withReply(q request) request { q.reply = make(chan response, 1); return q }
 
 // CmdVel implements api.Handler.
-func (r *loopState) CmdVel(p api.Peer, t api.Twist, stream bool) (api.CmdReply, error) {
-	res, err := r.call(withReply(request{kind: reqCmd, peer: p, at: r.clk.Now(), on: stream,
+func (r *loopState) CmdVel(p api.Peer, in motion.Input, t api.Twist, stream bool) (api.CmdReply, error) {
+	res, err := r.call(withReply(request{kind: reqCmd, peer: p, in: in, at: r.clk.Now(), on: stream,
 		twist: kinematics.Twist{VX: t.VX, VY: t.VY, WZ: t.WZ}}))
 	if err != nil {
 		return api.CmdReply{Message: err.Error()}, err
@@ -89,13 +90,13 @@ func (r *loopState) CmdVel(p api.Peer, t api.Twist, stream bool) (api.CmdReply, 
 }
 
 // BadCommand implements api.Handler.
-func (r *loopState) BadCommand(p api.Peer, why string) {
-	_, _ = r.call(request{kind: reqBadCmd, peer: p, reason: why, at: r.clk.Now()})
+func (r *loopState) BadCommand(p api.Peer, in motion.Input, why string) {
+	_, _ = r.call(request{kind: reqBadCmd, peer: p, in: in, reason: why, at: r.clk.Now()})
 }
 
 // CmdStream implements api.Handler.
-func (r *loopState) CmdStream(p api.Peer, open bool) {
-	_, _ = r.call(withReply(request{kind: reqCmdStream, peer: p, on: open, at: r.clk.Now()}))
+func (r *loopState) CmdStream(p api.Peer, in motion.Input, open bool) {
+	_, _ = r.call(withReply(request{kind: reqCmdStream, peer: p, in: in, on: open, at: r.clk.Now()}))
 }
 
 // EStop implements api.Handler.
@@ -163,8 +164,10 @@ func (r *loopState) onRequest(q request) {
 	now := r.clk.Now()
 	switch q.kind {
 	case reqCmd:
-		r.notePublisher(q.peer, q.at, !q.on, 0)
-		if err := r.gate.SetCmd(q.twist, q.at, motion.SourceSoftware); err != nil {
+		r.notePublisher(q.peer, q.in, q.at, !q.on, 0)
+		err := r.gate.SetCmd(q.in, q.twist, q.at, motion.SourceSoftware)
+		r.afterCommand(now)
+		if err != nil {
 			// Refused: the gate zeroed the command and the current velocity; the wheels stop now, not at the
 			// next tick.
 			r.writeStop(now)
@@ -183,18 +186,19 @@ func (r *loopState) onRequest(q request) {
 		r.badCmds++
 		r.lastBadCmd = fmt.Sprintf("%s: %s", q.peer, q.reason)
 		// Stop the wheels: a sender that produces garbage must not leave them on its last good command.
-		if r.gate.SetCmd(kinematics.Twist{}, q.at, motion.SourceSoftware) == nil {
+		if r.gate.SetCmd(q.in, kinematics.Twist{}, q.at, motion.SourceSoftware) == nil {
 			r.writeStop(now)
 		}
+		r.afterCommand(now)
 		if r.badCmds == 1 || r.badCmds%100 == 0 {
-			r.log.Warn("malformed velocity command; wheels stopped", "from", q.peer.String(), "why", q.reason, "count", r.badCmds)
+			r.log.Warn("malformed velocity command; wheels stopped", "from", q.peer.String(), "input", q.in.String(), "why", q.reason, "count", r.badCmds)
 		}
 	case reqCmdStream:
 		d := 1
 		if !q.on {
 			d = -1
 		}
-		r.notePublisher(q.peer, time.Time{}, false, d)
+		r.notePublisher(q.peer, q.in, time.Time{}, false, d)
 	case reqEStop:
 		reason := "estop request from " + q.peer.String()
 		if q.reason != "" {
@@ -209,6 +213,7 @@ func (r *loopState) onRequest(q request) {
 		}
 	case reqEnable:
 		res.reply = r.enable(q.on, q.peer, now)
+		r.afterCommand(now)
 	case reqReset:
 		was := r.gate.Reset()
 		if was == "" {
@@ -219,6 +224,7 @@ func (r *loopState) onRequest(q request) {
 	case reqScan:
 		r.gate.Sensed(q.at)
 		r.scanRate.add(q.at)
+		r.armDeadline(now)
 	case reqScanStream:
 		if q.on {
 			r.scanStreams[q.peer.PID]++

@@ -46,7 +46,15 @@ type loopState struct {
 	start     time.Time
 	startWall time.Time
 	lastTick  time.Time
+	lastStep  time.Time // the gate's last Step (ticks and deadlines)
 	lastState time.Time
+
+	// deadline fires at the gate's next time-driven change (motion.Gate.NextDeadline): the deadman and the
+	// hand-overs act at their instant, not at the next tick. armedFor is the instant it is armed for (zero: not
+	// armed); source is the input that drove at the last check (motion.Gate.Driving).
+	deadline  Timer
+	armedFor  time.Time
+	source    string
 	lastRPS   [4]float64
 	lastWrite time.Time
 	haveWrite bool
@@ -73,7 +81,7 @@ type loopState struct {
 	badCmds                                            uint64
 	lastBadCmd                                         string
 
-	pubs        map[int]*pubInfo
+	pubs        map[pubKey]*pubInfo
 	scanStreams map[int]int // reader pid -> open scan streams
 
 	// scanRefusals counts refused scan senders for the log's rate (transport goroutines; the state record's
@@ -116,7 +124,7 @@ func newLoopState(o Options, p params) *loopState {
 
 		cfgView: configView(o.Config),
 		start:   now, startWall: startWall,
-		pubs:        map[int]*pubInfo{},
+		pubs:        map[pubKey]*pubInfo{},
 		scanStreams: map[int]int{},
 	}
 	// A frame on every change and at least every 0.2 s (seed: now - last_write > 0.2). Half a tick of slack

@@ -53,10 +53,12 @@ type Options struct {
 }
 
 // Clock is the driver's time source. The real one is time.Now (which carries the monotonic reading every
-// duration here is computed from) and time.NewTicker.
+// duration here is computed from), time.NewTicker and time.NewTimer.
 type Clock interface {
 	Now() time.Time
 	NewTicker(d time.Duration) Ticker
+	// NewTimer returns a timer that is not armed.
+	NewTimer() Timer
 }
 
 // Ticker is a running ticker.
@@ -65,10 +67,28 @@ type Ticker interface {
 	Stop()
 }
 
+// Timer fires once, d after Reset(d); Reset and Stop discard a firing not yet received (Go 1.23 timers).
+type Timer interface {
+	C() <-chan time.Time
+	Reset(d time.Duration)
+	Stop()
+}
+
 type realClock struct{}
 
 func (realClock) Now() time.Time                   { return time.Now() }
 func (realClock) NewTicker(d time.Duration) Ticker { return realTicker{time.NewTicker(d)} }
+func (realClock) NewTimer() Timer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return realTimer{t}
+}
+
+type realTimer struct{ t *time.Timer }
+
+func (t realTimer) C() <-chan time.Time   { return t.t.C }
+func (t realTimer) Reset(d time.Duration) { t.t.Reset(d) }
+func (t realTimer) Stop()                 { t.t.Stop() }
 
 type realTicker struct{ t *time.Ticker }
 

@@ -85,7 +85,8 @@ func finishParams(p params) (params, error) {
 		MaxLinear: p.limits.MaxLinear, MaxAngular: p.limits.MaxAngular,
 		MaxAccelLinear: p.limits.MaxAccelLinear, MaxAccelAngular: p.limits.MaxAccelAngular,
 		CmdTimeoutS: p.limits.CmdTimeout.Seconds(), ScanTimeoutS: p.limits.ScanTimeout.Seconds(),
-		ControlRateHz: p.rateHz, PadModeBit: int(p.pad.ModeBit),
+		SourceTimeoutS: p.limits.SourceTimeout.Seconds(),
+		ControlRateHz:  p.rateHz, PadModeBit: int(p.pad.ModeBit),
 	}
 	return p, nil
 }

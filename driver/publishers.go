@@ -1,7 +1,9 @@
 package driver
 
-// The two-publisher rule: velocity commands from more than one sender at a time trip the e-stop ("multiple
-// cmd_vel publishers"), because two programs steering one robot at once is a collision waiting for its turn.
+// The two-publisher rule: velocity commands from more than one sender at a time on one input trip the e-stop
+// ("multiple cmd_vel publishers"; "multiple manual/cmd_vel publishers" on manual), because two programs
+// steering one robot at once is a collision waiting for its turn. Senders on different inputs are arbitrated
+// by priority instead (motion.Gate.Winner). Each input is counted on its own, as below.
 //
 // Every sender is identified by the kernel's SO_PEERCRED pid (and its parent pid) of its connection. At every
 // tick the driver counts as publishers:
@@ -18,9 +20,11 @@ package driver
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/motion"
 )
 
 // pubInfo is one velocity command sender (by SO_PEERCRED pid).
@@ -36,13 +40,20 @@ type pubInfo struct {
 // PublisherWindow: a sender of one-shot commands counts as a publisher this long after its last command.
 const PublisherWindow = time.Second
 
-// notePublisher records a command at at (zero: none; oneShot: not over a stream) and a change of open
-// streams by dStreams.
-func (r *loopState) notePublisher(p api.Peer, at time.Time, oneShot bool, dStreams int) {
-	pi := r.pubs[p.PID]
+// pubKey is one sender on one input: a process that sends on two inputs is a publisher on each.
+type pubKey struct {
+	pid int
+	in  motion.Input
+}
+
+// notePublisher records a command on input in at at (zero: none; oneShot: not over a stream) and a change of
+// open streams by dStreams.
+func (r *loopState) notePublisher(p api.Peer, in motion.Input, at time.Time, oneShot bool, dStreams int) {
+	k := pubKey{p.PID, in}
+	pi := r.pubs[k]
 	if pi == nil {
 		pi = &pubInfo{peer: p}
-		r.pubs[p.PID] = pi
+		r.pubs[k] = pi
 	}
 	if !at.IsZero() {
 		pi.last, pi.hasCmd = at, true
@@ -56,20 +67,32 @@ func (r *loopState) notePublisher(p api.Peer, at time.Time, oneShot bool, dStrea
 	}
 }
 
-// publisherCount returns how many publishers there are now (the rule above) and forgets
-// senders that no longer count. Process liveness is only looked up when there are two or more candidates.
-func (r *loopState) publisherCount(now time.Time) int {
-	n := 0
-	for pid, pi := range r.pubs {
+// publisherCounts returns how many publishers each input has now (the rule above) and forgets senders that
+// no longer count. Process liveness is only looked up when an input has two or more candidates.
+func (r *loopState) publisherCounts(now time.Time) (n [motion.NumInputs]int) {
+	for k, pi := range r.pubs {
 		switch {
 		case pi.streams > 0, pi.hasShot && now.Sub(pi.oneShot) <= PublisherWindow:
-			n++
+			n[k.in]++
 		default:
-			delete(r.pubs, pid)
+			delete(r.pubs, k)
 		}
 	}
-	if n < 2 {
-		return n
+	for in, c := range n {
+		if c >= 2 {
+			n[in] = r.publisherCount(now, motion.Input(in))
+		}
+	}
+	return n
+}
+
+// publisherCount applies the grouping rule to the candidates on input in.
+func (r *loopState) publisherCount(now time.Time, in motion.Input) int {
+	pubs := map[int]*pubInfo{}
+	for k, pi := range r.pubs {
+		if k.in == in {
+			pubs[k.pid] = pi
+		}
 	}
 	type key struct {
 		kind byte // 's' stream, 'p' running one-shot sender, 'g' parent of exited one-shot senders
@@ -78,7 +101,7 @@ func (r *loopState) publisherCount(now time.Time) int {
 	keys := map[key]bool{}
 	alive := map[int]bool{}
 	exitedParents := map[int]bool{}
-	for pid, pi := range r.pubs {
+	for pid, pi := range pubs {
 		if pi.streams > 0 {
 			keys[key{'s', pid}] = true
 		}
@@ -91,11 +114,11 @@ func (r *loopState) publisherCount(now time.Time) int {
 		}
 	}
 	for pid, on := range alive {
-		pp := r.pubs[pid].peer.PPID
+		pp := pubs[pid].peer.PPID
 		switch {
 		case !on || (pp > 0 && exitedParents[pp]):
 			keys[key{'g', pp}] = true
-		case r.pubs[pid].streams == 0:
+		case pubs[pid].streams == 0:
 			keys[key{'p', pid}] = true
 		}
 	}
@@ -104,14 +127,19 @@ func (r *loopState) publisherCount(now time.Time) int {
 
 func (r *loopState) publisherList(now time.Time) []api.Publisher {
 	out := make([]api.Publisher, 0, len(r.pubs))
-	for _, pi := range r.pubs {
-		p := api.Publisher{PID: pi.peer.PID, Comm: pi.peer.Comm, Streams: pi.streams}
+	for k, pi := range r.pubs {
+		p := api.Publisher{PID: pi.peer.PID, Comm: pi.peer.Comm, Input: k.in.String(), Streams: pi.streams}
 		if pi.hasCmd {
 			a := round3(now.Sub(pi.last).Seconds())
 			p.LastCmdAgeS = &a
 		}
 		out = append(out, p)
 	}
-	slices.SortFunc(out, func(a, b api.Publisher) int { return a.PID - b.PID })
+	slices.SortFunc(out, func(a, b api.Publisher) int {
+		if a.PID != b.PID {
+			return a.PID - b.PID
+		}
+		return strings.Compare(a.Input, b.Input)
+	})
 	return out
 }

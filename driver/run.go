@@ -46,6 +46,7 @@ func start(o Options) (*loopState, error) {
 		return nil, fmt.Errorf("driver start: %w", err)
 	}
 	r := newLoopState(o, p)
+	r.deadline = o.Clock.NewTimer()
 	if r.cr, err = newContactReflex(mode, p.contact); err != nil {
 		return nil, fmt.Errorf("driver start: %w", err)
 	}
@@ -135,7 +136,10 @@ func (r *loopState) run(ctx context.Context) error {
 func (r *loopState) loop(ctx context.Context) error {
 	tk := r.clk.NewTicker(r.tick)
 	defer tk.Stop()
+	defer r.deadline.Stop()
 	r.lastTick = r.clk.Now()
+	r.lastStep = r.lastTick
+	r.checkSource(r.lastTick)
 	r.beat(beatTick)
 	for {
 		select {
@@ -152,6 +156,8 @@ func (r *loopState) loop(ctx context.Context) error {
 			r.onRequest(q)
 		case m := <-r.cr.results:
 			r.onContactMatch(m)
+		case <-r.deadline.C():
+			r.onDeadline(r.clk.Now())
 		case <-tk.C():
 			r.onTick(r.clk.Now())
 			// After the tick, from this goroutine: a loop stuck anywhere (in a tick, a request, a board batch)
@@ -168,21 +174,28 @@ func (r *loopState) onTick(now time.Time) {
 	r.lastTick = now
 	r.jitter.add(dt, r.tick)
 
-	if n := r.publisherCount(now); n > 1 {
-		first := r.gate.Status().EStop == ""
-		r.gate.SetPublishers(n)
-		if first {
-			r.log.Warn("multiple cmd_vel publishers", "publishers", r.publisherList(now))
+	for in, n := range r.publisherCounts(now) {
+		input := motion.Input(in)
+		if n > 1 {
+			first := r.gate.Status().EStop == ""
+			r.gate.SetPublishers(input, n)
+			reason := motion.PublishersReason(input)
+			if first {
+				r.log.Warn(reason, "input", input.String(), "publishers", r.publisherList(now))
+			}
+			r.afterTrip(reason, first)
+		} else {
+			r.gate.SetPublishers(input, n)
 		}
-		r.afterTrip(motion.ReasonMultiplePublishers, first)
-	} else {
-		r.gate.SetPublishers(n)
 	}
 
 	pr := r.pad.Tick(now, r.gate.Status())
 	r.applyPad(pr, now)
 
-	v := r.gate.Step(now, dt)
+	v := r.gate.Step(now, now.Sub(r.lastStep))
+	r.lastStep = now
+	r.checkSource(now)
+	r.armDeadline(now)
 	r.contactTick(now, v)
 	r.logScanGate(now)
 	od := r.odom.Update(now, v)
@@ -200,6 +213,69 @@ func (r *loopState) onTick(now time.Time) {
 		r.lastState = now
 		r.publish(api.TopicState, r.state(now))
 	}
+}
+
+// onDeadline runs the gate at one of its time-driven instants (the deadman, a hand-over, the scan gate), between
+// ticks: the wheel frame changes now instead of at the next tick. The odometry integrates the velocity the
+// wheels had up to now; the next tick integrates the new one.
+func (r *loopState) onDeadline(now time.Time) {
+	r.armedFor = time.Time{}
+	r.odom.Update(now, r.gate.Current())
+	v := r.gate.Step(now, now.Sub(r.lastStep))
+	r.lastStep = now
+	if rps := kinematics.WheelRPS(v, r.p.geom); rps != r.lastRPS {
+		r.writeWheels(rps, now)
+	}
+	r.logScanGate(now)
+	r.checkSource(now)
+	r.armDeadline(now)
+}
+
+// afterCommand follows a change of the gate's commands (a command, a refusal, an enable): a hand-over to a
+// higher input shows at once, and the deadline moves with the last command.
+func (r *loopState) afterCommand(now time.Time) {
+	r.checkSource(now)
+	r.armDeadline(now)
+}
+
+// armDeadline arms the deadline timer for the gate's next time-driven change after now.
+func (r *loopState) armDeadline(now time.Time) {
+	next := r.gate.NextDeadline(now)
+	if next.Equal(r.armedFor) {
+		return
+	}
+	r.armedFor = next
+	if next.IsZero() {
+		r.deadline.Stop()
+		return
+	}
+	r.deadline.Reset(next.Sub(now))
+}
+
+// checkSource logs and publishes a hand-over of velocity arbitration (api.TopicSource), once per change.
+func (r *loopState) checkSource(now time.Time) {
+	src := r.gate.Driving(now)
+	if src == r.source {
+		return
+	}
+	prev := r.source
+	if prev == "" {
+		prev = motion.SourceNone // the first check, at start
+	}
+	r.source = src
+	ch := &api.SourceChange{Stamp: r.wall(now), Source: src, Previous: prev}
+	if in, err := motion.ParseInput(prev); err == nil && prev != motion.SourceNone {
+		if at, ok := r.gate.LastCommand(in); ok {
+			a := now.Sub(at).Seconds()
+			ch.PreviousCmdAgeS = &a
+		}
+	}
+	r.publish(api.TopicSource, ch)
+	args := []any{"from", prev, "to", src}
+	if ch.PreviousCmdAgeS != nil {
+		args = append(args, "from_cmd_age_ms", round3(*ch.PreviousCmdAgeS*1000))
+	}
+	r.log.Info("velocity source: "+src+" (was "+prev+")", args...)
 }
 
 // writeWheels encodes and queues a wheel frame. An encoder refusal (non-finite or over board.MaxRPS: a

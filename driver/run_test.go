@@ -183,13 +183,15 @@ func TestRunRefusesLimitsTheBoardCannotHonour(t *testing.T) {
 
 // fakeClock drives the loop tick by tick.
 type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-	ch  chan time.Time
+	mu    sync.Mutex
+	now   time.Time
+	ch    chan time.Time
+	timer fakeTimer
 }
 
 func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 10, 2, 17, 0, 0, 0, time.UTC), ch: make(chan time.Time)}
+	return &fakeClock{now: time.Date(2026, 10, 2, 17, 0, 0, 0, time.UTC), ch: make(chan time.Time),
+		timer: fakeTimer{ch: make(chan time.Time)}}
 }
 
 func (c *fakeClock) Now() time.Time {
@@ -198,8 +200,26 @@ func (c *fakeClock) Now() time.Time {
 	return c.now
 }
 func (c *fakeClock) NewTicker(time.Duration) Ticker { return c }
-func (c *fakeClock) C() <-chan time.Time            { return c.ch }
-func (c *fakeClock) Stop()                          {}
+
+// NewTimer returns the clock's one deadline timer: it never fires by itself (the tests drive the ticks);
+// armed says for when the loop last armed it.
+func (c *fakeClock) NewTimer() Timer { return &c.timer }
+
+type fakeTimer struct {
+	mu    sync.Mutex
+	ch    chan time.Time
+	armed time.Duration // the last Reset's duration; 0 after Stop
+}
+
+func (t *fakeTimer) C() <-chan time.Time { return t.ch }
+func (t *fakeTimer) Reset(d time.Duration) {
+	t.mu.Lock()
+	t.armed = d
+	t.mu.Unlock()
+}
+func (t *fakeTimer) Stop()               { t.Reset(0) }
+func (c *fakeClock) C() <-chan time.Time { return c.ch }
+func (c *fakeClock) Stop()               {}
 
 func (c *fakeClock) advance(d time.Duration) {
 	c.mu.Lock()
@@ -280,7 +300,7 @@ func (g *loopRig) settle() {
 func (g *loopRig) driveTicks(peer api.Peer, tw api.Twist, n int) {
 	for range n {
 		g.r.Scan(peer, &api.Scan{}, true)
-		g.r.CmdVel(peer, tw, false)
+		g.r.CmdVel(peer, motion.InputCmdVel, tw, false)
 		g.tick()
 	}
 }
@@ -308,7 +328,7 @@ func TestLoopDeadmanExactOnTheInjectedClock(t *testing.T) {
 	if r := g.r.Enable(peer, true); !r.Success {
 		t.Fatal(r.Message)
 	}
-	if _, err := g.r.CmdVel(peer, api.Twist{VX: 0.1}, false); err != nil {
+	if _, err := g.r.CmdVel(peer, motion.InputCmdVel, api.Twist{VX: 0.1}, false); err != nil {
 		t.Fatal(err)
 	}
 	// Keep the scans coming, ticks every 20 ms from the command at t=0.
@@ -360,7 +380,7 @@ func TestLoopTripWritesStopBeforeTheNextTick(t *testing.T) {
 	peer := api.Peer{PID: os.Getpid()}
 	g.r.Scan(peer, &api.Scan{}, true)
 	g.r.Enable(peer, true)
-	g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
+	g.r.CmdVel(peer, motion.InputCmdVel, api.Twist{VX: 0.2}, false)
 	g.driveTicks(peer, api.Twist{VX: 0.2}, 5)
 	f := g.frames()
 	if f[len(f)-1][0] <= 0 {
@@ -379,10 +399,10 @@ func TestLoopTripWritesStopBeforeTheNextTick(t *testing.T) {
 	// Same for a refused command and for disable.
 	g.r.Reset(peer)
 	g.r.Enable(peer, true)
-	g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
+	g.r.CmdVel(peer, motion.InputCmdVel, api.Twist{VX: 0.2}, false)
 	g.driveTicks(peer, api.Twist{VX: 0.2}, 5)
 	g.stopsAtOnce("absurd command", func() {
-		if _, err := g.r.CmdVel(peer, api.Twist{VX: 1e9}, false); !errors.Is(err, motion.ErrBadCommand) {
+		if _, err := g.r.CmdVel(peer, motion.InputCmdVel, api.Twist{VX: 1e9}, false); !errors.Is(err, motion.ErrBadCommand) {
 			t.Fatalf("absurd command: %v", err)
 		}
 	})
@@ -390,13 +410,13 @@ func TestLoopTripWritesStopBeforeTheNextTick(t *testing.T) {
 	if st.Link.RejectedCmds != 1 || !strings.Contains(st.LastRejected, "linear speed over") {
 		t.Fatalf("rejection not counted: %+v %q", st.Link, st.LastRejected)
 	}
-	g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
+	g.r.CmdVel(peer, motion.InputCmdVel, api.Twist{VX: 0.2}, false)
 	g.driveTicks(peer, api.Twist{VX: 0.2}, 5)
 	g.stopsAtOnce("disable", func() { g.r.Enable(peer, false) })
 	// An unparseable command stops the wheels too.
 	g.r.Enable(peer, true)
 	g.driveTicks(peer, api.Twist{VX: 0.2}, 5)
-	g.stopsAtOnce("bad command", func() { g.r.BadCommand(peer, "bad json") })
+	g.stopsAtOnce("bad command", func() { g.r.BadCommand(peer, motion.InputCmdVel, "bad json") })
 }
 
 func TestLoopScanGateExactOnTheInjectedClock(t *testing.T) {
@@ -405,7 +425,7 @@ func TestLoopScanGateExactOnTheInjectedClock(t *testing.T) {
 	g.r.Scan(peer, &api.Scan{}, true) // last scan at t=0
 	g.r.Enable(peer, true)
 	for i := 1; i <= 30; i++ {
-		g.r.CmdVel(peer, api.Twist{VX: 0.1}, false)
+		g.r.CmdVel(peer, motion.InputCmdVel, api.Twist{VX: 0.1}, false)
 		st := g.tick()
 		el := time.Duration(i) * 20 * time.Millisecond
 		held := st.Blocked != nil && *st.Blocked == motion.BlockNoScan
@@ -415,7 +435,7 @@ func TestLoopScanGateExactOnTheInjectedClock(t *testing.T) {
 	}
 	// Scans back: released at the next tick, not latched.
 	g.r.Scan(peer, &api.Scan{}, true)
-	g.r.CmdVel(peer, api.Twist{VX: 0.1}, false)
+	g.r.CmdVel(peer, motion.InputCmdVel, api.Twist{VX: 0.1}, false)
 	if st := g.tick(); st.Blocked != nil || st.BodyVel[0] <= 0 {
 		t.Fatalf("scans back: blocked %v vel %v", st.Blocked, st.BodyVel)
 	}
@@ -439,31 +459,31 @@ func TestPublisherGrouping(t *testing.T) {
 	}
 	// A loop of exited one-shot senders of one parent: one publisher.
 	for range 5 {
-		r.notePublisher(api.Peer{PID: dead(), PPID: os.Getpid()}, now, true, 0)
+		r.notePublisher(api.Peer{PID: dead(), PPID: os.Getpid()}, motion.InputCmdVel, now, true, 0)
 	}
-	if n := r.publisherCount(now); n != 1 {
+	if n := r.publisherCounts(now)[motion.InputCmdVel]; n != 1 {
 		t.Fatalf("curl loop: %d publishers, want 1", n)
 	}
 	// Plus a running sender in a different process (this test, another parent): two.
-	r.notePublisher(me, now, true, 0)
-	if n := r.publisherCount(now); n != 2 {
+	r.notePublisher(me, motion.InputCmdVel, now, true, 0)
+	if n := r.publisherCounts(now)[motion.InputCmdVel]; n != 2 {
 		t.Fatalf("loop + live sender: %d, want 2", n)
 	}
 	// The window passes: the exited ones are forgotten, this process's one-shot too.
 	later := now.Add(PublisherWindow + time.Millisecond)
-	if n := r.publisherCount(later); n != 0 {
+	if n := r.publisherCounts(later)[motion.InputCmdVel]; n != 0 {
 		t.Fatalf("after the window: %d, want 0", n)
 	}
 	// Open streams count while open, whatever the window; one pid with two streams is one publisher.
-	r.notePublisher(me, time.Time{}, false, 1)
-	r.notePublisher(me, time.Time{}, false, 1)
-	if n := r.publisherCount(later.Add(time.Hour)); n != 1 {
+	r.notePublisher(me, motion.InputCmdVel, time.Time{}, false, 1)
+	r.notePublisher(me, motion.InputCmdVel, time.Time{}, false, 1)
+	if n := r.publisherCounts(later.Add(time.Hour))[motion.InputCmdVel]; n != 1 {
 		t.Fatalf("two streams of one pid: %d, want 1", n)
 	}
 	// A stream's commands do not keep a closed stream's pid counted.
-	r.notePublisher(me, later, false, 0)
-	r.notePublisher(me, time.Time{}, false, -2)
-	if n := r.publisherCount(later.Add(10 * time.Millisecond)); n != 0 {
+	r.notePublisher(me, motion.InputCmdVel, later, false, 0)
+	r.notePublisher(me, motion.InputCmdVel, time.Time{}, false, -2)
+	if n := r.publisherCounts(later.Add(10 * time.Millisecond))[motion.InputCmdVel]; n != 0 {
 		t.Fatalf("closed stream: %d, want 0", n)
 	}
 }
@@ -539,7 +559,7 @@ func TestStartLatched(t *testing.T) {
 		t.Fatalf("enable while latched at start: %+v", r)
 	}
 	g.r.Scan(peer, &api.Scan{}, true)
-	g.r.CmdVel(peer, api.Twist{VX: 0.2}, false)
+	g.r.CmdVel(peer, motion.InputCmdVel, api.Twist{VX: 0.2}, false)
 	for range 5 {
 		g.tick()
 	}

@@ -205,7 +205,7 @@ func TestStandGarbageNeverReachesAMotorFrame(t *testing.T) {
 	// wheels stopped at once.
 	from := s.b.count()
 	t0 := time.Now()
-	if _, err := s.r.CmdVel(api.Peer{PID: os.Getpid()}, api.Twist{VX: math.NaN()}, false); !errors.Is(err, motion.ErrBadCommand) {
+	if _, err := s.r.CmdVel(api.Peer{PID: os.Getpid()}, motion.InputCmdVel, api.Twist{VX: math.NaN()}, false); !errors.Is(err, motion.ErrBadCommand) {
 		t.Fatalf("NaN command: err %v, want ErrBadCommand", err)
 	}
 	if g, _, ok := s.b.waitFrame(from, time.Second, stopped); !ok {

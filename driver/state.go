@@ -18,6 +18,7 @@ func (r *loopState) state(now time.Time) api.State {
 		BodyVel:          [3]float64{round3(g.Cur.VX), round3(g.Cur.VY), round3(g.Cur.WZ)},
 		WheelRPS:         r.lastRPS,
 		CmdSource:        g.CmdSource.String(),
+		Source:           g.Driving,
 		ScansHz:          r.scanRate.hz(now),
 		GyroBiasDPS:      r.bias.Bias(),
 		GyroBiasTracking: r.bias.Tracking(now),

@@ -174,10 +174,12 @@ func (r *loopState) applyPad(res motion.PadResult, at time.Time) {
 		}
 	}
 	if res.Drive != nil {
-		if err := r.gate.SetCmd(*res.Drive, at, motion.SourceGamepad); err != nil {
+		// The gamepad drives on the manual input, above navigation (and exempt from the scan gate).
+		if err := r.gate.SetCmd(motion.InputManual, *res.Drive, at, motion.SourceGamepad); err != nil {
 			r.writeStop(r.clk.Now())
 			r.logRejected(err)
 		}
+		r.afterCommand(r.clk.Now())
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"sync"
 	"syscall"
@@ -160,9 +161,22 @@ func (c *Client) Reset(ctx context.Context) (Reply, error) {
 // CmdVel sends one velocity command (one request). For a steady publisher use StreamCmdVel: one connection,
 // one publisher.
 func (c *Client) CmdVel(ctx context.Context, t Twist) (CmdReply, error) {
+	return c.CmdVelOn(ctx, "", t)
+}
+
+// CmdVelOn sends one velocity command on input in ("manual", "autonomous", "cmd_vel"; "" is cmd_vel).
+func (c *Client) CmdVelOn(ctx context.Context, in string, t Twist) (CmdReply, error) {
 	var r CmdReply
-	err := c.do(ctx, http.MethodPost, "/v1/cmd_vel", t, &r)
+	err := c.do(ctx, http.MethodPost, cmdRoute(in), t, &r)
 	return r, err
+}
+
+// cmdRoute is the cmd_vel route for input in.
+func cmdRoute(in string) string {
+	if in == "" {
+		return "/v1/cmd_vel"
+	}
+	return "/v1/cmd_vel?" + InputParam + "=" + neturl.QueryEscape(in)
 }
 
 // Follow streams topic (TopicState, TopicIMU, ...) and calls fn with each JSON line until ctx ends, the driver
@@ -311,9 +325,15 @@ func openTyped[T any](ctx context.Context, c *Client, route string) (*Stream[T],
 // two-publisher rule, for as long as it is open).
 type CmdVelStream = Stream[Twist]
 
-// StreamCmdVel opens a velocity command stream.
+// StreamCmdVel opens a velocity command stream on the cmd_vel input.
 func (c *Client) StreamCmdVel(ctx context.Context) (*CmdVelStream, error) {
-	return openTyped[Twist](ctx, c, "/v1/cmd_vel")
+	return c.StreamCmdVelOn(ctx, "")
+}
+
+// StreamCmdVelOn opens a velocity command stream on input in ("manual", "autonomous", "cmd_vel"; "" is
+// cmd_vel). An unknown input fails at the first Send or Close with the driver's 400.
+func (c *Client) StreamCmdVelOn(ctx context.Context, in string) (*CmdVelStream, error) {
+	return openTyped[Twist](ctx, c, cmdRoute(in))
 }
 
 // ScanSender delivers LiDAR scans to the driver over one long-lived connection (the reader process's pid is

@@ -21,6 +21,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/internal/procfs"
 )
 
@@ -409,6 +410,7 @@ const indexText = `rosorin-base control API (HTTP/1.1 over this unix socket, JSO
   GET  /v1/{imu,scan,battery,odom,gamepad}[?follow=1]   latest message, or a JSON-lines stream
   GET  /v1/config                 the configuration in use
   POST /v1/cmd_vel                {"vx":0.1,"vy":0,"wz":0}; a chunked body (curl -T -) is a stream of such lines
+  POST /v1/cmd_vel?input=manual   the same on an input: manual (100) > autonomous (10) > cmd_vel (1, the default)
   POST /v1/estop                  latch the e-stop (optional {"reason":"..."})
   POST /v1/enable                 {"data":true} or {"data":false}
   POST /v1/reset                  clear the e-stop latch (motion stays disabled)
@@ -463,6 +465,12 @@ func (s *Server) getTopic(w http.ResponseWriter, r *http.Request, topic string) 
 func (s *Server) follow(w http.ResponseWriter, r *http.Request, topic string, first any) {
 	sub := s.subscribe(topic)
 	defer s.unsubscribe(topic, sub)
+	if first == nil && topic == TopicSource {
+		// Latched: who drives now (read after subscribing, so no hand-over falls between), then every hand-over.
+		if m, ok := s.latestMsg(topic); ok {
+			first = m
+		}
+	}
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Cache-Control", "no-store")
@@ -504,10 +512,30 @@ func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {
 // message. `curl -d` sends one message, `curl -T -` and the Go client's streams send chunked bodies.
 func isStream(r *http.Request) bool { return r.ContentLength < 0 }
 
+// InputParam is the query parameter that names a velocity command's input: POST /v1/cmd_vel?input=manual
+// (manual, autonomous or cmd_vel; none is cmd_vel).
+const InputParam = "input"
+
+// cmdInput returns the request's input. An unknown name is answered 400 and changes nothing: it never
+// reaches the driver, and no motor frame follows from it.
+func (s *Server) cmdInput(w http.ResponseWriter, r *http.Request) (motion.Input, bool) {
+	in, err := motion.ParseInput(r.URL.Query().Get(InputParam))
+	if err != nil {
+		s.badRequests.Add(1)
+		writeReply(w, http.StatusBadRequest, Reply{Message: err.Error() + "; nothing was changed"})
+		return 0, false
+	}
+	return in, true
+}
+
 func (s *Server) postCmdVel(w http.ResponseWriter, r *http.Request) {
 	p := PeerFrom(r)
+	in, ok := s.cmdInput(w, r)
+	if !ok {
+		return
+	}
 	if isStream(r) {
-		s.cmdStream(w, r, p)
+		s.cmdStream(w, r, p, in)
 		return
 	}
 	if !s.allow(w) {
@@ -515,16 +543,16 @@ func (s *Server) postCmdVel(w http.ResponseWriter, r *http.Request) {
 	}
 	b, ok := readBody(w, r)
 	if !ok {
-		s.h.BadCommand(p, "oversize or unreadable cmd_vel body")
+		s.h.BadCommand(p, in, "oversize or unreadable cmd_vel body")
 		return
 	}
 	t, err := ParseTwist(b)
 	if err != nil {
-		s.h.BadCommand(p, err.Error())
+		s.h.BadCommand(p, in, err.Error())
 		writeReply(w, http.StatusBadRequest, Reply{Message: err.Error() + "; the wheels were stopped"})
 		return
 	}
-	rep, err := s.h.CmdVel(p, t, false)
+	rep, err := s.h.CmdVel(p, in, t, false)
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, CmdReply{Message: err.Error(), Blocked: rep.Blocked})
 		return
@@ -532,14 +560,15 @@ func (s *Server) postCmdVel(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, rep)
 }
 
-// cmdStream reads one long-lived publisher's JSON lines. The stream counts as a publisher while open.
-func (s *Server) cmdStream(w http.ResponseWriter, r *http.Request, p Peer) {
-	s.h.CmdStream(p, true)
-	defer s.h.CmdStream(p, false)
+// cmdStream reads one long-lived publisher's JSON lines on input in. The stream counts as a publisher on in
+// while open.
+func (s *Server) cmdStream(w http.ResponseWriter, r *http.Request, p Peer, in motion.Input) {
+	s.h.CmdStream(p, in, true)
+	defer s.h.CmdStream(p, in, false)
 	var res StreamResult
 	lim := rate.NewLimiter(StreamCmdRate, StreamCmdBurst)
 	tooLong := func() string {
-		s.h.BadCommand(p, "cmd_vel stream line too long")
+		s.h.BadCommand(p, in, "cmd_vel stream line too long")
 		return fmt.Sprintf("line over %d bytes; the wheels were stopped and the stream closed", MaxCmdLine)
 	}
 	streamLines(w, r.Body, MaxCmdLine, &res, tooLong, func(line []byte) bool {
@@ -554,12 +583,12 @@ func (s *Server) cmdStream(w http.ResponseWriter, r *http.Request, p Peer) {
 		}
 		t, perr := ParseTwist(bytes.TrimSpace(line))
 		if perr != nil {
-			s.h.BadCommand(p, perr.Error())
+			s.h.BadCommand(p, in, perr.Error())
 			res.Message = perr.Error() + "; the wheels were stopped and the stream closed"
 			writeJSON(w, http.StatusBadRequest, res)
 			return false
 		}
-		if _, cerr := s.h.CmdVel(p, t, true); cerr != nil {
+		if _, cerr := s.h.CmdVel(p, in, t, true); cerr != nil {
 			res.Rejected++
 			res.Message = cerr.Error()
 		} else {

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rosorin/rosorin/driver/motion"
 )
 
 // fakeHandler records what the transport delivered.
@@ -35,12 +37,14 @@ type fakeHandler struct {
 	enables     []bool
 	resets      int
 	refuse      bool // CmdVel refuses (as the gate does for absurd values)
+	inputs      []motion.Input
 }
 
-func (h *fakeHandler) CmdVel(p Peer, t Twist, stream bool) (CmdReply, error) {
+func (h *fakeHandler) CmdVel(p Peer, in motion.Input, t Twist, stream bool) (CmdReply, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.cmds = append(h.cmds, t)
+	h.inputs = append(h.inputs, in)
 	h.streamFlags = append(h.streamFlags, stream)
 	h.peers = append(h.peers, p)
 	if h.refuse || math.Abs(t.VX) > 2 {
@@ -48,12 +52,12 @@ func (h *fakeHandler) CmdVel(p Peer, t Twist, stream bool) (CmdReply, error) {
 	}
 	return CmdReply{Success: true, Message: "accepted"}, nil
 }
-func (h *fakeHandler) BadCommand(p Peer, why string) {
+func (h *fakeHandler) BadCommand(p Peer, in motion.Input, why string) {
 	h.mu.Lock()
 	h.bad = append(h.bad, why)
 	h.mu.Unlock()
 }
-func (h *fakeHandler) CmdStream(p Peer, open bool) {
+func (h *fakeHandler) CmdStream(p Peer, in motion.Input, open bool) {
 	h.mu.Lock()
 	if open {
 		h.cmdStreams++

@@ -1,6 +1,10 @@
 package api
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rosorin/rosorin/driver/motion"
+)
 
 // Peer identifies who sent a request: for the unix socket, the kernel's SO_PEERCRED of the connection (pid,
 // uid, gid at connect time) and the process name. A ROS 2 transport would fill PID from the publisher's
@@ -29,16 +33,17 @@ func (p Peer) String() string {
 // answer). Transports validate syntax; the driver validates meaning (the gate refuses absurd values whatever
 // the transport).
 type Handler interface {
-	// CmdVel delivers one velocity command from p; stream tells whether it came over a long-lived stream (a
-	// publisher while the stream is open) or as a one-shot request. A non-nil error means the gate refused it
-	// (non-finite or absurd): the wheels were stopped and it was counted.
-	CmdVel(p Peer, t Twist, stream bool) (CmdReply, error)
-	// BadCommand reports a velocity command that could not even be parsed (bad JSON): the driver stops the
-	// wheels and counts it, so a broken sender never leaves them turning on its last good command.
-	BadCommand(p Peer, why string)
-	// CmdStream reports a long-lived velocity command stream opening (open = true) or closing. An open stream
-	// counts as a publisher for the two-publisher rule for as long as it is open.
-	CmdStream(p Peer, open bool)
+	// CmdVel delivers one velocity command from p on input in (arbitrated by priority, motion.Gate.Winner);
+	// stream tells whether it came over a long-lived stream (a publisher while the stream is open) or as a
+	// one-shot request. A non-nil error means the gate refused it (non-finite or absurd): the wheels were
+	// stopped and it was counted.
+	CmdVel(p Peer, in motion.Input, t Twist, stream bool) (CmdReply, error)
+	// BadCommand reports a velocity command on input in that could not even be parsed (bad JSON): the driver
+	// stops the wheels and counts it, so a broken sender never leaves them turning on its last good command.
+	BadCommand(p Peer, in motion.Input, why string)
+	// CmdStream reports a long-lived velocity command stream on input in opening (open = true) or closing. An
+	// open stream counts as a publisher on its input for the two-publisher rule for as long as it is open.
+	CmdStream(p Peer, in motion.Input, open bool)
 	// EStop latches the e-stop (std_msgs/Bool true on the seed's estop topic). reason may be empty.
 	EStop(p Peer, reason string) Reply
 	// Enable turns motion on or off (the seed's ~/enable SetBool).

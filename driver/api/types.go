@@ -18,10 +18,25 @@ const (
 	TopicBattery = "battery"
 	TopicOdom    = "odom"
 	TopicGamepad = "gamepad"
+	// TopicSource carries a SourceChange at start and at every hand-over of velocity arbitration; a follower
+	// gets the current one first (latched, as ROS 2's ~/source).
+	TopicSource = "source"
 )
 
 // Topics lists every output topic.
-var Topics = []string{TopicState, TopicIMU, TopicScan, TopicBattery, TopicOdom, TopicGamepad, TopicContact}
+var Topics = []string{TopicState, TopicIMU, TopicScan, TopicBattery, TopicOdom, TopicGamepad, TopicContact, TopicSource}
+
+// SourceChange is one hand-over of velocity arbitration (TopicSource): the input that drives now and the one
+// that drove before ("manual", "autonomous", "cmd_vel" or "none").
+type SourceChange struct {
+	Stamp    time.Time `json:"stamp"`
+	Source   string    `json:"source"`
+	Previous string    `json:"previous"`
+	// PreviousCmdAgeS is the age of the previous input's last command at the hand-over (s), null if it had
+	// none: source_timeout (or cmd_timeout, to "none") plus the driver's timer latency when it went stale,
+	// less when a higher input took over.
+	PreviousCmdAgeS *float64 `json:"previous_cmd_age_s"`
+}
 
 // Twist is one velocity command in base_link (geometry_msgs/Twist on cmd_vel, planar part): VX forward m/s,
 // VY left m/s, WZ counter-clockwise rad/s. On the wire it is {"vx":..,"vy":..,"wz":..}; ParseTwist also takes
@@ -338,6 +353,8 @@ type PIDs struct {
 type Publisher struct {
 	PID  int    `json:"pid"`
 	Comm string `json:"comm"`
+	// Input is the velocity input it sends on (one sender on two inputs is listed twice).
+	Input string `json:"input"`
 	// Streams is the number of open cmd_vel streams it holds.
 	Streams int `json:"streams"`
 	// LastCmdAgeS is the age of its last command (s), null if it sent none yet.
@@ -362,6 +379,7 @@ type ConfigSummary struct {
 	MaxAccelLinear  float64 `json:"max_accel_linear"`
 	MaxAccelAngular float64 `json:"max_accel_angular"`
 	CmdTimeoutS     float64 `json:"cmd_timeout"`
+	SourceTimeoutS  float64 `json:"source_timeout"`
 	ScanTimeoutS    float64 `json:"scan_timeout"`
 	ControlRateHz   float64 `json:"control_rate_hz"`
 	PadModeBit      int     `json:"pad_mode_bit"`
@@ -386,6 +404,9 @@ type State struct {
 	// CmdAgeS is the age of the last velocity command, null if none; CmdSource "software" or "gamepad".
 	CmdAgeS   *float64 `json:"cmd_age"`
 	CmdSource string   `json:"cmd_source"`
+	// Source is the velocity input that drives ("manual", "autonomous", "cmd_vel"), "none" when no input has
+	// a command younger than cmd_timeout (motion.Gate.Driving); CmdAgeS is its command's age.
+	Source string `json:"source"`
 	// ScanAgeS is the age of the last scan arrival, null if none since start; ScansHz their rate.
 	ScanAgeS *float64 `json:"scan_age"`
 	ScansHz  float64  `json:"scans_hz"`

@@ -28,6 +28,13 @@ type Config struct {
 	// CmdTimeout is the deadman (s); ScanTimeout the scan gate (s, 0 = off).
 	CmdTimeout  float64 `yaml:"cmd_timeout"`
 	ScanTimeout float64 `yaml:"scan_timeout"`
+	// SourceTimeout (s) is velocity arbitration's freshness: an input drives while its last command is at
+	// most this old (0 < source_timeout <= cmd_timeout). PriorityManual, PriorityAutonomous and
+	// PriorityCmdVel rank the inputs (distinct, >= 0; the fresh one ranked highest drives).
+	SourceTimeout      float64 `yaml:"source_timeout"`
+	PriorityManual     int     `yaml:"priority_manual"`
+	PriorityAutonomous int     `yaml:"priority_autonomous"`
+	PriorityCmdVel     int     `yaml:"priority_cmd_vel"`
 
 	// GyroCalibSeconds and GyroCalibMaxStdDPS are the start-up bias window and its stillness test.
 	GyroCalibSeconds   float64 `yaml:"gyro_calib_seconds"`
@@ -108,6 +115,11 @@ func Default() Config {
 		CmdTimeout:      0.3,
 		ScanTimeout:     0.5,
 
+		SourceTimeout:      0.2,
+		PriorityManual:     100,
+		PriorityAutonomous: 10,
+		PriorityCmdVel:     1,
+
 		GyroCalibSeconds:   3.0,
 		GyroCalibMaxStdDPS: 0.3,
 		GyroBiasTauS:       20,
@@ -163,6 +175,11 @@ func (c Config) Limits() motion.Limits {
 		MaxLinear: c.MaxLinear, MaxAngular: c.MaxAngular,
 		MaxAccelLinear: c.MaxAccelLinear, MaxAccelAngular: c.MaxAccelAngular,
 		CmdTimeout: seconds(c.CmdTimeout), ScanTimeout: seconds(c.ScanTimeout),
+		SourceTimeout: seconds(c.SourceTimeout),
+		Priority: [motion.NumInputs]int{
+			motion.InputCmdVel: c.PriorityCmdVel, motion.InputAutonomous: c.PriorityAutonomous,
+			motion.InputManual: c.PriorityManual,
+		},
 	}
 }
 

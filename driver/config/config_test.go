@@ -28,6 +28,7 @@ func TestDefaultsAreTheParameterTable(t *testing.T) {
 		"device": "/dev/ttyACM0", "control_rate_hz": 50.0,
 		"max_linear": 0.2, "max_angular": 1.0, "max_accel_linear": 0.5, "max_accel_angular": 2.0,
 		"cmd_timeout": 0.3, "scan_timeout": 0.5,
+		"source_timeout": 0.2, "priority_manual": 100, "priority_autonomous": 10, "priority_cmd_vel": 1,
 		"gyro_calib_seconds": 3.0, "gyro_calib_max_std_dps": 0.3,
 		"gyro_bias_tau_s": 20.0, "gyro_bias_settle_s": 1.0, "gyro_bias_max_dev_dps": 0.5,
 		"accel_offset_g": [3]float64{0, 0, 0}, "accel_scale": [3]float64{1, 1, 1},

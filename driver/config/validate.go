@@ -48,6 +48,25 @@ func (c Config) check() []keyErr {
 	// The deadman is a safety stop: it cannot be turned off, and more than 2 s is not a deadman.
 	num("cmd_timeout", c.CmdTimeout, 0, 2, true, " s; the deadman cannot be off (default 0.3)")
 	num("scan_timeout", c.ScanTimeout, 0, 5, false, " s; 0 turns the scan gate off (default 0.5)")
+	num("source_timeout", c.SourceTimeout, 0, 2, true, " s (default 0.2)")
+	if isFinite(c.SourceTimeout) && isFinite(c.CmdTimeout) && c.SourceTimeout > c.CmdTimeout {
+		add("source_timeout", "%v is above cmd_timeout %v; an input the deadman has stopped must not win arbitration",
+			c.SourceTimeout, c.CmdTimeout)
+	}
+	prio := []struct {
+		key string
+		v   int
+	}{{"priority_manual", c.PriorityManual}, {"priority_autonomous", c.PriorityAutonomous}, {"priority_cmd_vel", c.PriorityCmdVel}}
+	for i, p := range prio {
+		if p.v < 0 {
+			add(p.key, "%d; want a priority >= 0 (defaults: manual 100, autonomous 10, cmd_vel 1)", p.v)
+		}
+		for _, q := range prio[:i] {
+			if q.v == p.v {
+				add(p.key, "%d, the same as %s; arbitration needs distinct priorities", p.v, q.key)
+			}
+		}
+	}
 	if len(out) == 0 {
 		// Refused at start rather than at the first fast command the motor frame encoder would refuse.
 		if rps := c.Limits().MaxWheelRPS(kinematics.DefaultGeometry()); rps > board.MaxRPS {

@@ -85,7 +85,7 @@ func (l *loop) until(d time.Duration) {
 func (l *loop) step() {
 	now := l.now()
 	if l.k%cmdN == 0 {
-		_ = l.gate.SetCmd(l.req, now, motion.SourceSoftware)
+		_ = l.gate.SetCmd(motion.InputCmdVel, l.req, now, motion.SourceSoftware)
 	}
 	if l.k%tickN == 0 {
 		v := l.gate.Step(now, tickN*sampleDT)

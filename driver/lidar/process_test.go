@@ -15,6 +15,7 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/childproc"
 	"github.com/rosorin/rosorin/driver/lidar"
+	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -26,16 +27,16 @@ type scanDriver struct {
 	open          int
 }
 
-func (d *scanDriver) CmdVel(api.Peer, api.Twist, bool) (api.CmdReply, error) {
+func (d *scanDriver) CmdVel(api.Peer, motion.Input, api.Twist, bool) (api.CmdReply, error) {
 	return api.CmdReply{}, nil
 }
-func (d *scanDriver) BadCommand(api.Peer, string)      {}
-func (d *scanDriver) CmdStream(api.Peer, bool)         {}
-func (d *scanDriver) EStop(api.Peer, string) api.Reply { return api.Reply{} }
-func (d *scanDriver) Enable(api.Peer, bool) api.Reply  { return api.Reply{} }
-func (d *scanDriver) Reset(api.Peer) api.Reply         { return api.Reply{} }
-func (d *scanDriver) State() (api.State, error)        { return api.State{}, nil }
-func (d *scanDriver) Config() any                      { return nil }
+func (d *scanDriver) BadCommand(api.Peer, motion.Input, string) {}
+func (d *scanDriver) CmdStream(api.Peer, motion.Input, bool)    {}
+func (d *scanDriver) EStop(api.Peer, string) api.Reply          { return api.Reply{} }
+func (d *scanDriver) Enable(api.Peer, bool) api.Reply           { return api.Reply{} }
+func (d *scanDriver) Reset(api.Peer) api.Reply                  { return api.Reply{} }
+func (d *scanDriver) State() (api.State, error)                 { return api.State{}, nil }
+func (d *scanDriver) Config() any                               { return nil }
 
 func (d *scanDriver) Scan(api.Peer, *api.Scan, bool) {
 	d.mu.Lock()

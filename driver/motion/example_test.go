@@ -16,12 +16,12 @@ func ExampleGate() {
 	tick := 20 * time.Millisecond
 
 	g.Sensed(t0)
-	_ = g.SetCmd(kinematics.Twist{VX: 0.2}, t0, motion.SourceSoftware)
+	_ = g.SetCmd(motion.InputCmdVel, kinematics.Twist{VX: 0.2}, t0, motion.SourceSoftware)
 	fmt.Println(g.Step(t0, tick), g.BlockReason(t0))
 
 	// Enabling drops the command that came while disabled: only a fresh one moves the wheels.
 	_ = g.Enable(true)
-	_ = g.SetCmd(kinematics.Twist{VX: 0.2}, t0, motion.SourceSoftware)
+	_ = g.SetCmd(motion.InputCmdVel, kinematics.Twist{VX: 0.2}, t0, motion.SourceSoftware)
 	for i := 1; i <= 3; i++ {
 		fmt.Println(g.Step(t0.Add(time.Duration(i)*tick), tick))
 	}

@@ -58,17 +58,14 @@ type Gate struct {
 	estop      string // first trip reason; "" = not latched
 	estopBlock string // BlockEStopPrefix+estop, built once so Step never allocates
 
-	cmd    kinematics.Twist
-	cmdT   time.Time
-	hasCmd bool
-	cmdSrc Source
+	in [NumInputs]slot // the last command of each input
 
 	scanT   time.Time
 	hasScan bool
 
 	cur kinematics.Twist
 
-	publishers   int
+	publishers   [NumInputs]int
 	rejected     uint64
 	lastRejected string
 	trips        uint64
@@ -83,23 +80,117 @@ func NewGate(l Limits) *Gate {
 // Limits returns the limits the gate was built with.
 func (g *Gate) Limits() Limits { return g.lim }
 
-// SetCmd stores the latest velocity command, its arrival time and its source. A command with a non-finite
-// component, or one larger than RejectFactor times its limit, is refused: the stored command and the current
-// velocity become zero at once (the wheels stop on the next Step, without a ramp), the rejection is counted,
-// and the returned error wraps ErrBadCommand. The runtime should then run Step and write the motor frame
-// without waiting for the tick, as for a trip.
+// slot is one input's last command.
+type slot struct {
+	cmd kinematics.Twist
+	t   time.Time
+	has bool
+	src Source
+}
+
+// SetCmd stores the latest velocity command of input in, its arrival time and its source. A command with a
+// non-finite component, or one larger than RejectFactor times its limit, is refused: the input's command
+// becomes zero (fresh, so it still takes part in arbitration) and the current velocity zero at once (the wheels
+// stop on the next Step, without a ramp, whichever input wins), the rejection is counted, and the returned
+// error wraps ErrBadCommand. The runtime should then run Step and write the motor frame without waiting for the
+// tick, as for a trip.
 //
-// A command stored while disabled is kept; if it is still fresh when motion is enabled it applies (seed).
-func (g *Gate) SetCmd(t kinematics.Twist, now time.Time, src Source) error {
-	g.cmdT, g.hasCmd, g.cmdSrc = now, true, src
-	if why := g.check(t); why != "" {
-		g.cmd, g.cur = kinematics.Twist{}, kinematics.Twist{}
-		g.rejected++
-		g.lastRejected = fmt.Sprintf("%s from %s: %s", t, src, why)
-		return fmt.Errorf("%w %s from %s: %s; the wheels were stopped, fix the sender", ErrBadCommand, t, src, why)
+// A command stored while disabled is dropped by Enable(true) (errata).
+func (g *Gate) SetCmd(in Input, t kinematics.Twist, now time.Time, src Source) error {
+	if in >= NumInputs {
+		return fmt.Errorf("%w: input %d", ErrUnknownInput, in)
 	}
-	g.cmd = t
+	s := &g.in[in]
+	s.t, s.has, s.src = now, true, src
+	if why := g.check(t); why != "" {
+		s.cmd, g.cur = kinematics.Twist{}, kinematics.Twist{}
+		g.rejected++
+		g.lastRejected = fmt.Sprintf("%s from %s on %s: %s", t, src, in, why)
+		return fmt.Errorf("%w %s from %s on %s: %s; the wheels were stopped, fix the sender", ErrBadCommand, t, src, in, why)
+	}
+	s.cmd = t
 	return nil
+}
+
+// Winner is arbitration at now: the input with the highest priority among those whose last command is at most
+// SourceTimeout old. When none is fresh, the input that sent the latest command keeps the lead (it was the
+// winner when the last fresh input went stale), so the wheels stop by the deadman, CmdTimeout after that
+// command, exactly as with one input. ok is false when no command arrived since start (or since the enable).
+//
+// The rule against flapping: a higher input takes over at its first command; the lead falls back to a lower
+// input only after the higher one has been silent for SourceTimeout. So the commanded input changes downward
+// at most once per SourceTimeout, and each input's command goes through the same ramp.
+func (g *Gate) Winner(now time.Time) (in Input, ok bool) {
+	best, latest := -1, -1
+	for i := range g.in {
+		s := &g.in[i]
+		if !s.has {
+			continue
+		}
+		if now.Sub(s.t) <= g.lim.SourceTimeout && (best < 0 || g.lim.Priority[i] > g.lim.Priority[best]) {
+			best = i
+		}
+		if l := latest; l < 0 || s.t.After(g.in[l].t) || (s.t.Equal(g.in[l].t) && g.lim.Priority[i] > g.lim.Priority[l]) {
+			latest = i
+		}
+	}
+	if best >= 0 {
+		return Input(best), true
+	}
+	if latest >= 0 {
+		return Input(latest), true
+	}
+	return 0, false
+}
+
+// LastCommand returns the arrival of input in's last command; ok is false when it sent none since start (or
+// since the enable).
+func (g *Gate) LastCommand(in Input) (at time.Time, ok bool) {
+	if in >= NumInputs || !g.in[in].has {
+		return time.Time{}, false
+	}
+	return g.in[in].t, true
+}
+
+// Current returns the velocity of the last Step (zeroed at once by trips, disable and rejections).
+func (g *Gate) Current() kinematics.Twist { return g.cur }
+
+// SourceNone is what Driving returns when no input drives.
+const SourceNone = "none"
+
+// Driving names the input whose command the gate follows at now ("manual", "autonomous", "cmd_vel"), or
+// SourceNone when there is none or its command is older than CmdTimeout (the deadman). It does not say
+// whether the wheels may turn (BlockReason does: disabled, e-stop, scan gate).
+func (g *Gate) Driving(now time.Time) string {
+	w, ok := g.Winner(now)
+	if !ok || now.Sub(g.in[w].t) > g.lim.CmdTimeout {
+		return SourceNone
+	}
+	return w.String()
+}
+
+// NextDeadline returns the earliest instant after now at which time alone can change what the gate does:
+// an input's command leaving SourceTimeout (a hand-over) or CmdTimeout (the deadman), or the last scan leaving
+// ScanTimeout (the scan gate). The zero time when there is none. The runtime arms a timer for it and runs Step
+// when it fires, so the deadman and the hand-overs act at their instant, not at the next control tick. Each
+// deadline is 1 ns after the boundary, because the rules hold at exactly the timeout and release after it.
+func (g *Gate) NextDeadline(now time.Time) time.Time {
+	var next time.Time
+	consider := func(t time.Time) {
+		if t.After(now) && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	for i := range g.in {
+		if s := &g.in[i]; s.has {
+			consider(s.t.Add(g.lim.SourceTimeout + 1))
+			consider(s.t.Add(g.lim.CmdTimeout + 1))
+		}
+	}
+	if g.lim.ScanTimeout > 0 && g.hasScan {
+		consider(g.scanT.Add(g.lim.ScanTimeout + 1))
+	}
+	return next
 }
 
 // check returns why t is not a command, or "".
@@ -167,15 +258,16 @@ func (g *Gate) Enable(on bool) error {
 		// A command that arrived while the wheels were disabled is not a request to move now: without this,
 		// enabling within cmd_timeout of a command sent while disabled (even by a client that has since gone)
 		// moved the wheels. Only a command that arrives after the enable may turn them.
-		g.cmd, g.hasCmd = kinematics.Twist{}, false
+		g.in = [NumInputs]slot{}
 	}
 	g.enabled = true
 	return nil
 }
 
 // BlockReason says why the wheels may not turn at now, or "" if they may. Order as in the seed: e-stop,
-// disabled, deadman, scan gate. The deadman fires when the command is strictly older than CmdTimeout
+// disabled, deadman, scan gate. The deadman fires when the winner's command is strictly older than CmdTimeout
 // (seed: now - cmd_t > timeout), so at exactly 0.3 s the command still holds and at 0.3 s + 1 ns it does not.
+// The scan gate holds the winner's command unless the gamepad sent it.
 func (g *Gate) BlockReason(now time.Time) string {
 	if g.estop != "" {
 		return g.estopBlock
@@ -183,10 +275,11 @@ func (g *Gate) BlockReason(now time.Time) string {
 	if !g.enabled {
 		return BlockDisabled
 	}
-	if !g.hasCmd || now.Sub(g.cmdT) > g.lim.CmdTimeout {
+	w, ok := g.Winner(now)
+	if !ok || now.Sub(g.in[w].t) > g.lim.CmdTimeout {
 		return BlockCmdTimeout
 	}
-	if g.lim.ScanTimeout > 0 && g.cmdSrc != SourceGamepad &&
+	if g.lim.ScanTimeout > 0 && g.in[w].src != SourceGamepad &&
 		(!g.hasScan || now.Sub(g.scanT) > g.lim.ScanTimeout) {
 		return BlockNoScan
 	}
@@ -211,10 +304,12 @@ func (g *Gate) Step(now time.Time, dt time.Duration) kinematics.Twist {
 		dt = maxRampDT
 	}
 	s := dt.Seconds()
+	w, _ := g.Winner(now) // BlockReason "" means there is one
+	cmd := g.in[w].cmd
 	g.cur = kinematics.Twist{
-		VX: approach(g.cur.VX, clamp(g.cmd.VX, g.lim.MaxLinear), g.lim.MaxAccelLinear*s),
-		VY: approach(g.cur.VY, clamp(g.cmd.VY, g.lim.MaxLinear), g.lim.MaxAccelLinear*s),
-		WZ: approach(g.cur.WZ, clamp(g.cmd.WZ, g.lim.MaxAngular), g.lim.MaxAccelAngular*s),
+		VX: approach(g.cur.VX, clamp(cmd.VX, g.lim.MaxLinear), g.lim.MaxAccelLinear*s),
+		VY: approach(g.cur.VY, clamp(cmd.VY, g.lim.MaxLinear), g.lim.MaxAccelLinear*s),
+		WZ: approach(g.cur.WZ, clamp(cmd.WZ, g.lim.MaxAngular), g.lim.MaxAccelAngular*s),
 	}
 	return g.cur
 }
@@ -233,19 +328,33 @@ func approach(cur, tgt, step float64) float64 {
 	return cur + clamp(tgt-cur, step)
 }
 
-// SetPublishers records how many senders of velocity commands exist now (ROS publishers on cmd_vel, or
-// clients of the control socket that sent velocity commands). More than one trips the e-stop with
-// ReasonMultiplePublishers (rule 2); tripped is true whenever n > 1, and the runtime writes the stop frame.
-func (g *Gate) SetPublishers(n int) (tripped bool) {
+// SetPublishers records how many senders of velocity commands input in has now (ROS publishers on its topic,
+// or clients of the control socket that sent velocity commands on it). More than one on one input trips the
+// e-stop with PublishersReason(in) (rule 2, per input: senders on different inputs are arbitrated, not
+// tripped); tripped is true whenever n > 1, and the runtime writes the stop frame.
+func (g *Gate) SetPublishers(in Input, n int) (tripped bool) {
+	if in >= NumInputs {
+		return false
+	}
 	if n < 0 {
 		n = 0
 	}
-	g.publishers = n
+	g.publishers[in] = n
 	if n > 1 {
-		g.Trip(ReasonMultiplePublishers)
+		g.Trip(PublishersReason(in))
 		return true
 	}
 	return false
+}
+
+// PublishersReason is the trip reason of the two-publisher rule on input in: ReasonMultiplePublishers
+// ("multiple cmd_vel publishers", the seed's words) on cmd_vel, "multiple manual/cmd_vel publishers" and
+// "multiple autonomous/cmd_vel publishers" (the ROS 2 topics' names) on the others.
+func PublishersReason(in Input) string {
+	if in == InputCmdVel {
+		return ReasonMultiplePublishers
+	}
+	return "multiple " + in.String() + "/cmd_vel publishers"
 }
 
 // Status is the small part of the gate's state other logic (Pad, the charger detector) decides on. It never
@@ -268,10 +377,13 @@ type GateState struct {
 	Blocked string
 	// Cur is the velocity of the last Step (zeroed at once by trips, disable and rejections).
 	Cur kinematics.Twist
-	// Cmd is the stored command (zero after a rejection), CmdSource its sender, CmdAge its age (nil: none yet).
+	// Cmd is the winning input's stored command (zero after a rejection), CmdSource its sender, CmdAge its age
+	// (nil: none yet); Input the winning input and Driving its name or SourceNone (Gate.Driving).
 	Cmd       kinematics.Twist
 	CmdSource Source
 	CmdAge    *time.Duration
+	Input     Input
+	Driving   string
 	// ScanAge is the age of the last LiDAR scan, nil if none arrived since start.
 	ScanAge *time.Duration
 	// Rejected counts commands refused by SetCmd; LastRejected describes the latest one.
@@ -279,19 +391,21 @@ type GateState struct {
 	LastRejected string
 	// Trips counts latched e-stops (first trips only) since start.
 	Trips uint64
-	// Publishers is the last count given to SetPublishers.
-	Publishers int
+	// Publishers is the last count given to SetPublishers, per input.
+	Publishers [NumInputs]int
 }
 
 // Snapshot returns the gate's state at now.
 func (g *Gate) Snapshot(now time.Time) GateState {
 	s := GateState{
 		Enabled: g.enabled, EStop: g.estop, Blocked: g.BlockReason(now), Cur: g.cur,
-		Cmd: g.cmd, CmdSource: g.cmdSrc,
 		Rejected: g.rejected, LastRejected: g.lastRejected, Trips: g.trips, Publishers: g.publishers,
+		Driving: g.Driving(now),
 	}
-	if g.hasCmd {
-		a := now.Sub(g.cmdT)
+	if w, ok := g.Winner(now); ok {
+		sl := &g.in[w]
+		s.Input, s.Cmd, s.CmdSource = w, sl.cmd, sl.src
+		a := now.Sub(sl.t)
 		s.CmdAge = &a
 	}
 	if g.hasScan {

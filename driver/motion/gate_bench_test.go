@@ -14,7 +14,7 @@ func BenchmarkGateStep(b *testing.B) {
 		g := NewGate(DefaultLimits())
 		g.Sensed(t0)
 		_ = g.Enable(true)
-		_ = g.SetCmd(kinematics.Twist{VX: 0.2, VY: -0.1, WZ: 0.5}, t0, SourceSoftware)
+		_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: 0.2, VY: -0.1, WZ: 0.5}, t0, SourceSoftware)
 		b.ReportAllocs()
 		var sink kinematics.Twist
 		for b.Loop() {
@@ -40,7 +40,7 @@ func BenchmarkGateStep(b *testing.B) {
 		now := t0
 		for b.Loop() {
 			now = now.Add(20 * time.Millisecond)
-			_ = g.SetCmd(kinematics.Twist{VX: 0.2, WZ: 0.5}, now, SourceSoftware)
+			_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: 0.2, WZ: 0.5}, now, SourceSoftware)
 			g.Sensed(now)
 			out := g.Step(now, tick)
 			_ = kinematics.WheelRPS(out, geo)
@@ -53,7 +53,7 @@ func TestGateStepDoesNotAllocate(t *testing.T) {
 	g := NewGate(DefaultLimits())
 	g.Sensed(t0)
 	_ = g.Enable(true)
-	_ = g.SetCmd(kinematics.Twist{VX: 0.2}, t0, SourceSoftware)
+	_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: 0.2}, t0, SourceSoftware)
 	if n := testing.AllocsPerRun(100, func() { g.Step(t0, tick) }); n != 0 {
 		t.Fatalf("Step allocates %v times per call", n)
 	}

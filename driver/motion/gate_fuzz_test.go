@@ -50,7 +50,7 @@ func FuzzGateSetCmdStep(f *testing.F) {
 				if arg&8 != 0 {
 					src = SourceGamepad
 				}
-				_ = g.SetCmd(kinematics.Twist{VX: vx * k, VY: vy * k, WZ: wz * k}, now, src)
+				_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: vx * k, VY: vy * k, WZ: wz * k}, now, src)
 			case 1:
 				dt := time.Duration(arg) * 5 * time.Millisecond // 0..155 ms
 				now = now.Add(dt)
@@ -68,7 +68,7 @@ func FuzzGateSetCmdStep(f *testing.F) {
 			case 6:
 				_ = g.Enable(false)
 			case 7:
-				g.SetPublishers(int(arg) % 3)
+				g.SetPublishers(InputCmdVel, int(arg)%3)
 			}
 		}
 	})

@@ -31,7 +31,7 @@ func moving(t *testing.T, c kinematics.Twist) (*Gate, time.Time) {
 	if err := g.Enable(true); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.SetCmd(c, t0, SourceSoftware); err != nil {
+	if err := g.SetCmd(InputCmdVel, c, t0, SourceSoftware); err != nil {
 		t.Fatal(err)
 	}
 	var out kinematics.Twist
@@ -54,7 +54,7 @@ func TestDisabledAtStart(t *testing.T) {
 	for i := 0; i <= 150; i++ {
 		now := at(float64(i) * 0.02)
 		if i%5 == 0 {
-			_ = g.SetCmd(kinematics.Twist{VX: 0.1}, now, SourceSoftware)
+			_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: 0.1}, now, SourceSoftware)
 		}
 		g.Sensed(now)
 		if out := g.Step(now, tick); !out.IsZero() {
@@ -111,7 +111,7 @@ func TestDeadman(t *testing.T) {
 			now := at(float64(i) * 0.02)
 			g.Sensed(now)
 			if i < 150 && i%5 == 0 {
-				_ = g.SetCmd(kinematics.Twist{VX: 0.1}, now, SourceSoftware)
+				_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: 0.1}, now, SourceSoftware)
 				last = now
 			}
 			out := g.Step(now, tick)
@@ -148,7 +148,7 @@ func TestLimitsClampAndRamp(t *testing.T) {
 		g := NewGate(DefaultLimits())
 		g.Sensed(t0)
 		_ = g.Enable(true)
-		_ = g.SetCmd(kinematics.Twist{VX: 0.2, VY: -0.2, WZ: 1.0}, t0, SourceSoftware)
+		_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: 0.2, VY: -0.2, WZ: 1.0}, t0, SourceSoftware)
 		got := g.Step(t0, tick)
 		if !twistNear(got, kinematics.Twist{VX: 0.01, VY: -0.01, WZ: 0.04}, 1e-12) {
 			t.Fatalf("first tick %v, want (0.01, -0.01, 0.04)", got)
@@ -167,7 +167,7 @@ func TestLimitsClampAndRamp(t *testing.T) {
 		g := NewGate(DefaultLimits())
 		g.Sensed(t0)
 		_ = g.Enable(true)
-		_ = g.SetCmd(kinematics.Twist{VX: 0.2}, t0, SourceSoftware)
+		_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: 0.2}, t0, SourceSoftware)
 		if got := g.Step(t0, 2*time.Second); !near(got.VX, 0.05, 1e-12) {
 			t.Fatalf("dt 2 s gave %v, want 0.05 (0.5 m/s² x 0.1 s)", got.VX)
 		}
@@ -189,18 +189,21 @@ func TestEveryStopImmediate(t *testing.T) {
 		{"trip", func(g *Gate) time.Time { g.Trip("estop topic"); return t0 }, kinematics.Twist{}, "estop: estop topic"},
 		{"disable", func(g *Gate) time.Time { _ = g.Enable(false); return t0 }, kinematics.Twist{}, BlockDisabled},
 		{"deadman", func(g *Gate) time.Time { return t0.Add(301 * time.Millisecond) }, kinematics.Twist{}, BlockCmdTimeout},
-		{"scan gate", func(g *Gate) time.Time { _ = g.SetCmd(full, at(0.6), SourceSoftware); return at(0.6) }, kinematics.Twist{}, BlockNoScan},
-		{"rejected command", func(g *Gate) time.Time { _ = g.SetCmd(kinematics.Twist{VX: math.NaN()}, t0, SourceSoftware); return t0 }, kinematics.Twist{}, ""},
-		{"commanded zero", func(g *Gate) time.Time { _ = g.SetCmd(kinematics.Twist{}, t0, SourceSoftware); return t0 }, kinematics.Twist{}, ""},
+		{"scan gate", func(g *Gate) time.Time { _ = g.SetCmd(InputCmdVel, full, at(0.6), SourceSoftware); return at(0.6) }, kinematics.Twist{}, BlockNoScan},
+		{"rejected command", func(g *Gate) time.Time {
+			_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: math.NaN()}, t0, SourceSoftware)
+			return t0
+		}, kinematics.Twist{}, ""},
+		{"commanded zero", func(g *Gate) time.Time { _ = g.SetCmd(InputCmdVel, kinematics.Twist{}, t0, SourceSoftware); return t0 }, kinematics.Twist{}, ""},
 		{"commanded slower", func(g *Gate) time.Time {
-			_ = g.SetCmd(kinematics.Twist{VX: 0.05, VY: 0.05, WZ: 0.1}, t0, SourceSoftware)
+			_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: 0.05, VY: 0.05, WZ: 0.1}, t0, SourceSoftware)
 			return t0
 		}, kinematics.Twist{VX: 0.05, VY: 0.05, WZ: 0.1}, ""},
 		{"reversal passes zero then ramps", func(g *Gate) time.Time {
-			_ = g.SetCmd(kinematics.Twist{VX: -0.2, VY: -0.2, WZ: -1}, t0, SourceSoftware)
+			_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: -0.2, VY: -0.2, WZ: -1}, t0, SourceSoftware)
 			return t0
 		}, kinematics.Twist{VX: -0.01, VY: -0.01, WZ: -0.04}, ""},
-		{"two publishers", func(g *Gate) time.Time { g.SetPublishers(2); return t0 }, kinematics.Twist{}, "estop: " + ReasonMultiplePublishers},
+		{"two publishers", func(g *Gate) time.Time { g.SetPublishers(InputCmdVel, 2); return t0 }, kinematics.Twist{}, "estop: " + ReasonMultiplePublishers},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -238,7 +241,7 @@ func TestEStopLatch(t *testing.T) {
 	// Commands keep coming: the wheels stay still.
 	for i := 0; i < 50; i++ {
 		now := at(float64(i) * 0.02)
-		_ = g.SetCmd(kinematics.Twist{VX: 0.2}, now, SourceSoftware)
+		_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: 0.2}, now, SourceSoftware)
 		g.Sensed(now)
 		if out := g.Step(now, tick); !out.IsZero() {
 			t.Fatalf("latched gate moved: %v", out)
@@ -289,7 +292,7 @@ func TestScanGate(t *testing.T) {
 				lastScan = now
 			}
 			if i%5 == 0 {
-				_ = g.SetCmd(kinematics.Twist{VX: 0.2}, now, src)
+				_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: 0.2}, now, src)
 			}
 			out := g.Step(now, tick)
 			if s > 1 && s < 3 && out.IsZero() && heldAt < 0 {
@@ -334,12 +337,12 @@ func TestScanGate(t *testing.T) {
 	t.Run("no scan ever blocks software, exactly at the timeout boundary", func(t *testing.T) {
 		g := NewGate(DefaultLimits())
 		_ = g.Enable(true)
-		_ = g.SetCmd(kinematics.Twist{VX: 0.1}, t0, SourceSoftware)
+		_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: 0.1}, t0, SourceSoftware)
 		if r := g.BlockReason(t0); r != BlockNoScan {
 			t.Fatalf("reason %q, want %q", r, BlockNoScan)
 		}
 		g.Sensed(t0)
-		_ = g.SetCmd(kinematics.Twist{VX: 0.1}, t0.Add(400*time.Millisecond), SourceSoftware)
+		_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: 0.1}, t0.Add(400*time.Millisecond), SourceSoftware)
 		if r := g.BlockReason(t0.Add(500 * time.Millisecond)); r != "" {
 			t.Fatalf("at exactly 0.5 s: %q, want open", r)
 		}
@@ -356,7 +359,7 @@ func TestTwoPublishers(t *testing.T) {
 	}{{-3, false}, {0, false}, {1, false}, {2, true}, {5, true}}
 	for _, c := range cases {
 		g, _ := moving(t, kinematics.Twist{VX: 0.2})
-		if got := g.SetPublishers(c.n); got != c.tripped {
+		if got := g.SetPublishers(InputCmdVel, c.n); got != c.tripped {
 			t.Fatalf("n=%d: tripped %v, want %v", c.n, got, c.tripped)
 		}
 		latched := g.Status().EStop == ReasonMultiplePublishers
@@ -369,9 +372,9 @@ func TestTwoPublishers(t *testing.T) {
 	}
 	// Going back to one publisher does not clear the latch.
 	g, _ := moving(t, kinematics.Twist{VX: 0.2})
-	g.SetPublishers(2)
-	g.SetPublishers(1)
-	if g.Status().EStop != ReasonMultiplePublishers || g.Snapshot(t0).Publishers != 1 {
+	g.SetPublishers(InputCmdVel, 2)
+	g.SetPublishers(InputCmdVel, 1)
+	if g.Status().EStop != ReasonMultiplePublishers || g.Snapshot(t0).Publishers[InputCmdVel] != 1 {
 		t.Fatalf("latch lost or count wrong: %+v", g.Snapshot(t0))
 	}
 }
@@ -395,7 +398,7 @@ func TestBadCommands(t *testing.T) {
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			g, _ := moving(t, kinematics.Twist{VX: 0.2, VY: -0.1, WZ: 0.5})
-			err := g.SetCmd(c.cmd, t0, SourceSoftware)
+			err := g.SetCmd(InputCmdVel, c.cmd, t0, SourceSoftware)
 			if !errors.Is(err, ErrBadCommand) {
 				t.Fatalf("SetCmd(%v) = %v, want ErrBadCommand", c.cmd, err)
 			}
@@ -410,7 +413,7 @@ func TestBadCommands(t *testing.T) {
 				t.Fatalf("step after a bad command: %v, want zero", out)
 			}
 			// Not latched: a good command moves again, ramping from zero.
-			_ = g.SetCmd(kinematics.Twist{VX: 0.2}, t0, SourceSoftware)
+			_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: 0.2}, t0, SourceSoftware)
 			if out := g.Step(t0, tick); !near(out.VX, 0.01, 1e-12) {
 				t.Fatalf("after a good command %v, want 0.01", out)
 			}
@@ -419,7 +422,7 @@ func TestBadCommands(t *testing.T) {
 	t.Run("counted across calls, also when disabled and from the gamepad", func(t *testing.T) {
 		g := NewGate(DefaultLimits())
 		for i := 0; i < 5; i++ {
-			_ = g.SetCmd(kinematics.Twist{VX: nan}, t0, SourceGamepad)
+			_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: nan}, t0, SourceGamepad)
 		}
 		if s := g.Snapshot(t0); s.Rejected != 5 {
 			t.Fatalf("rejected %d, want 5", s.Rejected)
@@ -441,7 +444,7 @@ func TestBadLimitsNeverMove(t *testing.T) {
 			t.Fatalf("case %d: enable = %v, want ErrBadLimits", i, err)
 		}
 		g.Sensed(t0)
-		_ = g.SetCmd(kinematics.Twist{VX: 0.1}, t0, SourceSoftware)
+		_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: 0.1}, t0, SourceSoftware)
 		if out := g.Step(t0, tick); !out.IsZero() {
 			t.Fatalf("case %d: moved %v", i, out)
 		}
@@ -458,7 +461,7 @@ func TestSnapshot(t *testing.T) {
 		t.Fatalf("fresh snapshot %+v", s)
 	}
 	g.Sensed(t0)
-	_ = g.SetCmd(kinematics.Twist{VX: 0.1}, t0.Add(50*time.Millisecond), SourceGamepad)
+	_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: 0.1}, t0.Add(50*time.Millisecond), SourceGamepad)
 	s = g.Snapshot(t0.Add(80 * time.Millisecond))
 	if s.ScanAge == nil || *s.ScanAge != 80*time.Millisecond || s.CmdAge == nil || *s.CmdAge != 30*time.Millisecond {
 		t.Fatalf("ages wrong: %+v", s)
@@ -474,7 +477,7 @@ func TestEnableIgnoresCommandFromWhileDisabled(t *testing.T) {
 	g := NewGate(DefaultLimits())
 	t0 := time.Unix(1000, 0)
 	g.Sensed(t0)
-	if err := g.SetCmd(kinematics.Twist{VX: 0.1}, t0, SourceSoftware); err != nil {
+	if err := g.SetCmd(InputCmdVel, kinematics.Twist{VX: 0.1}, t0, SourceSoftware); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.Enable(true); err != nil {
@@ -488,7 +491,7 @@ func TestEnableIgnoresCommandFromWhileDisabled(t *testing.T) {
 	if r := g.BlockReason(now); r != BlockCmdTimeout {
 		t.Fatalf("block reason %q, want %q until a fresh command", r, BlockCmdTimeout)
 	}
-	if err := g.SetCmd(kinematics.Twist{VX: 0.1}, now, SourceSoftware); err != nil {
+	if err := g.SetCmd(InputCmdVel, kinematics.Twist{VX: 0.1}, now, SourceSoftware); err != nil {
 		t.Fatal(err)
 	}
 	if out := g.Step(now.Add(20*time.Millisecond), 20*time.Millisecond); out.VX <= 0 {

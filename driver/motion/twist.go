@@ -22,6 +22,13 @@ type Limits struct {
 	// ScanTimeout is the scan gate: software commands are held when the last LiDAR scan is older than this
 	// (scan_timeout). Zero turns the gate off, as in the seed.
 	ScanTimeout time.Duration
+	// SourceTimeout is arbitration's freshness (source_timeout): an input drives only while its last command
+	// is at most this old, unless no input is fresh (then the last one keeps driving until CmdTimeout, the
+	// deadman). 0 < SourceTimeout <= CmdTimeout.
+	SourceTimeout time.Duration
+	// Priority ranks the velocity inputs (input_priorities): the fresh input with the highest wins. Distinct
+	// values >= 0.
+	Priority [NumInputs]int
 }
 
 // DefaultLimits returns the chapter 11 code defaults: 0.2 m/s, 1.0 rad/s, 0.5 m/s², 2.0 rad/s², deadman 0.3 s,
@@ -34,6 +41,8 @@ func DefaultLimits() Limits {
 		MaxAccelAngular: 2.0,
 		CmdTimeout:      300 * time.Millisecond,
 		ScanTimeout:     500 * time.Millisecond,
+		SourceTimeout:   200 * time.Millisecond,
+		Priority:        DefaultPriorities(),
 	}
 }
 
@@ -68,6 +77,21 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("%w: scan_timeout = %v; use 0 to turn the scan gate off or a value > 0 (default 0.5 s)",
 			ErrBadLimits, l.ScanTimeout)
 	}
+	if l.SourceTimeout <= 0 || l.SourceTimeout > l.CmdTimeout {
+		return fmt.Errorf("%w: source_timeout = %v; give 0 < source_timeout <= cmd_timeout (%v; default 0.2 s): "+
+			"an input the deadman has stopped must not win arbitration", ErrBadLimits, l.SourceTimeout, l.CmdTimeout)
+	}
+	for i, p := range l.Priority {
+		if p < 0 {
+			return fmt.Errorf("%w: priority of %s = %d; give a value >= 0", ErrBadLimits, Input(i), p)
+		}
+		for j := range i {
+			if l.Priority[j] == p {
+				return fmt.Errorf("%w: %s and %s have the same priority %d; arbitration needs distinct priorities",
+					ErrBadLimits, Input(j), Input(i), p)
+			}
+		}
+	}
 	return nil
 }
 
@@ -100,6 +124,50 @@ func (s Source) String() string {
 	}
 	return fmt.Sprintf("source(%d)", uint8(s))
 }
+
+// Input is one of the gate's velocity command inputs, arbitrated by priority (after the peer robot's
+// twist_mux table in seed 003, "Velocity command arbitration").
+type Input uint8
+
+const (
+	// InputCmdVel is anything else, and every sender that names no input: today's only input (priority 1).
+	InputCmdVel Input = iota
+	// InputAutonomous is navigation (Nav2; priority 10).
+	InputAutonomous
+	// InputManual is a person: the board's gamepad when it drives, a teleop (priority 100).
+	InputManual
+	// NumInputs is the number of inputs.
+	NumInputs
+)
+
+var inputNames = [NumInputs]string{"cmd_vel", "autonomous", "manual"}
+
+// String returns the input's name: "cmd_vel", "autonomous" or "manual".
+func (i Input) String() string {
+	if i < NumInputs {
+		return inputNames[i]
+	}
+	return fmt.Sprintf("input(%d)", uint8(i))
+}
+
+// ErrUnknownInput is wrapped by ParseInput.
+var ErrUnknownInput = errors.New("unknown velocity input")
+
+// ParseInput returns the input named s; "" is InputCmdVel (a sender that names no input).
+func ParseInput(s string) (Input, error) {
+	if s == "" {
+		return InputCmdVel, nil
+	}
+	for i, n := range inputNames {
+		if s == n {
+			return Input(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w %q: use manual, autonomous or cmd_vel", ErrUnknownInput, s)
+}
+
+// DefaultPriorities: manual 100 over autonomous 10 over cmd_vel 1 (the peer robot's table).
+func DefaultPriorities() [NumInputs]int { return [NumInputs]int{1, 10, 100} }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 

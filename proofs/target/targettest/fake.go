@@ -393,7 +393,7 @@ func (f *Fake) Publisher(ctx context.Context) (target.Publisher, error) {
 // connect counts a publisher; two trip the e-stop, as the driver's two-publisher rule does.
 func (f *Fake) connect() {
 	f.pubs++
-	f.gate.SetPublishers(f.pubs + f.opt.OtherPublishers)
+	f.gate.SetPublishers(motion.InputCmdVel, f.pubs + f.opt.OtherPublishers)
 }
 
 func (p *fakePub) Send(ctx context.Context, tw kinematics.Twist) error {
@@ -416,7 +416,7 @@ func (p *fakePub) Send(ctx context.Context, tw kinematics.Twist) error {
 	}
 	// A refused command (absurd) is the gate's to count; the fake's publisher reports nothing, as the
 	// stream does not.
-	_ = f.gate.SetCmd(kinematics.Twist{VX: tw.VX, VY: tw.VY, WZ: tw.WZ}, f.t, motion.SourceSoftware)
+	_ = f.gate.SetCmd(motion.InputCmdVel, kinematics.Twist{VX: tw.VX, VY: tw.VY, WZ: tw.WZ}, f.t, motion.SourceSoftware)
 	f.calls = append(f.calls, fmt.Sprintf("cmd %.2f %.2f %.2f", tw.VX, tw.VY, tw.WZ))
 	return nil
 }
