@@ -130,12 +130,17 @@ func (p *Peer) Reset(ctx context.Context) (rosmsg.TriggerResponse, error) {
 type CmdVel struct{ w *dds.Writer }
 
 // CmdVel creates a cmd_vel publisher and waits (up to ctx) until the driver's subscription matches it.
-func (p *Peer) CmdVel(ctx context.Context) (*CmdVel, error) {
-	w, err := p.node.p.NewWriter(TopicName(p.resolve("cmd_vel")), rosmsg.TypeName(typeTwist), dds.Default, "")
+func (p *Peer) CmdVel(ctx context.Context) (*CmdVel, error) { return p.CmdVelOn(ctx, "cmd_vel") }
+
+// CmdVelOn creates a Twist publisher on topic (relative names resolve in the peer's namespace:
+// "manual/cmd_vel", "autonomous/cmd_vel", "cmd_vel") and waits (up to ctx) until the driver's subscription
+// matches it.
+func (p *Peer) CmdVelOn(ctx context.Context, topic string) (*CmdVel, error) {
+	w, err := p.node.p.NewWriter(TopicName(p.resolve(topic)), rosmsg.TypeName(typeTwist), dds.Default, "")
 	if err != nil {
 		return nil, err
 	}
-	if err := waitMatched(ctx, "cmd_vel subscription", w.Matched); err != nil {
+	if err := waitMatched(ctx, topic+" subscription", w.Matched); err != nil {
 		w.Close()
 		return nil, err
 	}
