@@ -78,17 +78,7 @@ type realClock struct{}
 
 func (realClock) Now() time.Time                   { return time.Now() }
 func (realClock) NewTicker(d time.Duration) Ticker { return realTicker{time.NewTicker(d)} }
-func (realClock) NewTimer() Timer {
-	t := time.NewTimer(time.Hour)
-	t.Stop()
-	return realTimer{t}
-}
-
-type realTimer struct{ t *time.Timer }
-
-func (t realTimer) C() <-chan time.Time   { return t.t.C }
-func (t realTimer) Reset(d time.Duration) { t.t.Reset(d) }
-func (t realTimer) Stop()                 { t.t.Stop() }
+func (realClock) NewTimer() Timer                  { return newPreciseTimer() }
 
 type realTicker struct{ t *time.Ticker }
 

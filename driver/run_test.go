@@ -190,8 +190,10 @@ type fakeClock struct {
 }
 
 func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 10, 2, 17, 0, 0, 0, time.UTC), ch: make(chan time.Time),
+	c := &fakeClock{now: time.Date(2026, 10, 2, 17, 0, 0, 0, time.UTC), ch: make(chan time.Time),
 		timer: fakeTimer{ch: make(chan time.Time)}}
+	c.timer.clk = c
+	return c
 }
 
 func (c *fakeClock) Now() time.Time {
@@ -206,18 +208,25 @@ func (c *fakeClock) NewTicker(time.Duration) Ticker { return c }
 func (c *fakeClock) NewTimer() Timer { return &c.timer }
 
 type fakeTimer struct {
+	clk   *fakeClock
 	mu    sync.Mutex
 	ch    chan time.Time
-	armed time.Duration // the last Reset's duration; 0 after Stop
+	armed time.Time // the instant the last Reset armed it for; zero after Stop
 }
 
 func (t *fakeTimer) C() <-chan time.Time { return t.ch }
 func (t *fakeTimer) Reset(d time.Duration) {
+	at := t.clk.Now().Add(d)
 	t.mu.Lock()
-	t.armed = d
+	t.armed = at
 	t.mu.Unlock()
 }
-func (t *fakeTimer) Stop()               { t.Reset(0) }
+func (t *fakeTimer) Stop() {
+	t.mu.Lock()
+	t.armed = time.Time{}
+	t.mu.Unlock()
+}
+
 func (c *fakeClock) C() <-chan time.Time { return c.ch }
 func (c *fakeClock) Stop()               {}
 
@@ -577,4 +586,104 @@ func TestStartLatched(t *testing.T) {
 	if r := g.r.Enable(peer, true); !r.Success {
 		t.Fatalf("enable after reset: %+v", r)
 	}
+}
+
+// fire delivers the deadline timer's firing at the instant it was armed for (the fake clock jumps there),
+// waits until the loop has handled it, and returns that instant.
+func (g *loopRig) fire() time.Time {
+	g.t.Helper()
+	g.clk.timer.mu.Lock()
+	at := g.clk.timer.armed
+	g.clk.timer.mu.Unlock()
+	if at.IsZero() {
+		g.t.Fatal("deadline timer not armed")
+	}
+	if now := g.clk.Now(); at.Before(now) {
+		g.t.Fatalf("deadline timer armed for %v, in the past", now.Sub(at))
+	}
+	g.clk.advance(at.Sub(g.clk.Now()))
+	g.clk.timer.ch <- g.clk.Now()
+	g.settle()
+	return at
+}
+
+// TestLoopDeadlineTimer: the deadman's stop frame goes out when the deadline timer fires, cmd_timeout + 1 ns
+// after the last command, between ticks; the timer is armed for each hand-over first, and the source topic
+// names each hand-over with the previous input's command age.
+func TestLoopDeadlineTimer(t *testing.T) {
+	g := newLoopRig(t)
+	peer, op := api.Peer{PID: os.Getpid()}, api.Peer{PID: os.Getppid()}
+	g.r.Scan(peer, &api.Scan{}, true)
+	g.r.Enable(peer, true)
+	for range 10 { // autonomous drives, ramped up (one command per tick)
+		g.r.Scan(peer, &api.Scan{}, true)
+		g.r.CmdVel(peer, motion.InputAutonomous, api.Twist{VX: 0.1}, false)
+		g.tick()
+	}
+	if st := g.tick(); st.Source != "autonomous" || st.BodyVel[0] != 0.1 {
+		t.Fatalf("autonomous driving: source %q body %v", st.Source, st.BodyVel)
+	}
+	// The operator takes over with zero: no trip (another pid on another input), source manual at once.
+	last := g.clk.Now()
+	g.r.CmdVel(op, motion.InputManual, api.Twist{}, false)
+	g.r.CmdVel(peer, motion.InputAutonomous, api.Twist{VX: 0.1}, false)
+	st := g.tick()
+	if st.EStop != nil || st.Source != "manual" || st.BodyVel != [3]float64{} {
+		t.Fatalf("take-over: estop %s source %q body %v", strp(st.EStop), st.Source, st.BodyVel)
+	}
+	// Both fall silent at the same instant: no hand-over is due (autonomous goes stale with manual), so the
+	// timer is armed for the deadman, cmd_timeout + 1 ns after the last command.
+	if at := g.fire(); at.Sub(last) != 300*time.Millisecond+1 {
+		t.Fatalf("deadline %v after the last commands, want cmd_timeout + 1 ns", at.Sub(last))
+	}
+	st, _ = g.r.State()
+	if st.Blocked == nil || *st.Blocked != motion.BlockCmdTimeout || st.Source != motion.SourceNone {
+		t.Fatalf("after the deadman's deadline: blocked %s source %q", strp(st.Blocked), st.Source)
+	}
+	// cmd_vel alone, moving: the deadman's stop frame comes from the timer, between ticks.
+	for range 10 {
+		g.r.Scan(peer, &api.Scan{}, true)
+		last = g.clk.Now()
+		g.r.CmdVel(peer, motion.InputCmdVel, api.Twist{VX: 0.1}, false)
+		g.tick()
+	}
+	g.clk.advance(7 * time.Millisecond) // off the tick grid
+	n := len(g.frames())
+	if f := g.frames(); f[len(f)-1] == ([4]float64{}) {
+		t.Fatal("not moving before the deadman")
+	}
+	if at := g.fire(); at.Sub(last) != 300*time.Millisecond+1 {
+		t.Fatalf("deadman deadline %v after the last command, want cmd_timeout + 1 ns", at.Sub(last))
+	}
+	if f := g.frames(); len(f) != n+1 || f[n] != [4]float64{} {
+		t.Fatalf("deadman by the timer: %d new frames, want the stop frame", len(f)-n)
+	}
+}
+
+// TestLoopPublishersPerInput: one sender on each input is arbitration; two senders on one input trip with
+// that input's reason.
+func TestLoopPublishersPerInput(t *testing.T) {
+	g := newLoopRig(t)
+	a, b := api.Peer{PID: os.Getpid()}, api.Peer{PID: os.Getppid()}
+	g.r.Enable(a, true)
+	g.r.CmdStream(a, motion.InputAutonomous, true)
+	g.r.CmdStream(b, motion.InputManual, true)
+	g.r.CmdVel(a, motion.InputAutonomous, api.Twist{VX: 0.1}, true)
+	g.r.CmdVel(b, motion.InputManual, api.Twist{}, true)
+	st := g.tick()
+	if st.EStop != nil || len(st.Publishers) != 2 {
+		t.Fatalf("one per input: estop %s publishers %+v", strp(st.EStop), st.Publishers)
+	}
+	g.r.CmdStream(a, motion.InputManual, true)
+	st = g.tick()
+	if st.EStop == nil || *st.EStop != "multiple manual/cmd_vel publishers" {
+		t.Fatalf("two on manual: estop %s", strp(st.EStop))
+	}
+}
+
+func strp(s *string) string {
+	if s == nil {
+		return "null"
+	}
+	return *s
 }

@@ -169,11 +169,16 @@ func (g *Gate) Driving(now time.Time) string {
 	return w.String()
 }
 
-// NextDeadline returns the earliest instant after now at which time alone can change what the gate does:
-// an input's command leaving SourceTimeout (a hand-over) or CmdTimeout (the deadman), or the last scan leaving
-// ScanTimeout (the scan gate). The zero time when there is none. The runtime arms a timer for it and runs Step
-// when it fires, so the deadman and the hand-overs act at their instant, not at the next control tick. Each
-// deadline is 1 ns after the boundary, because the rules hold at exactly the timeout and release after it.
+// NextDeadline returns the earliest instant after now at which time alone can change what the gate does, or
+// the zero time when there is none:
+//   - the winner's command leaving SourceTimeout, when a later command of another input would take the lead
+//     then (a hand-over; with one input it changes nothing, and no deadline is set for it);
+//   - the winner's command leaving CmdTimeout (the deadman);
+//   - the last scan leaving ScanTimeout (the scan gate).
+//
+// The runtime arms a timer for it and runs Step when it fires, so the deadman and the hand-overs act at their
+// instant, not at the next control tick. Each deadline is 1 ns after the boundary, because the rules hold at
+// exactly the timeout and release after it. A firing at any other instant is harmless: Step decides from now.
 func (g *Gate) NextDeadline(now time.Time) time.Time {
 	var next time.Time
 	consider := func(t time.Time) {
@@ -181,11 +186,15 @@ func (g *Gate) NextDeadline(now time.Time) time.Time {
 			next = t
 		}
 	}
-	for i := range g.in {
-		if s := &g.in[i]; s.has {
-			consider(s.t.Add(g.lim.SourceTimeout + 1))
-			consider(s.t.Add(g.lim.CmdTimeout + 1))
+	if w, ok := g.Winner(now); ok {
+		tw := g.in[w].t
+		for i := range g.in {
+			if s := &g.in[i]; Input(i) != w && s.has && s.t.After(tw) {
+				consider(tw.Add(g.lim.SourceTimeout + 1))
+				break
+			}
 		}
+		consider(tw.Add(g.lim.CmdTimeout + 1))
 	}
 	if g.lim.ScanTimeout > 0 && g.hasScan {
 		consider(g.scanT.Add(g.lim.ScanTimeout + 1))

@@ -546,3 +546,64 @@ func kill(t *testing.T, pid int, sig syscall.Signal) {
 		t.Fatalf("kill -%d %d: %v", sig, pid, err)
 	}
 }
+
+// sourceLog is the driver's source topic (hand-overs of velocity arbitration) as this test received it.
+type sourceLog struct {
+	mu  sync.Mutex
+	got []sourceRx
+}
+
+type sourceRx struct {
+	at time.Time // when the test received it
+	c  api.SourceChange
+}
+
+// followSource follows the source topic until the test ends.
+func (s *stack) followSource(t *testing.T) *sourceLog {
+	t.Helper()
+	l := &sourceLog{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	first := make(chan struct{})
+	var once sync.Once
+	go func() {
+		defer close(done)
+		_ = s.cl.Follow(ctx, api.TopicSource, func(line []byte) error {
+			var c api.SourceChange
+			if err := json.Unmarshal(line, &c); err != nil {
+				return err
+			}
+			l.mu.Lock()
+			l.got = append(l.got, sourceRx{time.Now(), c})
+			l.mu.Unlock()
+			once.Do(func() { close(first) })
+			return nil
+		})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	select { // the topic is latched: the current source comes first
+	case <-first:
+	case <-time.After(testkit.Bound(2 * time.Second)):
+		t.Fatal("source topic: no current source within 2 s of following it")
+	}
+	return l
+}
+
+// wait returns the first change to source received after after, waiting up to timeout (widened under -race).
+func (l *sourceLog) wait(source string, after time.Time, timeout time.Duration) (api.SourceChange, bool) {
+	end := time.Now().Add(testkit.Bound(timeout))
+	for {
+		l.mu.Lock()
+		for _, r := range l.got {
+			if r.at.After(after) && r.c.Source == source {
+				l.mu.Unlock()
+				return r.c, true
+			}
+		}
+		l.mu.Unlock()
+		if time.Now().After(end) {
+			return api.SourceChange{}, false
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}

@@ -54,16 +54,23 @@ func TestTimingEStopRequestToStopFrame(t *testing.T) {
 	}
 }
 
-// TestTimingDeadman: forward, then silence (the stream stays open): the stop frame comes 0.3 s (cmd_timeout)
-// after the last command plus at most one 20 ms tick. A random phase between the commands and the control
-// ticks makes the runs cover the whole tick.
+// TestTimingDeadman: forward, then silence (the stream stays open): the stop frame comes cmd_timeout (0.3 s)
+// after the last command, by the driver's deadline timer, not at the next 20 ms tick. A random phase between
+// the commands and the control ticks makes the runs cover the whole tick. 200 runs in the full suite (the
+// issue-18 measurement, figures in docs/safety-case.md), 12 under -short.
+//
+// Measured: (stop frame at the board) - (the start of the last command's send), an upper bound of the
+// driver's (stop frame) - (arrival), since no command arrives before its send begins; and the driver's own
+// lateness, from the hand-over to "none" on the source topic (the deadline's handling - the arrival).
 func TestTimingDeadman(t *testing.T) {
 	s := sharedStack(t)
 	s.mustEnable(t)
+	changes := s.followSource(t)
 	p := s.publish(t, api.Twist{})
 	p.Silence()
-	const runs = 12
-	var fromSend, fromArrival []time.Duration
+	runs := testkit.Reps(200, 12)
+	cmdTimeout := 300 * time.Millisecond
+	var fromSend, driverLate []time.Duration
 	for i := range runs {
 		time.Sleep(time.Duration(rand.IntN(20000)) * time.Microsecond) // the random phase (a stimulus)
 		seq := s.sim.RxSeq()
@@ -71,25 +78,37 @@ func TestTimingDeadman(t *testing.T) {
 		if _, _, ok := s.waitRx(seq, 2*time.Second, isMoving); !ok {
 			t.Fatalf("run %d: wheels never commanded; blocked %s", i, strp(s.state(t).Blocked))
 		}
-		last := p.Silence()
-		r, _, ok := s.waitRx(seq, 2*time.Second, stopAfter(last))
+		p.Silence()
+		start := p.LastStart()
+		r, _, ok := s.waitRx(seq, 2*time.Second, stopAfter(start))
 		if !ok {
 			t.Fatalf("run %d: no stop frame within 2 s of the last command", i)
 		}
-		d := r.T.Sub(last)
+		d := r.T.Sub(start)
 		fromSend = append(fromSend, d)
-		// The driver's own view of when the last command arrived: the state's stamp minus cmd_age.
-		if st := s.state(t); st.CmdAgeS != nil {
-			arr := st.Stamp.Add(-time.Duration(*st.CmdAgeS * float64(time.Second)))
-			fromArrival = append(fromArrival, r.T.Sub(arr))
+		if d <= cmdTimeout || d >= cmdTimeout+testkit.Bound(20*time.Millisecond) {
+			t.Errorf("run %d: stop frame %s after the last command's send began, want 0.3 s plus at most 20 ms "+
+				"(the old tick grid; the requirement is below)", i, testkit.Ms(d))
 		}
-		if hi := 300*time.Millisecond + testkit.Bound(60*time.Millisecond); d <= 290*time.Millisecond || d >= hi {
-			t.Errorf("run %d: stop frame %s after the last command, want 0.3 s plus at most one tick (bounds 290 ms-%s)", i, testkit.Ms(d), testkit.Ms(hi))
+		if c, ok := changes.wait("none", start, time.Second); !ok {
+			t.Errorf("run %d: no hand-over to none on the source topic", i)
+		} else if c.PreviousCmdAgeS != nil {
+			driverLate = append(driverLate, time.Duration(*c.PreviousCmdAgeS*float64(time.Second))-cmdTimeout)
 		}
 	}
 	p.Halt()
-	t.Logf("deadman: last command sent -> stop frame at the board, %s", testkit.Figures(fromSend))
-	t.Logf("deadman: last command at the driver (state stamp - cmd_age) -> stop frame, %s", testkit.Figures(fromArrival))
+	t.Logf("deadman: last command's send -> stop frame at the board, %s", testkit.Figures(fromSend))
+	t.Logf("deadman: the driver's deadline after cmd_timeout (its timer's lateness), %s", testkit.Figures(driverLate))
+	// The issue-18 requirement: the stop at cmd_timeout + at most 1 ms after the last command's arrival, p99
+	// (widened under -race only). The driver's own figure is arrival -> its stop decision; the board's is
+	// measured from the send, so it also holds the socket's delivery of the command and the pty's of the
+	// frame (about 0.5 ms together here): 2 ms for it.
+	if p99, bound := testkit.Quantile(driverLate, 0.99), testkit.Bound(time.Millisecond); p99 > bound || len(driverLate) < runs*9/10 {
+		t.Errorf("deadman: the driver's stop decision p99 %s after cmd_timeout (%d runs), want at most %s", testkit.Ms(p99), len(driverLate), testkit.Ms(bound))
+	}
+	if p99, bound := testkit.Quantile(fromSend, 0.99), cmdTimeout+testkit.Bound(2*time.Millisecond); p99 > bound {
+		t.Errorf("deadman p99 %s after the last command's send, want at most %s", testkit.Ms(p99), testkit.Ms(bound))
+	}
 }
 
 // TestTimingSIGINT: SIGINT to `rosorin-base run` while the wheels turn, three times on fresh stacks: stop

@@ -601,7 +601,8 @@ type Publisher struct {
 	mu     sync.Mutex // held during each send, so Silence returns after any send in flight
 	tw     api.Twist
 	paused bool
-	last   time.Time
+	start  time.Time // when the last send began
+	last   time.Time // when the last send returned
 	sent   int
 	err    error
 	stop   chan struct{}
@@ -611,12 +612,18 @@ type Publisher struct {
 	resErr error
 }
 
-// Publish starts a publisher on cl; it is halted when the test ends.
+// Publish starts a publisher on cl (the cmd_vel input); it is halted when the test ends.
 func Publish(t testing.TB, cl *api.Client, tw api.Twist) *Publisher {
 	t.Helper()
-	st, err := cl.StreamCmdVel(context.Background())
+	return PublishOn(t, cl, "", tw)
+}
+
+// PublishOn starts a publisher on input in ("manual", "autonomous", "cmd_vel"; "" is cmd_vel).
+func PublishOn(t testing.TB, cl *api.Client, in string, tw api.Twist) *Publisher {
+	t.Helper()
+	st, err := cl.StreamCmdVelOn(context.Background(), in)
 	if err != nil {
-		t.Fatalf("cmd_vel stream: %v", err)
+		t.Fatalf("cmd_vel stream on %q: %v", in, err)
 	}
 	p := &Publisher{st: st, tw: tw, stop: make(chan struct{}), done: make(chan struct{})}
 	go p.run()
@@ -631,6 +638,7 @@ func (p *Publisher) run() {
 	for {
 		p.mu.Lock()
 		if !p.paused {
+			p.start = time.Now()
 			if err := p.st.Send(p.tw); err != nil {
 				p.err = err
 				p.mu.Unlock()
@@ -661,6 +669,14 @@ func (p *Publisher) Silence() time.Time {
 	defer p.mu.Unlock()
 	p.paused = true
 	return p.last
+}
+
+// LastStart is when the last command's send began: no command can have reached the driver before it, so a
+// time measured from it bounds the driver's from above.
+func (p *Publisher) LastStart() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.start
 }
 
 // Close stops sending, closes the stream and returns when the last command was sent. Idempotent.
