@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -56,13 +57,18 @@ func helperMain(mode, sock string) int {
 	case "scans":
 		return scanHelper(ctx, cl)
 	case "stream":
-		s, err := cl.StreamCmdVel(ctx)
+		// ROSORIN_TEST_INPUT names the input ("" is cmd_vel); ROSORIN_TEST_VX the speed (default 0.1).
+		s, err := cl.StreamCmdVelOn(ctx, os.Getenv("ROSORIN_TEST_INPUT"))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "helper:", err)
 			return 1
 		}
+		vx := 0.1
+		if v := os.Getenv("ROSORIN_TEST_VX"); v != "" {
+			vx, _ = strconv.ParseFloat(v, 64)
+		}
 		for ctx.Err() == nil {
-			if s.Send(api.Twist{VX: 0.1}) != nil {
+			if s.Send(api.Twist{VX: vx}) != nil {
 				return 0
 			}
 			time.Sleep(50 * time.Millisecond)

@@ -271,6 +271,9 @@ func (r *loopState) checkSource(now time.Time) {
 		}
 	}
 	r.publish(api.TopicSource, ch)
+	if prev == src {
+		return // the start: published for the latched topic, nothing handed over
+	}
 	args := []any{"from", prev, "to", src}
 	if ch.PreviousCmdAgeS != nil {
 		args = append(args, "from_cmd_age_ms", round3(*ch.PreviousCmdAgeS*1000))

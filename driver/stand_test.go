@@ -193,6 +193,63 @@ func TestStandTwoPublishersTrip(t *testing.T) {
 	t.Logf("publishers at the trip: %+v", s.state().Publishers)
 }
 
+// TestStandTwoInputsArbitrate: two programs on two inputs (a teleop on manual, navigation on autonomous) are
+// arbitration, not a trip: the operator's zero stops the wheels while navigation keeps commanding. A second
+// program on manual trips with manual's reason; an unknown input is refused and changes nothing.
+func TestStandTwoInputsArbitrate(t *testing.T) {
+	s := newStand(t)
+	s.feedScans()
+	s.enable(true)
+	nav := publisher{standtest.PublishOn(t, s.cl, "autonomous", api.Twist{VX: 0.1})}
+	defer nav.halt()
+	if _, _, ok := s.b.waitFrame(s.b.count(), 2*time.Second, moving); !ok {
+		t.Fatalf("autonomous did not drive; state %+v", s.state())
+	}
+	// An unknown input: 400 with the inputs named, no trip, no stop.
+	n := s.b.count()
+	if _, err := s.cl.CmdVelOn(s.ctx(), "teleop", api.Twist{}); err == nil || !strings.Contains(err.Error(), "manual, autonomous or cmd_vel") {
+		t.Fatalf("unknown input: %v, want a refusal naming the inputs", err)
+	}
+	time.Sleep(60 * time.Millisecond)
+	for _, f := range s.b.snapshot()[n:] {
+		if f.zero() {
+			t.Fatal("an unknown input's command stopped the wheels: it must change nothing")
+		}
+	}
+	// A teleop in another process on manual holds zero: no trip, and the wheels stop while navigation keeps
+	// commanding (the take-over).
+	n = s.b.count()
+	startEnv := func(env ...string) {
+		c := helperCmdEnv(t, s.sock, "stream", env...)
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	}
+	startEnv("ROSORIN_TEST_INPUT=manual", "ROSORIN_TEST_VX=0")
+	if _, _, ok := s.b.waitFrame(n, 2*time.Second, func(f gotFrame) bool { return f.zero() }); !ok {
+		t.Fatalf("the teleop's zero on manual did not stop the wheels; state %+v", s.state())
+	}
+	time.Sleep(300 * time.Millisecond)
+	st := s.state()
+	if st.EStop != nil || st.Source != "manual" {
+		t.Fatalf("teleop + navigation: estop %v source %q; want no trip, manual driving", strp(st.EStop), st.Source)
+	}
+	if f := s.b.snapshot(); !f[len(f)-1].zero() {
+		t.Fatalf("wheels %v while the operator holds zero", f[len(f)-1].rps)
+	}
+	// A second program on manual: two publishers on one input trip, with manual's reason.
+	startEnv("ROSORIN_TEST_INPUT=manual", "ROSORIN_TEST_VX=0")
+	if err := testkit.Eventually(testkit.Bound(3*time.Second), func() error {
+		if st := s.state(); st.EStop == nil || *st.EStop != "multiple manual/cmd_vel publishers" {
+			return fmt.Errorf("estop %s", strp(st.EStop))
+		}
+		return nil
+	}); err != nil {
+		t.Fatalf("two teleops on manual: %v", err)
+	}
+}
+
 func TestStandGarbageNeverReachesAMotorFrame(t *testing.T) {
 	s := newStand(t)
 	s.feedScans()

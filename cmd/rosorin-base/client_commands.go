@@ -59,9 +59,19 @@ func clientCommands() []*cli.Command {
 				&cli.DurationFlag{Name: "for", Value: 3 * time.Second, Usage: "how long to publish"},
 				&cli.Float64Flag{Name: "rate", Value: 20, Usage: "publish rate (Hz)"},
 				&cli.BoolFlag{Name: "coast", Usage: "end by silence (the deadman stops the wheels 0.3 s later) instead of a final zero command"},
+				&cli.StringFlag{Name: "input", Value: "cmd_vel", Usage: "the velocity input to drive on: manual (priority 100, a person), autonomous (10, navigation) or cmd_vel (1); the freshest input of the highest priority drives"},
 			},
 			Action: drive,
 		},
+		followCommand("source", "print which velocity input drives (manual, autonomous, cmd_vel or none); --follow prints every hand-over", api.TopicSource,
+			func(ctx context.Context, cl *api.Client) error {
+				s, err := cl.State(ctx)
+				if err != nil {
+					return err
+				}
+				fmt.Println(s.Source)
+				return nil
+			}),
 		followCommand("imu", "print IMU messages (JSON lines); --follow keeps printing", api.TopicIMU,
 			func(ctx context.Context, cl *api.Client) error {
 				// One message: follow and stop at the first.
@@ -134,7 +144,7 @@ func drive(c *cli.Context) error {
 		v[i] = f
 	}
 	d := api.DriveConfig{Twist: api.Twist{VX: v[0], VY: v[1], WZ: v[2]}, For: c.Duration("for"), Rate: c.Float64("rate"),
-		Coast: c.Bool("coast")}
+		Coast: c.Bool("coast"), Input: c.String("input")}
 	if err := d.Check(); err != nil {
 		return err
 	}

@@ -25,6 +25,8 @@ func TestDriveArguments(t *testing.T) {
 		{"drive 0.1 x 0", `drive: argument 2 "x" is not a number`},
 		{"drive 0.1 0 0 --rate 500", "drive: --rate 500 out of 1..100 Hz"},
 		{"drive 0.1 0 0 --for 0s", "drive: --for 0s must be > 0"},
+		{"drive 0.1 0 0 --input manual", "no driver at"},
+		{"drive 0.1 0 0 --input teleop", `drive: --input: unknown velocity input "teleop": use manual, autonomous or cmd_vel`},
 	} {
 		app := newApp()
 		app.ExitErrHandler = func(*cli.Context, error) {}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/rosorin/rosorin/driver/motion"
 )
 
 // DriveConfig is one `rosorin-base drive`: publish Twist at Rate over one stream for For, then stop.
@@ -14,6 +16,8 @@ type DriveConfig struct {
 	// Coast ends by silence (the driver's deadman stops the wheels CmdTimeout later) instead of a final zero
 	// command.
 	Coast bool
+	// Input is the velocity input ("manual", "autonomous", "cmd_vel"; "" is cmd_vel).
+	Input string
 }
 
 // DriveResult is what a Drive did.
@@ -24,8 +28,11 @@ type DriveResult struct {
 	Stream  StreamResult // the driver's count of the stream
 }
 
-// Check refuses a rate outside 1..100 Hz and a duration that is not positive.
+// Check refuses a rate outside 1..100 Hz, a duration that is not positive and an unknown input.
 func (d DriveConfig) Check() error {
+	if _, err := motion.ParseInput(d.Input); err != nil {
+		return fmt.Errorf("drive: --input: %w", err)
+	}
 	if !(d.Rate >= 1 && d.Rate <= 100) {
 		return fmt.Errorf("drive: --rate %v out of 1..100 Hz", d.Rate)
 	}
@@ -43,7 +50,7 @@ func (c *Client) Drive(ctx context.Context, d DriveConfig) (DriveResult, error) 
 	if err := d.Check(); err != nil {
 		return res, err
 	}
-	s, err := c.StreamCmdVel(context.Background()) // not ctx: its end closes the stream below, cleanly
+	s, err := c.StreamCmdVelOn(context.Background(), d.Input) // not ctx: its end closes the stream below, cleanly
 	if err != nil {
 		return res, err
 	}
