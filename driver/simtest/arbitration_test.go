@@ -37,8 +37,9 @@ func TestArbitrationTakeOverAndHandBack(t *testing.T) {
 		t.Fatalf("autonomous did not drive; state %+v", s.state(t))
 	}
 	full := kinematics.WheelRPS(kinematics.Twist{VX: 0.15}, kinematics.DefaultGeometry())[0]
-	// The ramp's largest first step: 0.5 m/s² over one 20 ms tick.
-	firstStep := kinematics.WheelRPS(kinematics.Twist{VX: 0.5 * 0.020}, kinematics.DefaultGeometry())[0]
+	// The ramp's largest first step: 0.5 m/s² over the gate's 100 ms cap of one step (a 20 ms tick gives a fifth
+	// of it; a loaded machine's late tick more), a third of the full speed.
+	firstStep := kinematics.WheelRPS(kinematics.Twist{VX: 0.5 * 0.100}, kinematics.DefaultGeometry())[0]
 	var takeOver, handBack []time.Duration
 	for i := range testkit.Reps(30, 4) {
 		// The operator grabs the robot: zero on manual while autonomous keeps commanding.
