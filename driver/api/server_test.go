@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -701,5 +702,60 @@ func TestServerScanSenderRefused(t *testing.T) {
 	}
 	if hs := h.snap(); hs.scans != 3 {
 		t.Fatalf("allowed stream: handler saw %d scans", hs.scans)
+	}
+}
+
+// TestServerInputs: ?input= names the velocity input of a one-shot command and of a stream; an unknown input
+// is answered 400 with the inputs' names and reaches the handler not at all (not even as a bad command).
+func TestServerInputs(t *testing.T) {
+	s, h, c := newTestServer(t)
+	if _, err := c.CmdVelOn(context.Background(), "manual", Twist{VX: 0.1}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.StreamCmdVelOn(context.Background(), "autonomous")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Send(Twist{VX: 0.2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CmdVel(context.Background(), Twist{}); err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	got := append([]motion.Input(nil), h.inputs...)
+	h.mu.Unlock()
+	if want := []motion.Input{motion.InputManual, motion.InputAutonomous, motion.InputCmdVel}; !slices.Equal(got, want) {
+		t.Fatalf("inputs %v, want %v", got, want)
+	}
+	before := h.snap()
+	for _, route := range []string{"/v1/cmd_vel?input=teleop", "/v1/cmd_vel?input=MANUAL", "/v1/cmd_vel?input="} {
+		code, body := post(t, c, route, `{"vx":0.1}`)
+		if route == "/v1/cmd_vel?input=" { // empty is cmd_vel, as no input
+			if code != 200 {
+				t.Fatalf("%s: %d %s", route, code, body)
+			}
+			continue
+		}
+		if code != 400 || !strings.Contains(body, "use manual, autonomous or cmd_vel") || !strings.Contains(body, "nothing was changed") {
+			t.Fatalf("%s: %d %s", route, code, body)
+		}
+	}
+	bad, err := c.StreamCmdVelOn(context.Background(), "nav2")
+	if err != nil {
+		t.Fatal(err) // the open succeeds (the dial); the driver's 400 comes with the first Send or the Close
+	}
+	if _, err := bad.Close(); err == nil || !strings.Contains(err.Error(), `unknown velocity input "nav2"`) {
+		t.Fatalf("a stream on an unknown input: %v", err)
+	}
+	after := h.snap()
+	if len(after.cmds) != len(before.cmds)+1 || len(after.bad) != len(before.bad) || after.streamOpens != before.streamOpens {
+		t.Fatalf("an unknown input reached the handler: cmds %d -> %d, bad %d -> %d", len(before.cmds), len(after.cmds), len(before.bad), len(after.bad))
+	}
+	if s.Stats().BadRequests < 2 {
+		t.Fatalf("bad requests %d, want the unknown inputs counted", s.Stats().BadRequests)
 	}
 }

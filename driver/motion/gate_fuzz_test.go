@@ -10,7 +10,8 @@ import (
 
 // FuzzGateSetCmdStep drives the gate with an arbitrary sequence of operations and commands and checks, after
 // every Step, that the output is finite, within the limits, within the board's 5 rps on every wheel, zero
-// whenever a block reason holds, and that no axis grows faster than its ramp allows.
+// whenever a block reason holds, that no axis grows faster than its ramp allows (hand-overs between inputs
+// included), and that the output follows only a fresh winner's command or the latest one's within cmd_timeout.
 func FuzzGateSetCmdStep(f *testing.F) {
 	nan, inf := math.NaN(), math.Inf(1)
 	for _, s := range []struct {
@@ -50,7 +51,11 @@ func FuzzGateSetCmdStep(f *testing.F) {
 				if arg&8 != 0 {
 					src = SourceGamepad
 				}
-				_ = g.SetCmd(InputCmdVel, kinematics.Twist{VX: vx * k, VY: vy * k, WZ: wz * k}, now, src)
+				in := Input(op>>7) * 2 // bit 7: manual instead of cmd_vel
+				if arg&8 != 0 {
+					in = InputAutonomous
+				}
+				_ = g.SetCmd(in, kinematics.Twist{VX: vx * k, VY: vy * k, WZ: wz * k}, now, src)
 			case 1:
 				dt := time.Duration(arg) * 5 * time.Millisecond // 0..155 ms
 				now = now.Add(dt)
@@ -68,7 +73,7 @@ func FuzzGateSetCmdStep(f *testing.F) {
 			case 6:
 				_ = g.Enable(false)
 			case 7:
-				g.SetPublishers(InputCmdVel, int(arg)%3)
+				g.SetPublishers(Input(arg%3), int(arg>>2)%3)
 			}
 		}
 	})
@@ -89,6 +94,18 @@ func check(t *testing.T, g *Gate, lim Limits, geo kinematics.Geometry, now time.
 	}
 	if g.BlockReason(now) != "" && !out.IsZero() {
 		t.Fatalf("blocked (%q) but output %v", g.BlockReason(now), out)
+	}
+	if !out.IsZero() {
+		w, ok := g.Winner(now)
+		age := now.Sub(g.in[w].t)
+		if !ok || age > lim.CmdTimeout {
+			t.Fatalf("moving %v without a live command (winner %v, age %v)", out, w, age)
+		}
+		for i := range g.in { // a fresher input of higher priority would have won
+			if s := &g.in[i]; s.has && now.Sub(s.t) <= lim.SourceTimeout && lim.Priority[i] > lim.Priority[w] {
+				t.Fatalf("input %v drives while %v (higher) is fresh", w, Input(i))
+			}
+		}
 	}
 	s := min(max(dt, 0), maxRampDT).Seconds()
 	grow := func(p, c, acc float64) bool { return math.Abs(c)-math.Abs(p) > acc*s+1e-12 }
