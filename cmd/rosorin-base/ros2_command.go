@@ -29,7 +29,7 @@ func ros2Command() *cli.Command {
 			&cli.StringFlag{Name: "node-name", Value: ros2.NodeName, Usage: "node name"},
 			&cli.StringFlag{Name: "domain", EnvVars: []string{"ROS_DOMAIN_ID"}, Value: "0", Usage: "ROS_DOMAIN_ID (0..232)"},
 			&cli.BoolFlag{Name: "cmd-vel-stamped", EnvVars: []string{"ROSORIN_CMD_VEL_STAMPED"},
-				Usage: "the velocity inputs take geometry_msgs/msg/TwistStamped instead of Twist (`run --ros2` passes it through the environment)"},
+				Usage: "the velocity inputs take geometry_msgs/msg/TwistStamped instead of Twist (a run --ros2 child inherits the variable)"},
 		},
 		Action: func(c *cli.Context) error {
 			if !dds.Available() {
