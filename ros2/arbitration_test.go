@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -359,6 +360,7 @@ func (a *arb) stamped(t *testing.T) {
 		"--namespace", "stamped", "--node-name", "stamped_driver")
 	cmd.Env = append(os.Environ(), "ROSORIN_CMD_VEL_STAMPED=1")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // gone with this test binary
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
