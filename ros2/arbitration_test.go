@@ -162,7 +162,8 @@ func TestArbitration(t *testing.T) {
 // manual/cmd_vel at 20 Hz and lets go, several times. The wheels follow manual while it publishes, ~/source
 // says who drives, nothing trips, and the hand-over back to autonomous comes at source_timeout (0.2 s) after
 // manual's last command (the driver's SourceChange.previous_cmd_age_s): never before, the median within 1 ms
-// (a loaded machine delays the driver's timer now and then: those runs are counted, and 5 ms fails).
+// (a loaded machine delays the driver's timer now and then: those runs are counted, and 5 ms fails; under
+// -race only "never before" is checked).
 func (a *arb) teleopOverNav2(t *testing.T) {
 	a.clear(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -231,7 +232,7 @@ func (a *arb) teleopOverNav2(t *testing.T) {
 		ages = append(ages, time.Duration(age*float64(time.Second)))
 		// Never early: manual drives until its command is source_timeout old. Late by more than the
 		// driver's 1 ms only on a loaded machine: counted below; 5 ms late is a failure anywhere.
-		if age < 0.200 || age > 0.205 {
+		if age < 0.200 || age > 0.205 && !testkit.RaceEnabled {
 			t.Errorf("cycle %d: hand-over %.4f s after manual's last command, want within [0.200, 0.201] (source_timeout + 1 ms)", i, age)
 		}
 	}
@@ -242,7 +243,7 @@ func (a *arb) teleopOverNav2(t *testing.T) {
 		}
 	}
 	t.Logf("hand-over manual -> autonomous after manual's last command (%d runs): %s; %d over source_timeout + 1 ms", len(ages), testkit.Figures(ages), over)
-	if med := testkit.Quantile(ages, 0.5); med < 200*time.Millisecond || med > 201*time.Millisecond {
+	if med := testkit.Quantile(ages, 0.5); med < 200*time.Millisecond || med > 201*time.Millisecond && !testkit.RaceEnabled {
 		t.Errorf("median hand-over %v after manual's last command, want within [200 ms, 201 ms]", med)
 	}
 	if s := a.state(); s.EStop != nil || s.Trips != trips {
