@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/protocol/cdr"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 	"github.com/rosorin/rosorin/ros2/dds"
@@ -24,8 +25,11 @@ type Config struct {
 	Domain          int
 	Namespace, Name string
 	Log             *slog.Logger
-	// PollPublishers is how often the matched publishers of cmd_vel are counted and the e-stop writers'
-	// announced samples checked (20 ms).
+	// CmdVelStamped: the velocity inputs take geometry_msgs/msg/TwistStamped instead of Twist (the header is
+	// not used; `rosorin-base ros2 --cmd-vel-stamped`).
+	CmdVelStamped bool
+	// PollPublishers is how often the matched publishers of each velocity input are counted and the e-stop
+	// writers' announced samples checked (20 ms).
 	PollPublishers time.Duration
 	// EStopOneShot: an e-stop writer that leaves within this time of appearing, none of whose samples
 	// reached the bridge, latches the e-stop (5 s; docs/ros2.md, "A one-shot e-stop").
@@ -55,15 +59,12 @@ type Bridge struct {
 	c     *api.Client
 	Stats Stats
 
-	cmdReader      *dds.Reader
-	estopReaders   []*dds.Reader
-	enable, reset  *Service
-	pubs           map[string]*Publisher
-	mu             sync.Mutex // guards stream (held during a Send)
-	stream         *api.CmdVelStream
-	lastStreamOpen time.Time
+	inputs        []*input
+	estopReaders  []*dds.Reader
+	enable, reset *Service
+	pubs          map[string]*Publisher
 	// estopPending counts e-stops from the graph not yet confirmed by the driver: commands are held. Not
-	// under mu: a cmd_vel Send stuck on a stalled driver must not hold an e-stop up.
+	// under an input's mu: a cmd_vel Send stuck on a stalled driver must not hold an e-stop up.
 	estopPending atomic.Int32
 	// recentEStops are the (writer, source time) of the last e-stop samples: a reliable publisher matches
 	// two or three e-stop readers, and its sample counts once.
@@ -74,9 +75,33 @@ type Bridge struct {
 	watch estopWatch
 }
 
+// input is one velocity input of the driver's arbitration on the graph: its subscription and its own
+// command stream to the driver (StreamCmdVelOn), open while a publisher is matched.
+type input struct {
+	in     motion.Input
+	topic  string // relative: "cmd_vel", "autonomous/cmd_vel", "manual/cmd_vel"
+	reader *dds.Reader
+
+	mu             sync.Mutex // guards stream (held during a Send)
+	stream         *api.CmdVelStream
+	lastStreamOpen time.Time
+
+	matched int  // owned by publisherLoop
+	tripped bool // owned by publisherLoop
+}
+
+// inputTopic is input in's topic: "cmd_vel" for InputCmdVel (today's, unchanged), "<name>/cmd_vel" else.
+func inputTopic(in motion.Input) string {
+	if in == motion.InputCmdVel {
+		return "cmd_vel"
+	}
+	return in.String() + "/cmd_vel"
+}
+
 // ros2 message types of the interface.
 const (
 	typeTwist   = "geometry_msgs/msg/Twist"
+	typeTwistSt = "geometry_msgs/msg/TwistStamped"
 	typeBool    = "std_msgs/msg/Bool"
 	typeString  = "std_msgs/msg/String"
 	typeImu     = "sensor_msgs/msg/Imu"
@@ -100,6 +125,7 @@ var outputs = []struct {
 	{api.TopicGamepad, "gamepad", typeJoy, dds.Default},
 	{api.TopicScan, "scan", typeScan, dds.SensorData},
 	{api.TopicState, "~/state", typeString, dds.Latched},
+	{api.TopicSource, "~/source", typeString, dds.Latched},
 }
 
 // estopQoS are the e-stop readers, so that every publisher a user will meet matches at least one and none
@@ -149,8 +175,16 @@ func New(cfg Config) (*Bridge, error) {
 		}
 		b.pubs[o.api] = p
 	}
-	if b.cmdReader, _, err = node.Subscription("cmd_vel", typeTwist, dds.Default); err != nil {
-		return fail(err)
+	cmdType := typeTwist
+	if cfg.CmdVelStamped {
+		cmdType = typeTwistSt
+	}
+	for in := motion.Input(0); in < motion.NumInputs; in++ {
+		i := &input{in: in, topic: inputTopic(in)}
+		if i.reader, _, err = node.Subscription(i.topic, cmdType, dds.Default); err != nil {
+			return fail(err)
+		}
+		b.inputs = append(b.inputs, i)
 	}
 	for _, q := range estopQoS {
 		r, _, err := node.Subscription("estop", typeBool, q)
@@ -176,9 +210,14 @@ func (b *Bridge) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	readers := append([]*dds.Reader{b.cmdReader, b.enable.Req, b.reset.Req}, b.estopReaders...)
-	handlers := []func(dds.Sample){b.onCmdVel, b.onEnable, b.onReset}
-	for range b.estopReaders {
+	readers := []*dds.Reader{b.enable.Req, b.reset.Req}
+	handlers := []func(dds.Sample){b.onEnable, b.onReset}
+	for _, in := range b.inputs {
+		readers = append(readers, in.reader)
+		handlers = append(handlers, func(s dds.Sample) { b.onCmdVel(in, s) })
+	}
+	for _, r := range b.estopReaders {
+		readers = append(readers, r)
 		handlers = append(handlers, b.onEStop)
 	}
 	for i, r := range readers {
@@ -197,7 +236,7 @@ func (b *Bridge) Run(ctx context.Context) error {
 		r.Wake()
 	}
 	wg.Wait()
-	b.closeStream("bridge stopping")
+	b.closeStreams("bridge stopping")
 	for _, r := range readers {
 		r.Close()
 	}
@@ -228,64 +267,74 @@ func (b *Bridge) readLoop(ctx context.Context, r *dds.Reader, fn func(dds.Sample
 // peerName is what the bridge tells the driver in reasons.
 const peerName = "ROS 2"
 
-func (b *Bridge) onCmdVel(s dds.Sample) {
+func (b *Bridge) onCmdVel(in *input, s dds.Sample) {
 	b.Stats.CmdVel.Add(1)
-	t, err := DecodeTwist(s.Data)
+	decode := DecodeTwist
+	if b.cfg.CmdVelStamped {
+		decode = DecodeTwistStamped
+	}
+	t, err := decode(s.Data)
 	if err != nil {
 		n := b.Stats.CmdVelBad.Add(1)
 		if n <= 5 || n%100 == 0 {
-			b.log.Warn("cmd_vel dropped: the wheels are stopped (a zero twist goes to the driver)", "err", err, "bytes", len(s.Data), "count", n)
+			b.log.Warn("cmd_vel dropped: the wheels are stopped (a zero twist goes to the driver)", "topic", in.topic, "err", err, "bytes", len(s.Data), "count", n)
 		}
 		// As the socket does for bad JSON: a broken sender never leaves the wheels on its last good command.
 		t = api.Twist{}
 	}
-	b.sendCmd(t)
+	b.sendCmd(in, t)
 }
 
-func (b *Bridge) sendCmd(t api.Twist) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+func (b *Bridge) sendCmd(in *input, t api.Twist) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
 	if b.estopPending.Load() > 0 {
 		return // an e-stop is on its way to the driver: nothing that moves goes first
 	}
-	if b.stream == nil {
-		b.openStreamLocked()
-		if b.stream == nil {
+	if in.stream == nil {
+		b.openStreamLocked(in)
+		if in.stream == nil {
 			return
 		}
 	}
-	if err := b.stream.Send(t); err != nil {
+	if err := in.stream.Send(t); err != nil {
 		b.Stats.DriverErrors.Add(1)
-		b.log.Warn("cmd_vel stream to the driver failed; reopening at the next command", "err", err)
-		go b.stream.Close()
-		b.stream = nil
+		b.log.Warn("cmd_vel stream to the driver failed; reopening at the next command", "topic", in.topic, "err", err)
+		go in.stream.Close()
+		in.stream = nil
 	}
 }
 
-func (b *Bridge) openStreamLocked() {
-	if time.Since(b.lastStreamOpen) < 100*time.Millisecond {
+func (b *Bridge) openStreamLocked(in *input) {
+	if time.Since(in.lastStreamOpen) < 100*time.Millisecond {
 		return
 	}
-	b.lastStreamOpen = time.Now()
+	in.lastStreamOpen = time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	st, err := b.c.StreamCmdVel(context.WithoutCancel(ctx))
+	st, err := b.c.StreamCmdVelOn(context.WithoutCancel(ctx), in.in.String())
 	if err != nil {
 		b.Stats.DriverErrors.Add(1)
-		b.log.Warn("cannot open the cmd_vel stream to the driver", "err", err)
+		b.log.Warn("cannot open the cmd_vel stream to the driver", "topic", in.topic, "err", err)
 		return
 	}
-	b.stream = st
+	in.stream = st
 }
 
-func (b *Bridge) closeStream(why string) {
-	b.mu.Lock()
-	st := b.stream
-	b.stream = nil
-	b.mu.Unlock()
+func (b *Bridge) closeStream(in *input, why string) {
+	in.mu.Lock()
+	st := in.stream
+	in.stream = nil
+	in.mu.Unlock()
 	if st != nil {
 		res, err := st.Close()
-		b.log.Info("cmd_vel stream to the driver closed", "why", why, "accepted", res.Accepted, "rejected", res.Rejected, "dropped", res.Dropped, "err", err)
+		b.log.Info("cmd_vel stream to the driver closed", "topic", in.topic, "why", why, "accepted", res.Accepted, "rejected", res.Rejected, "dropped", res.Dropped, "err", err)
+	}
+}
+
+func (b *Bridge) closeStreams(why string) {
+	for _, in := range b.inputs {
+		b.closeStream(in, why)
 	}
 }
 
@@ -342,7 +391,7 @@ func (b *Bridge) estop(reason string) {
 		b.Stats.DriverErrors.Add(1)
 		if i == 0 {
 			b.log.Error("e-stop request to the driver failed: holding all commands and retrying", "err", err)
-			go b.closeStream("e-stop not delivered")
+			go b.closeStreams("e-stop not delivered")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -398,15 +447,14 @@ func (b *Bridge) reply(s *Service, hdr [RequestHeaderLen]byte, m cdr.Marshaler) 
 	}
 }
 
-// publisherLoop applies the two-publisher rule to the graph: two or more matched publications on cmd_vel
-// latch the e-stop (the seed counted the topic's publishers the same way). A matched publisher holds one
-// cmd_vel stream to the driver, so a socket publisher at the same time trips the driver's own rule; no
-// matched publisher closes it.
+// publisherLoop applies the two-publisher rule to the graph, per input: two or more matched publications on
+// one input's topic latch the e-stop (the seed counted cmd_vel's publishers the same way); publishers on
+// different inputs are arbitrated by the driver. A matched publisher holds its input's stream to the driver,
+// so a socket sender on the same input at the same time trips the driver's own rule; no matched publisher
+// closes it.
 func (b *Bridge) publisherLoop(ctx context.Context) {
 	t := time.NewTicker(b.cfg.PollPublishers)
 	defer t.Stop()
-	tripped := false
-	matched := 0
 	lastLog := time.Now()
 	last := b.Stats.String()
 	for {
@@ -420,35 +468,8 @@ func (b *Bridge) publisherLoop(ctx context.Context) {
 			b.log.Error("latching the e-stop in doubt: something sent on estop did not arrive", "reason", reason)
 			go b.estop(reason)
 		}
-		n, err := b.cmdReader.Matched()
-		if err != nil {
-			continue
-		}
-		prev := matched
-		matched = n
-		if n != prev {
-			b.log.Info("cmd_vel publishers on the graph", "matched", n)
-		}
-		switch {
-		case n >= 2 && !tripped:
-			tripped = true
-			b.Stats.MultiplePublishers.Add(1)
-			go b.estop(fmt.Sprintf("multiple cmd_vel publishers (%s: %d matched)", peerName, n))
-		case n < 2:
-			tripped = false
-		}
-		switch {
-		case n == 0 && prev > 0:
-			go b.closeStream("no cmd_vel publisher left on the graph")
-		case n > 0 && prev == 0:
-			// A matched publisher is a publisher, commands or not (as on the graph): hold its stream now.
-			go func() {
-				b.mu.Lock()
-				defer b.mu.Unlock()
-				if b.stream == nil && b.estopPending.Load() == 0 {
-					b.openStreamLocked()
-				}
-			}()
+		for _, in := range b.inputs {
+			b.countPublishers(in)
 		}
 		if time.Since(lastLog) > 10*time.Second {
 			lastLog = time.Now()
@@ -457,6 +478,40 @@ func (b *Bridge) publisherLoop(ctx context.Context) {
 				b.log.Info("ROS 2 bridge", "stats", s)
 			}
 		}
+	}
+}
+
+// countPublishers applies the two-publisher rule to one input and opens or closes its stream.
+func (b *Bridge) countPublishers(in *input) {
+	n, err := in.reader.Matched()
+	if err != nil {
+		return
+	}
+	prev := in.matched
+	in.matched = n
+	if n != prev {
+		b.log.Info("cmd_vel publishers on the graph", "topic", in.topic, "matched", n)
+	}
+	switch {
+	case n >= 2 && !in.tripped:
+		in.tripped = true
+		b.Stats.MultiplePublishers.Add(1)
+		go b.estop(fmt.Sprintf("%s (%s: %d matched)", motion.PublishersReason(in.in), peerName, n))
+	case n < 2:
+		in.tripped = false
+	}
+	switch {
+	case n == 0 && prev > 0:
+		go b.closeStream(in, "no publisher left on the graph")
+	case n > 0 && prev == 0:
+		// A matched publisher is a publisher, commands or not (as on the graph): hold its stream now.
+		go func() {
+			in.mu.Lock()
+			defer in.mu.Unlock()
+			if in.stream == nil && b.estopPending.Load() == 0 {
+				b.openStreamLocked(in)
+			}
+		}()
 	}
 }
 
@@ -518,6 +573,18 @@ func converter(topic string) func([]byte) (cdr.Marshaler, error) {
 	case api.TopicState:
 		// ~/state carries the driver's state record as it is (the seed's ~/state JSON plus link health).
 		return func(l []byte) (cdr.Marshaler, error) { return &rosmsg.String{Data: string(l)}, nil }
+	case api.TopicSource:
+		// ~/source carries the input name alone ("manual", "autonomous", "cmd_vel", "none"), as the peer's.
+		return func(l []byte) (cdr.Marshaler, error) {
+			var m api.SourceChange
+			if err := dec(l, &m); err != nil {
+				return nil, err
+			}
+			if m.Source == "" {
+				return nil, fmt.Errorf("%s record from the driver without a source", api.TopicSource)
+			}
+			return &rosmsg.String{Data: m.Source}, nil
+		}
 	}
 	return func([]byte) (cdr.Marshaler, error) { return nil, errors.New("no such topic") }
 }

@@ -155,6 +155,31 @@ func (c *CmdVel) Send(vx, vy, wz float64) error {
 // Close deletes the publisher: it leaves the graph.
 func (c *CmdVel) Close() error { return c.w.Close() }
 
+// CmdVelStamped is a geometry_msgs/msg/TwistStamped publisher, for a driver node run with --cmd-vel-stamped.
+type CmdVelStamped struct{ w *dds.Writer }
+
+// CmdVelStampedOn is CmdVelOn with TwistStamped.
+func (p *Peer) CmdVelStampedOn(ctx context.Context, topic string) (*CmdVelStamped, error) {
+	w, err := p.node.p.NewWriter(TopicName(p.resolve(topic)), rosmsg.TypeName(typeTwistSt), dds.Default, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := waitMatched(ctx, topic+" subscription (TwistStamped)", w.Matched); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return &CmdVelStamped{w: w}, nil
+}
+
+// Send publishes one planar twist stamped now in frame base_link.
+func (c *CmdVelStamped) Send(vx, vy, wz float64) error {
+	return c.w.Write(cdr.Marshal(&rosmsg.TwistStamped{Header: rosmsg.Header{Stamp: stamp(time.Now()), FrameID: "base_link"},
+		Twist: rosmsg.Twist{Linear: rosmsg.Vector3{X: vx, Y: vy}, Angular: rosmsg.Vector3{Z: wz}}}))
+}
+
+// Close deletes the publisher.
+func (c *CmdVelStamped) Close() error { return c.w.Close() }
+
 // Subscribe calls fn with every sample of the driver's topic (e.g. "~/state", "imu/data_raw") until ctx
 // ends; q must be compatible with the publisher's (dds.Latched for ~/state).
 func (p *Peer) Subscribe(ctx context.Context, topic, rosType string, q dds.QoS, fn func(dds.Sample)) error {

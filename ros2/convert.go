@@ -22,6 +22,20 @@ func DecodeTwist(b []byte) (api.Twist, error) {
 	if err := cdr.Unmarshal(b, &m); err != nil {
 		return api.Twist{}, err
 	}
+	return planar(m)
+}
+
+// DecodeTwistStamped is DecodeTwist for geometry_msgs/msg/TwistStamped (Config.CmdVelStamped). The header is
+// not used: the driver times a command by its arrival, whatever the sender's stamp says.
+func DecodeTwistStamped(b []byte) (api.Twist, error) {
+	var m rosmsg.TwistStamped
+	if err := cdr.Unmarshal(b, &m); err != nil {
+		return api.Twist{}, err
+	}
+	return planar(m.Twist)
+}
+
+func planar(m rosmsg.Twist) (api.Twist, error) {
 	for _, v := range []float64{m.Linear.X, m.Linear.Y, m.Linear.Z, m.Angular.X, m.Angular.Y, m.Angular.Z} {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return api.Twist{}, fmt.Errorf("%w: non-finite component %v", ErrBadTwist, v)

@@ -1,8 +1,9 @@
 // Package ros2 is the driver's ROS 2 interface at the DDS level, without ROS installed: the node
 // rosorin_board_driver (Bridge, `rosorin-base ros2`, started by `rosorin-base run --ros2`) that publishes the
-// driver's streams and takes cmd_vel, estop, ~/enable and ~/reset_estop, as a client of the driver's control
-// socket; and the other side of that interface (Peer: cmd_vel publishers, e-stops, service clients,
-// subscriptions), which proofs/target drives the proofs through.
+// driver's streams (~/source among them) and takes the velocity inputs (manual/cmd_vel, autonomous/cmd_vel,
+// cmd_vel), estop, ~/enable and ~/reset_estop, as a client of the driver's control socket; and the other side
+// of that interface (Peer: velocity publishers, e-stops, service clients, subscriptions), which proofs/target
+// drives the proofs through.
 //
 // Spec: ROS 2 Humble with rmw_cyclonedds_cpp, as it lays a node out on DDS: topics "rt/<name>", services
 // "rq/<name>Request" and "rr/<name>Reply" with a 16-byte request header (client id, sequence number) before

@@ -41,6 +41,46 @@ func TestDecodeTwist(t *testing.T) {
 	}
 }
 
+// TestDecodeTwistStamped: the stamped form lets through what DecodeTwist does and refuses the same; a plain
+// Twist is not a TwistStamped (a publisher of the wrong type does not match on the graph, but its bytes
+// must not pass either).
+func TestDecodeTwistStamped(t *testing.T) {
+	st := func(tw rosmsg.Twist) []byte {
+		return cdr.Marshal(&rosmsg.TwistStamped{Header: rosmsg.Header{Stamp: rosmsg.Time{Sec: 7}, FrameID: "base_link"}, Twist: tw})
+	}
+	good := st(rosmsg.Twist{Linear: rosmsg.Vector3{X: 0.2, Y: -0.1}, Angular: rosmsg.Vector3{Z: 1}})
+	if tw, err := DecodeTwistStamped(good); err != nil || tw.VX != 0.2 || tw.VY != -0.1 || tw.WZ != 1 {
+		t.Fatalf("good twist: %+v, %v", tw, err)
+	}
+	for name, b := range map[string][]byte{
+		"short":     good[:30],
+		"NaN":       st(rosmsg.Twist{Linear: rosmsg.Vector3{X: math.NaN()}}),
+		"angular.y": st(rosmsg.Twist{Angular: rosmsg.Vector3{Y: 0.5}}),
+		"Twist":     twistBytes(0.2, 0, 0, 0, 0, 1),
+	} {
+		if tw, err := DecodeTwistStamped(b); err == nil {
+			t.Errorf("%s: accepted as %+v", name, tw)
+		}
+	}
+}
+
+// TestSourceConverter: ~/source carries the driver's source name alone; a record without one is an error.
+func TestSourceConverter(t *testing.T) {
+	conv := converter(api.TopicSource)
+	m, err := conv([]byte(`{"stamp":"2026-01-01T00:00:00Z","source":"manual","previous":"autonomous","previous_cmd_age_s":0.01}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := m.(*rosmsg.String); !ok || s.Data != "manual" {
+		t.Fatalf("got %#v, want String manual", m)
+	}
+	for _, bad := range []string{`{"previous":"none"}`, `not json`} {
+		if _, err := conv([]byte(bad)); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}
+
 // TestSplitRequest: the 16-byte header comes off and the body decodes as its own message.
 func TestSplitRequest(t *testing.T) {
 	hdr := []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 0, 0, 0, 0, 0}

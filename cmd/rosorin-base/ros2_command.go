@@ -18,8 +18,9 @@ func ros2Command() *cli.Command {
 	return &cli.Command{
 		Name:  "ros2",
 		Usage: "the ROS 2 node rosorin_board_driver (Cyclone DDS): topics and services of chapter 11, bridged to the driver's control socket",
-		Description: "Publishes imu/data_raw, battery, wheel/odom, gamepad, scan and ~/state; subscribes cmd_vel and estop; serves\n" +
-			"~/enable and ~/reset_estop (rmw_cyclonedds conventions, Humble). Two matched cmd_vel publishers latch the e-stop.\n" +
+		Description: "Publishes imu/data_raw, battery, wheel/odom, gamepad, scan, ~/state and ~/source; subscribes the velocity\n" +
+			"inputs manual/cmd_vel, autonomous/cmd_vel and cmd_vel (arbitrated by the driver) and estop; serves ~/enable and\n" +
+			"~/reset_estop (rmw_cyclonedds conventions, Humble). Two matched publishers on one input latch the e-stop.\n" +
 			"ROS_DOMAIN_ID and CYCLONEDDS_URI are honoured, ROS_LOCALHOST_ONLY=1 keeps it on 127.0.0.1. Needs a binary built\n" +
 			"with `go build -tags ros2` (cyclonedds-dev). See docs/ros2.md.",
 		Flags: []cli.Flag{
@@ -27,6 +28,8 @@ func ros2Command() *cli.Command {
 			&cli.StringFlag{Name: "namespace", EnvVars: []string{"ROS_NAMESPACE"}, Usage: "node namespace (\"\" = /)"},
 			&cli.StringFlag{Name: "node-name", Value: ros2.NodeName, Usage: "node name"},
 			&cli.StringFlag{Name: "domain", EnvVars: []string{"ROS_DOMAIN_ID"}, Value: "0", Usage: "ROS_DOMAIN_ID (0..232)"},
+			&cli.BoolFlag{Name: "cmd-vel-stamped", EnvVars: []string{"ROSORIN_CMD_VEL_STAMPED"},
+				Usage: "the velocity inputs take geometry_msgs/msg/TwistStamped instead of Twist (a run --ros2 child inherits the variable)"},
 		},
 		Action: func(c *cli.Context) error {
 			if !dds.Available() {
@@ -39,7 +42,7 @@ func ros2Command() *cli.Command {
 			ctx, stop := service.SignalContext(c.Context)
 			defer stop()
 			b, err := ros2.New(ros2.Config{Socket: c.String("socket"), Domain: dom, Namespace: c.String("namespace"),
-				Name: c.String("node-name"), Log: service.ProcLogger("ros2")})
+				Name: c.String("node-name"), CmdVelStamped: c.Bool("cmd-vel-stamped"), Log: service.ProcLogger("ros2")})
 			if err != nil {
 				return cli.Exit("rosorin-base ros2: "+err.Error(), 1)
 			}
