@@ -393,7 +393,7 @@ func (f *Fake) Publisher(ctx context.Context) (target.Publisher, error) {
 // connect counts a publisher; two trip the e-stop, as the driver's two-publisher rule does.
 func (f *Fake) connect() {
 	f.pubs++
-	f.gate.SetPublishers(motion.InputCmdVel, f.pubs + f.opt.OtherPublishers)
+	f.gate.SetPublishers(motion.InputCmdVel, f.pubs+f.opt.OtherPublishers)
 }
 
 func (p *fakePub) Send(ctx context.Context, tw kinematics.Twist) error {
