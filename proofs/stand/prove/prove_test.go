@@ -62,10 +62,17 @@ func TestProveEveryPathPassesOnAHealthyRobot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !rep.AllPassed() || rep.Planned != 15 || rep.Passed != 15 {
-			t.Fatalf("%s: want 15/15 and the wheels disabled\n%s", rep.ResultLine(), out)
+		if !rep.AllPassed() || rep.Planned != 17 || rep.Passed != 17 {
+			t.Fatalf("%s: want 17/17 and the wheels disabled\n%s", rep.ResultLine(), out)
 		}
 		for _, res := range rep.Results {
+			if res.Release && res.Path == TakeOver {
+				// Timed from the last manual command; the check looks at the last second, from 1.2 s on.
+				if res.StopS < 1.2 || res.StopS > 2.5 {
+					t.Errorf("%s: released %.2f s after letting go, want 1.2-2.5 s", res.Name, res.StopS)
+				}
+				continue
+			}
 			if res.Release {
 				if res.StopS < 2 || res.StopS > 8 {
 					t.Errorf("%s: released %.2f s after the kill; the fake respawns the reader after 2 s", res.Name, res.StopS)
@@ -88,9 +95,10 @@ func TestProveEveryPathPassesOnAHealthyRobot(t *testing.T) {
 		if f.Enabled() {
 			t.Error("wheels enabled after the run")
 		}
-		for _, want := range []string{"[1/14] deadman fwd 0.2: spinning up ...", "kill: board IMU read via the supervisor's raw stream",
-			"service: board IMU read directly from fake.raw", "RESULT: 15/15 passed", "end state: {enabled: false",
-			"| SIGKILL of the driver", "LiDAR back: wheels released by themselves"} {
+		for _, want := range []string{"[1/15] deadman fwd 0.2: spinning up ...", "kill: board IMU read via the supervisor's raw stream",
+			"service: board IMU read directly from fake.raw", "RESULT: 17/17 passed", "end state: {enabled: false",
+			"| SIGKILL of the driver", "LiDAR back: wheels released by themselves", "manual take-over, fwd 0.35",
+			"operator let go: autonomous resumed", "| let go (autonomous resumed)"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("output lacks %q\n%s", want, out)
 			}
@@ -302,7 +310,7 @@ func TestParsePaths(t *testing.T) {
 		t.Error("empty list accepted")
 	}
 	all, _ := ParsePaths("all")
-	if len(all) != 14 || stoppath.Lines(all) != 15 {
+	if len(all) != 15 || stoppath.Lines(all) != 17 {
 		t.Errorf("all: %d steps, %d lines", len(all), stoppath.Lines(all))
 	}
 }
