@@ -131,8 +131,9 @@ type Spec[R any] struct {
 	// Release, when set, names a second result line: the stop lets go by itself once its cause is gone (the
 	// scan gate once scans are back; the take-over once the operator lets go, after the stop's judge).
 	Release string
-	// ReleaseRow names the release's row in the table.
-	ReleaseRow string
+	// ReleaseRow names the release's row in the table; ReleaseFrom what the release's time counts from ("the
+	// kill": the trigger; "letting go": the last manual command).
+	ReleaseRow, ReleaseFrom string
 	// Rule is the proof's judging rule for the path.
 	Rule R
 }
