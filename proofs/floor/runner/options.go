@@ -45,8 +45,7 @@ func DefaultOptions() Options {
 		Leg: 1500 * time.Millisecond, Hold: 2500 * time.Millisecond, Params: floor.DefaultParams(),
 		PathTimeout: 60 * time.Second, StateTimeout: 5 * time.Second, DriverBack: 20 * time.Second,
 		TeardownTimeout: 30 * time.Second, OdoWait: 3 * time.Second, CmdPeriod: 50 * time.Millisecond,
-		ReleaseWait: 2 * time.Second,
-		Paths: Paths, Clock: clock.Real{}, Out: io.Discard,
+		ReleaseWait: 2 * time.Second, Paths: Paths, Clock: clock.Real{}, Out: io.Discard,
 	}
 }
 

@@ -18,11 +18,11 @@ type Result struct {
 	Name   string `json:"name"`
 	// Release marks the second line of a path whose stop lets go by itself (the take-over's "operator let
 	// go: autonomous resumed"); ReleaseCheck is its verdict.
-	Release      bool           `json:"release,omitempty"`
-	ReleaseCheck *floor.Release `json:"release_check,omitempty"`
-	Speed   kinematics.Twist `json:"speed"`
-	Outcome floor.Outcome    `json:"outcome"`
-	Reason  string           `json:"reason,omitempty"`
+	Release      bool             `json:"release,omitempty"`
+	ReleaseCheck *floor.Release   `json:"release_check,omitempty"`
+	Speed        kinematics.Twist `json:"speed"`
+	Outcome      floor.Outcome    `json:"outcome"`
+	Reason       string           `json:"reason,omitempty"`
 	// TriggerS is the trigger's time in seconds since the start of the run (NaN: the leg never triggered).
 	TriggerS float64 `json:"-"`
 	// Corridor is the clearance check before the leg (nil for turns and backward legs).

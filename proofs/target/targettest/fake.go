@@ -98,8 +98,8 @@ type Fake struct {
 
 	mu   sync.Mutex
 	rng  *rand.Rand
-	t    time.Time    // model time: IMU generated up to here
-	gate *motion.Gate // the current driver's gate; a restarted driver gets a new one (disabled)
+	t    time.Time             // model time: IMU generated up to here
+	gate *motion.Gate          // the current driver's gate; a restarted driver gets a new one (disabled)
 	pubs [motion.NumInputs]int // our open publishers on the current driver, per input
 
 	driverUp      bool
