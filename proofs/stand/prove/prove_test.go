@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/clock"
@@ -449,4 +450,39 @@ func TestProveWarnsWhenTheDriverClipsAMotion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The take-over's negative control on the fake: its gate is the driver's (motion.Gate) with manual below
+// autonomous, so the operator's zero never wins and the wheels keep turning: the stop FAILs, and the release
+// after it is not judged; with the driver's priorities both lines pass (TestProveEveryPathPassesOnAHealthyRobot).
+func TestTakeOverFailsWhenTheLowerPriorityKeepsWinning(t *testing.T) {
+	var prio [motion.NumInputs]int
+	prio[motion.InputCmdVel], prio[motion.InputAutonomous], prio[motion.InputManual] = 1, 10, 5
+	run(t, targettest.Options{Seed: 12, Priority: prio}, "takeover", nil, func(t *testing.T, rep *Report, f *targettest.Fake, out string, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Passed != 0 || len(rep.Results) != 2 {
+			t.Fatalf("%s, want 0/2\n%s", rep.ResultLine(), out)
+		}
+		if !strings.Contains(rep.Results[0].Reason, "NEVER settled") || !strings.Contains(rep.Results[1].Reason, "not judged: the wheels were never shown to stop") {
+			t.Errorf("reasons %q, %q", rep.Results[0].Reason, rep.Results[1].Reason)
+		}
+		if f.Enabled() {
+			t.Error("wheels enabled after the run")
+		}
+		// Both publishers were the proof's, one on each input: arbitration, not the two-publisher trip.
+		var manual, autonomous int
+		for _, c := range f.Calls() {
+			switch {
+			case strings.HasSuffix(c, " on manual"):
+				manual++
+			case strings.HasSuffix(c, " on autonomous"):
+				autonomous++
+			}
+		}
+		if manual < 50 || autonomous < 50 {
+			t.Errorf("commands: %d on manual, %d on autonomous; want both streams", manual, autonomous)
+		}
+	})
 }
