@@ -49,6 +49,8 @@ func targetFlags() []cli.Flag {
 			Usage: "start a simulated stand robot and rosorin-base against it in a temporary folder; tear everything down at the end"},
 		&cli.StringFlag{Name: "sim-fault", Category: sectionTarget,
 			Usage: "hand a fault to the simulated robot: NAME at each path's trigger (cleared after the judge; ignore-motor is the broken stop every path must FAIL on), NAME@start from the start"},
+		&cli.StringSliceFlag{Name: "sim-param", Category: sectionTarget,
+			Usage: "override a driver parameter of the simulated robot, `KEY=VALUE` (repeatable; a negative control: priority_manual=5 puts manual below autonomous and the takeover path must FAIL)"},
 		&cli.Int64Flag{Name: "sim-seed", Value: 1, Category: sectionTarget, Usage: "the simulated robot's noise seed"},
 		&cli.StringFlag{Name: "sim-contact", Category: sectionTarget,
 			Usage: "the simulated robot's contact reflex: act (default), log or off (off: the contact path's negative control, must FAIL)"},
@@ -90,6 +92,7 @@ Stop navigation and anything else that publishes velocity commands first.
 Examples:
    stopproof prove --sim ` + prove.PathList() + `
    stopproof prove --sim --sim-fault ignore-motor estop,kill      (the negative control: must FAIL)
+   stopproof prove --sim --sim-param priority_manual=5 takeover   (arbitration broken: must FAIL)
    stopproof prove --spin 2s --hold 3s --json proof.json estop,kill
    stopproof characterize
    stopproof scangate --sim
@@ -175,6 +178,9 @@ func open(c *cli.Context, kind string, sc target.SimConfig) (*session.Session, e
 	if err := checkSimContact(c); err != nil {
 		return nil, err
 	}
+	if err := checkSimParams(c); err != nil {
+		return nil, err
+	}
 	if c.String("sim-room") != "" && !c.Bool("sim") {
 		return nil, cli.Exit("--sim-room needs --sim", exitAbort)
 	}
@@ -184,6 +190,7 @@ func open(c *cli.Context, kind string, sc target.SimConfig) (*session.Session, e
 	lc := target.DefaultLiveConfig()
 	lc.Socket, lc.Device, lc.ServiceStop, lc.ServiceStart = c.String("socket"), c.String("device"), c.String("service-stop"), c.String("service-start")
 	sc.BaseBin, sc.Seed, sc.Fault, sc.Contact = c.String("base-bin"), c.Int64("sim-seed"), c.String("sim-fault"), c.String("sim-contact")
+	sc.Params = c.StringSlice("sim-param")
 	s, err := session.Open(session.Config{
 		Kind: kind, EvidenceDir: c.String("evidence-dir"),
 		CommandLine: fmt.Sprintf("stopproof %s: %s", version(), strings.Join(os.Args, " ")),

@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/driver/contact"
+	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // checkSimContact refuses --sim-contact without --sim, or with a mode rosorin-base would refuse.
@@ -17,6 +18,22 @@ func checkSimContact(c *cli.Context) error {
 	}
 	if _, err := contact.ParseMode(m); err != nil {
 		return cli.Exit("--sim-contact: "+err.Error(), exitAbort)
+	}
+	return nil
+}
+
+// checkSimParams refuses --sim-param without --sim, or overrides the simulated driver would refuse (an unknown
+// key, a value of the wrong type or out of range): nothing is started then.
+func checkSimParams(c *cli.Context) error {
+	ps := c.StringSlice("sim-param")
+	if len(ps) == 0 {
+		return nil
+	}
+	if !c.Bool("sim") {
+		return cli.Exit("--sim-param needs --sim (a running driver's parameters are set by its own configuration files)", exitAbort)
+	}
+	if _, err := target.SimParamsYAML(ps); err != nil {
+		return cli.Exit(err.Error(), exitAbort)
 	}
 	return nil
 }

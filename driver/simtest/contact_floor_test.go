@@ -48,7 +48,7 @@ func contactOf(t *testing.T, st target.State) api.ContactState {
 func drive(t *testing.T, s *target.SimTarget, tw kinematics.Twist) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	pub, err := s.Publisher(ctx)
+	pub, err := s.Publisher(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}

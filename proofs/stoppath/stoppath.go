@@ -54,6 +54,10 @@ type Firing interface {
 	// Await keeps commanding until event returns the trigger time and how it was taken: for a trigger only
 	// the target can time (a button press).
 	Await(what string, event func(ctx context.Context, prompt func(string)) (time.Time, string, error)) error
+	// TakeOver opens a second publisher on input, takes the trigger time now and sends zero velocity on it
+	// every command period beside the drive commands (which go on, on the path's own input), until the proof
+	// lets go after the judge: an operator taking over from a lower-priority source.
+	TakeOver(what, input string) error
 }
 
 // Trigger fires a path's stop through f.
@@ -94,6 +98,11 @@ var (
 	PressButton Trigger = func(ctx context.Context, f Firing) error {
 		return f.Await("gamepad button", f.Target().PressButton)
 	}
+	// ManualTakeOver: the operator's manual input sends zero velocity while the path's drive input
+	// (autonomous) keeps commanding its motion; arbitration must give the wheels to manual.
+	ManualTakeOver Trigger = func(ctx context.Context, f Firing) error {
+		return f.TakeOver("manual take-over with zero velocity", "manual")
+	}
 )
 
 // Spec is one stop path: everything a proof needs to parse, schedule, run, judge and report it. R is the
@@ -109,6 +118,9 @@ type Spec[R any] struct {
 	Help string
 	// At places its runs in the schedule.
 	At []At
+	// Input is the driver's velocity input the path's drive commands go to ("" is cmd_vel; the take-over
+	// drives on autonomous).
+	Input string
 	// KillsDriver: after the trigger no driver publishes the IMU; the judge reads the board from below the
 	// driver, and the clean-up waits for a new driver.
 	KillsDriver bool
@@ -116,10 +128,12 @@ type Spec[R any] struct {
 	StopsService bool
 	// Trigger fires the stop.
 	Trigger Trigger
-	// Release, when set, names a second result line: the stop lets go by itself once its cause is gone.
+	// Release, when set, names a second result line: the stop lets go by itself once its cause is gone (the
+	// scan gate once scans are back; the take-over once the operator lets go, after the stop's judge).
 	Release string
-	// ReleaseRow names the release's row in the table.
-	ReleaseRow string
+	// ReleaseRow names the release's row in the table; ReleaseFrom what the release's time counts from ("the
+	// kill": the trigger; "letting go": the last manual command).
+	ReleaseRow, ReleaseFrom string
 	// Rule is the proof's judging rule for the path.
 	Rule R
 }

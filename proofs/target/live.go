@@ -74,7 +74,7 @@ func (l *LiveTarget) Describe() string {
 
 // FromAPI converts the driver's state record into the proof's State.
 func FromAPI(s api.State, at time.Time) State {
-	st := State{At: at, Enabled: s.Enabled, ScanAge: math.NaN(), Publishers: len(s.Publishers),
+	st := State{At: at, Enabled: s.Enabled, ScanAge: math.NaN(), Publishers: len(s.Publishers), Source: s.Source,
 		Pids:        Pids{Supervisor: s.PIDs.Supervisor, Driver: s.PIDs.Driver, LidarReader: s.PIDs.LidarReader},
 		GyroBiasDPS: s.GyroBiasDPS, Calibrating: s.GyroCalibrating, Config: s.Config}
 	if s.EStop != nil {
@@ -134,21 +134,22 @@ func (l *LiveTarget) RecordBoardIMU(ctx context.Context) (imu.Recording, error) 
 	return imu.StartRecorder(ctx, b.Stream), nil
 }
 
-// livePub is one cmd_vel stream, reopened after the driver closed it (a killed driver). Streams live on the
+// livePub is one velocity command stream on one input, reopened after the driver closed it (a killed driver). Streams live on the
 // context given to Publisher, not on a Send's: a stream must outlive each command.
 type livePub struct {
-	l   *LiveTarget
-	ctx context.Context
+	l     *LiveTarget
+	ctx   context.Context
+	input string
 
 	mu     sync.Mutex
 	s      *api.CmdVelStream
 	closed bool
 }
 
-// Publisher opens a cmd_vel stream.
-func (l *LiveTarget) Publisher(ctx context.Context) (Publisher, error) {
-	p := &livePub{l: l, ctx: ctx}
-	s, err := l.c.StreamCmdVel(ctx)
+// Publisher opens a velocity command stream on input ("" is cmd_vel).
+func (l *LiveTarget) Publisher(ctx context.Context, input string) (Publisher, error) {
+	p := &livePub{l: l, ctx: ctx, input: input}
+	s, err := l.c.StreamCmdVelOn(ctx, input)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +164,7 @@ func (p *livePub) Send(ctx context.Context, tw kinematics.Twist) error {
 		return errors.New("publisher closed")
 	}
 	if p.s == nil {
-		s, err := p.l.c.StreamCmdVel(p.ctx)
+		s, err := p.l.c.StreamCmdVelOn(p.ctx, p.input)
 		if err != nil {
 			return err
 		}

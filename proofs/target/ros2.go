@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/clock"
@@ -212,11 +213,20 @@ type ros2Pub struct {
 	c  *ros2.CmdVel
 }
 
-// Publisher is one cmd_vel publisher on the graph.
-func (t *ROS2Target) Publisher(ctx context.Context) (Publisher, error) {
+// Publisher is one Twist publisher on the graph, on the input's topic: cmd_vel, or manual/cmd_vel and
+// autonomous/cmd_vel (the driver node subscribes to one topic per input).
+func (t *ROS2Target) Publisher(ctx context.Context, input string) (Publisher, error) {
+	in, err := motion.ParseInput(input)
+	if err != nil {
+		return nil, err
+	}
+	topic := "cmd_vel"
+	if in != motion.InputCmdVel {
+		topic = in.String() + "/cmd_vel"
+	}
 	mctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	c, err := t.peer.CmdVel(mctx)
+	c, err := t.peer.CmdVelOn(mctx, topic)
 	if err != nil {
 		return nil, err
 	}

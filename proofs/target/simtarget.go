@@ -39,6 +39,9 @@ type SimConfig struct {
 	TruthPath string
 	// NoLidarRespawn passes --no-lidar-respawn to rosorin-base run (the scan-gate check's negative control).
 	NoLidarRespawn bool
+	// Params are --sim-param's KEY=VALUE overrides of the driver's parameters (SimParamsYAML): a second
+	// parameter file after the sim's own. The fault line names them: they are for negative controls.
+	Params []string
 	// Contact, when set, is rosorin-base run's --contact (act, log, off: the contact path's negative control).
 	Contact string
 	// BaseLog receives the supervisor's and the driver's output ("" = a file in the temporary folder,
@@ -84,6 +87,9 @@ rosorin_board_driver:
     scan_timeout: 0.5
 `
 
+// simParamsFile holds --sim-param's overrides, read after base.yaml.
+const simParamsFile = "sim-params.yaml"
+
 // StartSim makes the temporary folder, starts the simulated stand robot and rosorin-base against it, and
 // waits for the driver's first state. On error everything started is torn down.
 func StartSim(ctx context.Context, cfg SimConfig) (_ *SimTarget, err error) {
@@ -117,6 +123,18 @@ func StartSim(ctx context.Context, cfg SimConfig) (_ *SimTarget, err error) {
 			return nil, fmt.Errorf("--sim-fault: %w", err)
 		}
 		st.fault, st.faultNote = &pf, f+" at each trigger, cleared after the judge"
+	}
+
+	params, err := SimParamsYAML(cfg.Params)
+	if err != nil {
+		return nil, err
+	}
+	if params != nil {
+		note := "driver parameters " + strings.Join(cfg.Params, ", ") + " (--sim-param)"
+		if st.faultNote != "" {
+			note = st.faultNote + "; " + note
+		}
+		st.faultNote = note
 	}
 
 	if st.dir, err = os.MkdirTemp("", "stopproof-sim-"); err != nil {
@@ -154,6 +172,11 @@ func StartSim(ctx context.Context, cfg SimConfig) (_ *SimTarget, err error) {
 	st.LiveTarget = NewLiveTarget(lc)
 	if err := os.WriteFile(filepath.Join(st.dir, "base.yaml"), []byte(configYAML), 0o644); err != nil {
 		return nil, err
+	}
+	if params != nil {
+		if err := os.WriteFile(filepath.Join(st.dir, simParamsFile), params, 0o644); err != nil {
+			return nil, err
+		}
 	}
 	cfg.Evidence.Logf("sim: folder %s, board %s, lidar %s, seed %d; %s", st.dir, st.sim.BoardPath(), st.sim.LidarPath(), cfg.Seed, st.bin)
 	if err := st.startBase(); err != nil {
@@ -204,6 +227,9 @@ func (s *SimTarget) startBase() error {
 		"--config", filepath.Join(s.dir, "base.yaml"),
 		// The driver persists the charger state: keep the simulated robot's apart from this host's.
 		"--state-dir", filepath.Join(s.dir, "state")}
+	if len(s.cfg.Params) > 0 {
+		args = append(args, "--config", filepath.Join(s.dir, simParamsFile))
+	}
 	if s.cfg.NoLidarRespawn {
 		args = append(args, "--no-lidar-respawn")
 	}

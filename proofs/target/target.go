@@ -36,9 +36,11 @@ type Target interface {
 	// closed, so it covers the driver's death and the service's absence. Close it before StartService: the
 	// service needs the port.
 	RecordBoardIMU(ctx context.Context) (imu.Recording, error)
-	// Publisher opens one velocity-command publisher (it counts as one publisher for the driver's
-	// two-publisher rule). Close it when the path is done.
-	Publisher(ctx context.Context) (Publisher, error)
+	// Publisher opens one velocity-command publisher on the driver's input named input ("manual",
+	// "autonomous", "cmd_vel"; "" is cmd_vel). It counts as one publisher of that input for the driver's
+	// two-publisher rule; publishers on different inputs are arbitrated by priority. Close it when the path
+	// is done.
+	Publisher(ctx context.Context, input string) (Publisher, error)
 	// Estop latches the driver's e-stop.
 	Estop(ctx context.Context) error
 	// Enable enables (on) or disables the wheels. A refused enable is an error carrying the driver's words.
@@ -110,6 +112,7 @@ type State struct {
 	Plugged    bool      // charger believed plugged in
 	ScanAge    float64   // seconds since the last LiDAR scan reached the driver; NaN if none yet
 	Publishers int       // velocity-command publishers connected
+	Source     string    // the velocity input that drives ("manual", "autonomous", "cmd_vel", "none"; "" unknown)
 	Pids       Pids      // process ids
 	// GyroBiasDPS is the driver's current gyro bias estimate (deg/s): what it subtracts from the board's
 	// raw gyro. Zero when unknown.

@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/floor"
@@ -146,8 +147,8 @@ func TestProveFakeAll(t *testing.T) {
 		if !rep.AllPassed() {
 			t.Errorf("%s", rep.ResultLine())
 		}
-		if rep.Planned != 25 {
-			t.Errorf("planned %d legs, want 25", rep.Planned)
+		if rep.Planned != 27 { // 26 legs, the take-over's with its release line
+			t.Errorf("planned %d lines, want 27", rep.Planned)
 		}
 	})
 }
@@ -180,4 +181,37 @@ func TestLookFake(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The take-over on the fake floor robot: stopped by the manual zero, moving again once it lets go; and with
+// manual below autonomous (the negative control) still moving 0.8 s after the trigger, every stop fired, the
+// proof stopped, the release not judged.
+func TestTakeOverFake(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rep, out, err := proveFake(t, targettest.Options{Seed: 13, Floor: sim.DefaultRoom()}, Paths, "takeover")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.AllPassed() || rep.Planned != 2 || len(rep.Results) != 2 || !rep.Results[1].Release {
+			t.Fatalf("%s, want 2/2 with the release line\n%s", rep.ResultLine(), out)
+		}
+		rc := rep.Results[1].ReleaseCheck
+		if rc == nil || rc.MovingAfter < 0.2 || rc.MovingAfter > 1.5 {
+			t.Errorf("release %+v: want moving again 0.2-1.5 s after letting go (source_timeout 0.2 s, then the ramp)", rc)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		var prio [motion.NumInputs]int
+		prio[motion.InputCmdVel], prio[motion.InputAutonomous], prio[motion.InputManual] = 1, 10, 5
+		rep, out, err := proveFake(t, targettest.Options{Seed: 13, Floor: sim.DefaultRoom(), Priority: prio}, Paths, "takeover")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Passed != 0 || !rep.AnyFailed() || !rep.StoppedProof || len(rep.Results) != 2 {
+			t.Fatalf("%s, want 0/2 and the proof stopped\n%s", rep.ResultLine(), out)
+		}
+		if !strings.Contains(rep.Results[0].Reason, "STILL MOVING") || !strings.Contains(rep.Results[1].Reason, "never shown to stop") {
+			t.Errorf("reasons %q, %q", rep.Results[0].Reason, rep.Results[1].Reason)
+		}
+	})
 }

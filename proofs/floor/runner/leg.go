@@ -37,10 +37,14 @@ type legRun struct {
 	fired      []string
 	failedLive string
 	res        Result
+
+	releasing bool   // after letting go of a take-over: the rules after the trigger are off, the guard on
+	rel       Result // the release line (a path with Release)
 }
 
-// step runs one leg under its hard timeout and cleans up under a timeout of its own.
-func (r *runner) step(ctx context.Context, i, n int, s Step) Result {
+// step runs one leg under its hard timeout and cleans up under a timeout of its own. It returns the leg's
+// line, and the release line after it for a path that has one.
+func (r *runner) step(ctx context.Context, i, n int, s Step) []Result {
 	p := &legRun{r: r, s: s, stillAt: math.NaN(), guardNear: math.Inf(1)}
 	p.Path = runcore.Path{R: r.core, Title: s.Title(), KillsDriver: s.Spec.KillsDriver, StopsService: s.Spec.StopsService,
 		Phase: "starting", CmdPeriod: r.o.CmdPeriod, Send: p.send, OnClose: func() {
@@ -50,6 +54,8 @@ func (r *runner) step(ctx context.Context, i, n int, s Step) Result {
 		}}
 	p.res = Result{Path: s.Spec.Name, Motion: s.Motion.Name, Name: s.Spec.Label + " " + s.Motion.Name, Speed: s.Motion.Twist,
 		TriggerS: math.NaN(), GuardNearest: math.Inf(1)}
+	p.rel = Result{Path: s.Spec.Name, Motion: s.Motion.Name, Name: s.Spec.Release + " " + s.Motion.Name, Release: true,
+		Speed: s.Motion.Twist, TriggerS: math.NaN(), GuardNearest: math.Inf(1)}
 	err, timedOut := r.core.Step(ctx, i, n, s.Title(), r.o.PathTimeout, func(pctx context.Context) error { return p.run(pctx, i, n) },
 		func(ctx context.Context) {
 			r.odo.onScan = nil
@@ -75,7 +81,10 @@ func (r *runner) step(ctx context.Context, i, n int, s Step) Result {
 		(strings.HasPrefix(res.Reason, "STILL MOVING") || strings.HasPrefix(res.Reason, "MOVED AGAIN")) {
 		r.stopProof = "STOPPING THE PROOF: a stop failed (" + res.Reason + ")"
 	}
-	return res
+	if s.Spec.Release == "" {
+		return []Result{res}
+	}
+	return []Result{res, p.releaseLine(res)}
 }
 
 // notRun ends the leg before anything moved.
@@ -151,7 +160,7 @@ func (p *legRun) run(ctx context.Context, i, n int) error {
 		}
 	}
 	p.Phase = "opening the command publisher"
-	if p.Pub, err = r.t.Publisher(ctx); err != nil {
+	if p.Pub, err = r.t.Publisher(ctx, s.Spec.Input); err != nil {
 		return fmt.Errorf("command publisher: %v", err)
 	}
 	p.Phase = "enabling the wheels"
@@ -230,6 +239,9 @@ func (p *legRun) run(ctx context.Context, i, n int) error {
 	r.ev.Logf("odometry: %d scans, %d estimates, %d errors so far (last: %s); %d de-skewed with the gyro, %d gyro samples refused",
 		r.odo.scans, len(r.odo.ests), r.odo.errs, r.odo.lastErr, r.odo.gyroScans, r.odo.gyroRefused)
 	p.judge(vibEnd)
+	if s.Spec.Release != "" {
+		return p.letGo(ctx)
+	}
 	return nil
 }
 
@@ -285,7 +297,7 @@ func (p *legRun) onScan(t float64, beams []floor.Beam) {
 			return
 		}
 	}
-	if p.Trig.IsZero() || len(p.fired) > 0 {
+	if p.Trig.IsZero() || len(p.fired) > 0 || p.releasing {
 		return
 	}
 	after := t - r.rel(p.Trig)

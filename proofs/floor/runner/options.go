@@ -28,6 +28,9 @@ type Options struct {
 	OdoWait time.Duration
 	// CmdPeriod is the command rate (20 Hz).
 	CmdPeriod time.Duration
+	// ReleaseWait bounds a release check (the take-over's, after the operator lets go): the robot must be
+	// measured moving again within it; then the wheels are disabled at once, so it travels little.
+	ReleaseWait time.Duration
 	// Paths is the table the steps were parsed from (Paths by default).
 	Paths stoppath.Table[Rule]
 	Clock clock.Clock
@@ -42,7 +45,7 @@ func DefaultOptions() Options {
 		Leg: 1500 * time.Millisecond, Hold: 2500 * time.Millisecond, Params: floor.DefaultParams(),
 		PathTimeout: 60 * time.Second, StateTimeout: 5 * time.Second, DriverBack: 20 * time.Second,
 		TeardownTimeout: 30 * time.Second, OdoWait: 3 * time.Second, CmdPeriod: 50 * time.Millisecond,
-		Paths: Paths, Clock: clock.Real{}, Out: io.Discard,
+		ReleaseWait: 2 * time.Second, Paths: Paths, Clock: clock.Real{}, Out: io.Discard,
 	}
 }
 
@@ -63,7 +66,8 @@ func (o Options) Validate() error {
 		n string
 		v time.Duration
 	}{{"PathTimeout", o.PathTimeout}, {"StateTimeout", o.StateTimeout}, {"DriverBack", o.DriverBack},
-		{"TeardownTimeout", o.TeardownTimeout}, {"OdoWait", o.OdoWait}, {"CmdPeriod", o.CmdPeriod}} {
+		{"TeardownTimeout", o.TeardownTimeout}, {"OdoWait", o.OdoWait}, {"CmdPeriod", o.CmdPeriod},
+		{"ReleaseWait", o.ReleaseWait}} {
 		if d.v <= 0 {
 			return fmt.Errorf("floor: %s must be positive", d.n)
 		}

@@ -72,4 +72,8 @@ var Paths = stoppath.Table[Rule]{
 	{Name: "gamepad", Label: "gamepad", Row: "gamepad button",
 		Help: "a gamepad button other than MODE (the sim presses it; on a robot you are asked to)",
 		At:   stoppath.Once(Fwd02, onceAt), Trigger: stoppath.PressButton},
+	{Name: "takeover", Label: "takeover", Row: "manual take-over", Input: "autonomous",
+		Help: "autonomous drives; a manual publisher sends zero while autonomous keeps commanding, then lets go and the robot must move again (disabled once it does)",
+		At:   stoppath.Once(Fwd02, onceAt), Trigger: stoppath.ManualTakeOver,
+		Release: "let go, autonomous resumed", ReleaseRow: "let go (autonomous resumed)", ReleaseFrom: "letting go"},
 }

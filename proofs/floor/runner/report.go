@@ -13,12 +13,16 @@ import (
 
 // Result is one leg's result line and everything behind it.
 type Result struct {
-	Path    string           `json:"path"`
-	Motion  string           `json:"motion"`
-	Name    string           `json:"name"`
-	Speed   kinematics.Twist `json:"speed"`
-	Outcome floor.Outcome    `json:"outcome"`
-	Reason  string           `json:"reason,omitempty"`
+	Path   string `json:"path"`
+	Motion string `json:"motion"`
+	Name   string `json:"name"`
+	// Release marks the second line of a path whose stop lets go by itself (the take-over's "operator let
+	// go: autonomous resumed"); ReleaseCheck is its verdict.
+	Release      bool             `json:"release,omitempty"`
+	ReleaseCheck *floor.Release   `json:"release_check,omitempty"`
+	Speed        kinematics.Twist `json:"speed"`
+	Outcome      floor.Outcome    `json:"outcome"`
+	Reason       string           `json:"reason,omitempty"`
 	// TriggerS is the trigger's time in seconds since the start of the run (NaN: the leg never triggered).
 	TriggerS float64 `json:"-"`
 	// Corridor is the clearance check before the leg (nil for turns and backward legs).
@@ -75,7 +79,10 @@ type Report struct {
 	rows    []row
 }
 
-type row struct{ name, label string }
+type row struct {
+	name, label string
+	release     bool // the path's release line
+}
 
 // AllPassed reports whether every planned leg passed and the teardown disabled the wheels.
 func (r *Report) AllPassed() bool {
@@ -98,7 +105,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	return runcore.WriteTable(w, labels, r.motions, func(i, j int) (c string, ok bool) {
 		for _, res := range r.Results {
-			if res.Path == r.rows[i].name && res.Motion == r.motions[j].Name {
+			if res.Path == r.rows[i].name && res.Release == r.rows[i].release && res.Motion == r.motions[j].Name {
 				c, ok = cell(res), true
 			}
 		}
@@ -107,6 +114,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 }
 
 func cell(res Result) string {
+	if res.Release && res.Outcome == floor.Pass && res.ReleaseCheck != nil {
+		return fmt.Sprintf("moving %.2f s", res.ReleaseCheck.MovingAfter)
+	}
 	if res.Outcome != floor.Pass || res.Stop == nil {
 		return res.Outcome.String()
 	}

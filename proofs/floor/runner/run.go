@@ -82,12 +82,15 @@ func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Repo
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	rep := &Report{Params: o.Params, LegS: o.Leg.Seconds(), HoldS: o.Hold.Seconds(), Planned: len(steps), motions: o.Paths.Motions()}
+	rep := &Report{Params: o.Params, LegS: o.Leg.Seconds(), HoldS: o.Hold.Seconds(), Planned: stoppath.Lines(steps), motions: o.Paths.Motions()}
 	c := runcore.New(t, o.Clock, o.Evidence, o.Out, "stopproof floor prove", runcore.Record{Head: &rep.Head, States: &rep.States, Ending: &rep.Ending, Aborted: &rep.Aborted})
 	r := &runner{core: c, t: t, o: o, clk: c.Clock, ev: c.Ev, out: c.Out, rep: rep}
 	c.ErrAborted, c.DriverBack, c.Sleep = ErrAborted, o.DriverBack, r.sleep
 	for _, s := range o.Paths {
-		r.rep.rows = append(r.rep.rows, row{s.Name, s.RowLabel()})
+		r.rep.rows = append(r.rep.rows, row{name: s.Name, label: s.RowLabel()})
+		if s.Release != "" {
+			r.rep.rows = append(r.rep.rows, row{name: s.Name, label: s.ReleaseRow, release: true})
+		}
 	}
 	for _, s := range steps {
 		if !contains(r.rep.Paths, s.Spec.Name) {
@@ -119,15 +122,17 @@ func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Repo
 			break
 		}
 		res := r.step(ctx, i, len(steps), s)
-		r.printf("%s", res.Line)
-		for _, n := range res.Notes {
-			r.ev.Logf("note: %s", n)
+		for _, x := range res {
+			r.printf("%s", x.Line)
+			for _, n := range x.Notes {
+				r.ev.Logf("note: %s", n)
+			}
+			if b, err := json.Marshal(x); err == nil {
+				r.ev.Logf("result: %s", b)
+			}
 		}
-		if b, err := json.Marshal(res); err == nil {
-			r.ev.Logf("result: %s", b)
-		}
-		r.rep.Results = append(r.rep.Results, res)
-		r.noteContact(ctx, res.Name) // contact.go
+		r.rep.Results = append(r.rep.Results, res...)
+		r.noteContact(ctx, res[0].Name) // contact.go
 		r.ev.Flush()
 	}
 	switch {

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
+	"github.com/rosorin/rosorin/kinematics"
+	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/proofs/stoppath"
 	"github.com/rosorin/rosorin/proofs/target"
@@ -43,6 +46,22 @@ type Path struct {
 	// OnClose runs in Cleanup just before the recordings close (the floor proof's odometry lets go of the
 	// gyro).
 	OnClose func()
+
+	over *override // the take-over's publisher and its sender (nil when none)
+}
+
+// override is a take-over's second publisher, sending zero velocity every period from a goroutine of its
+// own until stopped.
+type override struct {
+	input string
+	pub   target.Publisher
+	stop  chan struct{}
+	done  chan struct{}
+
+	mu          sync.Mutex
+	last        time.Time // the last zero command sent
+	sends, errs int
+	lastErr     string
 }
 
 var _ stoppath.Firing = (*Path)(nil)
@@ -123,6 +142,84 @@ func (p *Path) Await(what string, event func(ctx context.Context, prompt func(st
 	}
 }
 
+// TakeOver opens a publisher on input, takes the trigger time just before its first zero command and keeps
+// sending zero every CmdPeriod beside the drive commands until LetGo (stoppath.Firing).
+func (p *Path) TakeOver(what, input string) error {
+	r, ctx := p.R, p.Ctx
+	pub, err := r.T.Publisher(ctx, input)
+	if err != nil {
+		return fmt.Errorf("%s: %s publisher: %v", what, input, err)
+	}
+	p.Trig = r.Clock.Now()
+	r.Ev.Logf("TRIGGER %s (on %s, every %v)", what, input, p.CmdPeriod)
+	o := &override{input: input, pub: pub, stop: make(chan struct{}), done: make(chan struct{})}
+	if err := o.send(ctx, r.Clock); err != nil {
+		pub.Close()
+		return fmt.Errorf("%s: first zero command on %s: %v", what, input, err)
+	}
+	p.over = o
+	go o.run(ctx, r.Clock, p.CmdPeriod)
+	return nil
+}
+
+func (o *override) send(ctx context.Context, clk clock.Clock) error {
+	qctx, cancel := context.WithTimeout(ctx, time.Second)
+	err := o.pub.Send(qctx, kinematics.Twist{})
+	cancel()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err != nil {
+		o.errs++
+		o.lastErr = err.Error()
+		return err
+	}
+	o.sends++
+	o.last = clk.Now()
+	return nil
+}
+
+func (o *override) run(ctx context.Context, clk clock.Clock, period time.Duration) {
+	defer close(o.done)
+	for {
+		select {
+		case <-o.stop:
+			return
+		default:
+		}
+		if clk.Sleep(ctx, period) != nil {
+			return
+		}
+		select {
+		case <-o.stop:
+			return
+		default:
+		}
+		o.send(ctx, clk)
+	}
+}
+
+// LetGo ends a take-over: the operator lets go, the zero commands stop and their publisher closes. It
+// returns the time of the last zero command (the driver's source_timeout runs from there), zero when no
+// take-over ran; a second call does nothing.
+func (p *Path) LetGo() time.Time {
+	o := p.over
+	if o == nil {
+		return time.Time{}
+	}
+	p.over = nil
+	close(o.stop)
+	<-o.done
+	o.pub.Close()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	msg := ""
+	if o.errs > 0 {
+		msg = fmt.Sprintf(", %d refused (last: %s)", o.errs, o.lastErr)
+	}
+	p.R.Ev.Logf("LET GO of the %s take-over: %d zero commands sent%s, the last at %.3f s", o.input, o.sends, msg, p.R.Rel(o.last))
+	return o.last
+}
+
 // WaitTrigger waits, after the hold, for a trigger that ran beside the commands; name is the path's.
 func (p *Path) WaitTrigger(ctx context.Context, name string) error {
 	if p.TrigDone == nil {
@@ -152,6 +249,7 @@ func (p *Path) Cleanup(parent context.Context) {
 	if p.Pub != nil {
 		p.Pub.Close()
 	}
+	p.LetGo()
 	if r.Fault != nil {
 		if err := r.Fault.Clear(ctx); err != nil {
 			r.Ev.Logf("cleanup: clearing fault: %v", err)

@@ -115,7 +115,7 @@ func Characterize(ctx context.Context, t target.Target, phases []CharPhase, o Op
 		return stopped("IMU stream", err)
 	}
 	defer rec.Close()
-	pub, err := t.Publisher(ctx)
+	pub, err := t.Publisher(ctx, "")
 	if err != nil {
 		return stopped("command publisher", err)
 	}

@@ -8,7 +8,8 @@ import (
 // Path names a stop path (the record's "path").
 type Path string
 
-// The stop paths of chapter 19, plus the gamepad button the seed could never time.
+// The stop paths of chapter 19, plus the gamepad button the seed could never time and the operator's take-over
+// of velocity arbitration.
 const (
 	Deadman  Path = "deadman"
 	Estop    Path = "estop"
@@ -17,6 +18,7 @@ const (
 	Kill     Path = "kill"
 	Service  Path = "service"
 	Gamepad  Path = "gamepad"
+	TakeOver Path = "takeover"
 )
 
 // Motion is the drive command a path spins the wheels with.
@@ -53,7 +55,8 @@ type (
 const after = 3
 
 // Paths is the stand proof's table, in the order the proof runs them: deadman, estop and disable at fwd 0.2,
-// then at fwd 0.35, then at rot 1.0; then scanloss, kill and service at fwd 0.35 and gamepad at fwd 0.2.
+// then at fwd 0.35, then at rot 1.0; then scanloss, kill and service at fwd 0.35, gamepad at fwd 0.2, takeover
+// at fwd 0.35 and contact at fwd 0.2.
 var Paths = stoppath.Table[Rule]{
 	{Name: string(Deadman), Label: "deadman (silence)", Help: "silence: no command for cmd_timeout",
 		At: stoppath.Sweep(Fwd02, Fwd035, Rot10), Trigger: stoppath.Silence},
@@ -64,7 +67,7 @@ var Paths = stoppath.Table[Rule]{
 	{Name: string(ScanLoss), Label: "LiDAR silent (scan gate)",
 		Help: "SIGKILL of the LiDAR reader: the scan gate stops the wheels, and they turn again by themselves once the reader respawns",
 		At:   stoppath.Once(Fwd035, after), Trigger: stoppath.KillLidarReader,
-		Release: "LiDAR back: wheels released by themselves", ReleaseRow: "LiDAR back (released)", Rule: Rule{ScanGate: true}},
+		Release: "LiDAR back: wheels released by themselves", ReleaseRow: "LiDAR back (released)", ReleaseFrom: "the kill", Rule: Rule{ScanGate: true}},
 	{Name: string(Kill), Label: "driver kill", Row: "SIGKILL of the driver", Help: "SIGKILL of the driver",
 		At: stoppath.Once(Fwd035, after), KillsDriver: true, Trigger: stoppath.KillDriver},
 	{Name: string(Service), Label: "driver service", Row: "service stop", Help: "the whole service stopped, then started again",
@@ -72,6 +75,10 @@ var Paths = stoppath.Table[Rule]{
 	{Name: string(Gamepad), Label: "gamepad button",
 		Help: "a gamepad button other than MODE (the sim presses it; on a robot you are asked to)",
 		At:   stoppath.Once(Fwd02, after), Trigger: stoppath.PressButton},
+	{Name: string(TakeOver), Label: "manual take-over", Input: "autonomous",
+		Help: "autonomous drives; a manual publisher sends zero while autonomous keeps commanding, then lets go and autonomous must drive again",
+		At:   stoppath.Once(Fwd035, after), Trigger: stoppath.ManualTakeOver,
+		Release: "operator let go: autonomous resumed", ReleaseRow: "let go (autonomous resumed)", ReleaseFrom: "letting go"},
 	{Name: string(Contact), Label: "contact reflex",
 		Help: "none of its own: with the wheels in the air the LiDAR sees no motion, and the driver's contact reflex must latch the e-stop (within 2.5 s of the wheels' start)",
 		At:   stoppath.Once(Fwd02, after), Trigger: awaitContact, Rule: Rule{Contact: true}},

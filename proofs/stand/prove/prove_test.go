@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/clock"
@@ -62,10 +63,17 @@ func TestProveEveryPathPassesOnAHealthyRobot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !rep.AllPassed() || rep.Planned != 15 || rep.Passed != 15 {
-			t.Fatalf("%s: want 15/15 and the wheels disabled\n%s", rep.ResultLine(), out)
+		if !rep.AllPassed() || rep.Planned != 17 || rep.Passed != 17 {
+			t.Fatalf("%s: want 17/17 and the wheels disabled\n%s", rep.ResultLine(), out)
 		}
 		for _, res := range rep.Results {
+			if res.Release && res.Path == TakeOver {
+				// Timed from the last manual command; the check looks at the last second, from 1.2 s on.
+				if res.StopS < 1.2 || res.StopS > 2.5 {
+					t.Errorf("%s: released %.2f s after letting go, want 1.2-2.5 s", res.Name, res.StopS)
+				}
+				continue
+			}
 			if res.Release {
 				if res.StopS < 2 || res.StopS > 8 {
 					t.Errorf("%s: released %.2f s after the kill; the fake respawns the reader after 2 s", res.Name, res.StopS)
@@ -88,9 +96,10 @@ func TestProveEveryPathPassesOnAHealthyRobot(t *testing.T) {
 		if f.Enabled() {
 			t.Error("wheels enabled after the run")
 		}
-		for _, want := range []string{"[1/14] deadman fwd 0.2: spinning up ...", "kill: board IMU read via the supervisor's raw stream",
-			"service: board IMU read directly from fake.raw", "RESULT: 15/15 passed", "end state: {enabled: false",
-			"| SIGKILL of the driver", "LiDAR back: wheels released by themselves"} {
+		for _, want := range []string{"[1/15] deadman fwd 0.2: spinning up ...", "kill: board IMU read via the supervisor's raw stream",
+			"service: board IMU read directly from fake.raw", "RESULT: 17/17 passed", "end state: {enabled: false",
+			"| SIGKILL of the driver", "LiDAR back: wheels released by themselves", "manual take-over, fwd 0.35",
+			"operator let go: autonomous resumed", "| let go (autonomous resumed)"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("output lacks %q\n%s", want, out)
 			}
@@ -302,7 +311,7 @@ func TestParsePaths(t *testing.T) {
 		t.Error("empty list accepted")
 	}
 	all, _ := ParsePaths("all")
-	if len(all) != 14 || stoppath.Lines(all) != 15 {
+	if len(all) != 15 || stoppath.Lines(all) != 17 {
 		t.Errorf("all: %d steps, %d lines", len(all), stoppath.Lines(all))
 	}
 }
@@ -441,4 +450,39 @@ func TestProveWarnsWhenTheDriverClipsAMotion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The take-over's negative control on the fake: its gate is the driver's (motion.Gate) with manual below
+// autonomous, so the operator's zero never wins and the wheels keep turning: the stop FAILs, and the release
+// after it is not judged; with the driver's priorities both lines pass (TestProveEveryPathPassesOnAHealthyRobot).
+func TestTakeOverFailsWhenTheLowerPriorityKeepsWinning(t *testing.T) {
+	var prio [motion.NumInputs]int
+	prio[motion.InputCmdVel], prio[motion.InputAutonomous], prio[motion.InputManual] = 1, 10, 5
+	run(t, targettest.Options{Seed: 12, Priority: prio}, "takeover", nil, func(t *testing.T, rep *Report, f *targettest.Fake, out string, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Passed != 0 || len(rep.Results) != 2 {
+			t.Fatalf("%s, want 0/2\n%s", rep.ResultLine(), out)
+		}
+		if !strings.Contains(rep.Results[0].Reason, "NEVER settled") || !strings.Contains(rep.Results[1].Reason, "not judged: the wheels were never shown to stop") {
+			t.Errorf("reasons %q, %q", rep.Results[0].Reason, rep.Results[1].Reason)
+		}
+		if f.Enabled() {
+			t.Error("wheels enabled after the run")
+		}
+		// Both publishers were the proof's, one on each input: arbitration, not the two-publisher trip.
+		var manual, autonomous int
+		for _, c := range f.Calls() {
+			switch {
+			case strings.HasSuffix(c, " on manual"):
+				manual++
+			case strings.HasSuffix(c, " on autonomous"):
+				autonomous++
+			}
+		}
+		if manual < 50 || autonomous < 50 {
+			t.Errorf("commands: %d on manual, %d on autonomous; want both streams", manual, autonomous)
+		}
+	})
 }

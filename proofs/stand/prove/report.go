@@ -190,7 +190,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		row, m := rows[i], motions[j]
 		for _, res := range r.Results {
 			if string(res.Path) == row.spec.Name && res.Motion == m.Name && res.Release == row.release {
-				c, ok = cell(res), true
+				c, ok = cell(res, row.spec.ReleaseFrom), true
 			}
 		}
 		if !ok && planned[row.spec.Name] && row.spec.RunsAt(m) {
@@ -200,10 +200,11 @@ func (r *Report) WriteTable(w io.Writer) error {
 	})
 }
 
-func cell(res Result) string {
+// cell is a result's table cell; from says what a release's time counts from (the spec's ReleaseFrom).
+func cell(res Result, from string) string {
 	switch {
 	case res.Outcome == stand.Pass && res.Release:
-		return fmt.Sprintf("turning again %.1f s after the kill", res.StopS)
+		return fmt.Sprintf("turning again %.1f s after %s", res.StopS, from)
 	case res.Outcome == stand.Pass:
 		return fmt.Sprintf("%.2f s", res.StopS)
 	case res.Outcome == stand.Timeout:

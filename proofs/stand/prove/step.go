@@ -87,7 +87,7 @@ func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
 		}
 	}
 	p.Phase = "opening the command publisher"
-	if p.Pub, err = r.t.Publisher(ctx); err != nil {
+	if p.Pub, err = r.t.Publisher(ctx, s.Spec.Input); err != nil {
 		return nil, fmt.Errorf("command publisher: %v", err)
 	}
 	p.Phase = "enabling the wheels"
@@ -129,7 +129,19 @@ func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
 	}
 	p.Phase = "judging"
 	p.catchUp(ctx)
-	return p.judge(), nil
+	res := p.judge()
+	if s.Spec.Release != "" && !s.Spec.Rule.ScanGate {
+		p.Phase = "letting go of the take-over"
+		if n := p.sourceNote("manual", p.Trig, "after the trigger"); n != "" {
+			res[0].Notes = append(res[0].Notes, n)
+		}
+		rel, err := p.letGo(ctx, res[0].Verdict)
+		if err != nil {
+			return res, err
+		}
+		res = append(res, rel)
+	}
+	return res, nil
 }
 
 // drive publishes the motion every CmdPeriod until until. During the spin-up a refused command ends the path

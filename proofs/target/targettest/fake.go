@@ -55,6 +55,10 @@ type Options struct {
 	ObstacleAt float64
 	// Contact is the driver's contact reflex mode: "" or "act", "log", "off" (fake_contact.go).
 	Contact string
+	// Priority ranks the velocity inputs as the driver's priority_* parameters do (indexed by motion.Input);
+	// the zero value is the driver's default (manual 100, autonomous 10, cmd_vel 1). Manual below autonomous
+	// is the take-over path's negative control.
+	Priority [motion.NumInputs]int
 }
 
 // The stand is the sim's (its IMU rate, wheel lag, still noise and vibration fit, its kinematics) and the
@@ -70,12 +74,15 @@ const (
 )
 
 // limits are the driver's gate limits on the robot: the code defaults with max_linear 0.35
-// (config/arm_limits.yaml since 2026-10-01).
-func limits(maxLinear float64) motion.Limits {
+// (config/arm_limits.yaml since 2026-10-01), and the options' priorities.
+func limits(opt Options) motion.Limits {
 	l := motion.DefaultLimits()
 	l.MaxLinear = 0.35
-	if maxLinear > 0 {
-		l.MaxLinear = maxLinear
+	if opt.MaxLinear > 0 {
+		l.MaxLinear = opt.MaxLinear
+	}
+	if opt.Priority != ([motion.NumInputs]int{}) {
+		l.Priority = opt.Priority
 	}
 	return l
 }
@@ -91,9 +98,9 @@ type Fake struct {
 
 	mu   sync.Mutex
 	rng  *rand.Rand
-	t    time.Time    // model time: IMU generated up to here
-	gate *motion.Gate // the current driver's gate; a restarted driver gets a new one (disabled)
-	pubs int          // our open publishers on the current driver
+	t    time.Time             // model time: IMU generated up to here
+	gate *motion.Gate          // the current driver's gate; a restarted driver gets a new one (disabled)
+	pubs [motion.NumInputs]int // our open publishers on the current driver, per input
 
 	driverUp      bool
 	driverPid     int
@@ -141,7 +148,7 @@ func NewFake(clock clock.Clock, opt Options) *Fake {
 
 // newDriver gives a (re)started driver its gate: disabled, no command, the scans it will see.
 func (f *Fake) newDriver() {
-	f.gate = motion.NewGate(limits(f.opt.MaxLinear))
+	f.gate = motion.NewGate(limits(f.opt))
 	f.gate.Sensed(f.lastScan)
 	f.ct = newFakeContact(f.opt.Contact, f.t)
 }
@@ -273,6 +280,7 @@ type fakeState struct {
 	ScanAge    *float64    `json:"scan_age"`
 	Publishers int         `json:"publishers"`
 	Pids       target.Pids `json:"pids"`
+	Source     string      `json:"source"`
 	WheelRPS   float64     `json:"fake_wheel_rps"`
 	UptimeS    float64     `json:"uptime_s"`
 	// Contact is the driver's contact reflex (fake_contact.go).
@@ -285,12 +293,12 @@ func (f *Fake) State(ctx context.Context) (target.State, error) {
 		now := f.t
 		gs := f.gate.Status()
 		st := target.State{At: f.clock.Now(), Enabled: gs.Enabled, Estop: gs.EStop, Blocked: f.gate.BlockReason(now),
-			Plugged: f.opt.Plugged, ScanAge: now.Sub(f.lastScan).Seconds(), Publishers: f.pubs + f.opt.OtherPublishers,
+			Plugged: f.opt.Plugged, ScanAge: now.Sub(f.lastScan).Seconds(), Publishers: f.publishers(), Source: f.gate.Driving(now),
 			Pids: target.Pids{Supervisor: f.supervisorPid, Driver: f.driverPid, LidarReader: f.readerPid}, Config: f.config()}
 		if !f.readerUp {
 			st.Pids.LidarReader = 0
 		}
-		fs := fakeState{Enabled: st.Enabled, Plugged: st.Plugged, ScanAge: &st.ScanAge, Publishers: st.Publishers,
+		fs := fakeState{Enabled: st.Enabled, Plugged: st.Plugged, ScanAge: &st.ScanAge, Publishers: st.Publishers, Source: st.Source,
 			Pids: st.Pids, WheelRPS: math.Round(f.wheel*1000) / 1000, UptimeS: f.uptime(now), Contact: f.contactState(now)}
 		if st.Estop != "" {
 			fs.Estop = &st.Estop
@@ -376,24 +384,43 @@ func (f *Fake) RecordBoardIMU(ctx context.Context) (imu.Recording, error) {
 
 type fakePub struct {
 	f         *Fake
+	in        motion.Input
 	connected bool
 	pid       int
 	closed    bool
 }
 
-// Publisher opens a publisher on the current driver.
-func (f *Fake) Publisher(ctx context.Context) (target.Publisher, error) {
+// Publisher opens a publisher on input of the current driver; the driver's gate arbitrates the inputs.
+func (f *Fake) Publisher(ctx context.Context, input string) (target.Publisher, error) {
+	in, err := motion.ParseInput(input)
+	if err != nil {
+		return nil, err
+	}
 	return call(f, ctx, "publisher", func() (target.Publisher, error) {
-		p := &fakePub{f: f, connected: true, pid: f.driverPid}
-		f.connect()
+		p := &fakePub{f: f, in: in, connected: true, pid: f.driverPid}
+		f.connect(in)
 		return p, nil
 	})
 }
 
-// connect counts a publisher; two trip the e-stop, as the driver's two-publisher rule does.
-func (f *Fake) connect() {
-	f.pubs++
-	f.gate.SetPublishers(motion.InputCmdVel, f.pubs+f.opt.OtherPublishers)
+// connect counts a publisher on in; two on one input trip the e-stop, as the driver's two-publisher rule
+// does (the other processes' publishers are on cmd_vel).
+func (f *Fake) connect(in motion.Input) {
+	f.pubs[in]++
+	n := f.pubs[in]
+	if in == motion.InputCmdVel {
+		n += f.opt.OtherPublishers
+	}
+	f.gate.SetPublishers(in, n)
+}
+
+// publishers counts every velocity-command publisher on the current driver.
+func (f *Fake) publishers() int {
+	n := f.opt.OtherPublishers
+	for _, k := range f.pubs {
+		n += k
+	}
+	return n
 }
 
 func (p *fakePub) Send(ctx context.Context, tw kinematics.Twist) error {
@@ -412,12 +439,16 @@ func (p *fakePub) Send(ctx context.Context, tw kinematics.Twist) error {
 	}
 	if !p.connected {
 		p.connected, p.pid = true, f.driverPid
-		f.connect()
+		f.connect(p.in)
 	}
 	// A refused command (absurd) is the gate's to count; the fake's publisher reports nothing, as the
 	// stream does not.
-	_ = f.gate.SetCmd(motion.InputCmdVel, kinematics.Twist{VX: tw.VX, VY: tw.VY, WZ: tw.WZ}, f.t, motion.SourceSoftware)
-	f.calls = append(f.calls, fmt.Sprintf("cmd %.2f %.2f %.2f", tw.VX, tw.VY, tw.WZ))
+	_ = f.gate.SetCmd(p.in, kinematics.Twist{VX: tw.VX, VY: tw.VY, WZ: tw.WZ}, f.t, motion.SourceSoftware)
+	call := fmt.Sprintf("cmd %.2f %.2f %.2f", tw.VX, tw.VY, tw.WZ)
+	if p.in != motion.InputCmdVel {
+		call += " on " + p.in.String()
+	}
+	f.calls = append(f.calls, call)
 	return nil
 }
 
@@ -426,7 +457,7 @@ func (p *fakePub) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !p.closed && p.connected && p.pid == f.driverPid && f.driverUp {
-		f.pubs--
+		f.pubs[p.in]--
 	}
 	p.closed = true
 	return nil
@@ -469,7 +500,7 @@ func (f *Fake) Reset(ctx context.Context) error {
 func (f *Fake) KillDriver(ctx context.Context) (int, error) {
 	return call(f, ctx, "kill", func() (int, error) {
 		pid := f.driverPid
-		f.driverUp, f.pubs = false, 0
+		f.driverUp, f.pubs = false, [motion.NumInputs]int{}
 		if !f.opt.NoDriverBack {
 			f.driverBackAt = f.t.Add(driverRestart)
 		}
@@ -500,7 +531,7 @@ func (f *Fake) StopService(ctx context.Context) error {
 		return err
 	}
 	defer f.mu.Unlock()
-	f.serviceUp, f.driverUp, f.readerUp, f.pubs = false, false, false, 0
+	f.serviceUp, f.driverUp, f.readerUp, f.pubs = false, false, false, [motion.NumInputs]int{}
 	f.driverBackAt, f.readerBackAt = time.Time{}, time.Time{}
 	return nil
 }
