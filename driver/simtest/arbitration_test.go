@@ -90,11 +90,11 @@ func TestArbitrationTakeOverAndHandBack(t *testing.T) {
 	}
 	t.Logf("take-over (manual zero while autonomous drives) -> stop frame at the board, %s", testkit.Figures(takeOver))
 	t.Logf("hand-back: the manual command's age at the hand-over (source_timeout %v), %s", sourceTimeout, testkit.Figures(handBack))
-	// Never early; within 1 ms of source_timeout at the median (the driver's timer, the figure for the docs);
-	// within 5 ms each (a safety net for a loaded machine: the process can be starved of the processor).
+	// Never early; within 1 ms of source_timeout at the median (the driver's timer; the p99 is a figure for
+	// the docs); within one 20 ms tick each (a safety net: a process on a shared machine can be starved).
 	for i, d := range handBack {
-		if d < sourceTimeout || d > sourceTimeout+testkit.Bound(5*time.Millisecond) {
-			t.Errorf("hand-back %d at %s, want no earlier than source_timeout and at most 5 ms after", i, testkit.Ms(d))
+		if d < sourceTimeout || d > sourceTimeout+testkit.Bound(20*time.Millisecond) {
+			t.Errorf("hand-back %d at %s, want no earlier than source_timeout and at most 20 ms after", i, testkit.Ms(d))
 		}
 	}
 	if med := testkit.Quantile(handBack, 0.5); med > sourceTimeout+testkit.Bound(time.Millisecond) {
