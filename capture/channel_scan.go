@@ -14,10 +14,11 @@ const TopicScan = "/scan"
 
 var _ = RegisterChannel(DecodedChannel{Topic: TopicScan, Kind: Lidar, Dir: FromDevice, Rank: 1, NewConvert: func() Convert {
 	asm := coind6.NewAssembler(coind6.DefaultScanConfig())
+	var clk coind6.PacketClock // as the driver's reader stamps the packets of one read
 	return func(t time.Time, recs []Record, emit func(rosmsg.Message)) {
 		for _, r := range recs {
 			if lr, ok := r.(*LidarRecord); ok && lr.Err == nil {
-				if s, ok := asm.Add(lr.Packet, t); ok {
+				if s, ok := asm.Add(lr.Packet, clk.At(t, lr.Tail)); ok {
 					emit(ScanMessage(s, "laser"))
 				}
 			}

@@ -61,6 +61,7 @@ type LidarRecord struct {
 	Raw    []byte        // the packet's bytes, the record's own copy
 	Packet coind6.Packet // decoded; zero when Err is set
 	Err    error
+	Tail   int // bytes of the chunk that brought it after its last byte (coind6.PacketClock)
 }
 
 // Span implements Record.
@@ -127,10 +128,10 @@ type lidarStream struct {
 }
 
 func (s *lidarStream) feed(chunk []byte, base int64, emit func(Record)) {
-	s.p.Feed(chunk, func(pkt []byte) {
+	s.p.FeedTail(chunk, func(pkt []byte, tail int) {
 		off := base + int64(s.pktBytes+s.p.Stats().SkippedBytes)
 		s.pktBytes += uint64(len(pkt))
-		r := &LidarRecord{Offset: off, Raw: append([]byte(nil), pkt...)}
+		r := &LidarRecord{Offset: off, Raw: append([]byte(nil), pkt...), Tail: tail}
 		r.Packet, r.Err = coind6.Decode(r.Raw)
 		emit(r)
 	})

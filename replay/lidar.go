@@ -60,9 +60,10 @@ type LidarScansResult struct {
 }
 
 // LidarScans assembles the revolutions on the LiDAR channel of the MCAP capture in r (complete or cut) as the
-// driver bins them and hands each complete one to fn. Each packet is timed by the log time of the chunk that
-// completed it, as the driver times it by its read. The channel is LidarTopic, else the first raw channel
-// whose kind is lidar; a file without one is an error. fn's error ends the read and is returned.
+// driver bins them and hands each complete one to fn. Each packet is timed as the driver's reader times it:
+// by the log time of the chunk that brought it, less the line time of the bytes after it in that chunk
+// (coind6.PacketClock). The channel is LidarTopic, else the first raw channel whose kind is lidar; a file
+// without one is an error. fn's error ends the read and is returned.
 func LidarScans(r io.Reader, fn func(coind6.Scan) error) (LidarScansResult, error) {
 	var res LidarScansResult
 	dec, err := capture.NewDecoder(capture.Lidar)
@@ -74,6 +75,7 @@ func LidarScans(r io.Reader, fn func(coind6.Scan) error) (LidarScansResult, erro
 	var topics []string
 	chosen, have := uint16(0), false
 	var now, last time.Time
+	var clk coind6.PacketClock // as the driver's reader stamps the packets of one read
 	var lastSeq uint32
 	haveSeq := false
 	var ferr error
@@ -82,7 +84,7 @@ func LidarScans(r io.Reader, fn func(coind6.Scan) error) (LidarScansResult, erro
 		if !ok || lr.Err != nil || ferr != nil {
 			return
 		}
-		if s, done := asm.Add(lr.Packet, now); done {
+		if s, done := asm.Add(lr.Packet, clk.At(now, lr.Tail)); done {
 			res.Revolutions++
 			ferr = fn(s)
 		}
@@ -111,6 +113,7 @@ func LidarScans(r io.Reader, fn func(coind6.Scan) error) (LidarScansResult, erro
 			if haveSeq && (seq != lastSeq+1 || now.Sub(last) > LidarSilence || now.Before(last)) {
 				// Bytes lost or time broken: the revolution in progress is not one scan.
 				asm.Reset()
+				clk.Reset()
 				res.Breaks++
 			}
 			lastSeq, last, haveSeq = seq, now, true

@@ -162,3 +162,55 @@ func FuzzLidarScans(f *testing.F) {
 		_, _ = LidarScans(bytes.NewReader(b), func(coind6.Scan) error { return nil })
 	})
 }
+
+// A reader that stalled 0.25 s reads two revolutions' worth and more in one chunk: each revolution is stamped
+// by its ring-start packet's place in the chunk (the chunk's log time less the line time of the bytes after
+// that packet), so the stamps keep increasing, about one period apart, where the chunk's time alone gave the
+// two revolutions one stamp (and the odometry refused the second: scanmatch.ErrStamp).
+func TestLidarScansOneChunkTwoRevolutions(t *testing.T) {
+	const period = 0.1
+	bs, ts := lidarPackets(t, 12, period)
+	path := filepath.Join(t.TempDir(), "stall.mcap")
+	r, err := mcapfile.Create(path, mcapfile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := r.RawChannel(LidarTopic, "lidar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stall []byte
+	for i, b := range bs {
+		if ts[i] >= 0.5 && ts[i] < 0.75 { // held back by the stalled reader, read with the packet at 0.75 s
+			stall = append(stall, b...)
+			continue
+		}
+		if err := r.Write(ch, lidarEpoch.Add(time.Duration(ts[i]*1e9)), append(stall, b...)); err != nil {
+			t.Fatal(err)
+		}
+		stall = nil
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var stamps []time.Time
+	if _, err := LidarScans(f, func(s coind6.Scan) error { stamps = append(stamps, s.Stamp); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(stamps) < 9 {
+		t.Fatalf("%d scans", len(stamps))
+	}
+	for k := 1; k < len(stamps); k++ {
+		dt := stamps[k].Sub(stamps[k-1]).Seconds()
+		// A ring start read in the stall is backdated by the line time of what followed it, which is shorter
+		// than its real wait (the sim sends at 0.1 s a revolution, far below the line rate): at least 1 ms apart.
+		if !(dt > 0.001) || dt > 0.2 {
+			t.Errorf("scan %d: %.4f s after the one before, want more than 1 ms, at most 0.2 s", k, dt)
+		}
+	}
+}

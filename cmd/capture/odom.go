@@ -2,19 +2,12 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"math"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/capture/mcapfile"
-	"github.com/rosorin/rosorin/protocol/coind6"
 	"github.com/rosorin/rosorin/replay"
-	"github.com/rosorin/rosorin/scanmatch"
 )
 
 func odomCommand() *cli.Command {
@@ -38,17 +31,6 @@ func odomCommand() *cli.Command {
 	}
 }
 
-// odomLine is one revolution's output line.
-type odomLine struct {
-	T          float64  `json:"t"`
-	X          *float64 `json:"x,omitempty"`
-	Y          *float64 `json:"y,omitempty"`
-	Yaw        *float64 `json:"yaw,omitempty"`
-	Degenerate *bool    `json:"degenerate,omitempty"`
-	Valid      int      `json:"valid"`
-	Error      string   `json:"error,omitempty"`
-}
-
 func odomAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return fmt.Errorf("odom takes one capture FILE (or - for stdin), got %d arguments", c.NArg())
@@ -63,7 +45,7 @@ func odomAction(c *cli.Context) error {
 	defer w.Flush()
 	br := bufio.NewReaderSize(in, 64<<10)
 	if head, _ := br.Peek(8); mcapfile.IsMCAP(head) {
-		res, err := OdomMCAP(br, w)
+		res, err := replay.OdomMCAP(br, w)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -80,69 +62,5 @@ func odomAction(c *cli.Context) error {
 		}
 		return nil
 	}
-	return Odom(br, w)
-}
-
-// Odom runs the odometry over the raw capture in r (replay.LidarScansRaw) and writes one JSON line per
-// complete revolution to w.
-func Odom(r io.Reader, w io.Writer) error {
-	out, err := newOdomOut(w)
-	if err != nil {
-		return err
-	}
-	return replay.LidarScansRaw(r, out.scan)
-}
-
-// odomOut runs the odometry over finished scans and writes their lines.
-type odomOut struct {
-	odo   *scanmatch.Odometry
-	enc   *json.Encoder
-	first time.Time
-	revs  int
-}
-
-func newOdomOut(w io.Writer) (*odomOut, error) {
-	odo, err := scanmatch.New(scanmatch.DefaultConfig())
-	if err != nil {
-		return nil, err
-	}
-	return &odomOut{odo: odo, enc: json.NewEncoder(w)}, nil
-}
-
-// scan matches one revolution and writes its line. A scan the odometry cannot use (scanmatch.ScanError) or
-// whose stamp is not after the previous one (scanmatch.ErrStamp, a host clock step in a recording) gets an
-// error line; anything else is returned.
-func (o *odomOut) scan(s coind6.Scan) error {
-	o.revs++
-	e, err := o.odo.Add(s, scanmatch.Aux{})
-	line := odomLine{Valid: e.Valid}
-	var se *scanmatch.ScanError
-	switch {
-	case errors.As(err, &se), errors.Is(err, scanmatch.ErrStamp):
-		mid := s.Stamp.Add(s.ScanTime / 2)
-		if o.first.IsZero() {
-			o.first = mid
-		}
-		line.T, line.Valid, line.Error = mid.Sub(o.first).Seconds(), s.ValidCount(), err.Error()
-	case err != nil:
-		return err
-	default:
-		if o.first.IsZero() {
-			o.first = e.Time
-		}
-		x, y, yaw, deg := e.Pose.X, e.Pose.Y, e.Pose.Yaw, e.Degenerate
-		line.T, line.X, line.Y, line.Yaw, line.Degenerate = e.Time.Sub(o.first).Seconds(), &x, &y, &yaw, &deg
-	}
-	line.T = math.Round(line.T*1e6) / 1e6
-	return o.enc.Encode(line)
-}
-
-// OdomMCAP runs the odometry over the LiDAR channel of the MCAP capture in r (replay.LidarScans: complete or
-// cut, each revolution timed by its recorded log time) and writes one JSON line per complete revolution to w.
-func OdomMCAP(r io.Reader, w io.Writer) (replay.LidarScansResult, error) {
-	out, err := newOdomOut(w)
-	if err != nil {
-		return replay.LidarScansResult{}, err
-	}
-	return replay.LidarScans(r, out.scan)
+	return replay.OdomRaw(br, w)
 }

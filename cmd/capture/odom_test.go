@@ -17,6 +17,7 @@ import (
 
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/protocol/coind6"
+	"github.com/rosorin/rosorin/replay"
 	"github.com/rosorin/rosorin/sim"
 )
 
@@ -81,10 +82,10 @@ func TestOdomStrafe(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var lines []odomLine
+	var lines []replay.OdomLine
 	sc := bufio.NewScanner(bytes.NewReader(stdout))
 	for sc.Scan() {
-		var l odomLine
+		var l replay.OdomLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatalf("line %q: %v", sc.Text(), err)
 		}
@@ -123,12 +124,12 @@ func TestOdomGarbage(t *testing.T) {
 }
 
 // odomLines parses odom's output.
-func odomLines(t *testing.T, stdout []byte) []odomLine {
+func odomLines(t *testing.T, stdout []byte) []replay.OdomLine {
 	t.Helper()
-	var lines []odomLine
+	var lines []replay.OdomLine
 	sc := bufio.NewScanner(bytes.NewReader(stdout))
 	for sc.Scan() {
-		var l odomLine
+		var l replay.OdomLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatalf("line %q: %v", sc.Text(), err)
 		}
@@ -331,7 +332,7 @@ func FuzzOdomMCAP(f *testing.F) {
 		f.Add(b[:len(b)/2])
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _ = OdomMCAP(bytes.NewReader(b), io.Discard)
+		_, _ = replay.OdomMCAP(bytes.NewReader(b), io.Discard)
 	})
 }
 

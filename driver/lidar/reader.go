@@ -154,6 +154,7 @@ func (r *Reader) readPort(ctx context.Context, f Port, deliver func(coind6.Scan)
 	defer stopWake()
 	var parser coind6.Parser
 	asm := coind6.NewAssembler(c.Scan)
+	var clk coind6.PacketClock // one read may hold two revolutions: each packet is stamped by its place in it
 	var samples []coind6.Sample
 	var last coind6.Stats
 	buf := make([]byte, 4096)
@@ -168,14 +169,14 @@ func (r *Reader) readPort(ctx context.Context, f Port, deliver func(coind6.Scan)
 			if c.Record != nil {
 				c.Record(now, append([]byte(nil), buf[:n]...))
 			}
-			parser.Feed(buf[:n], func(pkt []byte) {
+			parser.FeedTail(buf[:n], func(pkt []byte, tail int) {
 				p, derr := coind6.DecodeInto(pkt, samples)
 				if derr != nil {
 					r.decodeErrs.Add(1)
 					return
 				}
 				samples = p.Samples
-				if sc, ok := asm.Add(p, now); ok {
+				if sc, ok := asm.Add(p, clk.At(now, tail)); ok {
 					r.scans.Add(1)
 					deliver(sc)
 				}

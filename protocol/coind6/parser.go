@@ -22,6 +22,11 @@ type Parser struct {
 // Feed parses chunk and calls emit with each valid packet's bytes (header to last sample), in order. The
 // slice aliases internal or caller memory and is valid only during the call.
 func (p *Parser) Feed(chunk []byte, emit func(pkt []byte)) {
+	p.FeedTail(chunk, func(pkt []byte, _ int) { emit(pkt) })
+}
+
+// FeedTail is Feed that also tells emit how many bytes of chunk follow the packet (PacketClock's tail).
+func (p *Parser) FeedTail(chunk []byte, emit func(pkt []byte, tail int)) {
 	p.buf.Feed(chunk, func(data []byte) int { return p.scan(data, emit) })
 }
 
@@ -34,7 +39,7 @@ func (p *Parser) Pending() int { return p.buf.Len() }
 // Reset drops buffered bytes (after a reopen) and keeps the counters.
 func (p *Parser) Reset() { p.buf.Reset() }
 
-func (p *Parser) scan(data []byte, emit func([]byte)) int {
+func (p *Parser) scan(data []byte, emit func([]byte, int)) int {
 	i := 0
 	for i < len(data) {
 		var ok bool
@@ -56,7 +61,7 @@ func (p *Parser) scan(data []byte, emit func([]byte)) int {
 			continue
 		}
 		p.stats.Packets++
-		emit(pkt)
+		emit(pkt, len(data)-end) // data ends where the chunk does
 		i = end
 	}
 	return i

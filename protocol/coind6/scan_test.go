@@ -272,3 +272,65 @@ func TestAssemblerNonFiniteOffset(t *testing.T) {
 		}
 	}
 }
+
+// PacketClock: packets of one read are stamped back from the read's time by the line time of the bytes after
+// them, strictly increasing across reads even when a read's first packets would be backdated past the read
+// before it.
+func TestPacketClock(t *testing.T) {
+	var c PacketClock
+	if got := c.At(t0, 0); !got.Equal(t0) {
+		t.Fatalf("last packet of a read: %v, want the read's time", got)
+	}
+	r2 := t0.Add(10 * time.Millisecond)
+	a, b := c.At(r2, 100), c.At(r2, 0)
+	if want := r2.Add(-100 * ByteTime); !a.Equal(want) || !b.Equal(r2) {
+		t.Errorf("read 2: %v %v, want %v %v", a, b, want, r2)
+	}
+	// A third read 1 ms later with 1000 bytes after its first packet would put it 43 ms back, before read 2.
+	r3 := r2.Add(time.Millisecond)
+	if got := c.At(r3, 1000); !got.Equal(r2.Add(time.Nanosecond)) {
+		t.Errorf("backdated past the read before: %v, want %v", got, r2.Add(time.Nanosecond))
+	}
+	if got := c.At(r3, 999); !got.Equal(r2.Add(2 * time.Nanosecond)) {
+		t.Errorf("the next: %v", got)
+	}
+	c.Reset()
+	if got := c.At(t0, 0); !got.Equal(t0) {
+		t.Errorf("after Reset: %v", got)
+	}
+	if ByteTime != 43402*time.Nanosecond {
+		t.Errorf("ByteTime %v", ByteTime)
+	}
+}
+
+// FeedTail tells each packet how many bytes of its chunk follow it, however the stream is cut.
+func TestParserFeedTail(t *testing.T) {
+	var stream []byte
+	var ends []int
+	for i := range 5 {
+		b, err := Encode(at(float64(10*i), 1000, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stream = append(stream, b...)
+		ends = append(ends, len(stream))
+	}
+	for _, cut := range []int{len(stream), ends[1] + 3, ends[2]} {
+		var p Parser
+		var tails []int
+		p.FeedTail(stream[:cut], func(_ []byte, tail int) { tails = append(tails, tail) })
+		p.FeedTail(stream[cut:], func(_ []byte, tail int) { tails = append(tails, tail) })
+		if len(tails) != 5 {
+			t.Fatalf("cut %d: %d packets", cut, len(tails))
+		}
+		for i, e := range ends {
+			want := cut - e
+			if e > cut {
+				want = len(stream) - e
+			}
+			if tails[i] != want {
+				t.Errorf("cut %d, packet %d: tail %d, want %d", cut, i, tails[i], want)
+			}
+		}
+	}
+}
