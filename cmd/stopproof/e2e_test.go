@@ -150,7 +150,6 @@ func assertAllNeverSettled(t *testing.T, out string, n int) {
 
 func TestProveSimEstopKillPasses(t *testing.T) {
 	testkit.SkipShort(t, "a stand proof of two paths end to end (about 30 s)")
-	t.Parallel() // a whole proof on its own simulated robot: two at a time (-parallel, GOMAXPROCS)
 	ev := t.TempDir()
 	js := filepath.Join(ev, "proof.json")
 	out, code := stopproof(t, 3*time.Minute, "prove", "--sim", "estop,kill", "--spin", "2s", "--hold", "3s",
@@ -291,7 +290,6 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 // (the spin-up still works). Every line must FAIL and the exit status must say so.
 func TestProveSimIgnoreMotorFails(t *testing.T) {
 	testkit.SkipShort(t, "the stand negative control end to end (about 30 s)")
-	t.Parallel() // a whole proof on its own simulated robot: two at a time (-parallel, GOMAXPROCS)
 	out, code := stopproof(t, 3*time.Minute, "prove", "--sim", "--sim-fault", "ignore-motor", "estop,kill", "--spin", "2s",
 		"--hold", "3s", "--evidence-dir", t.TempDir())
 	if code != 1 || !strings.Contains(out, "RESULT: 0/4 passed") {
@@ -302,7 +300,6 @@ func TestProveSimIgnoreMotorFails(t *testing.T) {
 
 func TestScangateSim(t *testing.T) {
 	testkit.SkipShort(t, "the live scan-gate check end to end")
-	t.Parallel() // a whole proof on its own simulated robot: two at a time (-parallel, GOMAXPROCS)
 	out, code := stopproof(t, 2*time.Minute, "scangate", "--sim", "--evidence-dir", t.TempDir())
 	verdict := strings.Split(strings.Split(out, "evidence:")[0], "recording:")[0] // the lines after the verdict name the files
 	if code != 0 || !strings.HasSuffix(strings.TrimSpace(verdict), "PASS") {
@@ -317,7 +314,6 @@ func TestScangateSim(t *testing.T) {
 // runs outside the source tree: there the rosorin-base next to stopproof is used, and named.
 func TestScangateSimNoRespawnFails(t *testing.T) {
 	testkit.SkipShort(t, "the live scan-gate negative control end to end")
-	t.Parallel() // a whole proof on its own simulated robot: two at a time (-parallel, GOMAXPROCS)
 	out, code := stopproofIn(t, t.TempDir(), 2*time.Minute, "scangate", "--sim", "--sim-no-lidar-respawn", "--evidence-dir", t.TempDir())
 	if code != 1 || !strings.Contains(out, "FAIL") || strings.Contains(out, "\nPASS") {
 		t.Fatalf("exit %d, want 1 and FAIL", code)

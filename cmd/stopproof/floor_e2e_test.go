@@ -56,7 +56,6 @@ func readFloorRecord(t *testing.T, path string) floorRecord {
 // the record and the simulated robot torn down.
 func TestFloorProveSim(t *testing.T) {
 	testkit.SkipShort(t, "a floor proof of 9 legs end to end (about 50 s)")
-	t.Parallel() // a whole proof on its own simulated robot: two at a time (-parallel, GOMAXPROCS)
 	ev := t.TempDir()
 	js := filepath.Join(ev, "floor.json")
 	out, code := stopproof(t, 4*time.Minute, "floor", "prove", "--sim", "--evidence-dir", ev, "--json", js, "estop,kill")
@@ -92,7 +91,6 @@ func TestFloorProveSim(t *testing.T) {
 // TestFloorNegativeControls: each negative control fails or refuses as the issue states.
 func TestFloorNegativeControls(t *testing.T) {
 	testkit.SkipShort(t, "four floor negative controls end to end (about 2 min)")
-	t.Parallel() // a whole proof on its own simulated robot: two at a time (-parallel, GOMAXPROCS)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -144,7 +142,6 @@ func TestFloorNegativeControls(t *testing.T) {
 // TestFloorLookSim: the look lines, and the corridor's degenerate odometry named.
 func TestFloorLookSim(t *testing.T) {
 	testkit.SkipShort(t, "floor look end to end, twice")
-	t.Parallel() // a whole proof on its own simulated robot: two at a time (-parallel, GOMAXPROCS)
 	out, code := stopproof(t, time.Minute, "floor", "look", "--sim", "--evidence-dir", t.TempDir())
 	if code != 0 {
 		t.Errorf("exit %d", code)

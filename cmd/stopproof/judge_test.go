@@ -82,7 +82,6 @@ func TestJudgeCaptures(t *testing.T) {
 // evidence log).
 func TestJudgeLiveSimRun(t *testing.T) {
 	testkit.SkipShort(t, "two live stand runs and a re-judge end to end")
-	t.Parallel() // a whole proof on its own simulated robot: two at a time (-parallel, GOMAXPROCS)
 	ev := t.TempDir()
 	out, code := stopproof(t, 2*time.Minute, "prove", "--sim", "gamepad", "--spin", "2s", "--hold", "3s", "--evidence-dir", ev)
 	if code != 0 {

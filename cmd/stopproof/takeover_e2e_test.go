@@ -19,7 +19,6 @@ import (
 
 func TestProveSimTakeOver(t *testing.T) {
 	testkit.SkipShort(t, "the stand's take-over path end to end (about 20 s)")
-	t.Parallel() // a whole proof on its own simulated robot: two at a time (-parallel, GOMAXPROCS)
 	ev := t.TempDir()
 	js := filepath.Join(ev, "proof.json")
 	out, code := stopproof(t, 3*time.Minute, "prove", "--sim", "takeover", "--spin", "2s", "--hold", "3s",
@@ -71,7 +70,6 @@ func TestProveSimTakeOver(t *testing.T) {
 // The negative control: manual below autonomous, the take-over never takes the wheels, both lines FAIL.
 func TestProveSimTakeOverBrokenArbitrationFails(t *testing.T) {
 	testkit.SkipShort(t, "the take-over's negative control end to end (about 20 s)")
-	t.Parallel() // a whole proof on its own simulated robot: two at a time (-parallel, GOMAXPROCS)
 	out, code := stopproof(t, 3*time.Minute, "prove", "--sim", "--sim-param", "priority_manual=5", "takeover",
 		"--spin", "2s", "--hold", "3s", "--evidence-dir", t.TempDir())
 	if code != 1 || !strings.Contains(out, "RESULT: 0/2 passed") {
@@ -90,7 +88,6 @@ func TestProveSimTakeOverBrokenArbitrationFails(t *testing.T) {
 // with manual below autonomous the robot keeps driving and the proof stops itself.
 func TestFloorProveSimTakeOver(t *testing.T) {
 	testkit.SkipShort(t, "the floor's take-over path and its negative control end to end (about 40 s)")
-	t.Parallel() // a whole proof on its own simulated robot: two at a time (-parallel, GOMAXPROCS)
 	ev := t.TempDir()
 	js := filepath.Join(ev, "floor.json")
 	out, code := stopproof(t, 3*time.Minute, "floor", "prove", "--sim", "--evidence-dir", ev, "--json", js, "takeover")
