@@ -20,8 +20,10 @@ import (
 // reports over TrigDone.
 type Path struct {
 	R *Run
-	// Title names the path in the lines ("kill fwd 0.2"); KillsDriver and StopsService are its spec's.
-	Title                     string
+	// Title names the path in the lines ("kill fwd 0.2"); Name, Input, Trigger, KillsDriver and StopsService
+	// are its spec's (NewPath).
+	Title, Name, Input        string
+	Trigger                   stoppath.Trigger
 	KillsDriver, StopsService bool
 	// Phase is what the path is doing, for a TIMEOUT's reason.
 	Phase string
@@ -35,6 +37,9 @@ type Path struct {
 	Trig     time.Time
 	TrigHow  string
 	LastSend time.Time
+	// HoldEnd is the end of the hold after the trigger (the judged stretch ends there unless the proof says
+	// otherwise).
+	HoldEnd  time.Time
 	Silent   bool       // the trigger is silence: no command during the hold
 	TrigDone chan error // non-nil while a trigger goroutine runs
 	// Ctx is the path's context, for the triggers' actions; set before the trigger.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/target"
@@ -55,15 +56,22 @@ func New(t target.Target, clk clock.Clock, ev *evidence.Log, out io.Writer, tool
 	}
 	r := &Run{T: t, Clock: clk, Ev: ev, Out: out, T0: t0, Rec: rec, Sleep: clk.Sleep}
 	*rec.Head = Head{Tool: tool, Target: t.Describe(), Start: t0.UTC()}
-	if d, ok := t.(target.DriverBinary); ok {
-		b := d.DriverBinary()
-		rec.Head.DriverBin = &b
-	}
+	rec.Head.DriverBin = DriverBin(t)
 	if f, ok := t.(target.Faulter); ok && f.FaultName() != "" {
 		r.Fault, rec.Head.Fault = f, f.FaultName()
 	}
 	rec.Ending.Evidence = ev.Path()
 	return r
+}
+
+// DriverBin is the rosorin-base binary a simulated robot runs, for a record's head; nil for a running driver.
+func DriverBin(t target.Target) *basebin.Bin {
+	d, ok := t.(target.DriverBinary)
+	if !ok {
+		return nil
+	}
+	b := d.DriverBinary()
+	return &b
 }
 
 // Printf prints one line for the person and copies it to the evidence log.
