@@ -92,11 +92,7 @@ func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Repo
 			r.rep.rows = append(r.rep.rows, row{name: s.Name, label: s.ReleaseRow, release: true})
 		}
 	}
-	for _, s := range steps {
-		if !contains(r.rep.Paths, s.Spec.Name) {
-			r.rep.Paths = append(r.rep.Paths, s.Spec.Name)
-		}
-	}
+	r.rep.Paths = stoppath.PathNames(steps)
 	r.ev.Logf("stopproof floor prove: target %s; steps %d; leg %v, hold %v; params %+v", t.Describe(), len(steps), o.Leg, o.Hold, o.Params)
 	sf, ok := t.(target.ScanFollower)
 	if !ok {
@@ -143,15 +139,6 @@ func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Repo
 		r.rep.Aborted = "interrupted: " + ctx.Err().Error()
 	}
 	return r.rep, nil
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // open runs the seed's guards before anything is sent (runcore.Run.Open: a driver state, the charger

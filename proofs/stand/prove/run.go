@@ -59,11 +59,7 @@ func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Repo
 	r := newRunner(t, o, "stopproof prove")
 	r.rep.SpinS, r.rep.HoldS, r.rep.Planned = o.Spin.Seconds(), o.Hold.Seconds(), stoppath.Lines(steps)
 	r.rep.table = o.Paths
-	for _, s := range steps {
-		if !contains(r.rep.Paths, s.Spec.Name) {
-			r.rep.Paths = append(r.rep.Paths, s.Spec.Name)
-		}
-	}
+	r.rep.Paths = stoppath.PathNames(steps)
 	r.ev.Logf("stopproof prove: target %s; steps %d; spin %v, hold %v; params %+v", t.Describe(), len(steps), o.Spin, o.Hold, o.Params)
 	st, err := r.open(ctx)
 	if err != nil {
@@ -148,15 +144,6 @@ func (r *runner) open(ctx context.Context) (target.State, error) {
 	r.watch = target.WatchState(ctx, r.t, r.clk, r.ev, r.o.StatePeriod)
 	r.core.DisableLeftEnabled(ctx, st)
 	return st, nil
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // teardown runs the proofs' teardown (runcore.Run.Teardown) with the contact reflex back to its configured

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -246,7 +247,7 @@ func sourceNames(ss []imu.Sample) string {
 	for _, s := range ss {
 		n := s.Source.String()
 		if len(names) == 0 || names[len(names)-1] != n {
-			if !contains(names, n) {
+			if !slices.Contains(names, n) {
 				names = append(names, n)
 			}
 		}
