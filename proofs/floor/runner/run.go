@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -119,13 +118,7 @@ func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Repo
 		}
 		res := r.step(ctx, i, len(steps), s)
 		for _, x := range res {
-			r.printf("%s", x.Line)
-			for _, n := range x.Notes {
-				r.ev.Logf("note: %s", n)
-			}
-			if b, err := json.Marshal(x); err == nil {
-				r.ev.Logf("result: %s", b)
-			}
+			r.core.Result(x.Line, x.Notes, x)
 		}
 		r.rep.Results = append(r.rep.Results, res...)
 		r.noteContact(ctx, res[0].Name) // contact.go

@@ -2,6 +2,7 @@ package runcore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -79,6 +80,17 @@ func (r *Run) Printf(format string, args ...any) {
 	line := fmt.Sprintf(format, args...)
 	fmt.Fprintln(r.Out, line)
 	r.Ev.Logf("| %s", line)
+}
+
+// Result prints a result line and writes its notes and its JSON record x to the evidence log.
+func (r *Run) Result(line string, notes []string, x any) {
+	r.Printf("%s", line)
+	for _, n := range notes {
+		r.Ev.Logf("note: %s", n)
+	}
+	if b, err := json.Marshal(x); err == nil {
+		r.Ev.Logf("result: %s", b)
+	}
 }
 
 // Rel converts a time on the proof's clock into seconds since the start of the run: the judges' timeline.

@@ -2,7 +2,6 @@ package prove
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"time"
@@ -80,13 +79,7 @@ func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Repo
 			if x.SourceLine != "" {
 				r.printf("%s", x.SourceLine)
 			}
-			r.printf("%s", x.Line)
-			for _, n := range x.Notes {
-				r.ev.Logf("note: %s", n)
-			}
-			if b, err := json.Marshal(x); err == nil {
-				r.ev.Logf("result: %s", b)
-			}
+			r.core.Result(x.Line, x.Notes, x)
 		}
 		r.rep.Results = append(r.rep.Results, res...)
 		r.ev.Flush()
