@@ -64,9 +64,7 @@ func (r *runner) step(ctx context.Context, i, n int, s Step) []Result {
 		TriggerS: math.NaN(), GuardNearest: math.Inf(1)}
 	p.rel = Result{Path: s.Spec.Name, Motion: s.Motion.Name, Name: s.Spec.Release + " " + s.Motion.Name, Release: true,
 		Speed: s.Motion.Twist, TriggerS: math.NaN(), GuardNearest: math.Inf(1)}
-	err, timedOut := r.core.Step(ctx, i, n, s.Title(), r.o.PathTimeout, func(pctx context.Context) error {
-		return p.Run(pctx, i, n, p.leg())
-	}, p.Cleanup)
+	err, timedOut := p.Step(ctx, i, n, r.o.PathTimeout, p.leg())
 	res := p.res
 	res.GuardNearest, res.StopsFired = p.guardNear, p.fired
 	switch {

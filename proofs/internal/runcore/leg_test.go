@@ -170,5 +170,14 @@ func TestPathRunErrors(t *testing.T) {
 		if f.Enabled() {
 			t.Error("enabled after the clean-up")
 		}
+		// Step: a trigger that hangs is ended by the path's own timeout (timedOut, the phase says where), and
+		// the clean-up disables the wheels.
+		spec.Trigger = func(ctx context.Context, fi stoppath.Firing) error { <-ctx.Done(); return ctx.Err() }
+		h := NewPath(r, stoppath.Step[struct{}]{Spec: spec}, 50*time.Millisecond)
+		h.Send = func(ctx context.Context) error { return h.Pub.Send(ctx, kinematics.Twist{}) }
+		err, timedOut := h.Step(context.Background(), 0, 1, 5*time.Second, legTrace(&h, &calls, ""))
+		if !timedOut || !errors.Is(err, context.DeadlineExceeded) || h.Phase != "triggering x" || f.Enabled() {
+			t.Errorf("hung trigger: %v, timed out %v, phase %q, enabled %v", err, timedOut, h.Phase, f.Enabled())
+		}
 	})
 }

@@ -71,15 +71,16 @@ type override struct {
 
 var _ stoppath.Firing = (*Path)(nil)
 
-// Step runs a path under its hard timeout, then clean-up under a context of its own, whatever happened.
-// timedOut says the path's own timeout ended it (not the run's context).
-func (r *Run) Step(ctx context.Context, i, n int, title string, timeout time.Duration, run func(ctx context.Context) error, cleanup func(ctx context.Context)) (err error, timedOut bool) {
-	r.Ev.Logf("=== [%d/%d] %s", i+1, n, title)
+// Step runs the path, step i of n, through the skeleton with l (Run) under its hard timeout, then Cleanup
+// under a context of its own, whatever happened. timedOut says the path's own timeout ended it (not the
+// run's context).
+func (p *Path) Step(ctx context.Context, i, n int, timeout time.Duration, l Leg) (err error, timedOut bool) {
+	p.R.Ev.Logf("=== [%d/%d] %s", i+1, n, p.Title)
 	pctx, cancel := context.WithTimeout(ctx, timeout)
-	err = run(pctx)
+	err = p.Run(pctx, i, n, l)
 	timedOut = errors.Is(pctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	cancel()
-	cleanup(ctx)
+	p.Cleanup(ctx)
 	return err, timedOut
 }
 

@@ -41,9 +41,7 @@ func (r *runner) step(ctx context.Context, i, n int, s Step) []Result {
 	p := &pathRun{r: r, s: s}
 	p.Path = runcore.NewPath(r.core, s, r.o.CmdPeriod)
 	p.Send = func(ctx context.Context) error { return p.send(ctx, true) }
-	err, timedOut := r.core.Step(ctx, i, n, s.Title(), r.o.PathTimeout, func(pctx context.Context) error {
-		return p.Run(pctx, i, n, p.leg())
-	}, p.Cleanup)
+	err, timedOut := p.Step(ctx, i, n, r.o.PathTimeout, p.leg())
 	res := p.res
 	switch {
 	case timedOut:
