@@ -282,6 +282,17 @@ func Lines[R any](steps []Step[R]) int {
 	return n
 }
 
+// PathNames are the names of the paths steps run, each once, in their first step's order (nil for no step).
+func PathNames[R any](steps []Step[R]) []string {
+	var names []string
+	for _, s := range steps {
+		if !slices.Contains(names, s.Spec.Name) {
+			names = append(names, s.Spec.Name)
+		}
+	}
+	return names
+}
+
 // Help describes every path for a command's help, one per line: "estop  at fwd 0.2, fwd 0.35, rot 1.0: the
 // e-stop request".
 func (t Table[R]) Help() string {

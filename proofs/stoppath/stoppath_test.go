@@ -42,6 +42,9 @@ func TestTableSchedulesRoundByRoundInTableOrder(t *testing.T) {
 	if n := Lines(steps); n != 7 {
 		t.Errorf("%d result lines, want 7 (kill has a release line)", n)
 	}
+	if got := strings.Join(PathNames(steps), ","); got != "estop,deadman,kill" || PathNames(steps[:0]) != nil {
+		t.Errorf("path names %q (and %v for no step), want each once in the order they first run", got, PathNames(steps[:0]))
+	}
 	if steps[2].Name() != "driver kill, back 0.2" || steps[2].Spec.Rule.corridor != 1.2 || steps[2].Spec.RowLabel() != "SIGKILL of the driver" {
 		t.Errorf("kill step %+v", steps[2])
 	}

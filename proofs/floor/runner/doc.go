@@ -21,8 +21,9 @@
 // fires, ABORTED, the proof ends); after the trigger, still moving 0.8 s after it or moving again after it
 // was still: every stop fires at once (silence, e-stop, enable false), the leg FAILs and the proof stops
 // itself (STOPPING THE PROOF: a stop failed). Plugged in, no driver state, another publisher or no odometry
-// at the start: ABORT, nothing sent. The teardown always disables the wheels. The guards, a leg's trigger side
-// and clean-up, and the teardown are package runcore's (proofs/internal/runcore), shared with the stand proof.
+// at the start: ABORT, nothing sent. The teardown always disables the wheels. The guards, a leg's skeleton
+// (runcore.Path.Run, with this proof's hooks in leg.go), its trigger side and clean-up, and the teardown are
+// package runcore's (proofs/internal/runcore), shared with the stand proof.
 //
 // # Differences from the seed
 //

@@ -11,11 +11,12 @@ import (
 	"github.com/rosorin/rosorin/proofs/floor"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // legRun is one leg: checks, drive, trigger, hold with the live rules, judge, clean-up. Used by the proof's
 // goroutine only; runcore.Path holds the recordings, the publisher and the trigger (it is the leg's
-// stoppath.Firing).
+// stoppath.Firing) and runs the leg's skeleton with the hooks below.
 type legRun struct {
 	runcore.Path
 	r *runner
@@ -26,8 +27,7 @@ type legRun struct {
 	turn     bool
 	start    float64 // s: the leg's start on the run's timeline
 	startPos est
-
-	holdEnd time.Time
+	vibEnd   time.Time // the end of the reading from below the driver (the hold's end before a service restart)
 
 	// live observations, made in onScan
 	moving     bool    // the guard is armed: commanded, or not yet measured still after the trigger
@@ -46,21 +46,25 @@ type legRun struct {
 // line, and the release line after it for a path that has one.
 func (r *runner) step(ctx context.Context, i, n int, s Step) []Result {
 	p := &legRun{r: r, s: s, stillAt: math.NaN(), guardNear: math.Inf(1)}
-	p.Path = runcore.Path{R: r.core, Title: s.Title(), KillsDriver: s.Spec.KillsDriver, StopsService: s.Spec.StopsService,
-		Phase: "starting", CmdPeriod: r.o.CmdPeriod, Send: p.send, OnClose: func() {
-			if p.Drv != nil {
-				r.odo.setGyro(nil)
-			}
-		}}
+	tw := s.Motion.Twist
+	p.turn = tw.VX == 0 && tw.VY == 0
+	if !p.turn {
+		l := math.Hypot(tw.VX, tw.VY)
+		p.dx, p.dy, p.dir = tw.VX/l, tw.VY/l, math.Atan2(tw.VY, tw.VX)
+	}
+	p.Path = runcore.NewPath(r.core, s, r.o.CmdPeriod)
+	p.Send = p.send
+	p.OnClose = func() {
+		r.odo.onScan = nil
+		if p.Drv != nil {
+			r.odo.setGyro(nil)
+		}
+	}
 	p.res = Result{Path: s.Spec.Name, Motion: s.Motion.Name, Name: s.Spec.Label + " " + s.Motion.Name, Speed: s.Motion.Twist,
 		TriggerS: math.NaN(), GuardNearest: math.Inf(1)}
 	p.rel = Result{Path: s.Spec.Name, Motion: s.Motion.Name, Name: s.Spec.Release + " " + s.Motion.Name, Release: true,
 		Speed: s.Motion.Twist, TriggerS: math.NaN(), GuardNearest: math.Inf(1)}
-	err, timedOut := r.core.Step(ctx, i, n, s.Title(), r.o.PathTimeout, func(pctx context.Context) error { return p.run(pctx, i, n) },
-		func(ctx context.Context) {
-			r.odo.onScan = nil
-			p.Cleanup(ctx)
-		})
+	err, timedOut := p.Step(ctx, i, n, r.o.PathTimeout, p.leg())
 	res := p.res
 	res.GuardNearest, res.StopsFired = p.guardNear, p.fired
 	switch {
@@ -91,35 +95,60 @@ func (r *runner) step(ctx context.Context, i, n int, s Step) []Result {
 func (p *legRun) notRun(why string) error {
 	p.res.Outcome, p.res.Reason = floor.NotRun, why
 	p.res.Line = fmt.Sprintf("%s NOT RUN - %s", p.res.Name, why)
-	return nil
+	return runcore.ErrEnded
 }
 
-func (p *legRun) run(ctx context.Context, i, n int) error {
+// leg is the floor proof's part of the step (runcore.Leg): the charger and the floor checked before any
+// publisher exists, the leg driven for Leg with the live rules on every scan (an abort by the guard ends it),
+// the hold (at least 4 s after a kill), the service started again before the judge after a service stop, the
+// judge from the LiDAR odometry (the board's gyro from below the driver after a kill), and the take-over's
+// release.
+func (p *legRun) leg() runcore.Leg {
+	r, s := p.r, p.s
+	l := runcore.Leg{Noun: "leg", Going: "driving", GoingPhase: "driving the leg", Until: r.o.Leg, HoldPhase: "holding after the trigger",
+		Ready: func(ctx context.Context, st target.State) error {
+			if st.Plugged {
+				r.stopProof = "ABORT: plugged in - no driving"
+				return p.notRun("plugged in: the driver believes the charger is connected")
+			}
+			return nil
+		},
+		Check: p.check,
+		Start: func() {
+			r.odo.setGyro(p.Drv) // no scan is taken in between: the odometry de-skews every scan of the leg with its gyro
+			p.start, p.moving = r.now(), true
+			r.odo.onScan = p.onScan
+		},
+		Drive:     p.drive,
+		Driven:    p.stopIfAborted,
+		Triggered: func() { p.res.TriggerS = r.rel(p.Trig) },
+		Hold: func(ctx context.Context) error {
+			hold := r.o.Hold
+			if s.Spec.KillsDriver {
+				hold = max(hold, 4*time.Second) // the scans come back with the next driver; the vibration judge wants 2 s of quiet
+			}
+			return p.HoldFor(ctx, hold, p.drive)
+		},
+		Held: p.held,
+		Judge: func(ctx context.Context) error {
+			p.catchUp(ctx)
+			r.ev.Logf("odometry: %d scans, %d estimates, %d errors so far (last: %s); %d de-skewed with the gyro, %d gyro samples refused",
+				r.odo.scans, len(r.odo.ests), r.odo.errs, r.odo.lastErr, r.odo.gyroScans, r.odo.gyroRefused)
+			p.judge(p.vibEnd)
+			return nil
+		},
+	}
+	if s.Spec.Release != "" {
+		l.Release = p.letGo // takeover.go
+	}
+	return l
+}
+
+// check runs the floor's checks before any publisher exists (the seed creates its publisher only after
+// them): measured odometry, then room for the leg.
+func (p *legRun) check(ctx context.Context) error {
 	r, s := p.r, p.s
 	tw := s.Motion.Twist
-	p.turn = tw.VX == 0 && tw.VY == 0
-	if !p.turn {
-		l := math.Hypot(tw.VX, tw.VY)
-		p.dx, p.dy, p.dir = tw.VX/l, tw.VY/l, math.Atan2(tw.VY, tw.VX)
-	}
-	p.Phase = "waiting for the driver"
-	st, err := r.core.WaitDriver(ctx, 0)
-	if err != nil {
-		return fmt.Errorf("no driver to prove: %v", err)
-	}
-	p.StartPid = st.Pids.Driver
-	if st.Plugged {
-		r.stopProof = "ABORT: plugged in - no driving"
-		return p.notRun("plugged in: the driver believes the charger is connected")
-	}
-	if st.Estop != "" {
-		r.ev.Logf("e-stop latched before the leg (%s): reset", st.Estop)
-		if err := r.t.Reset(ctx); err != nil {
-			return fmt.Errorf("reset before the leg: %v", err)
-		}
-	}
-
-	// The checks, before any publisher exists (the seed: it creates its publisher only after them).
 	p.Phase = "checking the odometry and the corridor"
 	e, ok := r.waitOdo(ctx, r.o.OdoWait)
 	if !ok {
@@ -148,99 +177,46 @@ func (p *legRun) run(ctx context.Context, i, n int) error {
 			return p.notRun(c.Reason)
 		}
 	}
+	return nil
+}
 
-	p.Phase = "starting the IMU recording"
-	if p.Drv, err = r.t.RecordIMU(ctx); err != nil {
-		return fmt.Errorf("IMU stream: %v", err)
+// held ends a leg the guard aborted, and after a service stop starts the service again before the judge.
+func (p *legRun) held(ctx context.Context) error {
+	r := p.r
+	if err := p.stopIfAborted(); err != nil {
+		return err
 	}
-	r.odo.setGyro(p.Drv)
-	if s.Spec.KillsDriver {
-		if p.Below, err = r.t.RecordBoardIMU(ctx); err != nil {
-			return fmt.Errorf("board IMU from below the driver: %v", err)
-		}
+	p.vibEnd = p.HoldEnd
+	if !p.StopsService || !r.core.ServiceDown {
+		return nil
 	}
-	p.Phase = "opening the command publisher"
-	if p.Pub, err = r.t.Publisher(ctx, s.Spec.Input); err != nil {
-		return fmt.Errorf("command publisher: %v", err)
+	// No scans until the service runs again: start it (the board's port is the service's, so the reading
+	// from below ends first) and judge the odometry once scans are back.
+	p.Phase = "starting the service again"
+	if p.Below != nil {
+		p.Below.Close()
 	}
-	p.Phase = "enabling the wheels"
-	if err := r.t.Enable(ctx, true); err != nil {
-		return fmt.Errorf("enable refused: %v", err)
+	if err := r.t.StartService(ctx); err != nil {
+		return fmt.Errorf("starting the service again: %v", err)
 	}
-	r.printf("[%d/%d] %s: driving ...", i+1, n, s.Title())
-	p.start, p.moving = r.now(), true
-	r.odo.onScan = p.onScan
-	p.Phase = "driving the leg"
-	if err := p.drive(ctx, r.clk.Now().Add(r.o.Leg), false); err != nil {
-		return fmt.Errorf("command refused while driving: %v", err)
+	r.core.ServiceDown = false
+	if _, err := r.core.WaitDriver(ctx, p.StartPid); err != nil {
+		return fmt.Errorf("no driver after starting the service again: %v", err)
 	}
+	if _, ok := r.waitOdo(ctx, r.o.OdoWait); !ok {
+		return fmt.Errorf("no scans after starting the service again")
+	}
+	if err := r.sleep(ctx, 1500*time.Millisecond); err != nil { // windows of their own after the gap
+		return err
+	}
+	p.HoldEnd = r.clk.Now()
+	return nil
+}
+
+// stopIfAborted ends the leg when the guard aborted it.
+func (p *legRun) stopIfAborted() error {
 	if p.aborted != "" {
 		return p.abortResult()
-	}
-	if r.core.Fault != nil {
-		if err := r.core.Fault.AtTrigger(ctx); err != nil {
-			return fmt.Errorf("fault %s: %v", r.core.Fault.FaultName(), err)
-		}
-	}
-	p.Phase = "triggering " + s.Spec.Name
-	p.Ctx = ctx
-	if s.Spec.StopsService {
-		r.core.ServiceDown = true
-	}
-	if err := s.Spec.Trigger(ctx, p); err != nil {
-		return err
-	}
-	p.res.TriggerS = r.rel(p.Trig)
-	hold := r.o.Hold
-	if s.Spec.KillsDriver {
-		hold = max(hold, 4*time.Second) // the scans come back with the next driver; the vibration judge wants 2 s of quiet
-	}
-	p.holdEnd = p.Trig.Add(hold)
-	p.Phase = "holding after the trigger"
-	if p.Silent {
-		err = r.sleep(ctx, p.holdEnd.Sub(r.clk.Now()))
-	} else {
-		err = p.drive(ctx, p.holdEnd, true)
-	}
-	if err != nil {
-		return err
-	}
-	if err := p.WaitTrigger(ctx, s.Spec.Name); err != nil {
-		return err
-	}
-	if p.aborted != "" {
-		return p.abortResult()
-	}
-	vibEnd := p.holdEnd
-	if s.Spec.StopsService && r.core.ServiceDown {
-		// No scans until the service runs again: start it (the board's port is the service's, so the reading
-		// from below ends first) and judge the odometry once scans are back.
-		p.Phase = "starting the service again"
-		if p.Below != nil {
-			p.Below.Close()
-		}
-		if err := r.t.StartService(ctx); err != nil {
-			return fmt.Errorf("starting the service again: %v", err)
-		}
-		r.core.ServiceDown = false
-		if _, err := r.core.WaitDriver(ctx, p.StartPid); err != nil {
-			return fmt.Errorf("no driver after starting the service again: %v", err)
-		}
-		if _, ok := r.waitOdo(ctx, r.o.OdoWait); !ok {
-			return fmt.Errorf("no scans after starting the service again")
-		}
-		if err := r.sleep(ctx, 1500*time.Millisecond); err != nil { // windows of their own after the gap
-			return err
-		}
-		p.holdEnd = r.clk.Now()
-	}
-	p.Phase = "judging"
-	p.catchUp(ctx)
-	r.ev.Logf("odometry: %d scans, %d estimates, %d errors so far (last: %s); %d de-skewed with the gyro, %d gyro samples refused",
-		r.odo.scans, len(r.odo.ests), r.odo.errs, r.odo.lastErr, r.odo.gyroScans, r.odo.gyroRefused)
-	p.judge(vibEnd)
-	if s.Spec.Release != "" {
-		return p.letGo(ctx)
 	}
 	return nil
 }
@@ -363,7 +339,7 @@ func (p *legRun) abortResult() error {
 	p.res.Outcome, p.res.Reason = floor.Aborted, p.aborted
 	p.res.Line = fmt.Sprintf("%s ABORTED - %s; every stop fired (%v)", p.res.Name, p.aborted, p.fired)
 	p.r.stopProof = "ABORTED - the guard stopped everything; the proof ends here"
-	return nil
+	return runcore.ErrEnded
 }
 
 // gyro is the leg's gyro z from the driver's IMU stream on the judge's timeline.
@@ -384,7 +360,7 @@ func (p *legRun) gyro() []floor.Gyro {
 // read as a hole at the end.
 func (p *legRun) catchUp(ctx context.Context) {
 	r := p.r
-	end := r.rel(p.holdEnd) - 0.15
+	end := r.rel(p.HoldEnd) - 0.15
 	deadline := r.clk.Now().Add(time.Second)
 	for r.clk.Now().Before(deadline) {
 		r.pump()
@@ -400,7 +376,7 @@ func (p *legRun) catchUp(ctx context.Context) {
 // judge turns the leg's measurements into its result; vibEnd ends the reading from below the driver.
 func (p *legRun) judge(vibEnd time.Time) {
 	r, prm := p.r, p.r.o.Params
-	trig, end := r.rel(p.Trig), r.rel(p.holdEnd)
+	trig, end := r.rel(p.Trig), r.rel(p.HoldEnd)
 	var v floor.Stop
 	switch {
 	case p.turn:

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -92,11 +91,7 @@ func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Repo
 			r.rep.rows = append(r.rep.rows, row{name: s.Name, label: s.ReleaseRow, release: true})
 		}
 	}
-	for _, s := range steps {
-		if !contains(r.rep.Paths, s.Spec.Name) {
-			r.rep.Paths = append(r.rep.Paths, s.Spec.Name)
-		}
-	}
+	r.rep.Paths = stoppath.PathNames(steps)
 	r.ev.Logf("stopproof floor prove: target %s; steps %d; leg %v, hold %v; params %+v", t.Describe(), len(steps), o.Leg, o.Hold, o.Params)
 	sf, ok := t.(target.ScanFollower)
 	if !ok {
@@ -123,13 +118,7 @@ func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Repo
 		}
 		res := r.step(ctx, i, len(steps), s)
 		for _, x := range res {
-			r.printf("%s", x.Line)
-			for _, n := range x.Notes {
-				r.ev.Logf("note: %s", n)
-			}
-			if b, err := json.Marshal(x); err == nil {
-				r.ev.Logf("result: %s", b)
-			}
+			r.core.Result(x.Line, x.Notes, x)
 		}
 		r.rep.Results = append(r.rep.Results, res...)
 		r.noteContact(ctx, res[0].Name) // contact.go
@@ -143,15 +132,6 @@ func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Repo
 		r.rep.Aborted = "interrupted: " + ctx.Err().Error()
 	}
 	return r.rep, nil
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // open runs the seed's guards before anything is sent (runcore.Run.Open: a driver state, the charger

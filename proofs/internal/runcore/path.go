@@ -20,8 +20,10 @@ import (
 // reports over TrigDone.
 type Path struct {
 	R *Run
-	// Title names the path in the lines ("kill fwd 0.2"); KillsDriver and StopsService are its spec's.
-	Title                     string
+	// Title names the path in the lines ("kill fwd 0.2"); Name, Input, Trigger, KillsDriver and StopsService
+	// are its spec's (NewPath).
+	Title, Name, Input        string
+	Trigger                   stoppath.Trigger
 	KillsDriver, StopsService bool
 	// Phase is what the path is doing, for a TIMEOUT's reason.
 	Phase string
@@ -35,6 +37,9 @@ type Path struct {
 	Trig     time.Time
 	TrigHow  string
 	LastSend time.Time
+	// HoldEnd is the end of the hold after the trigger (the judged stretch ends there unless the proof says
+	// otherwise).
+	HoldEnd  time.Time
 	Silent   bool       // the trigger is silence: no command during the hold
 	TrigDone chan error // non-nil while a trigger goroutine runs
 	// Ctx is the path's context, for the triggers' actions; set before the trigger.
@@ -66,15 +71,16 @@ type override struct {
 
 var _ stoppath.Firing = (*Path)(nil)
 
-// Step runs a path under its hard timeout, then clean-up under a context of its own, whatever happened.
-// timedOut says the path's own timeout ended it (not the run's context).
-func (r *Run) Step(ctx context.Context, i, n int, title string, timeout time.Duration, run func(ctx context.Context) error, cleanup func(ctx context.Context)) (err error, timedOut bool) {
-	r.Ev.Logf("=== [%d/%d] %s", i+1, n, title)
+// Step runs the path, step i of n, through the skeleton with l (Run) under its hard timeout, then Cleanup
+// under a context of its own, whatever happened. timedOut says the path's own timeout ended it (not the
+// run's context).
+func (p *Path) Step(ctx context.Context, i, n int, timeout time.Duration, l Leg) (err error, timedOut bool) {
+	p.R.Ev.Logf("=== [%d/%d] %s", i+1, n, p.Title)
 	pctx, cancel := context.WithTimeout(ctx, timeout)
-	err = run(pctx)
+	err = p.Run(pctx, i, n, l)
 	timedOut = errors.Is(pctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	cancel()
-	cleanup(ctx)
+	p.Cleanup(ctx)
 	return err, timedOut
 }
 

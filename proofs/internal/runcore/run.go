@@ -2,11 +2,13 @@ package runcore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/target"
@@ -55,10 +57,7 @@ func New(t target.Target, clk clock.Clock, ev *evidence.Log, out io.Writer, tool
 	}
 	r := &Run{T: t, Clock: clk, Ev: ev, Out: out, T0: t0, Rec: rec, Sleep: clk.Sleep}
 	*rec.Head = Head{Tool: tool, Target: t.Describe(), Start: t0.UTC()}
-	if d, ok := t.(target.DriverBinary); ok {
-		b := d.DriverBinary()
-		rec.Head.DriverBin = &b
-	}
+	rec.Head.DriverBin = DriverBin(t)
 	if f, ok := t.(target.Faulter); ok && f.FaultName() != "" {
 		r.Fault, rec.Head.Fault = f, f.FaultName()
 	}
@@ -66,11 +65,32 @@ func New(t target.Target, clk clock.Clock, ev *evidence.Log, out io.Writer, tool
 	return r
 }
 
+// DriverBin is the rosorin-base binary a simulated robot runs, for a record's head; nil for a running driver.
+func DriverBin(t target.Target) *basebin.Bin {
+	d, ok := t.(target.DriverBinary)
+	if !ok {
+		return nil
+	}
+	b := d.DriverBinary()
+	return &b
+}
+
 // Printf prints one line for the person and copies it to the evidence log.
 func (r *Run) Printf(format string, args ...any) {
 	line := fmt.Sprintf(format, args...)
 	fmt.Fprintln(r.Out, line)
 	r.Ev.Logf("| %s", line)
+}
+
+// Result prints a result line and writes its notes and its JSON record x to the evidence log.
+func (r *Run) Result(line string, notes []string, x any) {
+	r.Printf("%s", line)
+	for _, n := range notes {
+		r.Ev.Logf("note: %s", n)
+	}
+	if b, err := json.Marshal(x); err == nil {
+		r.Ev.Logf("result: %s", b)
+	}
 }
 
 // Rel converts a time on the proof's clock into seconds since the start of the run: the judges' timeline.

@@ -12,6 +12,7 @@ import (
 	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/scangate"
 	"github.com/rosorin/rosorin/proofs/target"
@@ -85,11 +86,7 @@ func Run(ctx context.Context, t target.Target, o Options) (*Report, error) {
 		o.Alive = alive
 	}
 	clk, ev := o.Clock, o.Evidence
-	rep := &Report{Target: t.Describe(), Start: clk.Now().UTC()}
-	if d, ok := t.(target.DriverBinary); ok {
-		b := d.DriverBinary()
-		rep.DriverBin = &b
-	}
+	rep := &Report{Target: t.Describe(), DriverBin: runcore.DriverBin(t), Start: clk.Now().UTC()}
 	abort := func(msg string) (*Report, error) {
 		rep.Aborted = msg
 		rep.End = clk.Now().UTC()

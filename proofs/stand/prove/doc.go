@@ -17,8 +17,9 @@
 // velocity-command publisher, or an e-stop latched: ABORT, nothing sent. Wheels left enabled are disabled
 // first. Each path has a hard timeout (a real-time context deadline): past it the path is TIMEOUT, not FAIL,
 // and says what it was doing. The teardown runs after failures, timeouts and Ctrl-C, on its own timeout, and
-// disables the wheels (the e-stop as the last resort). The guards, a path's trigger side and clean-up, and the
-// teardown are package runcore's (proofs/internal/runcore), shared with the floor proof.
+// disables the wheels (the e-stop as the last resort). The guards, a path's skeleton (runcore.Path.Run, with this
+// proof's hooks in step.go), its trigger side and clean-up, and the teardown are package runcore's
+// (proofs/internal/runcore), shared with the floor proof.
 //
 // # Output
 //

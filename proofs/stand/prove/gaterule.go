@@ -18,7 +18,7 @@ import (
 // (no reset, no enable), up to ReleaseWait after the scans returned.
 func (p *pathRun) holdScanLoss(ctx context.Context) error {
 	r := p.r
-	p.holdEnd = p.Trig.Add(r.o.Hold)
+	p.HoldEnd = p.Trig.Add(r.o.Hold)
 	giveUp := p.Trig.Add(r.o.Hold + r.o.ReleaseWait)
 	const probe = 1.0 // s: the release check looks at the last second of IMU
 	nextCheck := time.Time{}
@@ -37,13 +37,13 @@ func (p *pathRun) holdScanLoss(ctx context.Context) error {
 				p.releaseV, p.releaseIn = &v, releaseInput{in, r.rel(now) - probe, r.rel(now)}
 				if v.Passed() {
 					p.releasedAt = now
-					p.holdEnd = now
+					p.HoldEnd = now
 					return nil
 				}
 			}
 		}
 		if !now.Before(giveUp) {
-			p.holdEnd = now
+			p.HoldEnd = now
 			return nil
 		}
 		if err := r.clk.Sleep(ctx, r.o.CmdPeriod); err != nil {
@@ -164,12 +164,12 @@ func (p *pathRun) releaseResult() Result {
 	if checked {
 		v = *p.releaseV
 	} else {
-		now := p.holdEnd
+		now := p.HoldEnd
 		in := p.samples(p.Drv.Samples(), nil)
 		v = stand.ReleaseCheck(in, r.rel(now)-1, r.rel(now), r.o.Params)
 		p.releaseIn = releaseInput{in, r.rel(now) - 1, r.rel(now)}
 	}
-	v = releaseVerdict(v, checked, !p.backAt.IsZero(), p.holdEnd.Sub(p.Trig).Seconds())
+	v = releaseVerdict(v, checked, !p.backAt.IsZero(), p.HoldEnd.Sub(p.Trig).Seconds())
 	res := p.result(v, true)
 	res.StopS = math.NaN()
 	if !p.releasedAt.IsZero() {

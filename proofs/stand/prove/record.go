@@ -95,7 +95,7 @@ func (p *pathRun) recordRelease(rel Result, stopPassed bool) {
 	}
 	in := JudgeInput{Index: len(p.r.rep.Results) + 1, Name: p.s.Spec.Release, Release: true, Kind: stand.KindRelease,
 		From: p.releaseIn.from, To: p.releaseIn.to, Params: p.r.o.Params, Checked: p.releaseV != nil,
-		ScansBack: !p.backAt.IsZero(), HoldS: p.holdEnd.Sub(p.Trig).Seconds(), StopPassed: stopPassed}
+		ScansBack: !p.backAt.IsZero(), HoldS: p.HoldEnd.Sub(p.Trig).Seconds(), StopPassed: stopPassed}
 	if !math.IsNaN(rel.StopS) {
 		s := rel.StopS
 		in.ReleasedS = &s

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -90,7 +91,7 @@ func Rejudge(f *proofrec.File) (*Rejudged, error) {
 				Reason: e.Reason, StopS: unnum(e.StopS), TriggerS: math.NaN(), Line: e.Line}
 		}
 		for _, x := range rep.Results {
-			if x.Path != "" && !contains(rep.Paths, string(x.Path)) {
+			if x.Path != "" && !slices.Contains(rep.Paths, string(x.Path)) {
 				rep.Paths = append(rep.Paths, string(x.Path))
 			}
 		}

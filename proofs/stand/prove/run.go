@@ -2,7 +2,6 @@ package prove
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"time"
@@ -59,11 +58,7 @@ func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Repo
 	r := newRunner(t, o, "stopproof prove")
 	r.rep.SpinS, r.rep.HoldS, r.rep.Planned = o.Spin.Seconds(), o.Hold.Seconds(), stoppath.Lines(steps)
 	r.rep.table = o.Paths
-	for _, s := range steps {
-		if !contains(r.rep.Paths, s.Spec.Name) {
-			r.rep.Paths = append(r.rep.Paths, s.Spec.Name)
-		}
-	}
+	r.rep.Paths = stoppath.PathNames(steps)
 	r.ev.Logf("stopproof prove: target %s; steps %d; spin %v, hold %v; params %+v", t.Describe(), len(steps), o.Spin, o.Hold, o.Params)
 	st, err := r.open(ctx)
 	if err != nil {
@@ -84,13 +79,7 @@ func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Repo
 			if x.SourceLine != "" {
 				r.printf("%s", x.SourceLine)
 			}
-			r.printf("%s", x.Line)
-			for _, n := range x.Notes {
-				r.ev.Logf("note: %s", n)
-			}
-			if b, err := json.Marshal(x); err == nil {
-				r.ev.Logf("result: %s", b)
-			}
+			r.core.Result(x.Line, x.Notes, x)
 		}
 		r.rep.Results = append(r.rep.Results, res...)
 		r.ev.Flush()
@@ -148,15 +137,6 @@ func (r *runner) open(ctx context.Context) (target.State, error) {
 	r.watch = target.WatchState(ctx, r.t, r.clk, r.ev, r.o.StatePeriod)
 	r.core.DisableLeftEnabled(ctx, st)
 	return st, nil
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // teardown runs the proofs' teardown (runcore.Run.Teardown) with the contact reflex back to its configured

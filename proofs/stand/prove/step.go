@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -16,14 +17,14 @@ import (
 
 // pathRun is one step: spin up, trigger, keep commanding, judge. Its fields are used by the proof's
 // goroutine only; runcore.Path holds the recordings, the publisher and the trigger (it is the path's
-// stoppath.Firing).
+// stoppath.Firing) and runs the step's skeleton with the hooks below.
 type pathRun struct {
 	runcore.Path
 	r      *runner
 	s      Step
 	before target.State
+	res    []Result // what was judged
 
-	holdEnd  time.Time
 	sends    int
 	sendErrs int
 	lastErr  string
@@ -38,13 +39,10 @@ type pathRun struct {
 // step runs s under the path's hard timeout, then cleans up under a timeout of its own, whatever happened.
 func (r *runner) step(ctx context.Context, i, n int, s Step) []Result {
 	p := &pathRun{r: r, s: s}
-	p.Path = runcore.Path{R: r.core, Title: s.Title(), KillsDriver: s.Spec.KillsDriver, StopsService: s.Spec.StopsService,
-		Phase: "starting", CmdPeriod: r.o.CmdPeriod, Send: func(ctx context.Context) error { return p.send(ctx, true) }}
-	var res []Result
-	err, timedOut := r.core.Step(ctx, i, n, s.Title(), r.o.PathTimeout, func(pctx context.Context) (err error) {
-		res, err = p.run(pctx, i, n)
-		return err
-	}, p.Cleanup)
+	p.Path = runcore.NewPath(r.core, s, r.o.CmdPeriod)
+	p.Send = func(ctx context.Context) error { return p.send(ctx, true) }
+	err, timedOut := p.Step(ctx, i, n, r.o.PathTimeout, p.leg())
+	res := p.res
 	switch {
 	case timedOut:
 		res = p.timeout(res)
@@ -56,92 +54,49 @@ func (r *runner) step(ctx context.Context, i, n int, s Step) []Result {
 	return res
 }
 
-// run is the path proper. A non-nil error means the path could not be judged (the results are then
-// completed by step); results that were judged are returned either way.
-func (p *pathRun) run(ctx context.Context, i, n int) ([]Result, error) {
+// leg is the stand proof's part of the step (runcore.Leg): spin the wheels up for Spin, hold the command
+// for Hold after the trigger (the scan gate's rule follows the scan loss and its end instead), judge from the
+// IMU, and judge the take-over's release after the stop.
+func (p *pathRun) leg() runcore.Leg {
 	r, s := p.r, p.s
-	p.Phase = "waiting for the driver"
-	st, err := r.core.WaitDriver(ctx, 0)
-	if err != nil {
-		return nil, fmt.Errorf("no driver to prove: %v", err)
+	l := runcore.Leg{Noun: "path", Going: "spinning up", GoingPhase: "spinning up", Until: r.o.Spin,
+		HoldPhase: "holding the drive command after the trigger", Verbose: true,
+		Ready: func(ctx context.Context, st target.State) error {
+			p.before = st
+			return p.contactMode(ctx, st) // contact.go: log mode for the drive paths
+		},
+		Start: func() { p.event("spin-up", nil) },
+		Drive: p.drive,
+		Triggered: func() {
+			p.event("trigger", map[string]any{"t": r.rel(p.Trig), "how": p.TrigHow})
+		},
+		Hold: func(ctx context.Context) error {
+			if s.Spec.Rule.ScanGate {
+				return p.holdScanLoss(ctx) // gaterule.go
+			}
+			return p.HoldFor(ctx, r.o.Hold, p.drive)
+		},
+		Judge: func(ctx context.Context) error {
+			p.catchUp(ctx)
+			p.res = p.judge()
+			return nil
+		},
 	}
-	p.before, p.StartPid = st, st.Pids.Driver
-	if err := p.contactMode(ctx, st); err != nil { // contact.go: log mode for the drive paths
-		return nil, err
-	}
-	if st.Estop != "" {
-		// Left by a path that could not reset (its own timeout): this path needs the wheels free.
-		r.ev.Logf("e-stop latched before the path (%s): reset", st.Estop)
-		if err := r.t.Reset(ctx); err != nil {
-			return nil, fmt.Errorf("reset before the path: %v", err)
-		}
-	}
-
-	p.Phase = "starting the IMU recording"
-	if p.Drv, err = r.t.RecordIMU(ctx); err != nil {
-		return nil, fmt.Errorf("IMU stream: %v", err)
-	}
-	if s.Spec.KillsDriver {
-		if p.Below, err = r.t.RecordBoardIMU(ctx); err != nil {
-			return nil, fmt.Errorf("board IMU from below the driver: %v", err)
-		}
-	}
-	p.Phase = "opening the command publisher"
-	if p.Pub, err = r.t.Publisher(ctx, s.Spec.Input); err != nil {
-		return nil, fmt.Errorf("command publisher: %v", err)
-	}
-	p.Phase = "enabling the wheels"
-	r.ev.Logf("enable true")
-	if err := r.t.Enable(ctx, true); err != nil {
-		return nil, fmt.Errorf("enable refused: %v", err)
-	}
-
-	r.printf("[%d/%d] %s: spinning up ...", i+1, n, s.Title())
-	p.event("spin-up", nil)
-	p.Phase = "spinning up"
-	if err := p.drive(ctx, r.clk.Now().Add(r.o.Spin), false); err != nil {
-		return nil, fmt.Errorf("command refused while spinning up: %v", err)
-	}
-	if r.fault != nil {
-		if err := r.fault.AtTrigger(ctx); err != nil {
-			return nil, fmt.Errorf("fault %s: %v", r.fault.FaultName(), err)
-		}
-		r.ev.Logf("fault %s applied", r.fault.FaultName())
-	}
-
-	p.Phase = "triggering " + s.Spec.Name
-	p.Ctx = ctx
-	if err := p.trigger(ctx); err != nil {
-		return nil, err
-	}
-	p.event("trigger", map[string]any{"t": r.rel(p.Trig), "how": p.TrigHow})
-	p.Phase = "holding the drive command after the trigger"
-	if s.Spec.Rule.ScanGate {
-		err = p.holdScanLoss(ctx)
-	} else {
-		err = p.hold(ctx)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := p.WaitTrigger(ctx, s.Spec.Name); err != nil {
-		return nil, err
-	}
-	p.Phase = "judging"
-	p.catchUp(ctx)
-	res := p.judge()
 	if s.Spec.Release != "" && !s.Spec.Rule.ScanGate {
-		p.Phase = "letting go of the take-over"
-		if n := p.sourceNote("manual", p.Trig, "after the trigger"); n != "" {
-			res[0].Notes = append(res[0].Notes, n)
+		l.Release = func(ctx context.Context) error {
+			p.Phase = "letting go of the take-over"
+			if n := p.sourceNote("manual", p.Trig, "after the trigger"); n != "" {
+				p.res[0].Notes = append(p.res[0].Notes, n)
+			}
+			rel, err := p.letGo(ctx, p.res[0].Verdict) // takeover.go
+			if err != nil {
+				return err
+			}
+			p.res = append(p.res, rel)
+			return nil
 		}
-		rel, err := p.letGo(ctx, res[0].Verdict)
-		if err != nil {
-			return res, err
-		}
-		res = append(res, rel)
 	}
-	return res, nil
+	return l
 }
 
 // drive publishes the motion every CmdPeriod until until. During the spin-up a refused command ends the path
@@ -187,23 +142,6 @@ func (p *pathRun) send(ctx context.Context, tolerate bool) error {
 	p.LastSend = now
 	p.r.ev.Logf("cmd %+.2f %+.2f %+.2f", tw.VX, tw.VY, tw.WZ)
 	return nil
-}
-
-// trigger fires the path's stop through its spec's trigger function (runcore.Path is its stoppath.Firing).
-func (p *pathRun) trigger(ctx context.Context) error {
-	if p.s.Spec.StopsService {
-		p.r.core.ServiceDown = true
-	}
-	return p.s.Spec.Trigger(ctx, p)
-}
-
-// hold keeps the command coming (silence for the deadman) until Hold after the trigger.
-func (p *pathRun) hold(ctx context.Context) error {
-	p.holdEnd = p.Trig.Add(p.r.o.Hold)
-	if p.Silent {
-		return p.r.clk.Sleep(ctx, p.holdEnd.Sub(p.r.clk.Now()))
-	}
-	return p.drive(ctx, p.holdEnd, true)
 }
 
 // samples converts recorded IMU samples to the judge's timeline. bias (deg/s), when given, is subtracted:
@@ -307,7 +245,7 @@ func sourceNames(ss []imu.Sample) string {
 	for _, s := range ss {
 		n := s.Source.String()
 		if len(names) == 0 || names[len(names)-1] != n {
-			if !contains(names, n) {
+			if !slices.Contains(names, n) {
 				names = append(names, n)
 			}
 		}
@@ -329,7 +267,7 @@ func (p *pathRun) catchUp(ctx context.Context) {
 	for _, rec := range recs {
 		for rec != nil && rec.Err() == nil && p.r.clk.Now().Before(deadline) {
 			ss := rec.Samples()
-			if n := len(ss); n > 0 && !ss[n-1].At.Before(p.holdEnd.Add(-20*time.Millisecond)) {
+			if n := len(ss); n > 0 && !ss[n-1].At.Before(p.HoldEnd.Add(-20*time.Millisecond)) {
 				break
 			}
 			if p.r.clk.Sleep(ctx, 20*time.Millisecond) != nil {
@@ -361,7 +299,7 @@ func (p *pathRun) judge() []Result {
 	r := p.r
 	p.driverChanges()
 	samples, src, line := p.judgeInput()
-	params, end := r.o.Params, p.holdEnd
+	params, end := r.o.Params, p.HoldEnd
 	gated := p.s.Spec.Rule.ScanGate
 	if gated {
 		params, end = p.gateBounds(params, end)

@@ -51,18 +51,18 @@ func (p *pathRun) letGo(ctx context.Context, stop stand.Verdict) (Result, error)
 			return Result{}, err
 		}
 	}
-	p.holdEnd = r.clk.Now()
+	p.HoldEnd = r.clk.Now()
 	var v stand.Verdict
 	checked := p.releaseV != nil
 	if checked {
 		v = *p.releaseV
 	} else {
-		now := p.holdEnd
+		now := p.HoldEnd
 		in := p.samples(p.Drv.Samples(), nil)
 		v = stand.ReleaseCheck(in, r.rel(now)-probe, r.rel(now), r.o.Params)
 		p.releaseIn = releaseInput{in, r.rel(now) - probe, r.rel(now)}
 	}
-	v = releaseVerdict(v, checked, true, p.holdEnd.Sub(p.Trig).Seconds())
+	v = releaseVerdict(v, checked, true, p.HoldEnd.Sub(p.Trig).Seconds())
 	if !v.Passed() && checked {
 		v.Reason = fmt.Sprintf("within %.1f s of letting go: %s", r.o.ReleaseWait.Seconds(), v.Reason)
 	}
