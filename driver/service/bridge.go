@@ -19,7 +19,7 @@ const BridgeName = "rosorin-ros2"
 const BridgeEnv = "ROSORIN_ROS2_BRIDGE"
 
 // BridgeBuildHint is how the bridge is built.
-const BridgeBuildHint = "go build -tags ros2 -o DIR/" + BridgeName + " ./cmd/" + BridgeName + " (needs cyclonedds-dev; see docs/ros2.md)"
+const BridgeBuildHint = "`go build -tags ros2 -o DIR/" + BridgeName + " ./cmd/" + BridgeName + "` (needs cyclonedds-dev, docs/ros2.md)"
 
 // FindBridge returns the bridge binary: named (a path, or a name looked up on $PATH) when named is not "",
 // else the one beside the running executable, else the one on $PATH.

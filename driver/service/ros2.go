@@ -12,8 +12,8 @@ import (
 )
 
 // Bridge restarts: a bridge that ran at least bridgeHealthy is restarted after bridgeRetry; one that could
-// not start or ended sooner has failed, and the pause doubles up to bridgeMaxRetry.
-const (
+// not start or ended sooner has failed, and the pause doubles up to bridgeMaxRetry. (Variables for the tests.)
+var (
 	bridgeRetry    = time.Second
 	bridgeMaxRetry = 30 * time.Second
 	bridgeHealthy  = 5 * time.Second
