@@ -31,6 +31,16 @@ func TestROS2AliasWithoutBridge(t *testing.T) {
 	if code != 2 || !strings.Contains(out, "no-such-bridge") || !strings.Contains(out, "./cmd/rosorin-ros2") {
 		t.Errorf("missing bridge: exit %d, want 2 with the path and the build hint:\n%s", code, out)
 	}
+	// The alias hands its arguments to the bridge unchanged (no flag reordering: they are the bridge's flags).
+	echo := filepath.Join(dir, "echo-bridge")
+	if err := os.WriteFile(echo, []byte("#!/bin/sh\necho \"$*\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "ros2", "--socket", "s", "--namespace", "stamped", "--node-name", "n", "--cmd-vel-stamped")
+	cmd.Env = append(os.Environ(), "ROSORIN_ROS2_BRIDGE="+echo)
+	if out, err := cmd.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "--socket s --namespace stamped --node-name n --cmd-vel-stamped" {
+		t.Errorf("alias passed %q (%v)", out, err)
+	}
 	if testing.Short() {
 		return
 	}
