@@ -1,5 +1,5 @@
 // Package ros2 is the driver's ROS 2 interface at the DDS level, without ROS installed: the node
-// rosorin_board_driver (Bridge, `rosorin-base ros2`, started by `rosorin-base run --ros2`) that publishes the
+// rosorin_board_driver (Bridge, the binary rosorin-ros2, started by `rosorin-base run --ros2`) that publishes the
 // driver's streams (~/source among them) and takes the velocity inputs (manual/cmd_vel, autonomous/cmd_vel,
 // cmd_vel), estop, ~/enable and ~/reset_estop, as a client of the driver's control socket; and the other side
 // of that interface (Peer: velocity publishers, e-stops, service clients, subscriptions), which proofs/target

@@ -50,23 +50,25 @@ func loopbackEnv(t *testing.T) int {
 	return dom
 }
 
-// buildTagged builds rosorin-base with -tags ros2 (and -race under race).
+// buildTagged builds rosorin-base and, beside it, the bridge rosorin-ros2 with -tags ros2 (and -race under
+// race); `run --ros2` finds the bridge there.
 func buildTagged(t *testing.T, dir string) string {
 	root, err := testkit.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "rosorin-base")
-	args := []string{"build", "-tags", "ros2", "-o", out}
-	if testkit.RaceEnabled {
-		args = append(args, "-race")
+	for _, name := range []string{"rosorin-base", "rosorin-ros2"} {
+		args := []string{"build", "-tags", "ros2", "-o", filepath.Join(dir, name)}
+		if testkit.RaceEnabled {
+			args = append(args, "-race")
+		}
+		cmd := exec.Command("go", append(args, "./cmd/"+name)...)
+		cmd.Dir = root
+		if o, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build -tags ros2 ./cmd/%s: %v\n%s", name, err, o)
+		}
 	}
-	cmd := exec.Command("go", append(args, "./cmd/rosorin-base")...)
-	cmd.Dir = root
-	if o, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags ros2: %v\n%s", err, o)
-	}
-	return out
+	return filepath.Join(dir, "rosorin-base")
 }
 
 // buildPeer builds testdata/peer with idlc and gcc against libddsc: Cyclone's own serializer.

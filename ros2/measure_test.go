@@ -88,7 +88,8 @@ func rss(pid int) string {
 	return "?"
 }
 
-// childWithArg finds the child of ppid whose command line has arg as its first argument.
+// childWithArg finds the child of ppid whose command line has arg as its first argument, or whose program
+// is rosorin-ARG (the bridge, rosorin-ros2, is a binary of its own).
 func childWithArg(t *testing.T, ppid int, arg string) int {
 	var pid int
 	err := testkit.Eventually(10*time.Second, func() error {
@@ -102,7 +103,7 @@ func childWithArg(t *testing.T, ppid int, arg string) int {
 				continue
 			}
 			cl, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", n))
-			if f := bytes.Split(cl, []byte{0}); len(f) > 1 && string(f[1]) == arg {
+			if f := bytes.Split(cl, []byte{0}); len(f) > 1 && (string(f[1]) == arg || filepath.Base(string(f[0])) == "rosorin-"+arg) {
 				pid = n
 				return nil
 			}

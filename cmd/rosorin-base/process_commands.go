@@ -57,6 +57,7 @@ func runCommand() *cli.Command {
 			&cli.DurationFlag{Name: "driver-watchdog", Value: supervisor.DefaultWatchdogTimeout,
 				Usage: "a driver whose control loop sends no heartbeat for this long is hung: stop frame, SIGKILL, restart latched (0 = off: a hung driver leaves the wheels turning)"},
 			ros2Flag(),
+			ros2BridgeFlag(),
 		}, captureFlags(false)...),
 		Action: func(c *cli.Context) error {
 			o := service.Options{
@@ -64,6 +65,7 @@ func runCommand() *cli.Command {
 				RestartDelay: c.Duration("restart-delay"), Watchdog: c.Duration("driver-watchdog"),
 				TestNoPdeathsig: c.Bool("test-no-pdeathsig"), TestDriverHoldsBoardEOF: c.Bool("test-driver-holds-board-eof"),
 				Log: service.ProcLogger("supervisor"), Contact: c.String("contact"), ROS2: c.Bool("ros2"),
+				ROS2Bridge: c.String("ros2-bridge"),
 			}
 			if _, err := contact.ParseMode(o.Contact); err != nil {
 				return cli.Exit("rosorin-base run: --contact: "+err.Error(), 2)

@@ -26,8 +26,8 @@ func ros2Flags() []cli.Flag {
 }
 
 // ros2Prepare runs before the session opens. With --sim it makes the simulated service run the bridge
-// (rosorin-base run --ros2, from a binary built with the tag) and keeps DDS on loopback in a domain of this
-// run's own.
+// (rosorin-base run --ros2 with the bridge rosorin-ros2 built with the tag beside it: basebin) and keeps DDS on
+// loopback in a domain of this run's own.
 func ros2Prepare(c *cli.Context) error {
 	if !c.Bool("ros2") {
 		return nil
@@ -40,7 +40,7 @@ func ros2Prepare(c *cli.Context) error {
 	}
 	os.Setenv("ROSORIN_ROS2", "1")
 	if g := os.Getenv("GOFLAGS"); !strings.Contains(g, "-tags") {
-		os.Setenv("GOFLAGS", strings.TrimSpace(g+" -tags=ros2")) // the tree's rosorin-base is built with the bridge
+		os.Setenv("GOFLAGS", strings.TrimSpace(g+" -tags=ros2")) // the tree's bridge is built with the tag
 	}
 	os.Setenv("CYCLONEDDS_URI", dds.LoopbackConfig)
 	os.Setenv("ROS_DOMAIN_ID", strconv.Itoa(100+os.Getpid()%100))

@@ -42,7 +42,9 @@ type Options struct {
 	Contact string
 	// ROS2 runs the ROS 2 bridge child (ros2.go); it takes the ROS variables from the environment.
 	ROS2 bool
-	Log  *slog.Logger
+	// ROS2Bridge is --ros2-bridge: the bridge binary ("" = FindBridge's choice: beside rosorin-base, or $PATH).
+	ROS2Bridge string
+	Log        *slog.Logger
 }
 
 // ErrWatchdog is returned for a negative watchdog timeout.
@@ -97,11 +99,7 @@ func Run(ctx context.Context, o Options) error {
 		log.Warn("driver watchdog below 3 control ticks: expect healthy drivers to be killed", "driver_watchdog", o.Watchdog)
 	}
 	if o.ROS2 {
-		wait, err := startBridge(ctx, o, log)
-		if err != nil {
-			return err
-		}
-		defer wait()
+		defer startBridge(ctx, o, log)()
 	}
 	return supervisor.Run(ctx, supervisor.Config{
 		Device: device, Socket: o.Socket, DriverArgs: dargs, ReaderArgs: rargs,

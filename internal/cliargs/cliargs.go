@@ -41,8 +41,8 @@ func Reorder(args []string, app *cli.App) []string {
 		}
 		cmd, ci, cmds, flags = next, i, next.Subcommands, next.Flags
 	}
-	if cmd == nil {
-		return args
+	if cmd == nil || cmd.SkipFlagParsing {
+		return args // a command that passes its arguments on as they are (rosorin-base ros2)
 	}
 	takesValue := valueFlags(cmd.Flags)
 	out := append([]string(nil), args[:ci+1]...)

@@ -78,6 +78,12 @@ func Find(ctx context.Context, flag, dir string, out io.Writer) (Bin, error) {
 			return Bin{}, fmt.Errorf("go build %s: %v\n%s\nfix the tree, or pass --base-bin PATH to prove another binary", Package, err, bytes.TrimSpace(o))
 		}
 		b = Bin{Path: bin, How: "built from the source tree " + srcDir + treeRevision(ctx, srcDir)}
+		if wantBridge() {
+			if _, err := buildBridge(ctx, dir); err != nil {
+				return Bin{}, err
+			}
+			b.How += ", with the ROS 2 bridge rosorin-ros2 beside it"
+		}
 	default:
 		if exe, err := os.Executable(); err == nil {
 			if p := filepath.Join(filepath.Dir(exe), "rosorin-base"); executable(p) == nil {

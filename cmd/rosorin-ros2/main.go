@@ -1,0 +1,68 @@
+// Command rosorin-ros2 is the ROS 2 bridge: the node rosorin_board_driver on a Humble graph (Cyclone DDS), a
+// client of the driver's control socket. `rosorin-base run --ros2` starts it as a child; it also runs on its
+// own against a running driver. It is the only program of the project that loads libddsc: build it with
+// `go build -tags ros2` (cyclonedds-dev); without the tag it says so and exits 2.
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/service"
+	"github.com/rosorin/rosorin/ros2"
+	"github.com/rosorin/rosorin/ros2/dds"
+)
+
+func newApp() *cli.App {
+	return &cli.App{
+		Name:  "rosorin-ros2",
+		Usage: "the ROS 2 node rosorin_board_driver (Cyclone DDS): topics and services of chapter 11, bridged to the driver's control socket",
+		Description: "Publishes imu/data_raw, battery, wheel/odom, gamepad, scan, ~/state and ~/source; subscribes the velocity\n" +
+			"inputs manual/cmd_vel, autonomous/cmd_vel and cmd_vel (arbitrated by the driver) and estop; serves ~/enable and\n" +
+			"~/reset_estop (rmw_cyclonedds conventions, Humble). Two matched publishers on one input latch the e-stop.\n" +
+			"ROS_DOMAIN_ID and CYCLONEDDS_URI are honoured, ROS_LOCALHOST_ONLY=1 keeps it on 127.0.0.1. Built with\n" +
+			"`go build -tags ros2 ./cmd/rosorin-ros2` (cyclonedds-dev). See docs/ros2.md.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "socket", Value: api.DefaultSocket, EnvVars: []string{api.SocketEnv}, Usage: "control socket of the running driver"},
+			&cli.StringFlag{Name: "namespace", EnvVars: []string{"ROS_NAMESPACE"}, Usage: "node namespace (\"\" = /)"},
+			&cli.StringFlag{Name: "node-name", Value: ros2.NodeName, Usage: "node name"},
+			&cli.StringFlag{Name: "domain", EnvVars: []string{"ROS_DOMAIN_ID"}, Value: "0", Usage: "ROS_DOMAIN_ID (0..232)"},
+			&cli.BoolFlag{Name: "cmd-vel-stamped", EnvVars: []string{"ROSORIN_CMD_VEL_STAMPED"},
+				Usage: "the velocity inputs take geometry_msgs/msg/TwistStamped instead of Twist (a run --ros2 child inherits the variable)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return cli.Exit(fmt.Sprintf("rosorin-ros2: unexpected arguments %q", c.Args().Slice()), 2)
+			}
+			if !dds.Available() {
+				return cli.Exit("rosorin-ros2: "+dds.ErrNotBuilt.Error(), 2)
+			}
+			dom, err := strconv.Atoi(c.String("domain"))
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("rosorin-ros2: ROS_DOMAIN_ID %q is not a number", c.String("domain")), 2)
+			}
+			ctx, stop := service.SignalContext(c.Context)
+			defer stop()
+			b, err := ros2.New(ros2.Config{Socket: c.String("socket"), Domain: dom, Namespace: c.String("namespace"),
+				Name: c.String("node-name"), CmdVelStamped: c.Bool("cmd-vel-stamped"), Log: service.ProcLogger("ros2")})
+			if err != nil {
+				return cli.Exit("rosorin-ros2: "+err.Error(), 1)
+			}
+			if err := b.Run(ctx); err != nil {
+				fmt.Fprintln(os.Stderr, "rosorin-ros2:", err)
+			}
+			return nil
+		},
+	}
+}
+
+func main() {
+	if err := newApp().Run(os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "rosorin-ros2:", err)
+		os.Exit(1)
+	}
+}
