@@ -20,6 +20,7 @@ import (
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/ros2"
+	"github.com/rosorin/rosorin/ros2/dds"
 )
 
 // buildParamsPeer builds testdata/peer/params.c with idlc's code for params.idl: Cyclone's own serializer
@@ -279,6 +280,22 @@ func TestParamsEndToEnd(t *testing.T) {
 		t.Errorf("get after seta: %q", l)
 	}
 
+	// A set through the control socket shows on /parameter_events too (the bridge's poll, within ParamPoll).
+	m = p.mark()
+	if r, err := cl.SetParams(ctx, map[string]any{"max_accel_linear": 0.4}); err != nil || !r.Success {
+		t.Fatalf("socket set: %+v %v", r, err)
+	}
+	ev = p.wait(t, m, "event "+node+" 0 1 max_accel_linear ", 5*time.Second, nil)
+	if v := value(t, strings.Fields(ev)[5]); v != 0.4 {
+		t.Errorf("event %q: want max_accel_linear 0.4", ev)
+	}
+
+	// Malformed requests on a parameter service are counted and dropped; the next good one is answered.
+	malformed(t, node, logPath)
+	if l := ask("get cmd_timeout", "get "); value(t, strings.Fields(l)[2]) != 0.25 {
+		t.Errorf("get after malformed requests: %q", l)
+	}
+
 	// `ros2 param dump`: the values got through get_parameters, written as a params file, load back as the
 	// configuration the driver runs with.
 	f = strings.Fields(ask("get "+strings.Join(names, " "), "get "))
@@ -311,7 +328,49 @@ func TestParamsEndToEnd(t *testing.T) {
 	// The round trip of one get_parameters call, as `ros2 param get` makes it.
 	l := ask("bench 50 cmd_timeout", "bench ")
 	t.Logf("get_parameters round trip over 50 calls (median, p99, max in µs): %s", l)
+	// A generous bound, not the figure: a reply held by Service.Reply's 100 ms wait for a reply reader (a
+	// request writer of a client that never matched its reply reader) takes over 100 ms.
 	if f := strings.Fields(l); len(f) != 5 {
 		t.Errorf("bench: %q", l)
+	} else if med, _ := strconv.ParseFloat(f[2], 64); med > float64(testkit.Bound(50*time.Millisecond).Microseconds()) {
+		t.Errorf("get_parameters median round trip %v µs", med)
+	}
+}
+
+// malformed writes three malformed requests on ~/get_parameters from a participant of the test's own (closed
+// on return: a request writer without a reply reader would hold every later reply in Service.Reply's wait)
+// and waits for the bridge to log them dropped.
+func malformed(t *testing.T, node, logPath string) {
+	dp, err := dds.NewParticipant(mustAtoi(os.Getenv("ROS_DOMAIN_ID")), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dp.Close()
+	w, err := dp.NewWriter(ros2.RequestTopic(node+"/get_parameters"), "rcl_interfaces::srv::dds_::GetParameters_Request_", dds.Services, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := testkit.Eventually(testkit.Bound(5*time.Second), func() error {
+		if n, _ := w.Matched(); n < 1 {
+			return fmt.Errorf("get_parameters request reader not matched")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	hdr16 := make([]byte, 16)
+	for _, bad := range [][]byte{{0, 1, 0, 0}, append(append([]byte{0, 1, 0, 0}, hdr16...), 0xff, 0xff, 0xff, 0x7f), append([]byte{0, 7, 0, 0}, hdr16...)} {
+		if err := w.Write(bad); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := testkit.Eventually(testkit.Bound(5*time.Second), func() error {
+		b, _ := os.ReadFile(logPath)
+		if n := strings.Count(string(b), "malformed parameter request dropped"); n < 3 {
+			return fmt.Errorf("%d malformed requests logged", n)
+		}
+		return nil
+	}); err != nil {
+		t.Error(err)
 	}
 }
