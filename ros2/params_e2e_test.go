@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,39 +73,6 @@ func value(t *testing.T, s string) any {
 	}
 	t.Fatalf("value %q of no known type", s)
 	return nil
-}
-
-// dumpYAML writes parameters the way `ros2 param dump` (Humble) does: the node's fully qualified name,
-// ros__parameters, the names sorted, doubles always with a point, lists one item a line.
-func dumpYAML(node string, names []string, vals map[string]string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s:\n  ros__parameters:\n", node)
-	sort.Strings(names)
-	dbl := func(x string) string {
-		if !strings.ContainsAny(x, ".eEn") {
-			x += ".0"
-		}
-		return x
-	}
-	for _, n := range names {
-		k, v, _ := strings.Cut(vals[n], ":")
-		switch k {
-		case "d":
-			fmt.Fprintf(&b, "    %s: %s\n", n, dbl(v))
-		case "i":
-			fmt.Fprintf(&b, "    %s: %s\n", n, v)
-		case "b":
-			fmt.Fprintf(&b, "    %s: %v\n", n, v == "1")
-		case "s":
-			fmt.Fprintf(&b, "    %s: %s\n", n, v)
-		case "a":
-			fmt.Fprintf(&b, "    %s:\n", n)
-			for _, x := range strings.Split(v, ",") {
-				fmt.Fprintf(&b, "    - %s\n", dbl(x))
-			}
-		}
-	}
-	return b.String()
 }
 
 // TestParamsEndToEnd: the C parameter peer (Cyclone's own types for rcl_interfaces) against `rosorin-base run
