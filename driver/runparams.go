@@ -27,12 +27,12 @@ type runParams struct {
 }
 
 // Params implements api.Parameterizer (GET /v1/params). It asks the loop for the configuration in force.
-func (r *loopState) Params() []api.ParamInfo {
-	cur := r.o.Config
-	if res, err := r.call(withReply(request{kind: reqSetParams})); err == nil {
-		cur = res.cfg
+func (r *loopState) Params() ([]api.ParamInfo, error) {
+	res, err := r.call(withReply(request{kind: reqSetParams}))
+	if err != nil {
+		return nil, err
 	}
-	start := r.o.Config
+	cur, start := res.cfg, r.o.Config
 	ps := config.Params()
 	out := make([]api.ParamInfo, len(ps))
 	for i, p := range ps {
@@ -41,7 +41,7 @@ func (r *loopState) Params() []api.ParamInfo {
 		out[i] = api.ParamInfo{Name: p.Name, Type: string(p.Type), Description: p.Description, ReadOnly: p.ReadOnly(),
 			Limit: p.Limit, Value: v, Start: s}
 	}
-	return out
+	return out, nil
 }
 
 // SetParams implements api.Parameterizer (POST /v1/config).

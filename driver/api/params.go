@@ -38,8 +38,9 @@ type SetParamsReply struct {
 
 // Parameterizer is an optional ability of a Handler (found by type assertion): the runtime parameters.
 type Parameterizer interface {
-	// Params returns the table with the running and start values.
-	Params() []ParamInfo
+	// Params returns the table with the running and start values; an error when the running values cannot be
+	// had (a stuck loop).
+	Params() ([]ParamInfo, error)
 	// SetParams applies body, a JSON object {"name": value, ...}, all or nothing.
 	SetParams(p Peer, body []byte) SetParamsReply
 }
@@ -53,7 +54,12 @@ func (s *Server) getParams(w http.ResponseWriter, r *http.Request) {
 		writeReply(w, http.StatusNotFound, Reply{Message: "this driver serves no parameter table"})
 		return
 	}
-	writeJSON(w, http.StatusOK, pz.Params())
+	ps, err := pz.Params()
+	if err != nil {
+		writeReply(w, http.StatusServiceUnavailable, Reply{Message: err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, ps)
 }
 
 func (s *Server) postConfig(w http.ResponseWriter, r *http.Request) {
