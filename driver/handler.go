@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/kinematics"
 )
@@ -38,6 +39,7 @@ type request struct {
 	reply  chan response // nil: no answer wanted
 
 	contact api.ContactRequest // reqContactMode (contact.go)
+	set     map[string]any     // reqSetParams (runparams.go)
 }
 
 type response struct {
@@ -45,6 +47,9 @@ type response struct {
 	cmd   api.CmdReply
 	state api.State
 	err   error
+
+	cfg    config.Config      // reqSetParams (runparams.go)
+	params api.SetParamsReply // reqSetParams
 }
 
 // CallTimeout bounds how long a transport waits for the control loop. The loop answers in microseconds; a
@@ -156,7 +161,7 @@ func (r *loopState) State() (api.State, error) {
 }
 
 // Config implements api.Handler.
-func (r *loopState) Config() any { return r.cfgView }
+func (r *loopState) Config() any { return *r.cfgView.Load() }
 
 // onRequest runs in the loop.
 func (r *loopState) onRequest(q request) {
@@ -239,6 +244,8 @@ func (r *loopState) onRequest(q request) {
 		res.state = r.state(now)
 	case reqContactMode:
 		res.reply = r.onContactMode(q, now)
+	case reqSetParams:
+		res = r.onSetParams(q, now)
 	}
 	if q.reply != nil {
 		q.reply <- res

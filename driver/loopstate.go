@@ -20,7 +20,8 @@ type loopState struct {
 	clk Clock
 	tr  api.Transport
 
-	cfgView any // GET /v1/config, built once (read by transport goroutines, never written after start)
+	cfgView atomic.Pointer[any] // GET /v1/config: the configuration in force (written by the loop on a runtime set)
+	rp      runParams           // runtime parameters (runparams.go), owned by the loop
 
 	reqs      chan request
 	batches   chan boardBatch
@@ -122,11 +123,12 @@ func newLoopState(o Options, p params) *loopState {
 		charger: charger.New(p.charger, nil),
 		pad:     pad,
 
-		cfgView: configView(o.Config),
-		start:   now, startWall: startWall,
+		start: now, startWall: startWall,
 		pubs:        map[pubKey]*pubInfo{},
 		scanStreams: map[int]int{},
 	}
+	view := configView(o.Config)
+	r.cfgView.Store(&view)
 	// A frame on every change and at least every 0.2 s (seed: now - last_write > 0.2). Half a tick of slack
 	// makes the refresh land on the 10th tick at 50 Hz instead of the 11th.
 	r.refresh = MotorRefresh - r.tick/2

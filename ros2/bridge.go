@@ -62,6 +62,7 @@ type Bridge struct {
 	inputs        []*input
 	estopReaders  []*dds.Reader
 	enable, reset *Service
+	params        *paramServer // params.go
 	pubs          map[string]*Publisher
 	// estopPending counts e-stops from the graph not yet confirmed by the driver: commands are held. Not
 	// under an input's mu: a cmd_vel Send stuck on a stalled driver must not hold an e-stop up.
@@ -199,6 +200,9 @@ func New(cfg Config) (*Bridge, error) {
 	if b.reset, err = node.Service("~/reset_estop", srvTrigger); err != nil {
 		return fail(err)
 	}
+	if b.params, err = newParamServer(b); err != nil {
+		return fail(err)
+	}
 	return b, nil
 }
 
@@ -212,6 +216,7 @@ func (b *Bridge) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	readers := []*dds.Reader{b.enable.Req, b.reset.Req}
 	handlers := []func(dds.Sample){b.onEnable, b.onReset}
+	readers, handlers = b.params.addReaders(readers, handlers)
 	for _, in := range b.inputs {
 		readers = append(readers, in.reader)
 		handlers = append(handlers, func(s dds.Sample) { b.onCmdVel(in, s) })
@@ -230,6 +235,8 @@ func (b *Bridge) Run(ctx context.Context) error {
 	}
 	wg.Add(1)
 	go func() { defer wg.Done(); b.publisherLoop(ctx) }()
+	wg.Add(1)
+	go func() { defer wg.Done(); b.params.run(ctx) }()
 	b.log.Info("ROS 2 node up", "node", b.node.Resolve("~"), "domain", b.cfg.Domain, "socket", b.cfg.Socket)
 	<-ctx.Done()
 	for _, r := range readers {

@@ -1,7 +1,8 @@
 // Package ros2 is the driver's ROS 2 interface at the DDS level, without ROS installed: the node
 // rosorin_board_driver (Bridge, the binary rosorin-ros2, started by `rosorin-base run --ros2`) that publishes the
 // driver's streams (~/source among them) and takes the velocity inputs (manual/cmd_vel, autonomous/cmd_vel,
-// cmd_vel), estop, ~/enable and ~/reset_estop, as a client of the driver's control socket; and the other side
+// cmd_vel), estop, ~/enable and ~/reset_estop, serves the parameters (rcl_interfaces services and
+// /parameter_events, params.go), as a client of the driver's control socket; and the other side
 // of that interface (Peer: velocity publishers, e-stops, service clients, subscriptions), which proofs/target
 // drives the proofs through.
 //

@@ -13,6 +13,8 @@
 //	GET  /v1/odom?follow=1       wheel/odom (nav_msgs/Odometry), 50 Hz
 //	GET  /v1/gamepad?follow=1    gamepad (sensor_msgs/Joy), ~20 Hz while a pad is connected
 //	GET  /v1/config              the parameters in use
+//	POST /v1/config              set runtime parameters, all or nothing, tighten only (~/set_parameters*)
+//	GET  /v1/params              every parameter: ROS type, description, read_only, running and start value
 //	POST /v1/cmd_vel             cmd_vel (geometry_msgs/Twist): one JSON twist, or a chunked JSON-lines stream
 //	                             (PUT is the same, for curl -T -)
 //	POST /v1/estop               estop (std_msgs/Bool true): latches the e-stop

@@ -270,6 +270,8 @@ func (s *Server) routes() http.Handler {
 		mux.HandleFunc("GET /v1/"+t, func(w http.ResponseWriter, r *http.Request) { s.getTopic(w, r, t) })
 	}
 	mux.HandleFunc("GET /v1/config", s.getConfig)
+	mux.HandleFunc("POST /v1/config", s.postConfig)
+	mux.HandleFunc("GET /v1/params", s.getParams)
 	mux.HandleFunc("POST /v1/cmd_vel", s.postCmdVel)
 	// PUT too: `curl -T -` uploads a stream with PUT.
 	mux.HandleFunc("PUT /v1/cmd_vel", s.postCmdVel)
@@ -409,6 +411,8 @@ const indexText = `rosorin-base control API (HTTP/1.1 over this unix socket, JSO
   GET  /v1/state?follow=1         state records at 10 Hz (JSON lines)
   GET  /v1/{imu,scan,battery,odom,gamepad}[?follow=1]   latest message, or a JSON-lines stream
   GET  /v1/config                 the configuration in use
+  POST /v1/config                 {"max_linear":0.3,...}: set runtime parameters, all or nothing (tighten only)
+  GET  /v1/params                 every parameter: type, description, read_only, running and start value
   POST /v1/cmd_vel                {"vx":0.1,"vy":0,"wz":0}; a chunked body (curl -T -) is a stream of such lines
   POST /v1/cmd_vel?input=manual   the same on an input: manual (100) > autonomous (10) > cmd_vel (1, the default)
   POST /v1/estop                  latch the e-stop (optional {"reason":"..."})

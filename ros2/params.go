@@ -1,0 +1,515 @@
+package ros2
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/protocol/cdr"
+	"github.com/rosorin/rosorin/protocol/rosmsg"
+	"github.com/rosorin/rosorin/ros2/dds"
+)
+
+// The node's parameters as an rclcpp node serves them (docs/ros2.md, "Parameters"): the six rcl_interfaces
+// services under ~/ and /parameter_events. The table, the values and every rule are the driver's (GET
+// /v1/params, POST /v1/config); the bridge translates and keeps a copy for the gets.
+
+// ParamEventsQoS is rclcpp's rmw_qos_profile_parameter_events: reliable, volatile, keep last 1000.
+var ParamEventsQoS = dds.QoS{Reliable: true, Depth: 1000}
+
+// ParamPoll is how often the bridge reads the driver's table: a value set through the socket, or reset by a
+// driver restart, shows on /parameter_events within this time.
+const ParamPoll = time.Second
+
+// paramServer serves the parameters.
+type paramServer struct {
+	b                                          *Bridge
+	list, get, types, describe, set, setAtomic *Service
+	events                                     *Publisher
+
+	mu        sync.Mutex // held across a set, so a poll never reports the set's change a second time
+	table     []api.ParamInfo
+	byName    map[string]int
+	announced bool // the new_parameters event is out
+}
+
+func newParamServer(b *Bridge) (*paramServer, error) {
+	ps := &paramServer{b: b}
+	var err error
+	for _, s := range []struct {
+		p       **Service
+		name, t string
+	}{
+		{&ps.list, "~/list_parameters", rosmsg.SrvListParameters},
+		{&ps.get, "~/get_parameters", rosmsg.SrvGetParameters},
+		{&ps.types, "~/get_parameter_types", rosmsg.SrvGetParameterTypes},
+		{&ps.describe, "~/describe_parameters", rosmsg.SrvDescribeParameters},
+		{&ps.set, "~/set_parameters", rosmsg.SrvSetParameters},
+		{&ps.setAtomic, "~/set_parameters_atomically", rosmsg.SrvSetParametersAtomically},
+	} {
+		if *s.p, err = b.node.Service(s.name, s.t); err != nil {
+			return nil, err
+		}
+	}
+	if ps.events, err = b.node.Publisher("/parameter_events", "rcl_interfaces/msg/ParameterEvent", ParamEventsQoS); err != nil {
+		return nil, err
+	}
+	return ps, nil
+}
+
+// addReaders appends the services' request readers and their handlers to Run's lists.
+func (ps *paramServer) addReaders(rs []*dds.Reader, hs []func(dds.Sample)) ([]*dds.Reader, []func(dds.Sample)) {
+	rs = append(rs, ps.list.Req, ps.get.Req, ps.types.Req, ps.describe.Req, ps.set.Req, ps.setAtomic.Req)
+	hs = append(hs, ps.onList, ps.onGet, ps.onTypes, ps.onDescribe, ps.onSet, ps.onSetAtomic)
+	return rs, hs
+}
+
+// run publishes every parameter as new_parameters once the driver has answered, then polls the driver's
+// table and publishes what changed (a set through the socket, a restarted driver). /parameter_events is
+// volatile: a reader matched after a sample never gets it, so the first one waits (at most ParamAnnounceWait)
+// for the readers already on the graph to match the new writer.
+func (ps *paramServer) run(ctx context.Context) {
+	for end := time.Now().Add(ParamAnnounceWait); time.Now().Before(end); {
+		if n, err := ps.events.Matched(); err != nil || n > 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t := time.NewTicker(ParamPoll)
+	defer t.Stop()
+	for {
+		ps.refresh(ctx)
+		ps.announce()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// ParamAnnounceWait bounds the wait of the first /parameter_events sample for a matched reader.
+const ParamAnnounceWait = 2 * time.Second
+
+// announce publishes the whole table as new_parameters, once.
+func (ps *paramServer) announce() {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.announced || ps.table == nil {
+		return
+	}
+	ps.announced = true
+	var ev rosmsg.ParameterEvent
+	for _, p := range ps.table {
+		ev.NewParameters = append(ev.NewParameters, rosmsg.Parameter{Name: p.Name, Value: rosValue(p.Type, p.Value)})
+	}
+	ps.publish(&ev)
+}
+
+// refresh reads the table; once announced, it publishes the values that differ from the copy.
+func (ps *paramServer) refresh(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	tab, err := ps.b.c.Params(ctx)
+	if err != nil {
+		return // the driver is away; the next poll retries
+	}
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	var ev rosmsg.ParameterEvent
+	for _, p := range tab {
+		if i, ok := ps.byName[p.Name]; ps.announced && (!ok || !sameValue(p.Type, ps.table[i].Value, p.Value)) {
+			ev.ChangedParameters = append(ev.ChangedParameters, rosmsg.Parameter{Name: p.Name, Value: rosValue(p.Type, p.Value)})
+		}
+	}
+	ps.setTable(tab)
+	ps.publish(&ev)
+}
+
+func (ps *paramServer) setTable(tab []api.ParamInfo) {
+	ps.table = tab
+	ps.byName = make(map[string]int, len(tab))
+	for i, p := range tab {
+		ps.byName[p.Name] = i
+	}
+}
+
+func (ps *paramServer) publish(ev *rosmsg.ParameterEvent) {
+	if len(ev.NewParameters)+len(ev.ChangedParameters)+len(ev.DeletedParameters) == 0 {
+		return
+	}
+	ev.Stamp = rosmsg.TimeFromNanos(time.Now().UnixNano())
+	ev.Node = ps.b.node.Resolve("~")
+	if err := ps.events.Publish(ev); err != nil {
+		ps.b.Stats.PublishErrors.Add(1)
+		return
+	}
+	ps.b.Stats.Published.Add(1)
+}
+
+// snapshot returns the table, reading it from the driver first if the bridge has none yet.
+func (ps *paramServer) snapshot() []api.ParamInfo {
+	ps.mu.Lock()
+	tab := ps.table
+	ps.mu.Unlock()
+	if tab == nil {
+		ps.refresh(context.Background())
+		ps.mu.Lock()
+		tab = ps.table
+		ps.mu.Unlock()
+	}
+	return tab
+}
+
+func find(tab []api.ParamInfo, name string) (api.ParamInfo, bool) {
+	for _, p := range tab {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return api.ParamInfo{}, false
+}
+
+// rosType is the ParameterType of the driver's type names.
+func rosType(t string) uint8 {
+	switch t {
+	case "bool":
+		return rosmsg.ParameterBool
+	case "integer":
+		return rosmsg.ParameterInteger
+	case "double":
+		return rosmsg.ParameterDouble
+	case "string":
+		return rosmsg.ParameterString
+	case "double_array":
+		return rosmsg.ParameterDoubleArray
+	}
+	return rosmsg.ParameterNotSet
+}
+
+// rosValue converts a value of the driver's JSON (numbers are float64, arrays []any) to a ParameterValue.
+func rosValue(typ string, v any) rosmsg.ParameterValue {
+	pv := rosmsg.ParameterValue{Type: rosType(typ)}
+	switch pv.Type {
+	case rosmsg.ParameterBool:
+		pv.Bool, _ = v.(bool)
+	case rosmsg.ParameterInteger:
+		f, _ := v.(float64)
+		pv.Integer = int64(f)
+	case rosmsg.ParameterDouble:
+		pv.Double, _ = v.(float64)
+	case rosmsg.ParameterString:
+		pv.String, _ = v.(string)
+	case rosmsg.ParameterDoubleArray:
+		a, _ := v.([]any)
+		pv.DoubleArray = make([]float64, len(a))
+		for i, x := range a {
+			pv.DoubleArray[i], _ = x.(float64)
+		}
+	}
+	return pv
+}
+
+func sameValue(typ string, a, b any) bool {
+	x, y := rosValue(typ, a), rosValue(typ, b)
+	return string(cdr.Marshal(&x)) == string(cdr.Marshal(&y))
+}
+
+// driverValue converts a ParameterValue to the JSON value POST /v1/config takes, or says why it cannot be
+// parameter p's value (rclcpp's words for a statically typed parameter).
+func driverValue(p api.ParamInfo, v rosmsg.ParameterValue) (any, string) {
+	if want := rosType(p.Type); v.Type != want {
+		return nil, fmt.Sprintf("Wrong parameter type, parameter {%s} is of type {%s}, setting it to {%s} is not allowed.",
+			p.Name, p.Type, rosmsg.ParameterTypeName(v.Type))
+	}
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	switch v.Type {
+	case rosmsg.ParameterBool:
+		return v.Bool, ""
+	case rosmsg.ParameterInteger:
+		return v.Integer, ""
+	case rosmsg.ParameterDouble:
+		if !finite(v.Double) {
+			return nil, fmt.Sprintf("parameter %s: %v is not a finite number", p.Name, v.Double)
+		}
+		return v.Double, ""
+	case rosmsg.ParameterString:
+		return v.String, ""
+	case rosmsg.ParameterDoubleArray:
+		for _, x := range v.DoubleArray {
+			if !finite(x) {
+				return nil, fmt.Sprintf("parameter %s: %v is not a finite number", p.Name, x)
+			}
+		}
+		return v.DoubleArray, ""
+	}
+	return nil, fmt.Sprintf("parameter %s: type %s is not supported", p.Name, rosmsg.ParameterTypeName(v.Type))
+}
+
+// check is what the bridge refuses before asking the driver: an unknown name, a read-only parameter, a
+// wrong type. The driver checks all of it again, and the limits.
+func check(tab []api.ParamInfo, prm rosmsg.Parameter) (any, string) {
+	p, ok := find(tab, prm.Name)
+	switch {
+	case tab == nil:
+		return nil, "the driver does not answer on its control socket; nothing was set"
+	case !ok:
+		return nil, fmt.Sprintf("parameter '%s' is not declared by %s; nothing was set", prm.Name, NodeName)
+	case p.ReadOnly:
+		return nil, fmt.Sprintf("parameter '%s' cannot be set because it is read-only: the driver reads it only at start; "+
+			"change it in the parameter file and restart", prm.Name)
+	}
+	return driverValue(p, prm.Value)
+}
+
+// apply sends values to the driver (all or nothing) and, when accepted, updates the copy and publishes them
+// as changed_parameters. Called with ps.mu held.
+func (ps *paramServer) apply(values map[string]any, prms []rosmsg.Parameter) rosmsg.SetParametersResult {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	r, err := ps.b.c.SetParams(ctx, values)
+	if err != nil {
+		ps.b.Stats.DriverErrors.Add(1)
+		return rosmsg.SetParametersResult{Reason: "driver unreachable, nothing was set: " + err.Error()}
+	}
+	if !r.Success {
+		return rosmsg.SetParametersResult{Reason: r.Message}
+	}
+	for n, v := range r.Changed {
+		if i, ok := ps.byName[n]; ok {
+			ps.table[i].Value = v
+		}
+	}
+	ps.publish(&rosmsg.ParameterEvent{ChangedParameters: prms})
+	return rosmsg.SetParametersResult{Successful: true}
+}
+
+// request splits and decodes a service request; a malformed one is counted, logged and dropped.
+func (ps *paramServer) request(s dds.Sample, srv *Service, m cdr.Unmarshaler) ([RequestHeaderLen]byte, bool) {
+	b := ps.b
+	b.Stats.Requests.Add(1)
+	hdr, body, err := SplitRequest(s.Data)
+	if err == nil {
+		err = cdr.Unmarshal(body, m)
+	}
+	if err != nil {
+		b.Stats.RequestsBad.Add(1)
+		b.log.Warn("malformed parameter request dropped", "service", srv.Name, "err", err, "bytes", len(s.Data))
+		return hdr, false
+	}
+	return hdr, true
+}
+
+func (ps *paramServer) onList(s dds.Sample) {
+	var q rosmsg.ListParametersRequest
+	hdr, ok := ps.request(s, ps.list, &q)
+	if !ok {
+		return
+	}
+	var names []string
+	for _, p := range ps.snapshot() {
+		names = append(names, p.Name)
+	}
+	ps.b.reply(ps.list, hdr, &rosmsg.ListParametersResponse{Result: ListParameters(names, q.Prefixes, q.Depth)})
+}
+
+// ListParameters is rclcpp's list_parameters: names matching a prefix (the name itself or "prefix." and
+// more), at most depth levels below it (0: any), and the prefixes ("a.b" of "a.b.c") of the names listed.
+func ListParameters(names, prefixes []string, depth uint64) rosmsg.ListParametersResult {
+	var res rosmsg.ListParametersResult
+	within := func(s string) bool {
+		return depth == rosmsg.ListParametersDepthRecursive || uint64(strings.Count(s, ".")) < depth
+	}
+	for _, n := range names {
+		ok := len(prefixes) == 0 && within(n)
+		for _, p := range prefixes {
+			if n == p || (strings.HasPrefix(n, p+".") && within(n[len(p):])) {
+				ok = true
+			}
+		}
+		if !ok {
+			continue
+		}
+		res.Names = append(res.Names, n)
+		if i := strings.LastIndex(n, "."); i >= 0 {
+			pre := n[:i]
+			found := false
+			for _, x := range res.Prefixes {
+				found = found || x == pre
+			}
+			if !found {
+				res.Prefixes = append(res.Prefixes, pre)
+			}
+		}
+	}
+	return res
+}
+
+// onGet, onTypes and onDescribe answer as rclcpp does: one entry per name, or an empty answer when a name is
+// not declared (rclcpp's ParameterNotDeclaredException).
+func (ps *paramServer) onGet(s dds.Sample) {
+	q := rosmsg.NamesRequest{Srv: rosmsg.SrvGetParameters}
+	hdr, ok := ps.request(s, ps.get, &q)
+	if !ok {
+		return
+	}
+	var resp rosmsg.GetParametersResponse
+	tab := ps.snapshot()
+	for _, n := range q.Names {
+		p, ok := find(tab, n)
+		if !ok {
+			resp.Values = nil
+			break
+		}
+		resp.Values = append(resp.Values, rosValue(p.Type, p.Value))
+	}
+	ps.b.reply(ps.get, hdr, &resp)
+}
+
+func (ps *paramServer) onTypes(s dds.Sample) {
+	q := rosmsg.NamesRequest{Srv: rosmsg.SrvGetParameterTypes}
+	hdr, ok := ps.request(s, ps.types, &q)
+	if !ok {
+		return
+	}
+	var resp rosmsg.GetParameterTypesResponse
+	tab := ps.snapshot()
+	for _, n := range q.Names {
+		p, ok := find(tab, n)
+		if !ok {
+			resp.Types = nil
+			break
+		}
+		resp.Types = append(resp.Types, rosType(p.Type))
+	}
+	ps.b.reply(ps.types, hdr, &resp)
+}
+
+func (ps *paramServer) onDescribe(s dds.Sample) {
+	q := rosmsg.NamesRequest{Srv: rosmsg.SrvDescribeParameters}
+	hdr, ok := ps.request(s, ps.describe, &q)
+	if !ok {
+		return
+	}
+	var resp rosmsg.DescribeParametersResponse
+	tab := ps.snapshot()
+	for _, n := range q.Names {
+		p, ok := find(tab, n)
+		if !ok {
+			resp.Descriptors = nil
+			break
+		}
+		resp.Descriptors = append(resp.Descriptors, Descriptor(p))
+	}
+	ps.b.reply(ps.describe, hdr, &resp)
+}
+
+// Descriptor is parameter p's ParameterDescriptor: read-only for the start-only ones; for a limit, the range
+// a runtime set may use (up to the start value) and the rule in additional_constraints.
+func Descriptor(p api.ParamInfo) rosmsg.ParameterDescriptor {
+	d := rosmsg.ParameterDescriptor{Name: p.Name, Type: rosType(p.Type), Description: p.Description, ReadOnly: p.ReadOnly}
+	switch {
+	case p.ReadOnly:
+		d.AdditionalConstraints = "read at start only: change it in the parameter file and restart"
+	case p.Limit:
+		start, _ := p.Start.(float64)
+		d.AdditionalConstraints = fmt.Sprintf("safety limit: a runtime set may tighten it (> 0 and <= %v, the start value), "+
+			"never weaken it beyond the start value", start)
+		if p.Name == "scan_timeout" {
+			if start == 0 {
+				d.AdditionalConstraints = "scan gate off at start (0): a runtime set may turn it on (> 0) and off again"
+				break
+			}
+			d.AdditionalConstraints += "; 0 (scan gate off) is refused"
+		}
+		d.FloatingPointRange = []rosmsg.FloatingPointRange{{FromValue: 0, ToValue: start}}
+	}
+	return d
+}
+
+// onSet is set_parameters: each parameter on its own, one result each.
+func (ps *paramServer) onSet(s dds.Sample) {
+	q := rosmsg.SetParametersRequest{Srv: rosmsg.SrvSetParameters}
+	hdr, ok := ps.request(s, ps.set, &q)
+	if !ok {
+		return
+	}
+	tab := ps.snapshot()
+	var resp rosmsg.SetParametersResponse
+	ps.mu.Lock()
+	for _, prm := range q.Parameters {
+		v, why := check(tab, prm)
+		if why != "" {
+			resp.Results = append(resp.Results, rosmsg.SetParametersResult{Reason: why})
+			continue
+		}
+		resp.Results = append(resp.Results, ps.apply(map[string]any{prm.Name: v}, []rosmsg.Parameter{prm}))
+	}
+	ps.mu.Unlock()
+	ps.logSets(q.Parameters, resp.Results)
+	ps.b.reply(ps.set, hdr, &resp)
+}
+
+// onSetAtomically is set_parameters_atomically: all or nothing.
+func (ps *paramServer) onSetAtomic(s dds.Sample) {
+	q := rosmsg.SetParametersRequest{Srv: rosmsg.SrvSetParametersAtomically}
+	hdr, ok := ps.request(s, ps.setAtomic, &q)
+	if !ok {
+		return
+	}
+	tab := ps.snapshot()
+	values := map[string]any{}
+	var whys []string
+	seen := map[string]bool{}
+	for _, prm := range q.Parameters {
+		v, why := check(tab, prm)
+		if seen[prm.Name] {
+			why = fmt.Sprintf("parameter '%s' given twice", prm.Name)
+		}
+		seen[prm.Name] = true
+		if why != "" {
+			whys = append(whys, why)
+			continue
+		}
+		values[prm.Name] = v
+	}
+	var res rosmsg.SetParametersResult
+	switch {
+	case len(q.Parameters) == 0:
+		res.Successful = true // rclcpp: nothing to set is a success
+	case len(whys) > 0:
+		sort.Strings(whys)
+		res.Reason = "nothing was set: " + strings.Join(whys, "; ")
+	default:
+		ps.mu.Lock()
+		res = ps.apply(values, q.Parameters)
+		ps.mu.Unlock()
+	}
+	ps.logSets(q.Parameters, []rosmsg.SetParametersResult{res})
+	ps.b.reply(ps.setAtomic, hdr, &rosmsg.SetParametersAtomicallyResponse{Result: res})
+}
+
+func (ps *paramServer) logSets(prms []rosmsg.Parameter, res []rosmsg.SetParametersResult) {
+	names := make([]string, len(prms))
+	for i, p := range prms {
+		names[i] = p.Name
+	}
+	for _, r := range res {
+		if !r.Successful {
+			ps.b.log.Info("parameter set refused", "parameters", strings.Join(names, ","), "reason", r.Reason)
+			return
+		}
+	}
+	if len(prms) > 0 {
+		ps.b.log.Info("parameters set", "parameters", strings.Join(names, ","))
+	}
+}

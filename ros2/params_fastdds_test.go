@@ -1,0 +1,124 @@
+//go:build ros2 && linux && cgo
+
+package ros2_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/proofs/target"
+	"github.com/rosorin/rosorin/ros2"
+)
+
+// buildFastParams builds testdata/fastpeer/fastparams.cpp with fastddsgen's types of params.idl (Fast CDR's
+// serializer), as buildFastPeer builds fastpeer.cpp; skipped without fastddsgen unless ROSORIN_REQUIRE_FASTDDS=1.
+func buildFastParams(t *testing.T, dir string) string {
+	t.Helper()
+	gen, err := exec.LookPath("fastddsgen")
+	if err != nil {
+		msg := "fastddsgen not found: the Fast DDS peer needs `" + fastDDSHint + "`"
+		if os.Getenv("ROSORIN_REQUIRE_FASTDDS") == "1" {
+			t.Fatal(msg + " (ROSORIN_REQUIRE_FASTDDS=1)")
+		}
+		t.Skip(msg)
+	}
+	src, _ := filepath.Abs("testdata/fastpeer")
+	run := func(c ...string) error {
+		cmd := exec.Command(c[0], c[1:]...)
+		cmd.Dir = dir
+		if o, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s: %v\n%s", strings.Join(c, " "), err, o)
+		}
+		return nil
+	}
+	if err := run(gen, "-replace", "-d", dir, filepath.Join(src, "params.idl")); err != nil {
+		t.Fatalf("%v\n(the Fast DDS peer needs `%s`)", err, fastDDSHint)
+	}
+	units := [][]string{
+		{"g++", "-O1", "-Wall", "-Wextra", "-Werror", "-I.", "-c", "-o", "fastparams.o", filepath.Join(src, "fastparams.cpp")},
+		{"g++", "-O1", "-I.", "-c", "-o", "params.o", "params.cxx"},
+		{"g++", "-O1", "-I.", "-c", "-o", "paramsPubSubTypes.o", "paramsPubSubTypes.cxx"},
+	}
+	errs := make([]error, len(units))
+	var wg sync.WaitGroup
+	for i, u := range units {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = run(u...) }()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatalf("%v\n(the Fast DDS peer needs `%s`)", err, fastDDSHint)
+		}
+	}
+	if err := run("g++", "-o", "fastparams", "fastparams.o", "params.o", "paramsPubSubTypes.o", "-lfastrtps", "-lfastcdr"); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "fastparams")
+}
+
+// TestParamsFastDDS: what docs/ros2.md tells a Fast DDS user to do instead of the parameter services, done by
+// a Fast DDS 2.9 subscriber with fastddsgen's types: the running values from ~/state's config (a late joiner
+// gets it), and a change (set through the control socket, as a Cyclone `ros2 param set` or curl on the robot
+// makes it) on /parameter_events and in the next state records.
+func TestParamsFastDDS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a simulated robot, the driver service with ROS 2 and a Fast DDS peer")
+	}
+	loopbackEnv(t)
+	t.Setenv("ROSORIN_ROS2", "1")
+	dir := t.TempDir()
+	p := startPeer(t, buildFastParams(t, dir))
+	p.wait(t, 0, "ready", 10*time.Second, nil)
+	base := buildTagged(t, dir)
+	logPath := filepath.Join(dir, "base.log")
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(60*time.Second))
+	defer cancel()
+	st, err := target.StartSim(ctx, target.SimConfig{BaseBin: base, BaseLog: logPath, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		st.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			t.Logf("rosorin-base log:\n%s", b)
+		}
+	})
+	state := func(l string) api.State {
+		var s api.State
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(l, "state ")), &s); err != nil {
+			t.Fatalf("state line %q: %v", l, err)
+		}
+		return s
+	}
+	first := state(p.wait(t, 0, "state {", 20*time.Second, nil))
+	if first.Config.MaxLinear != 0.35 || first.Config.CmdTimeoutS != 0.3 {
+		t.Errorf("~/state config over Fast DDS: %+v, want max_linear 0.35, cmd_timeout 0.3 (the sim's file)", first.Config)
+	}
+	node := "/" + ros2.NodeName
+	m := p.mark()
+	if r, err := st.Client().SetParams(ctx, map[string]any{"max_linear": 0.25}); err != nil || !r.Success {
+		t.Fatalf("set: %+v %v", r, err)
+	}
+	ev := p.wait(t, m, "event "+node+" 0 1 max_linear ", 10*time.Second, nil)
+	if f := strings.Fields(ev); len(f) != 6 || f[5] != "d:0.25" {
+		t.Errorf("event over Fast DDS %q, want max_linear d:0.25", ev)
+	}
+	p.wait(t, m, "state {", 5*time.Second, func(l string) bool { return state(l).Config.MaxLinear == 0.25 })
+	if p.count(0, "event "+node+" 48 0") > 0 {
+		t.Logf("the start event (new_parameters) reached the Fast DDS subscriber too")
+	} else {
+		t.Logf("the start event did not reach the Fast DDS subscriber (volatile; Fast DDS discovery can take a second)")
+	}
+}
