@@ -27,6 +27,7 @@ func ros2Command() *cli.Command {
 			socketFlag(),
 			&cli.StringFlag{Name: "namespace", EnvVars: []string{"ROS_NAMESPACE"}, Usage: "node namespace (\"\" = /)"},
 			&cli.StringFlag{Name: "node-name", Value: ros2.NodeName, Usage: "node name"},
+			&cli.StringSliceFlag{Name: "remap", Usage: "a remap rule from:=to (repeat; rcl's syntax; `run --ros-args -r` passes its rules here; docs/ros2.md)"},
 			&cli.StringFlag{Name: "domain", EnvVars: []string{"ROS_DOMAIN_ID"}, Value: "0", Usage: "ROS_DOMAIN_ID (0..232)"},
 			&cli.BoolFlag{Name: "cmd-vel-stamped", EnvVars: []string{"ROSORIN_CMD_VEL_STAMPED"},
 				Usage: "the velocity inputs take geometry_msgs/msg/TwistStamped instead of Twist (a run --ros2 child inherits the variable)"},
@@ -41,8 +42,12 @@ func ros2Command() *cli.Command {
 			}
 			ctx, stop := service.SignalContext(c.Context)
 			defer stop()
-			b, err := ros2.New(ros2.Config{Socket: c.String("socket"), Domain: dom, Namespace: c.String("namespace"),
-				Name: c.String("node-name"), CmdVelStamped: c.Bool("cmd-vel-stamped"), Log: service.ProcLogger("ros2")})
+			name, ns, remap, err := bridgeNames(c.String("node-name"), c.String("namespace"), c.StringSlice("remap"))
+			if err != nil {
+				return cli.Exit("rosorin-base ros2: "+err.Error(), 2)
+			}
+			b, err := ros2.New(ros2.Config{Socket: c.String("socket"), Domain: dom, Namespace: ns,
+				Name: name, CmdVelStamped: c.Bool("cmd-vel-stamped"), Log: service.ProcLogger("ros2"), Remap: remap})
 			if err != nil {
 				return cli.Exit("rosorin-base ros2: "+err.Error(), 1)
 			}

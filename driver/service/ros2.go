@@ -24,7 +24,7 @@ func startBridge(ctx context.Context, o Options, log *slog.Logger) (wait func(),
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"ros2", "--socket", o.Socket}
+	args := append([]string{"ros2", "--socket", o.Socket}, o.BridgeArgs...)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -42,7 +42,10 @@ type Options struct {
 	Contact string
 	// ROS2 runs the ROS 2 bridge child (ros2.go); it takes the ROS variables from the environment.
 	ROS2 bool
-	Log  *slog.Logger
+	// BridgeArgs are added to the bridge child's command line (the ROS arguments' namespace, node name and
+	// remaps: cmd/rosorin-base ros_args.go).
+	BridgeArgs []string
+	Log        *slog.Logger
 }
 
 // ErrWatchdog is returned for a negative watchdog timeout.
@@ -178,5 +181,5 @@ func LoadConfig(paths []string, log *slog.Logger) (config.Config, error) {
 // ProcLogger logs text lines to stderr (the journal under systemd) tagged with the process's role and pid:
 // the supervisor and its children share one journal stream.
 func ProcLogger(role string) *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, nil)).With("proc", role, "pid", os.Getpid())
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel})).With("proc", role, "pid", os.Getpid())
 }

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/rosorin/rosorin/driver/config"
+	"github.com/rosorin/rosorin/driver/service"
+	"github.com/rosorin/rosorin/ros2"
+	"github.com/rosorin/rosorin/ros2/rosargs"
+)
+
+// rosArgs are the command line's ROS arguments (`--ros-args ... [--]`, as ros2 launch passes them), taken
+// out before urfave/cli parses the rest; nil when there are none. Only run and ros2 take them.
+var rosArgs *rosargs.Args
+
+// splitROSArgs takes the ROS argument sections out of argv (program name first) and parses them.
+func splitROSArgs(argv []string) ([]string, error) {
+	rest, ros, found := rosargs.Split(argv)
+	if !found {
+		return argv, nil
+	}
+	cmd := ""
+	for _, a := range rest[1:] {
+		if !strings.HasPrefix(a, "-") {
+			cmd = a
+			break
+		}
+	}
+	if cmd != "run" && cmd != "ros2" {
+		return nil, fmt.Errorf("--ros-args: only `run` (the service, usually with --ros2) and `ros2` take ROS arguments, not %q", cmd)
+	}
+	a, err := rosargs.Parse(ros)
+	if err != nil {
+		return nil, err
+	}
+	rosArgs = a
+	return rest, nil
+}
+
+// rosNode is the node's name and namespace after the ROS arguments' __node and __ns rules, from the given
+// defaults (the node name and ROS_NAMESPACE), the namespace in ros2.CheckNamespace's form.
+func rosNode(a *rosargs.Args, name, ns string) (string, string, error) {
+	ns, err := ros2.CheckNamespace(ns)
+	if err != nil {
+		return "", "", fmt.Errorf("ROS_NAMESPACE: %w", err)
+	}
+	if a != nil {
+		name, ns = a.Node(name, ns)
+	}
+	return name, ns, nil
+}
+
+// loggerName is rcl's logger name of a node: "r1.rosorin_board_driver" for /r1/rosorin_board_driver.
+func loggerName(name, ns string) string {
+	if ns == "" {
+		return name
+	}
+	return strings.ReplaceAll(strings.TrimPrefix(ns, "/"), "/", ".") + "." + name
+}
+
+// applyRunROSArgs applies the ROS arguments to `rosorin-base run`: the parameter files and -p values on top
+// of the configuration (checked now: a bad file starts nothing), merged into one parameter file that every
+// process of the service reads; the node name, namespace and remaps for the bridge child; the log level.
+// The returned function removes the merged file.
+func applyRunROSArgs(o *service.Options) (cleanup func(), err error) {
+	cleanup = func() {}
+	a := rosArgs
+	if a == nil {
+		return cleanup, nil
+	}
+	name, ns, err := rosNode(a, ros2.NodeName, os.Getenv("ROS_NAMESPACE"))
+	if err != nil {
+		return cleanup, err
+	}
+	if lv := a.Level(loggerName(name, ns)); lv != "" {
+		// The children inherit it: the driver, the LiDAR reader and the bridge log at this level too.
+		os.Setenv(service.LogLevelEnv, lv)
+		service.SetLogLevel(lv)
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	for _, n := range a.Notes {
+		log.Info("ROS arguments: " + n)
+	}
+	if len(a.ParamsFiles) > 0 || len(a.Params) > 0 {
+		configs := service.ResolveConfigs(o.Configs, log)
+		fqn := ns + "/" + name
+		cfg, notes, err := config.LoadROS(config.ROSSources{Configs: configs, Node: fqn, ParamsFiles: a.ParamsFiles, Params: a.Params})
+		if err != nil {
+			return cleanup, err
+		}
+		for _, n := range notes {
+			if n.Warning() {
+				log.Warn("parameters: " + n.String())
+			}
+		}
+		b, err := cfg.Marshal()
+		if err != nil {
+			return cleanup, err
+		}
+		f, err := os.CreateTemp("", "rosorin-params-*.yaml")
+		if err != nil {
+			return cleanup, fmt.Errorf("the merged parameter file: %w", err)
+		}
+		head := fmt.Sprintf("# rosorin-base run --ros-args: %s, then --params-file %s, then -p (%d); written for the service's processes, removed at exit\n",
+			strings.Join(configs, ", "), strings.Join(a.ParamsFiles, ", "), len(a.Params))
+		if _, err := f.WriteString(head + string(b)); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return cleanup, err
+		}
+		f.Close()
+		cleanup = func() { os.Remove(f.Name()) }
+		o.Configs = []string{f.Name()}
+		log.Info("parameters from the ROS arguments", "node", fqn, "params_files", len(a.ParamsFiles), "overrides", len(a.Params), "merged", f.Name())
+	}
+	o.BridgeArgs = []string{"--namespace", ns, "--node-name", name}
+	for _, r := range a.Remaps {
+		if r.Kind != rosargs.NodeName && r.Kind != rosargs.Namespace {
+			o.BridgeArgs = append(o.BridgeArgs, "--remap", r.Arg)
+		}
+	}
+	return cleanup, nil
+}
+
+// bridgeNames is the bridge's node name, namespace and remapping from its flags (--node-name, --namespace,
+// --remap rules) and, when `rosorin-base ros2` runs on its own with ROS arguments, theirs (after the flags:
+// the first rule that applies wins, as in rcl). Parameters given to the bridge alone are not its business.
+func bridgeNames(name, ns string, remaps []string) (string, string, func(fq string, service bool) string, error) {
+	a := &rosargs.Args{}
+	for _, r := range remaps {
+		rule, err := rosargs.ParseRemap(r)
+		if err != nil {
+			return "", "", nil, fmt.Errorf("--remap %s: %w", r, err)
+		}
+		a.Remaps = append(a.Remaps, rule)
+	}
+	if rosArgs != nil {
+		a.Remaps = append(a.Remaps, rosArgs.Remaps...)
+		if len(rosArgs.Params) > 0 || len(rosArgs.ParamsFiles) > 0 {
+			fmt.Fprintln(os.Stderr, "rosorin-base ros2: --ros-args parameters ignored: the parameters are the driver's (rosorin-base run --ros-args)")
+		}
+	}
+	name, ns, err := rosNode(a, name, ns)
+	if err != nil {
+		return "", "", nil, err
+	}
+	if rosArgs != nil {
+		if lv := rosArgs.Level(loggerName(name, ns)); lv != "" {
+			service.SetLogLevel(lv)
+		}
+	}
+	for _, r := range a.Remaps {
+		if r.Kind != rosargs.NodeName && r.Kind != rosargs.Namespace {
+			return name, ns, func(fq string, service bool) string { return a.RemapName(fq, name, ns, service) }, nil
+		}
+	}
+	return name, ns, nil, nil
+}
