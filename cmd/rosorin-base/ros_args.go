@@ -87,10 +87,17 @@ func applyRunROSArgs(o *service.Options) (cleanup func(), err error) {
 	for _, n := range a.Notes {
 		log.Info("ROS arguments: " + n)
 	}
-	if len(a.ParamsFiles) > 0 || len(a.Params) > 0 {
+	if !o.ROS2 && (ns != "" || name != ros2.NodeName || len(a.Remaps) > 0) {
+		log.Warn("ROS arguments: the node's name, namespace and remaps take effect with --ros2 only")
+	}
+	if len(a.ParamsFiles) > 0 || len(a.Params) > 0 || ns != "" {
 		configs := service.ResolveConfigs(o.Configs, log)
 		fqn := ns + "/" + name
-		cfg, notes, err := config.LoadROS(config.ROSSources{Configs: configs, Node: fqn, ParamsFiles: a.ParamsFiles, Params: a.Params})
+		prefix := "" // frame ids of a namespaced robot: "r1/base_link" (docs/ros2.md, "Several robots on one graph")
+		if ns != "" {
+			prefix = strings.TrimPrefix(ns, "/") + "/"
+		}
+		cfg, notes, err := config.LoadROS(config.ROSSources{Configs: configs, Node: fqn, ParamsFiles: a.ParamsFiles, Params: a.Params, FramePrefix: prefix})
 		if err != nil {
 			return cleanup, err
 		}

@@ -25,7 +25,14 @@ type ROSSources struct {
 	// ParamsFiles are the --params-file paths; Params the -p assignments.
 	ParamsFiles []string
 	Params      []rosargs.Param
+	// FramePrefix, when set ("r1/" for a node in /r1), is put before each frame id that no source set
+	// (imu_frame_id, odom_frame_id, base_frame_id, lidar_frame_id): several robots on one /tf keep their
+	// frames apart (docs/ros2.md, "Several robots on one graph").
+	FramePrefix string
 }
+
+// FrameIDKeys are the frame-id parameters ROSSources.FramePrefix applies to.
+var FrameIDKeys = []string{"imu_frame_id", "odom_frame_id", "base_frame_id", "lidar_frame_id"}
 
 // LoadROS is Load for a node started with ROS arguments. Parameter files are stricter than --config
 // files: values are typed as rcl types them (yes/on are booleans, 017 is octal), the layout may nest
@@ -67,6 +74,15 @@ func LoadROS(s ROSSources) (Config, Notes, error) {
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%w (the -p %s)", err, p.Arg))
+		}
+	}
+	if s.FramePrefix != "" {
+		v := reflect.ValueOf(&c).Elem()
+		for _, k := range FrameIDKeys {
+			if origin[k] == "" {
+				f := v.Field(fields[k])
+				f.SetString(s.FramePrefix + f.String())
+			}
 		}
 	}
 	if len(errs) == 0 {

@@ -113,3 +113,17 @@ func TestLoadROSErrors(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+func TestLoadROSFramePrefix(t *testing.T) {
+	f := writeFile(t, "f.yaml", "/**:\n  ros__parameters:\n    base_frame_id: base_footprint\n")
+	c, _, err := LoadROS(ROSSources{Node: "/r1/rosorin_board_driver", ParamsFiles: []string{f}, Params: params(t, "imu_frame_id:=imu"), FramePrefix: "r1/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.OdomFrameID != "r1/odom" || c.LidarFrameID != "r1/laser" || c.BaseFrameID != "base_footprint" || c.IMUFrameID != "imu" {
+		t.Errorf("frames: odom %q lidar %q base %q imu %q; want the defaults prefixed, the set ones as set", c.OdomFrameID, c.LidarFrameID, c.BaseFrameID, c.IMUFrameID)
+	}
+	if c, _, _ := LoadROS(ROSSources{Node: "/rosorin_board_driver"}); c.OdomFrameID != "odom" {
+		t.Errorf("no prefix: odom %q", c.OdomFrameID)
+	}
+}
