@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/internal/stacktest"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/sim"
@@ -166,5 +167,14 @@ func TestRunROSArgsRefused(t *testing.T) {
 	r := runCLI(t, bin, clientEnv(), append(append([]string{}, run...), "--ros-args", "-p", "cmd_timeout:=0.25")...)
 	if r.code == 0 || !strings.Contains(r.stderr, "no-such-board") {
 		t.Errorf("good arguments: exit %d, want a failure about the port:\n%s", r.code, r.stderr)
+	}
+}
+
+// TestDeployParamsFile: the example parameter file loads as a --params-file too (strict: no unknown key),
+// as the launch file passes it.
+func TestDeployParamsFile(t *testing.T) {
+	f := filepath.Join(deployDir, "base.yaml")
+	if _, _, err := config.LoadROS(config.ROSSources{Node: "/rosorin_board_driver", ParamsFiles: []string{f}}); err != nil {
+		t.Errorf("--params-file %s: %v", f, err)
 	}
 }
