@@ -69,7 +69,10 @@ func applyRunROSArgs(o *service.Options) (cleanup func(), err error) {
 	cleanup = func() {}
 	a := rosArgs
 	if a == nil {
-		return cleanup, nil
+		if !o.ROS2 || strings.Trim(os.Getenv("ROS_NAMESPACE"), "/") == "" {
+			return cleanup, nil
+		}
+		a = &rosargs.Args{} // a namespace from the environment: its frame ids get the prefix too
 	}
 	name, ns, err := rosNode(a, ros2.NodeName, os.Getenv("ROS_NAMESPACE"))
 	if err != nil {

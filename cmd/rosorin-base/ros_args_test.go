@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/config"
+	"github.com/rosorin/rosorin/driver/service"
 	"github.com/rosorin/rosorin/internal/stacktest"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/sim"
@@ -59,6 +60,56 @@ func TestBridgeNames(t *testing.T) {
 	}
 	if loggerName("n", "/a/b") != "a.b.n" || loggerName("n", "") != "n" {
 		t.Error("loggerName")
+	}
+}
+
+// TestApplyRunROSArgs: the service's side of the ROS arguments, without starting it: the bridge child's
+// arguments, the merged parameter file with the namespace's frame prefix, and nothing at all without ROS
+// arguments or a namespace.
+func TestApplyRunROSArgs(t *testing.T) {
+	defer func() { rosArgs = nil }()
+	t.Setenv("ROS_NAMESPACE", "")
+	t.Setenv("ROSORIN_LOG_LEVEL", "")
+	o := service.Options{ROS2: true, Configs: []string{}}
+	cleanup, err := applyRunROSArgs(&o)
+	cleanup()
+	if err != nil || o.BridgeArgs != nil || len(o.Configs) != 0 {
+		t.Fatalf("no ROS arguments: %v, bridge %q, configs %q", err, o.BridgeArgs, o.Configs)
+	}
+	for _, tc := range []struct {
+		env    string
+		ros    []string
+		bridge string
+		frame  string
+	}{
+		{"/env_ns", nil, "--namespace /env_ns --node-name rosorin_board_driver", "env_ns/odom"},
+		{"", []string{"-r", "__ns:=/r1", "-r", "__node:=base1", "-r", "cmd_vel:=nav/cmd_vel", "-r", "other:__ns:=/x"},
+			"--namespace /r1 --node-name base1 --remap cmd_vel:=nav/cmd_vel", "r1/odom"},
+		{"/env_ns", []string{"-r", "__ns:=/", "-p", "cmd_timeout:=0.25"}, "--namespace  --node-name rosorin_board_driver", "odom"},
+	} {
+		rosArgs = nil
+		t.Setenv("ROS_NAMESPACE", tc.env)
+		if tc.ros != nil {
+			if _, err := splitROSArgs(append([]string{"rosorin-base", "run", "--ros-args"}, tc.ros...)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		o := service.Options{ROS2: true, Configs: []string{}}
+		cleanup, err := applyRunROSArgs(&o)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.ros, err)
+		}
+		if got := strings.Join(o.BridgeArgs, " "); got != tc.bridge {
+			t.Errorf("%q: bridge args %q, want %q", tc.ros, got, tc.bridge)
+		}
+		c, _, err := config.Load(o.Configs...)
+		if err != nil || len(o.Configs) != 1 || c.OdomFrameID != tc.frame {
+			t.Errorf("%q: merged %q: odom frame %q, %v; want %q", tc.ros, o.Configs, c.OdomFrameID, err, tc.frame)
+		}
+		cleanup()
+		if _, err := os.Stat(o.Configs[0]); !os.IsNotExist(err) {
+			t.Errorf("%q: the merged file is still there after cleanup", tc.ros)
+		}
 	}
 }
 
@@ -163,10 +214,15 @@ func TestRunROSArgsRefused(t *testing.T) {
 			t.Errorf("%q: the control socket exists", tc.ros)
 		}
 	}
-	// The positive control: the same command line with good arguments gets as far as the missing port.
+	// The positive control: the same command line with good arguments gets as far as the missing port, and
+	// logs at INFO; with --log-level error it does not.
 	r := runCLI(t, bin, clientEnv(), append(append([]string{}, run...), "--ros-args", "-p", "cmd_timeout:=0.25")...)
-	if r.code == 0 || !strings.Contains(r.stderr, "no-such-board") {
-		t.Errorf("good arguments: exit %d, want a failure about the port:\n%s", r.code, r.stderr)
+	if r.code == 0 || !strings.Contains(r.stderr, "no-such-board") || !strings.Contains(r.stderr, "level=INFO") {
+		t.Errorf("good arguments: exit %d, want a failure about the port and INFO lines:\n%s", r.code, r.stderr)
+	}
+	r = runCLI(t, bin, clientEnv(), append(append([]string{}, run...), "--ros-args", "-p", "cmd_timeout:=0.25", "--log-level", "error")...)
+	if r.code == 0 || !strings.Contains(r.stderr, "no-such-board") || strings.Contains(r.stderr, "level=INFO") || strings.Contains(r.stderr, "level=WARN") {
+		t.Errorf("--log-level error: exit %d, want a failure about the port and no INFO or WARN line:\n%s", r.code, r.stderr)
 	}
 }
 
