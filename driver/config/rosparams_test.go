@@ -127,3 +127,38 @@ func TestLoadROSFramePrefix(t *testing.T) {
 		t.Errorf("no prefix: odom %q", c.OdomFrameID)
 	}
 }
+
+// FuzzApplyROS: any parameter file is parsed without a panic; one that applies cleanly and validates
+// round-trips through Marshal to the same values.
+func FuzzApplyROS(f *testing.F) {
+	for _, s := range []string{
+		"/**:\n  ros__parameters:\n    max_linear: 0.31\n",
+		"r1:\n  rosorin_board_driver:\n    ros__parameters:\n      pad_sounds: yes\n      accel_scale: [1, 1.0, 1]\n",
+		"/r1/*:\n  ros__parameters:\n    cmd_timeout: 0x1\n    device: '017'\n",
+		"a: [b]\n",
+		"/**:\n  ros__parameters:\n    gate: {x: 1}\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c := Default()
+		_, errs := applyROS(&c, "f.yaml", b, "/r1/rosorin_board_driver", map[string]string{})
+		if len(errs) > 0 || c.Validate() != nil {
+			return
+		}
+		m, err := c.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := Default()
+		if _, errs := applyROS(&back, "m.yaml", append([]byte("/**:\n  ros__parameters:\n"), indent(m)...), "/r1/rosorin_board_driver", map[string]string{}); len(errs) > 0 || back != c {
+			t.Fatalf("round trip: %v\n%+v\n%+v", errs, c, back)
+		}
+	})
+}
+
+// indent drops Marshal's node and ros__parameters lines and keeps the parameters, for a /** section.
+func indent(m []byte) []byte {
+	lines := strings.SplitAfter(string(m), "\n")
+	return []byte(strings.Join(lines[2:], ""))
+}
