@@ -162,3 +162,28 @@ func indent(m []byte) []byte {
 	lines := strings.SplitAfter(string(m), "\n")
 	return []byte(strings.Join(lines[2:], ""))
 }
+
+// TestLoadROSDumpLayout: the layout `ros2 param dump /r1/rosorin_board_driver` writes (Humble: the fully
+// qualified node, block lists, doubles with a decimal point, use_sim_time) loads for that node.
+func TestLoadROSDumpLayout(t *testing.T) {
+	dump := writeFile(t, "dump.yaml", `/r1/rosorin_board_driver:
+  ros__parameters:
+    accel_scale:
+    - 1.0
+    - 1.02
+    - 0.98
+    clockwise: true
+    cmd_timeout: 0.25
+    device: /dev/ttyACM0
+    estop_key: 1
+    odom_frame_id: r1/odom
+    use_sim_time: false
+`)
+	c, _, err := LoadROS(ROSSources{Node: "/r1/rosorin_board_driver", ParamsFiles: []string{dump}, FramePrefix: "r1/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.AccelScale != [3]float64{1, 1.02, 0.98} || c.CmdTimeout != 0.25 || c.OdomFrameID != "r1/odom" || c.BaseFrameID != "r1/base_link" {
+		t.Errorf("got accel_scale %v cmd_timeout %v odom %q base %q", c.AccelScale, c.CmdTimeout, c.OdomFrameID, c.BaseFrameID)
+	}
+}
