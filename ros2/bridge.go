@@ -31,6 +31,9 @@ type Config struct {
 	// PollPublishers is how often the matched publishers of each velocity input are counted and the e-stop
 	// writers' announced samples checked (20 ms).
 	PollPublishers time.Duration
+	// Remap, when set, maps each fully qualified topic or service name the node uses (the -r rules of
+	// --ros-args; ros2/rosargs).
+	Remap func(fq string, service bool) string
 	// EStopOneShot: an e-stop writer that leaves within this time of appearing, none of whose samples
 	// reached the bridge, latches the e-stop (5 s; docs/ros2.md, "A one-shot e-stop").
 	EStopOneShot time.Duration
@@ -166,6 +169,7 @@ func New(cfg Config) (*Bridge, error) {
 	if err != nil {
 		return nil, err
 	}
+	node.Remap = cfg.Remap
 	b := &Bridge{cfg: cfg, log: cfg.Log, node: node, c: api.NewClient(cfg.Socket), pubs: map[string]*Publisher{}}
 	b.watch.repair, b.watch.oneShot = cfg.EStopRepair, cfg.EStopOneShot
 	fail := func(err error) (*Bridge, error) { node.Close(); return nil, err }

@@ -99,8 +99,8 @@ type peer struct {
 	wake  chan struct{}
 }
 
-func startPeer(t *testing.T, bin string) *peer {
-	p := &peer{cmd: exec.Command(bin), wake: make(chan struct{}, 1)}
+func startPeer(t *testing.T, bin string, args ...string) *peer {
+	p := &peer{cmd: exec.Command(bin, args...), wake: make(chan struct{}, 1)}
 	p.cmd.Stderr = os.Stderr
 	out, _ := p.cmd.StdoutPipe()
 	p.in, _ = p.cmd.StdinPipe()

@@ -3,56 +3,19 @@ package ros2
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rosorin/rosorin/ros2/rosname"
 )
 
 // NodeName is the seed's node name (chapter 11): the Python driver's, so tools and launch files that name
 // it keep working.
-const NodeName = "rosorin_board_driver"
+const NodeName = rosname.NodeName
 
-// CheckNamespace normalizes a namespace ("", "/", "robot1", "/robot1/" -> "" or "/robot1") and checks its
-// tokens (ROS 2 name rules: letters, digits, underscores, not starting with a digit).
-func CheckNamespace(ns string) (string, error) {
-	ns = strings.Trim(ns, "/")
-	if ns == "" {
-		return "", nil
-	}
-	for _, tok := range strings.Split(ns, "/") {
-		if err := checkToken(tok); err != nil {
-			return "", fmt.Errorf("namespace %q: %w", ns, err)
-		}
-	}
-	return "/" + ns, nil
-}
+// CheckNamespace normalizes a namespace and checks its tokens (rosname.CheckNamespace).
+func CheckNamespace(ns string) (string, error) { return rosname.CheckNamespace(ns) }
 
-func checkToken(tok string) error {
-	if tok == "" {
-		return fmt.Errorf("empty name token")
-	}
-	for i, c := range tok {
-		switch {
-		case c == '_', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-		case c >= '0' && c <= '9' && i > 0:
-		default:
-			return fmt.Errorf("token %q: %q is not allowed (letters, digits, underscore; no leading digit)", tok, c)
-		}
-	}
-	return nil
-}
-
-// Resolve is a ROS name's fully qualified form for a node in namespace ns (CheckNamespace's form):
-// "~/state" -> "/ns/node/state", "cmd_vel" -> "/ns/cmd_vel", "/cmd_vel" stays.
-func Resolve(ns, node, name string) string {
-	switch {
-	case strings.HasPrefix(name, "/"):
-		return name
-	case name == "~":
-		return ns + "/" + node
-	case strings.HasPrefix(name, "~/"):
-		return ns + "/" + node + name[1:]
-	default:
-		return ns + "/" + name
-	}
-}
+// Resolve is a ROS name's fully qualified form for a node in namespace ns (rosname.Resolve).
+func Resolve(ns, node, name string) string { return rosname.Resolve(ns, node, name) }
 
 // TopicName is rmw_cyclonedds' DDS topic name of a fully qualified ROS topic: "/cmd_vel" -> "rt/cmd_vel".
 func TopicName(fq string) string { return "rt" + fq }

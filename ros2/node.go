@@ -10,6 +10,7 @@ import (
 	"github.com/rosorin/rosorin/protocol/cdr"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 	"github.com/rosorin/rosorin/ros2/dds"
+	"github.com/rosorin/rosorin/ros2/rosname"
 )
 
 // Node is a ROS 2 node at the DDS level, as rmw_cyclonedds (Humble) lays one out: one participant (user
@@ -17,6 +18,9 @@ import (
 // ros_discovery_info (so `ros2 node list` sees it), republished whenever an endpoint is added.
 type Node struct {
 	Name, Namespace string // Namespace in CheckNamespace's form ("" or "/robot1")
+	// Remap, when set, maps the fully qualified name of each topic and service the node creates (rcl's remap
+	// rules, applied after resolution as rcl_remap_topic_name does).
+	Remap func(fq string, service bool) string
 
 	p    *dds.Participant
 	disc *dds.Writer
@@ -31,7 +35,7 @@ func NewNode(domain int, ns, name string) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkToken(name); err != nil {
+	if err := rosname.CheckToken(name); err != nil {
 		return nil, fmt.Errorf("node name %q: %w", name, err)
 	}
 	p, err := dds.NewParticipant(domain, "enclave=/;")
@@ -48,6 +52,15 @@ func NewNode(domain int, ns, name string) (*Node, error) {
 
 // Resolve is name's fully qualified form for this node.
 func (n *Node) Resolve(name string) string { return Resolve(n.Namespace, n.Name, name) }
+
+// resolve is name's fully qualified form after the node's remapping.
+func (n *Node) resolve(name string, service bool) string {
+	fq := n.Resolve(name)
+	if n.Remap != nil {
+		fq = n.Remap(fq, service)
+	}
+	return fq
+}
 
 // announce publishes the node's entry on ros_discovery_info.
 func (n *Node) announce() error {
@@ -82,7 +95,7 @@ type Publisher struct {
 
 // Publisher creates a publisher of rosType ("sensor_msgs/msg/Imu") on topic (resolved against the node).
 func (n *Node) Publisher(topic, rosType string, q dds.QoS) (*Publisher, error) {
-	fq := n.Resolve(topic)
+	fq := n.resolve(topic, false)
 	w, err := n.p.NewWriter(TopicName(fq), rosmsg.TypeName(rosType), q, "")
 	if err != nil {
 		return nil, err
@@ -107,7 +120,7 @@ func (p *Publisher) Matched() (int, error) { return p.w.Matched() }
 
 // Subscription creates a reader of rosType on topic; the caller takes raw samples and decodes them.
 func (n *Node) Subscription(topic, rosType string, q dds.QoS) (*dds.Reader, string, error) {
-	fq := n.Resolve(topic)
+	fq := n.resolve(topic, false)
 	r, err := n.p.NewReader(TopicName(fq), rosmsg.TypeName(rosType), q, "")
 	if err != nil {
 		return nil, fq, err
@@ -127,7 +140,7 @@ type Service struct {
 
 // Service creates a server for srvType ("std_srvs/srv/SetBool") at name.
 func (n *Node) Service(name, srvType string) (*Service, error) {
-	fq := n.Resolve(name)
+	fq := n.resolve(name, true)
 	var id [16]byte
 	g := n.p.GUID()
 	copy(id[:12], g[:12])

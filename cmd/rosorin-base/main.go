@@ -27,7 +27,12 @@ func newApp() *cli.App {
 func main() {
 	app := newApp()
 	// Flags may follow the arguments (`drive 0.1 0 0 --for 3s`): urfave/cli stops at the first argument.
-	if err := app.Run(cliargs.Reorder(os.Args, app)); err != nil {
+	args, err := splitROSArgs(os.Args) // ros2 launch's `--ros-args ... [--]` (ros_args.go)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rosorin-base:", err)
+		os.Exit(2)
+	}
+	if err := app.Run(cliargs.Reorder(args, app)); err != nil {
 		fmt.Fprintln(os.Stderr, "rosorin-base:", err)
 		os.Exit(1)
 	}

@@ -83,6 +83,11 @@ func runCommand() *cli.Command {
 			if c.IsSet("lidar") {
 				o.Lidar = ptr(c.String("lidar"))
 			}
+			cleanup, err := applyRunROSArgs(&o)
+			defer cleanup()
+			if err != nil {
+				return cli.Exit("rosorin-base run: "+err.Error(), 2)
+			}
 			if err := service.Run(c.Context, o); err != nil {
 				return cli.Exit("rosorin-base run: "+err.Error(), 1)
 			}

@@ -30,6 +30,7 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "socket", Value: api.DefaultSocket, EnvVars: []string{api.SocketEnv}, Usage: "control socket of the running driver"},
 			&cli.StringFlag{Name: "namespace", EnvVars: []string{"ROS_NAMESPACE"}, Usage: "node namespace (\"\" = /)"},
 			&cli.StringFlag{Name: "node-name", Value: ros2.NodeName, Usage: "node name"},
+			&cli.StringSliceFlag{Name: "remap", Usage: "a remap rule from:=to (repeat; rcl's syntax; `rosorin-base run --ros-args -r` passes its rules here; docs/ros2.md)"},
 			&cli.StringFlag{Name: "domain", EnvVars: []string{"ROS_DOMAIN_ID"}, Value: "0", Usage: "ROS_DOMAIN_ID (0..232)"},
 			&cli.BoolFlag{Name: "cmd-vel-stamped", EnvVars: []string{"ROSORIN_CMD_VEL_STAMPED"},
 				Usage: "the velocity inputs take geometry_msgs/msg/TwistStamped instead of Twist (a run --ros2 child inherits the variable)"},
@@ -45,10 +46,14 @@ func newApp() *cli.App {
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("rosorin-ros2: ROS_DOMAIN_ID %q is not a number", c.String("domain")), 2)
 			}
+			name, ns, remap, err := bridgeNames(c.String("node-name"), c.String("namespace"), c.StringSlice("remap"))
+			if err != nil {
+				return cli.Exit("rosorin-ros2: "+err.Error(), 2)
+			}
 			ctx, stop := service.SignalContext(c.Context)
 			defer stop()
-			b, err := ros2.New(ros2.Config{Socket: c.String("socket"), Domain: dom, Namespace: c.String("namespace"),
-				Name: c.String("node-name"), CmdVelStamped: c.Bool("cmd-vel-stamped"), Log: service.ProcLogger("ros2")})
+			b, err := ros2.New(ros2.Config{Socket: c.String("socket"), Domain: dom, Namespace: ns, Name: name,
+				CmdVelStamped: c.Bool("cmd-vel-stamped"), Log: service.ProcLogger("ros2"), Remap: remap})
 			if err != nil {
 				return cli.Exit("rosorin-ros2: "+err.Error(), 1)
 			}
@@ -61,7 +66,12 @@ func newApp() *cli.App {
 }
 
 func main() {
-	if err := newApp().Run(os.Args); err != nil {
+	args, err := splitROSArgs(os.Args) // `--ros-args ... [--]`, as ros2 launch passes them (names.go)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rosorin-ros2:", err)
+		os.Exit(2)
+	}
+	if err := newApp().Run(args); err != nil {
 		fmt.Fprintln(os.Stderr, "rosorin-ros2:", err)
 		os.Exit(1)
 	}

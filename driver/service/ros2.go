@@ -69,7 +69,7 @@ func runBridge(ctx context.Context, o Options, log *slog.Logger, starts, failure
 		return false
 	}
 	tail := &tailWriter{}
-	cmd := exec.Command(exe, "--socket", o.Socket)
+	cmd := exec.Command(exe, append([]string{"--socket", o.Socket}, o.BridgeArgs...)...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, io.MultiWriter(os.Stderr, tail)
 	cmd.SysProcAttr = bridgeProcAttr()
 	if err := cmd.Start(); err != nil {

@@ -44,6 +44,9 @@ type Options struct {
 	ROS2 bool
 	// ROS2Bridge is --ros2-bridge: the bridge binary ("" = FindBridge's choice: beside rosorin-base, or $PATH).
 	ROS2Bridge string
+	// BridgeArgs are added to the bridge child's command line (the ROS arguments' namespace, node name and
+	// remaps: cmd/rosorin-base ros_args.go).
+	BridgeArgs []string
 	Log        *slog.Logger
 }
 
@@ -176,5 +179,5 @@ func LoadConfig(paths []string, log *slog.Logger) (config.Config, error) {
 // ProcLogger logs text lines to stderr (the journal under systemd) tagged with the process's role and pid:
 // the supervisor and its children share one journal stream.
 func ProcLogger(role string) *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, nil)).With("proc", role, "pid", os.Getpid())
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel})).With("proc", role, "pid", os.Getpid())
 }
