@@ -16,7 +16,7 @@ import (
 // cgo and DDS code runs in this child only, never in the supervisor or the driver child, so a crash there
 // never touches the stop path (a dead bridge closes its cmd_vel stream; the driver's deadman stops the
 // wheels). The returned function waits for it to end.
-func startBridge(ctx context.Context, o Options, log *slog.Logger) (wait func(), err error) {
+func startBridge(ctx context.Context, o Options, log *slog.Logger, feed *bridgeLog) (wait func(), err error) {
 	if !dds.Available() {
 		return nil, dds.ErrNotBuilt
 	}
@@ -32,7 +32,10 @@ func startBridge(ctx context.Context, o Options, log *slog.Logger) (wait func(),
 			cmd := exec.Command(exe, args...)
 			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 			cmd.SysProcAttr = bridgeProcAttr()
-			if err := cmd.Start(); err != nil {
+			attach := feed.prepare(cmd)
+			err := cmd.Start()
+			attach(err == nil)
+			if err != nil {
 				log.Error("ROS 2 bridge did not start", "err", err)
 			} else {
 				log.Info("ROS 2 bridge started", "pid", cmd.Process.Pid, "starts", starts)

@@ -97,7 +97,9 @@ func Run(ctx context.Context, o Options) error {
 		log.Warn("driver watchdog below 3 control ticks: expect healthy drivers to be killed", "driver_watchdog", o.Watchdog)
 	}
 	if o.ROS2 {
-		wait, err := startBridge(ctx, o, log)
+		var feed *bridgeLog
+		log, feed = teeToBridge(ctx, log) // the supervisor's lines on /rosout (ros2log.go)
+		wait, err := startBridge(ctx, o, log, feed)
 		if err != nil {
 			return err
 		}
