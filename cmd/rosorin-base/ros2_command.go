@@ -42,7 +42,8 @@ func ros2Command() *cli.Command {
 			ctx, stop := service.SignalContext(c.Context)
 			defer stop()
 			b, err := ros2.New(ros2.Config{Socket: c.String("socket"), Domain: dom, Namespace: c.String("namespace"),
-				Name: c.String("node-name"), CmdVelStamped: c.Bool("cmd-vel-stamped"), Log: service.ProcLogger("ros2")})
+				Name: c.String("node-name"), CmdVelStamped: c.Bool("cmd-vel-stamped"), Log: service.ProcLogger("ros2"),
+				SupervisorLog: ros2.SupervisorLogFromEnv()})
 			if err != nil {
 				return cli.Exit("rosorin-base ros2: "+err.Error(), 1)
 			}
