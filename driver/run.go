@@ -47,7 +47,7 @@ func start(o Options) (*loopState, error) {
 	}
 	// The driver's records at INFO and above also go to the socket's log topic (the bridge's /rosout).
 	var tee *api.LogTee
-	o.Log, tee = api.TeeLog(o.Log)
+	o.Log, tee = api.TeeLog(o.Log, "driver")
 	r := newLoopState(o, p)
 	r.deadline = o.Clock.NewTimer()
 	if r.cr, err = newContactReflex(mode, p.contact); err != nil {

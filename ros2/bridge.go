@@ -168,7 +168,7 @@ func New(cfg Config) (*Bridge, error) {
 		cfg.EStopOneShot = 5 * time.Second
 	}
 	var tee *api.LogTee
-	cfg.Log, tee = api.TeeLog(cfg.Log) // the bridge's own lines on /rosout (rosout.go)
+	cfg.Log, tee = api.TeeLog(cfg.Log, "ros2") // the bridge's own lines on /rosout (rosout.go)
 	node, err := NewNode(cfg.Domain, cfg.Namespace, cfg.Name)
 	if err != nil {
 		return nil, err

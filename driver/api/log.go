@@ -38,6 +38,7 @@ type LogTee struct {
 	min   slog.Level
 	sink  *atomic.Pointer[func(LogRecord)]
 	text  *attrText
+	proc  string
 }
 
 // attrText renders a record's attributes (the With attributes and groups included) as slog's text handler
@@ -48,8 +49,9 @@ type attrText struct {
 	h   slog.Handler
 }
 
-// NewLogTee wraps inner.
-func NewLogTee(inner slog.Handler, min slog.Level) *LogTee {
+// NewLogTee wraps inner; proc (the process's role: "driver", "supervisor", "ros2"), if set, ends every
+// record's message as "proc=<role>", as in the journal's lines.
+func NewLogTee(inner slog.Handler, min slog.Level, proc string) *LogTee {
 	buf := &bytes.Buffer{}
 	h := slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug, ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
 		if len(groups) == 0 && (a.Key == slog.TimeKey || a.Key == slog.LevelKey || a.Key == slog.MessageKey) {
@@ -57,7 +59,7 @@ func NewLogTee(inner slog.Handler, min slog.Level) *LogTee {
 		}
 		return a
 	}})
-	return &LogTee{inner: inner, min: min, sink: &atomic.Pointer[func(LogRecord)]{}, text: &attrText{mu: &sync.Mutex{}, buf: buf, h: h}}
+	return &LogTee{inner: inner, min: min, sink: &atomic.Pointer[func(LogRecord)]{}, text: &attrText{mu: &sync.Mutex{}, buf: buf, h: h}, proc: proc}
 }
 
 // SetSink sets (nil: removes) the sink of this tee and of every handler derived from it.
@@ -90,6 +92,9 @@ func (t *LogTee) Handle(ctx context.Context, r slog.Record) error {
 		rec.Msg += " " + string(a)
 	}
 	t.text.mu.Unlock()
+	if t.proc != "" {
+		rec.Msg += " proc=" + t.proc
+	}
 	if r.PC != 0 {
 		f, _ := runtime.CallersFrames([]uintptr{r.PC}).Next()
 		rec.File, rec.Function, rec.Line = f.File, f.Function, f.Line
@@ -113,8 +118,8 @@ func (t *LogTee) WithGroup(name string) slog.Handler {
 }
 
 // TeeLog returns log with a LogTee at INFO and above in front of its handler, and the tee.
-func TeeLog(log *slog.Logger) (*slog.Logger, *LogTee) {
-	t := NewLogTee(log.Handler(), slog.LevelInfo)
+func TeeLog(log *slog.Logger, proc string) (*slog.Logger, *LogTee) {
+	t := NewLogTee(log.Handler(), slog.LevelInfo, proc)
 	return slog.New(t), t
 }
 

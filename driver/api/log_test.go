@@ -17,8 +17,8 @@ import (
 func TestLogTopic(t *testing.T) {
 	s, _, c := newTestServer(t)
 	var inner bytes.Buffer
-	log, tee := TeeLog(slog.New(slog.NewTextHandler(&inner, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	log = log.With("proc", "driver")
+	log, tee := TeeLog(slog.New(slog.NewTextHandler(&inner, &slog.HandlerOptions{Level: slog.LevelDebug})), "driver")
+	log = log.With("pid", 7)
 	log.Info("before the sink") // no sink yet: only the inner handler
 	tee.SetSink(s.PublishLog)
 	log.Warn("E-STOP latched", "reason", "estop topic (ROS 2)")
@@ -39,13 +39,13 @@ func TestLogTopic(t *testing.T) {
 	if err == nil || err.Error() != "done" {
 		t.Fatalf("follow: %v (got %+v)", err, got)
 	}
-	if got[0].Level != slog.LevelWarn || got[0].Msg != `E-STOP latched proc=driver reason="estop topic (ROS 2)"` {
+	if got[0].Level != slog.LevelWarn || got[0].Msg != `E-STOP latched pid=7 reason="estop topic (ROS 2)" proc=driver` {
 		t.Errorf("backlog record %+v", got[0])
 	}
 	if !strings.HasSuffix(got[0].File, "log_test.go") || !strings.HasSuffix(got[0].Function, "TestLogTopic") || got[0].Line == 0 {
 		t.Errorf("source position %q %q %d", got[0].File, got[0].Function, got[0].Line)
 	}
-	if got[1].Level != slog.LevelError || got[1].Msg != "board silent proc=driver g.age_s=0.6" {
+	if got[1].Level != slog.LevelError || got[1].Msg != "board silent pid=7 g.age_s=0.6 proc=driver" {
 		t.Errorf("live record %+v", got[1])
 	}
 	for _, want := range []string{"before the sink", "not on the topic", "E-STOP latched", "board silent"} {
@@ -59,7 +59,7 @@ func TestLogTopic(t *testing.T) {
 // but drops (counted); the backlog stays bounded.
 func TestLogNeverBlocks(t *testing.T) {
 	s, _, _ := newTestServer(t)
-	log, tee := TeeLog(slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)))
+	log, tee := TeeLog(slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)), "")
 	tee.SetSink(s.PublishLog)
 	conn, err := net.Dial("unix", s.Path())
 	if err != nil {

@@ -34,7 +34,7 @@ const (
 // startBridge connects to each bridge child. It writes until ctx ends.
 func teeToBridge(ctx context.Context, log *slog.Logger) (*slog.Logger, *bridgeLog) {
 	b := &bridgeLog{ch: make(chan api.LogRecord, bridgeLogQueue), pipes: make(chan *os.File, 1)}
-	log, tee := api.TeeLog(log)
+	log, tee := api.TeeLog(log, "supervisor")
 	tee.SetSink(b.put)
 	go b.run(ctx)
 	return log, b

@@ -48,7 +48,7 @@ func TestBridgeLogPipe(t *testing.T) {
 	if len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &a) != nil || json.Unmarshal([]byte(lines[1]), &b) != nil {
 		t.Fatalf("child read %q", out.String())
 	}
-	if a.Msg != "before the bridge n=1" || a.Level != slog.LevelWarn || b.Msg != "E-STOP latched reason=x" || b.Level != slog.LevelError {
+	if a.Msg != "before the bridge n=1 proc=supervisor" || a.Level != slog.LevelWarn || b.Msg != "E-STOP latched reason=x proc=supervisor" || b.Level != slog.LevelError {
 		t.Fatalf("records %+v %+v", a, b)
 	}
 	// The child is gone (head exited): the writer notices, and logging never waits.

@@ -1,0 +1,113 @@
+//go:build ros2 && linux && cgo
+
+package ros2_test
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/ros2"
+)
+
+// buildObsPeer builds testdata/obspeer (idlc types of obs.idl, Cyclone's serializer).
+func buildObsPeer(t *testing.T, dir string) string {
+	idlc, err := exec.LookPath("idlc")
+	if err != nil {
+		t.Fatalf("idlc not found (apt-get install cyclonedds-tools): %v", err)
+	}
+	src, _ := filepath.Abs("testdata/obspeer")
+	for _, c := range [][]string{
+		{idlc, filepath.Join(src, "obs.idl")},
+		{"gcc", "-O1", "-Wall", "-Werror", "-o", "obspeer", filepath.Join(src, "obspeer.c"), "obs.c", "-I.", "-lddsc"},
+	} {
+		cmd := exec.Command(c[0], c[1:]...)
+		cmd.Dir = dir
+		if o, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(c, " "), err, o)
+		}
+	}
+	return filepath.Join(dir, "obspeer")
+}
+
+// TestObsEndToEnd: against `rosorin-base run --ros2` on the simulated robot, the C peer (Cyclone's own types
+// and serializer) reads /tf_static with both mounts, /rosout with the driver's, the supervisor's and the
+// bridge's lines (the e-stop's reason at WARN or above), and /diagnostics: the gate OK, ERROR with the reason
+// on a latched e-stop, OK again after reset.
+func TestObsEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a simulated robot, the driver service with ROS 2 and a C peer")
+	}
+	r := startRigWith(t, buildObsPeer(t, t.TempDir()))
+	p := r.peer
+	p.wait(t, 0, "ready", 10*time.Second, nil)
+	gate := ros2.NodeName + ": " + ros2.TaskGate + "|"
+
+	t.Run("tf_static", func(t *testing.T) {
+		p.wait(t, 0, "tf_static base_link laser 0.048156 0.0000756 0.106748 0.000000 0.000000 1.000000 0.000000", 10*time.Second, nil)
+		// yaw 1.5707, pitch -0.0087266: the seed's static_transform_publisher arguments.
+		p.wait(t, 0, "tf_static base_link imu_link -0.027258 -0.0000564 0.048046 ", 5*time.Second, func(l string) bool {
+			f := strings.Fields(l)
+			return len(f) == 10 && f[6] == "0.003085" && f[7] == "-0.003085" && f[8] == "0.707066" && f[9] == "0.707134"
+		})
+		if n := p.count(0, "tf "); n != 0 {
+			t.Errorf("%d odom transforms on /tf with publish_odom_tf off", n)
+		}
+	})
+	t.Run("rosout", func(t *testing.T) {
+		defer func() {
+			if t.Failed() {
+				p.mu.Lock()
+				for _, l := range p.lines {
+					if strings.HasPrefix(l, "rosout ") {
+						t.Log(l)
+					}
+				}
+				p.mu.Unlock()
+			}
+		}()
+		for _, proc := range []string{"proc=driver", "proc=supervisor", "proc=ros2"} {
+			p.wait(t, 0, "rosout ", 10*time.Second, func(l string) bool {
+				return strings.Contains(l, " "+ros2.NodeName+" ") && strings.Contains(l, proc)
+			})
+		}
+	})
+	t.Run("estop", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		// A loaded machine can have latched the e-stop already (a watchdog restart starts latched): clear it.
+		m := p.mark()
+		if s := r.state(); s.EStop != nil {
+			t.Logf("latched before the test: %s; resetting", *s.EStop)
+			if _, err := r.st.Client().Reset(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p.wait(t, m, "diag 0 "+gate, 10*time.Second, nil)
+		m = p.mark()
+		const reason = "obs test: bumper pressed"
+		if _, err := r.st.Client().EStop(ctx, reason); err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Now()
+		l := p.wait(t, m, "diag 2 "+gate, 3*time.Second, nil)
+		if !strings.Contains(l, "|E-STOP latched: ") || !strings.Contains(l, reason) {
+			t.Errorf("diagnostics line %q lacks the reason", l)
+		}
+		t.Logf("/diagnostics ERROR %v after the e-stop", time.Since(t0).Round(time.Millisecond))
+		l = p.wait(t, m, "rosout ", 5*time.Second, func(l string) bool { return strings.Contains(l, reason) })
+		if f := strings.Fields(l); f[1] != "30" && f[1] != "40" {
+			t.Errorf("the e-stop's line at level %s: %q", f[1], l)
+		}
+		m = p.mark()
+		if _, err := r.st.Client().Reset(ctx); err != nil {
+			t.Fatal(err)
+		}
+		p.wait(t, m, "diag 0 "+gate, 3*time.Second, nil)
+		r.eventually(time.Second, "reset", func(s api.State) bool { return s.EStop == nil })
+	})
+}
