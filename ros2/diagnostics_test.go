@@ -19,10 +19,10 @@ func healthy() api.State {
 	return api.State{
 		Stamp: time.Unix(1000, 0), Enabled: true, Blocked: ptr("cmd timeout"), Source: "none",
 		ScanAgeS: ptr(0.05), ScansHz: 10, BatteryMV: 12100,
-		Link:   api.LinkHealth{BoardAgeS: ptr(0.01), IMUHz: 110, Frames: 5000},
-		PIDs:   api.PIDs{Supervisor: 10, Driver: 11, LidarReader: 12},
-		Loop:   api.LoopStats{RateHz: 50, TickP50Ms: 20, TickP99Ms: 21},
-		Config: api.ConfigSummary{ScanTimeoutS: 0.5},
+		Link:    api.LinkHealth{BoardAgeS: ptr(0.01), IMUHz: 110, Frames: 5000},
+		PIDs:    api.PIDs{Supervisor: 10, Driver: 11, LidarReader: 12},
+		Loop:    api.LoopStats{RateHz: 50, TickP50Ms: 20, TickP99Ms: 21},
+		Config:  api.ConfigSummary{ScanTimeoutS: 0.5},
 		Contact: &api.ContactState{Mode: "act", Configured: "act", Status: "idle: no command"},
 	}
 }
