@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
@@ -50,33 +49,9 @@ func FramesFrom(raw []byte) (Frames, error) {
 	return f, nil
 }
 
-// QuaternionRPY is the rotation of roll, pitch, yaw about fixed x, y, z (tf2's Quaternion::setRPY).
-func QuaternionRPY(roll, pitch, yaw float64) rosmsg.Quaternion {
-	sr, cr := math.Sincos(roll / 2)
-	sp, cp := math.Sincos(pitch / 2)
-	sy, cy := math.Sincos(yaw / 2)
-	return rosmsg.Quaternion{
-		X: sr*cp*cy - cr*sp*sy,
-		Y: cr*sp*cy + sr*cp*sy,
-		Z: cr*cp*sy - sr*sp*cy,
-		W: cr*cp*cy + sr*sp*sy,
-	}
-}
-
-// MountTransform is parent -> child for a sensor mount.
-func MountTransform(parent, child string, m config.Mount, stamp time.Time) rosmsg.TransformStamped {
-	return rosmsg.TransformStamped{
-		Header: rosmsg.Header{Stamp: rosmsg.TimeFromNanos(stamp.UnixNano()), FrameID: parent}, ChildFrameID: child,
-		Transform: rosmsg.Transform{Translation: rosmsg.Vector3{X: m.X, Y: m.Y, Z: m.Z}, Rotation: QuaternionRPY(m.Roll, m.Pitch, m.Yaw)},
-	}
-}
-
 // StaticTransforms is /tf_static's message: base -> LiDAR and base -> IMU (config.LidarMount, IMUMount).
 func StaticTransforms(f Frames, stamp time.Time) *rosmsg.TFMessage {
-	return &rosmsg.TFMessage{Transforms: []rosmsg.TransformStamped{
-		MountTransform(f.Base, f.Lidar, config.LidarMount, stamp),
-		MountTransform(f.Base, f.IMU, config.IMUMount, stamp),
-	}}
+	return config.StaticTransforms(f.Base, f.Lidar, f.IMU, stamp)
 }
 
 // OdomTransform is odom -> base_link of one odometry record.

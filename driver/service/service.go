@@ -78,6 +78,7 @@ func Run(ctx context.Context, o Options) error {
 			return err
 		}
 		o.Capture.Metadata = captureMetadata(cfg, configs)
+		o.Capture.Static = captureStatic(cfg)
 		log.Info("capture: recording the board and the LiDAR", "dir", o.Capture.Dir)
 	}
 	dargs, rargs := ChildArgs(o, configs, lidarDev, os.Getpid())
