@@ -72,7 +72,11 @@ func LogMsg(name string, r api.LogRecord) *rosmsg.Log {
 	if line < 0 {
 		line = 0
 	}
-	return &rosmsg.Log{Stamp: rosmsg.TimeFromNanos(r.Stamp.UnixNano()), Level: ROSLevel(r.Level), Name: name,
+	ns := r.Stamp.UnixNano()
+	if r.Stamp.IsZero() || ns < 0 { // a record without a usable stamp: now
+		ns = time.Now().UnixNano()
+	}
+	return &rosmsg.Log{Stamp: rosmsg.TimeFromNanos(ns), Level: ROSLevel(r.Level), Name: name,
 		Msg: r.Msg, File: r.File, Function: r.Function, Line: uint32(line)}
 }
 
