@@ -4,6 +4,7 @@ package ros2_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/ros2"
 )
 
@@ -42,7 +44,47 @@ func TestObsEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a simulated robot, the driver service with ROS 2 and a C peer")
 	}
-	r := startRigWith(t, buildObsPeer(t, t.TempDir()))
+	checkObs(t, startRigWith(t, buildObsPeer(t, t.TempDir())))
+}
+
+// TestFastDDSObs is TestObsEndToEnd with the Fast DDS peer (testdata/fastobspeer: fastddsgen types of
+// testdata/obspeer/obs.idl, Fast CDR, rmw_fastrtps's participant and reader QoS).
+func TestFastDDSObs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a simulated robot, the driver service with ROS 2 and a Fast DDS peer")
+	}
+	checkObs(t, startRigWith(t, buildFastObsPeer(t, t.TempDir())))
+}
+
+// buildFastObsPeer builds testdata/fastobspeer with fastddsgen and g++ (skips without fastddsgen unless
+// ROSORIN_REQUIRE_FASTDDS=1, as buildFastPeer).
+func buildFastObsPeer(t *testing.T, dir string) string {
+	t.Helper()
+	gen, err := exec.LookPath("fastddsgen")
+	if err != nil {
+		msg := "fastddsgen not found: the Fast DDS peer needs `" + fastDDSHint + "`"
+		if os.Getenv("ROSORIN_REQUIRE_FASTDDS") == "1" {
+			t.Fatal(msg + " (ROSORIN_REQUIRE_FASTDDS=1)")
+		}
+		t.Skip(msg)
+	}
+	src, _ := filepath.Abs("testdata")
+	for _, c := range [][]string{
+		{gen, "-replace", "-d", dir, filepath.Join(src, "obspeer", "obs.idl")},
+		{"g++", "-O1", "-Wall", "-Wextra", "-Werror", "-I.", "-o", "fastobspeer", filepath.Join(src, "fastobspeer", "fastobspeer.cpp"),
+			"obs.cxx", "obsPubSubTypes.cxx", "-lfastrtps", "-lfastcdr"},
+	} {
+		cmd := exec.Command(c[0], c[1:]...)
+		cmd.Dir = dir
+		if o, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(c, " "), err, o)
+		}
+	}
+	return filepath.Join(dir, "fastobspeer")
+}
+
+// checkObs: the peer of r reads /tf_static, /rosout and /diagnostics as TestObsEndToEnd says.
+func checkObs(t *testing.T, r *rig) {
 	p := r.peer
 	p.wait(t, 0, "ready", 10*time.Second, nil)
 	gate := ros2.NodeName + ": " + ros2.TaskGate + "|"
@@ -81,7 +123,14 @@ func TestObsEndToEnd(t *testing.T) {
 		defer cancel()
 		// A loaded machine can have latched the e-stop already (a watchdog restart starts latched): clear it.
 		m := p.mark()
-		if s := r.state(); s.EStop != nil {
+		var s api.State
+		if err := testkit.Eventually(testkit.Bound(10*time.Second), func() (err error) {
+			s, err = r.st.Client().State(ctx)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if s.EStop != nil {
 			t.Logf("latched before the test: %s; resetting", *s.EStop)
 			if _, err := r.st.Client().Reset(ctx); err != nil {
 				t.Fatal(err)
