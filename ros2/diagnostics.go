@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 )
 
@@ -32,10 +33,11 @@ const (
 	TaskSupervisor = "supervisor"
 	TaskContact    = "contact reflex"
 	TaskLoop       = "control loop"
+	TaskRecording  = "recording"
 )
 
 // diagTasks are the statuses in order (TaskContact only when the driver has the reflex).
-var diagTasks = []string{TaskBoard, TaskIMU, TaskLidar, TaskBattery, TaskGate, TaskSupervisor, TaskContact, TaskLoop}
+var diagTasks = []string{TaskBoard, TaskIMU, TaskLidar, TaskBattery, TaskGate, TaskSupervisor, TaskContact, TaskLoop, TaskRecording}
 
 // MinIMUHz is the IMU rate below which the IMU status warns (the board sends about 110 Hz).
 const MinIMUHz = 80
@@ -77,8 +79,10 @@ func (k *kvs) add(key string, v any) {
 }
 
 // Diagnostics maps the driver's state record to the node's statuses (named "<node>: <task>"). prev is the
-// record of the previous report (nil: none), for the rates and the counters that grew since.
-func Diagnostics(node string, s, prev *api.State) []rosmsg.DiagnosticStatus {
+// record of the previous report (nil: none), for the rates and the counters that grew since. sup is the
+// supervisor's status file (nil: none, a driver without `rosorin-base run`, or unreadable): restarts, the
+// watchdog and the recording.
+func Diagnostics(node string, s, prev *api.State, sup *supervisor.Status) []rosmsg.DiagnosticStatus {
 	var out []rosmsg.DiagnosticStatus
 	add := func(task, hw string, level uint8, msg string, v kvs) {
 		out = append(out, rosmsg.DiagnosticStatus{Level: level, Name: node + ": " + task, Message: msg, HardwareID: hw, Values: v})
@@ -203,17 +207,67 @@ func Diagnostics(node string, s, prev *api.State) []rosmsg.DiagnosticStatus {
 		}
 		add(TaskGate, "", level, msg, v)
 	}
-	// The supervisor: the state record carries its pid (restarts and the watchdog are in its own status).
+	// The supervisor: its pid from the state record; restarts, the watchdog and the port from its status file.
 	{
 		var v kvs
 		v.add("supervisor_pid", s.PIDs.Supervisor)
 		v.add("driver_pid", s.PIDs.Driver)
 		v.add("lidar_reader_pid", s.PIDs.LidarReader)
 		level, msg := rosmsg.DiagOK, fmt.Sprintf("driver under supervisor pid %d", s.PIDs.Supervisor)
-		if s.PIDs.Supervisor == 0 {
+		if sup != nil {
+			v.add("port", sup.Port)
+			v.add("driver_starts", sup.DriverStarts)
+			v.add("driver_last_exit", sup.DriverLastExit)
+			v.add("reader_starts", sup.ReaderStarts)
+			v.add("reader_last_exit", sup.ReaderLastExit)
+			v.add("watchdog", sup.Watchdog)
+			v.add("watchdog_trips", sup.WatchdogTrips)
+			v.add("last_watchdog", sup.LastWatchdog)
+			v.add("watchdog_late_wakes", sup.WatchdogLateWakes)
+			v.add("heartbeat_max_gap_ms", sup.DriverHeartbeatMaxGapMS)
+			v.add("stop_frames", sup.StopFrames)
+			v.add("last_stop", sup.LastStop)
+		}
+		switch {
+		case s.PIDs.Supervisor == 0:
 			level, msg = rosmsg.DiagWarn, "driver without a supervisor: no crash-stop path (run it with rosorin-base run)"
+		case sup == nil:
+			level, msg = rosmsg.DiagWarn, "the supervisor's status file is not readable: restarts and watchdog unknown"
+		case sup.Port != supervisor.PortOpen:
+			level, msg = rosmsg.DiagError, "board port "+sup.Port
+			if sup.Warning != "" {
+				msg += ": " + sup.Warning
+			}
+		case sup.Updated.Before(s.Stamp.Add(-5 * time.Second)):
+			level, msg = rosmsg.DiagWarn, fmt.Sprintf("the supervisor's status is %.0f s old", s.Stamp.Sub(sup.Updated).Seconds())
+		case sup.WatchdogTrips > 0:
+			level, msg = rosmsg.DiagWarn, fmt.Sprintf("the watchdog killed %d driver(s); last: %s", sup.WatchdogTrips, sup.LastWatchdog)
+		case sup.DriverStarts > 1:
+			level, msg = rosmsg.DiagWarn, fmt.Sprintf("driver restarted %d time(s); last exit: %s", sup.DriverStarts-1, sup.DriverLastExit)
+		case sup.Watchdog == "off":
+			level, msg = rosmsg.DiagWarn, "driver watchdog off: a hung driver leaves the wheels at their last speed"
 		}
 		add(TaskSupervisor, "", level, msg, v)
+	}
+	// The board's recording (--capture), from the supervisor's status.
+	if sup != nil && sup.Capture != nil {
+		c := sup.Capture
+		var v kvs
+		v.add("recording", c.Recording)
+		v.add("file", c.File)
+		v.add("segments", c.Segments)
+		v.add("messages", c.Messages)
+		v.add("bytes", c.Bytes)
+		v.add("dropped", c.Dropped)
+		v.add("tx_tap_lost", c.TxTapLost)
+		level, msg := rosmsg.DiagOK, "recording to "+c.Dir
+		switch {
+		case !c.Recording:
+			level, msg = rosmsg.DiagError, "recording stopped: "+c.Error
+		case c.Dropped > 0 || c.TxTapLost > 0:
+			level, msg = rosmsg.DiagWarn, fmt.Sprintf("recording, %d messages dropped and %d tx copies lost", c.Dropped, c.TxTapLost)
+		}
+		add(TaskRecording, "", level, msg, v)
 	}
 	// The contact reflex.
 	if c := s.Contact; c != nil {
@@ -309,6 +363,8 @@ func (b *Bridge) diagnostics(ctx context.Context) {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	name := b.node.Name
+	var sup *supervisor.Status
+	var supAt time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -327,7 +383,13 @@ func (b *Bridge) diagnostics(ctx context.Context) {
 		case now.Sub(at) > diagStaleAfter:
 			st = StaleDiagnostics(name, fmt.Sprintf("no state record from the driver for %.0f s (driver gone or restarting)", now.Sub(at).Seconds()))
 		default:
-			st = Diagnostics(name, s, prev)
+			if now.Sub(supAt) >= time.Second {
+				supAt, sup = now, nil
+				if x, err := supervisor.ReadStatus(b.cfg.Socket); err == nil {
+					sup = &x
+				}
+			}
+			st = Diagnostics(name, s, prev, sup)
 		}
 		lv := diagLevels(st)
 		if reported && lv == levels && now.Sub(lastPub) < time.Second {

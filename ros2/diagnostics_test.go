@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/capture/segment"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
+	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 )
 
@@ -25,6 +27,13 @@ func healthy() api.State {
 		Config:  api.ConfigSummary{ScanTimeoutS: 0.5},
 		Contact: &api.ContactState{Mode: "act", Configured: "act", Status: "idle: no command"},
 	}
+}
+
+// healthySup is the status file of a supervisor with nothing to report: one driver, watchdog on, recording.
+func healthySup() supervisor.Status {
+	return supervisor.Status{PID: 10, Port: supervisor.PortOpen, DriverStarts: 1, ReaderStarts: 1, Watchdog: "150ms",
+		Updated: time.Unix(999, 500e6), Capture: &supervisor.CaptureStatus{QueueStatus: segment.QueueStatus{
+			Recording: true, Dir: "/var/lib/rosorin/capture", Segments: 1, Messages: 100}}}
 }
 
 func statusOf(t *testing.T, st []rosmsg.DiagnosticStatus, task string) rosmsg.DiagnosticStatus {
@@ -52,48 +61,69 @@ func value(s rosmsg.DiagnosticStatus, key string) string {
 func TestDiagnostics(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		edit  func(s, prev *api.State)
+		edit  func(s, prev *api.State, sup *supervisor.Status)
 		task  string
 		level uint8
 		msg   string // a substring of the task's message
 	}{
-		{"healthy", func(s, p *api.State) {}, "", rosmsg.DiagOK, ""},
-		{"latched e-stop", func(s, p *api.State) {
+		{"healthy", func(s, p *api.State, sup *supervisor.Status) {}, "", rosmsg.DiagOK, ""},
+		{"latched e-stop", func(s, p *api.State, sup *supervisor.Status) {
 			s.EStop, s.Blocked = ptr("estop topic (ROS 2)"), ptr("estop: estop topic (ROS 2)")
 		}, TaskGate, rosmsg.DiagError, "E-STOP latched: estop topic (ROS 2)"},
-		{"latched e-stop, disabled", func(s, p *api.State) {
+		{"latched e-stop, disabled", func(s, p *api.State, sup *supervisor.Status) {
 			s.EStop, s.Enabled = ptr("deadman"), false
 		}, TaskGate, rosmsg.DiagError, "deadman"},
-		{"disabled is normal", func(s, p *api.State) { s.Enabled, s.Blocked = false, ptr("disabled") }, TaskGate, rosmsg.DiagOK, "disabled"},
-		{"no scan holds commands", func(s, p *api.State) { s.Blocked = ptr("no scan") }, TaskGate, rosmsg.DiagWarn, "no scan"},
-		{"board silent", func(s, p *api.State) {
+		{"disabled is normal", func(s, p *api.State, sup *supervisor.Status) { s.Enabled, s.Blocked = false, ptr("disabled") }, TaskGate, rosmsg.DiagOK, "disabled"},
+		{"no scan holds commands", func(s, p *api.State, sup *supervisor.Status) { s.Blocked = ptr("no scan") }, TaskGate, rosmsg.DiagWarn, "no scan"},
+		{"board silent", func(s, p *api.State, sup *supervisor.Status) {
 			s.BoardSilent, s.Warning = true, "no board frame for 0.8 s: the driver cannot stop the wheels"
 		}, TaskBoard, rosmsg.DiagError, "cannot stop the wheels"},
-		{"no board frame yet", func(s, p *api.State) { s.Link.BoardAgeS = nil }, TaskBoard, rosmsg.DiagError, "no board frame"},
-		{"checksum errors grew", func(s, p *api.State) { s.Link.BadChecksum = 3 }, TaskBoard, rosmsg.DiagWarn, "checksum"},
-		{"write errors grew", func(s, p *api.State) { s.Link.WriteErrors = 1 }, TaskBoard, rosmsg.DiagError, "writes failing"},
-		{"IMU slow", func(s, p *api.State) { s.Link.IMUHz = 40 }, TaskIMU, rosmsg.DiagWarn, "40 Hz"},
-		{"IMU gone", func(s, p *api.State) { s.Link.IMUHz = 0 }, TaskIMU, rosmsg.DiagError, "no IMU"},
-		{"gyro calibrating", func(s, p *api.State) { s.GyroCalibrating = true }, TaskIMU, rosmsg.DiagWarn, "calibrating"},
-		{"scan stale", func(s, p *api.State) { s.ScanAgeS = ptr(1.5) }, TaskLidar, rosmsg.DiagError, "scan gate holds"},
-		{"no scan since start", func(s, p *api.State) { s.ScanAgeS = nil }, TaskLidar, rosmsg.DiagError, "no scan since start"},
-		{"no scan, gate off", func(s, p *api.State) { s.ScanAgeS, s.Config.ScanTimeoutS = nil, 0 }, TaskLidar, rosmsg.DiagWarn, "gate off"},
-		{"LiDAR slow", func(s, p *api.State) { s.ScansHz = 5 }, TaskLidar, rosmsg.DiagWarn, "5.0 scans/s"},
-		{"no battery report", func(s, p *api.State) { s.BatteryMV = 0 }, TaskBattery, rosmsg.DiagWarn, "no battery"},
-		{"charger plugged", func(s, p *api.State) { s.Plugged = ptr(true) }, TaskBattery, rosmsg.DiagOK, "charger plugged"},
-		{"no supervisor", func(s, p *api.State) { s.PIDs.Supervisor = 0 }, TaskSupervisor, rosmsg.DiagWarn, "no crash-stop path"},
-		{"contact reflex overridden", func(s, p *api.State) { s.Contact.Mode = "log" }, TaskContact, rosmsg.DiagWarn, "mode log instead of act"},
-		{"contact reflex cannot judge", func(s, p *api.State) { s.Contact.Status = "cannot judge: no LiDAR odometry" }, TaskContact, rosmsg.DiagWarn, "cannot judge"},
-		{"loop late", func(s, p *api.State) { s.Loop.TickP99Ms = 45 }, TaskLoop, rosmsg.DiagWarn, "over 1.5 ticks"},
+		{"no board frame yet", func(s, p *api.State, sup *supervisor.Status) { s.Link.BoardAgeS = nil }, TaskBoard, rosmsg.DiagError, "no board frame"},
+		{"checksum errors grew", func(s, p *api.State, sup *supervisor.Status) { s.Link.BadChecksum = 3 }, TaskBoard, rosmsg.DiagWarn, "checksum"},
+		{"write errors grew", func(s, p *api.State, sup *supervisor.Status) { s.Link.WriteErrors = 1 }, TaskBoard, rosmsg.DiagError, "writes failing"},
+		{"IMU slow", func(s, p *api.State, sup *supervisor.Status) { s.Link.IMUHz = 40 }, TaskIMU, rosmsg.DiagWarn, "40 Hz"},
+		{"IMU gone", func(s, p *api.State, sup *supervisor.Status) { s.Link.IMUHz = 0 }, TaskIMU, rosmsg.DiagError, "no IMU"},
+		{"gyro calibrating", func(s, p *api.State, sup *supervisor.Status) { s.GyroCalibrating = true }, TaskIMU, rosmsg.DiagWarn, "calibrating"},
+		{"scan stale", func(s, p *api.State, sup *supervisor.Status) { s.ScanAgeS = ptr(1.5) }, TaskLidar, rosmsg.DiagError, "scan gate holds"},
+		{"no scan since start", func(s, p *api.State, sup *supervisor.Status) { s.ScanAgeS = nil }, TaskLidar, rosmsg.DiagError, "no scan since start"},
+		{"no scan, gate off", func(s, p *api.State, sup *supervisor.Status) { s.ScanAgeS, s.Config.ScanTimeoutS = nil, 0 }, TaskLidar, rosmsg.DiagWarn, "gate off"},
+		{"LiDAR slow", func(s, p *api.State, sup *supervisor.Status) { s.ScansHz = 5 }, TaskLidar, rosmsg.DiagWarn, "5.0 scans/s"},
+		{"no battery report", func(s, p *api.State, sup *supervisor.Status) { s.BatteryMV = 0 }, TaskBattery, rosmsg.DiagWarn, "no battery"},
+		{"charger plugged", func(s, p *api.State, sup *supervisor.Status) { s.Plugged = ptr(true) }, TaskBattery, rosmsg.DiagOK, "charger plugged"},
+		{"no supervisor", func(s, p *api.State, sup *supervisor.Status) { s.PIDs.Supervisor = 0 }, TaskSupervisor, rosmsg.DiagWarn, "no crash-stop path"},
+		{"contact reflex overridden", func(s, p *api.State, sup *supervisor.Status) { s.Contact.Mode = "log" }, TaskContact, rosmsg.DiagWarn, "mode log instead of act"},
+		{"contact reflex cannot judge", func(s, p *api.State, sup *supervisor.Status) { s.Contact.Status = "cannot judge: no LiDAR odometry" }, TaskContact, rosmsg.DiagWarn, "cannot judge"},
+		{"supervisor status unreadable", nil, TaskSupervisor, rosmsg.DiagWarn, "not readable"},
+		{"port gone", func(s, p *api.State, sup *supervisor.Status) {
+			sup.Port, sup.Warning = supervisor.PortGone, "NOTHING can stop the wheels"
+		}, TaskSupervisor, rosmsg.DiagError, "board port gone: NOTHING"},
+		{"watchdog tripped", func(s, p *api.State, sup *supervisor.Status) {
+			sup.WatchdogTrips, sup.LastWatchdog, sup.DriverStarts = 1, "driver hung", 2
+		}, TaskSupervisor, rosmsg.DiagWarn, "watchdog killed 1 driver(s); last: driver hung"},
+		{"driver restarted", func(s, p *api.State, sup *supervisor.Status) {
+			sup.DriverStarts, sup.DriverLastExit = 3, "exit status 1"
+		}, TaskSupervisor, rosmsg.DiagWarn, "restarted 2 time(s)"},
+		{"watchdog off", func(s, p *api.State, sup *supervisor.Status) { sup.Watchdog = "off" }, TaskSupervisor, rosmsg.DiagWarn, "watchdog off"},
+		{"supervisor status old", func(s, p *api.State, sup *supervisor.Status) { sup.Updated = s.Stamp.Add(-10 * time.Second) }, TaskSupervisor, rosmsg.DiagWarn, "10 s old"},
+		{"recording stopped", func(s, p *api.State, sup *supervisor.Status) {
+			sup.Capture.Recording, sup.Capture.Error = false, "no space left on device"
+		}, TaskRecording, rosmsg.DiagError, "no space left"},
+		{"recording drops", func(s, p *api.State, sup *supervisor.Status) { sup.Capture.Dropped = 5 }, TaskRecording, rosmsg.DiagWarn, "5 messages dropped"},
+		{"loop late", func(s, p *api.State, sup *supervisor.Status) { s.Loop.TickP99Ms = 45 }, TaskLoop, rosmsg.DiagWarn, "over 1.5 ticks"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, prev := healthy(), healthy()
+			s, prev, sup := healthy(), healthy(), healthySup()
 			prev.Stamp = s.Stamp.Add(-time.Second)
 			prev.Link.Frames = s.Link.Frames - 110
-			tc.edit(&s, &prev)
-			st := Diagnostics(NodeName, &s, &prev)
-			if len(st) != len(diagTasks) {
-				t.Fatalf("%d statuses, want %d", len(st), len(diagTasks))
+			supp := &sup
+			if tc.edit != nil {
+				tc.edit(&s, &prev, &sup)
+			} else {
+				supp = nil
+			}
+			st := Diagnostics(NodeName, &s, &prev, supp)
+			if want := len(diagTasks) - map[bool]int{true: 1}[supp == nil]; len(st) != want {
+				t.Fatalf("%d statuses, want %d", len(st), want)
 			}
 			for _, x := range st {
 				want := rosmsg.DiagOK
@@ -113,10 +143,10 @@ func TestDiagnostics(t *testing.T) {
 
 // TestDiagnosticsValues: the figures a monitor shows, and the hardware ids.
 func TestDiagnosticsValues(t *testing.T) {
-	s, prev := healthy(), healthy()
+	s, prev, sup := healthy(), healthy(), healthySup()
 	prev.Stamp, prev.Link.Frames = s.Stamp.Add(-time.Second), s.Link.Frames-110
 	s.Publishers = []api.Publisher{{PID: 42, Comm: "rosorin-base", Input: "cmd_vel", Streams: 1}}
-	st := Diagnostics(NodeName, &s, &prev)
+	st := Diagnostics(NodeName, &s, &prev, &sup)
 	b := statusOf(t, st, TaskBoard)
 	if value(b, "frames_per_s") != "110" || b.HardwareID != HardwareBoard {
 		t.Errorf("board link: frames_per_s %q hardware %q", value(b, "frames_per_s"), b.HardwareID)
@@ -130,7 +160,7 @@ func TestDiagnosticsValues(t *testing.T) {
 	}
 	// No contact reflex: no such status.
 	s.Contact = nil
-	for _, x := range Diagnostics(NodeName, &s, nil) {
+	for _, x := range Diagnostics(NodeName, &s, nil, nil) {
 		if strings.HasSuffix(x.Name, TaskContact) {
 			t.Error("a contact status without a reflex")
 		}
@@ -148,10 +178,10 @@ func TestDiagnosticsNegative(t *testing.T) {
 		}
 		return st
 	}
-	if g := statusOf(t, broken(Diagnostics(NodeName, &s, nil)), TaskGate); g.Level == rosmsg.DiagError {
+	if g := statusOf(t, broken(Diagnostics(NodeName, &s, nil, nil)), TaskGate); g.Level == rosmsg.DiagError {
 		t.Fatal("the negative control did not break the mapping")
 	}
-	if g := statusOf(t, Diagnostics(NodeName, &s, nil), TaskGate); g.Level != rosmsg.DiagError {
+	if g := statusOf(t, Diagnostics(NodeName, &s, nil, nil), TaskGate); g.Level != rosmsg.DiagError {
 		t.Fatalf("a latched e-stop is %d, want ERROR", g.Level)
 	}
 }

@@ -118,6 +118,16 @@ func checkObs(t *testing.T, r *rig) {
 			})
 		}
 	})
+	t.Run("supervisor", func(t *testing.T) {
+		// The supervisor's status file reached the bridge (restarts, watchdog): its status is not the fallback.
+		l := p.wait(t, 0, "diag ", 10*time.Second, func(l string) bool {
+			return !strings.HasPrefix(l, "diag 3 ") && strings.Contains(l, " "+ros2.NodeName+": "+ros2.TaskSupervisor+"|")
+		})
+		t.Log(l)
+		if strings.Contains(l, "not readable") || strings.Contains(l, "without a supervisor") {
+			t.Errorf("supervisor status %q", l)
+		}
+	})
 	t.Run("estop", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
