@@ -13,6 +13,7 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/ros2"
 )
 
@@ -169,4 +170,44 @@ func checkObs(t *testing.T, r *rig) {
 		p.wait(t, m, "diag 0 "+gate, 3*time.Second, nil)
 		r.eventually(time.Second, "reset", func(s api.State) bool { return s.EStop == nil })
 	})
+}
+
+// TestObsOdomTF: with publish_odom_tf: true (a second parameter file) the node publishes odom -> base_link on
+// /tf from the wheel odometry, and the transform follows the wheels (TestObsEndToEnd is the parameter off: no
+// /tf).
+func TestObsOdomTF(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a simulated robot, the driver service with ROS 2 and a C peer")
+	}
+	loopbackEnv(t)
+	t.Setenv("ROSORIN_ROS2", "1")
+	dir := t.TempDir()
+	base := buildTagged(t, dir)
+	peerBin := buildObsPeer(t, dir)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(30*time.Second))
+	defer cancel()
+	st, err := target.StartSim(ctx, target.SimConfig{BaseBin: base, BaseLog: filepath.Join(dir, "base.log"), Seed: 1,
+		Params: []string{"publish_odom_tf=true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	p := startPeer(t, peerBin)
+	p.wait(t, 0, "ready", 10*time.Second, nil)
+	p.wait(t, 0, "tf odom base_link 0.0000 0.0000", 10*time.Second, nil)
+	// Drive forward on the gamepad-free socket path: the odometry's x grows, and so does the transform's.
+	cl := st.Client()
+	cl.Reset(ctx) // a watchdog restart under load starts latched
+	if _, err := cl.Enable(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	m := p.mark()
+	deadline := time.Now().Add(testkit.Bound(5 * time.Second))
+	for p.count(m, "tf odom base_link 0.0") == p.count(m, "tf odom base_link 0.0000") {
+		if time.Now().After(deadline) {
+			t.Fatal("the odom transform did not follow the wheels")
+		}
+		cl.CmdVel(ctx, api.Twist{VX: 0.1})
+		time.Sleep(50 * time.Millisecond)
+	}
 }
