@@ -12,6 +12,7 @@
 //	GET  /v1/battery?follow=1    battery (sensor_msgs/BatteryState), ~1 Hz
 //	GET  /v1/odom?follow=1       wheel/odom (nav_msgs/Odometry), 50 Hz
 //	GET  /v1/gamepad?follow=1    gamepad (sensor_msgs/Joy), ~20 Hz while a pad is connected
+//	GET  /v1/log?follow=1        /rosout (rcl_interfaces/Log): the driver's log lines at INFO and above
 //	GET  /v1/config              the parameters in use
 //	POST /v1/cmd_vel             cmd_vel (geometry_msgs/Twist): one JSON twist, or a chunked JSON-lines stream
 //	                             (PUT is the same, for curl -T -)
