@@ -211,3 +211,33 @@ func TestObsOdomTF(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestObsStale: a second bridge (`rosorin-base ros2 --node-name`, on its own) follows the rig's driver; its
+// statuses are OK from the state record, and when the service is gone (the driver with it) they turn STALE
+// within diagStaleAfter (2 s) and a report.
+func TestObsStale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a simulated robot, the driver service with ROS 2 and a C peer")
+	}
+	r := startRigWith(t, buildObsPeer(t, t.TempDir()))
+	p := r.peer
+	bin := buildTagged(t, t.TempDir())
+	cmd := exec.Command(bin, "ros2", "--socket", r.st.Client().Path(), "--node-name", "obs_second")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	gate := "obs_second: " + ros2.TaskGate + "|"
+	p.wait(t, 0, "diag ", 15*time.Second, func(l string) bool {
+		return (strings.HasPrefix(l, "diag 0 ") || strings.HasPrefix(l, "diag 2 ")) && strings.Contains(l, gate)
+	})
+	m := p.mark()
+	t0 := time.Now()
+	r.st.Close()
+	l := p.wait(t, m, "diag 3 "+gate, 5*time.Second, nil)
+	t.Logf("STALE %v after the service stopped: %s", time.Since(t0).Round(time.Millisecond), l)
+	if !strings.Contains(l, "no state record from the driver") {
+		t.Errorf("stale line %q", l)
+	}
+}
