@@ -34,6 +34,7 @@ const SupervisorLogEnv = "ROSORIN_SUPERVISOR_LOG_FD"
 // SupervisorLogFromEnv is the supervisor's log pipe when this process is its bridge child, else nil.
 func SupervisorLogFromEnv() *os.File {
 	fd, err := strconv.Atoi(os.Getenv(SupervisorLogEnv))
+	os.Unsetenv(SupervisorLogEnv) // not for this process's children
 	if err != nil || fd < 3 {
 		return nil
 	}

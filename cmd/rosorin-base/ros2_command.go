@@ -18,7 +18,8 @@ func ros2Command() *cli.Command {
 	return &cli.Command{
 		Name:  "ros2",
 		Usage: "the ROS 2 node rosorin_board_driver (Cyclone DDS): topics and services of chapter 11, bridged to the driver's control socket",
-		Description: "Publishes imu/data_raw, battery, wheel/odom, gamepad, scan, ~/state and ~/source; subscribes the velocity\n" +
+		Description: "Publishes imu/data_raw, battery, wheel/odom, gamepad, scan, ~/state and ~/source, /rosout, /diagnostics and\n" +
+			"/tf_static (/tf with publish_odom_tf); subscribes the velocity\n" +
 			"inputs manual/cmd_vel, autonomous/cmd_vel and cmd_vel (arbitrated by the driver) and estop; serves ~/enable and\n" +
 			"~/reset_estop (rmw_cyclonedds conventions, Humble). Two matched publishers on one input latch the e-stop.\n" +
 			"ROS_DOMAIN_ID and CYCLONEDDS_URI are honoured, ROS_LOCALHOST_ONLY=1 keeps it on 127.0.0.1. Needs a binary built\n" +
