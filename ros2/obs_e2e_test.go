@@ -87,6 +87,11 @@ func buildFastObsPeer(t *testing.T, dir string) string {
 // checkObs: the peer of r reads /tf_static, /rosout and /diagnostics as TestObsEndToEnd says.
 func checkObs(t *testing.T, r *rig) {
 	p := r.peer
+	defer func() {
+		if strings.Contains(r.logText(), "DATA RACE") { // a -race build of the service
+			t.Error("the race detector reported a data race in the service's processes")
+		}
+	}()
 	p.wait(t, 0, "ready", 10*time.Second, nil)
 	gate := ros2.NodeName + ": " + ros2.TaskGate + "|"
 
