@@ -45,6 +45,9 @@ func start(o Options) (*loopState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("driver start: %w", err)
 	}
+	// The driver's records at INFO and above also go to the socket's log topic (the bridge's /rosout).
+	var tee *api.LogTee
+	o.Log, tee = api.TeeLog(o.Log, "driver")
 	r := newLoopState(o, p)
 	r.deadline = o.Clock.NewTimer()
 	if r.cr, err = newContactReflex(mode, p.contact); err != nil {
@@ -57,6 +60,7 @@ func start(o Options) (*loopState, error) {
 			return nil, fmt.Errorf("driver start: %w", err)
 		}
 		r.tr = srv
+		tee.SetSink(srv.PublishLog)
 	}
 	return r, nil
 }

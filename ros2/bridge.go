@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,6 +41,8 @@ type Config struct {
 	// EStopRepair is how long a sample that a writer on estop has announced may stay undelivered before
 	// the bridge latches the e-stop in its place (1 s; docs/ros2.md, "A one-shot e-stop").
 	EStopRepair time.Duration
+	// SupervisorLog carries the supervisor's log records to /rosout (SupervisorLogFromEnv; nil: none).
+	SupervisorLog *os.File
 }
 
 // Stats are the bridge's counters (logged every 10 s while they change, and at exit).
@@ -77,6 +80,9 @@ type Bridge struct {
 	recentNext   int
 	// watch is the e-stop writers' announced-but-undelivered state (estopWatch), owned by publisherLoop.
 	watch estopWatch
+	// The observability endpoints (obs.go).
+	rosout                *rosout
+	diagPub, tfStatic, tf *Publisher
 }
 
 // input is one velocity input of the driver's arbitration on the graph: its subscription and its own
@@ -165,6 +171,8 @@ func New(cfg Config) (*Bridge, error) {
 	if cfg.EStopOneShot <= 0 {
 		cfg.EStopOneShot = 5 * time.Second
 	}
+	var tee *api.LogTee
+	cfg.Log, tee = api.TeeLog(cfg.Log, "ros2") // the bridge's own lines on /rosout (rosout.go)
 	node, err := NewNode(cfg.Domain, cfg.Namespace, cfg.Name)
 	if err != nil {
 		return nil, err
@@ -197,6 +205,9 @@ func New(cfg Config) (*Bridge, error) {
 			return fail(err)
 		}
 		b.estopReaders = append(b.estopReaders, r)
+	}
+	if err := b.newObs(tee); err != nil {
+		return fail(err)
 	}
 	if b.enable, err = node.Service("~/enable", srvSetBool); err != nil {
 		return fail(err)
@@ -241,6 +252,7 @@ func (b *Bridge) Run(ctx context.Context) error {
 	go func() { defer wg.Done(); b.publisherLoop(ctx) }()
 	wg.Add(1)
 	go func() { defer wg.Done(); b.params.run(ctx) }()
+	b.runObs(ctx, &wg)
 	b.log.Info("ROS 2 node up", "node", b.node.Resolve("~"), "domain", b.cfg.Domain, "socket", b.cfg.Socket)
 	<-ctx.Done()
 	for _, r := range readers {

@@ -29,6 +29,16 @@ type SegmentOptions struct {
 	Metadata   map[string]string
 	Log        *slog.Logger
 	Now        func() time.Time // the clock that names and ages segments (time.Now)
+	// Static are messages every segment starts with, each on a channel of its own (the driver's /tf_static:
+	// a segment played or opened alone places the scan).
+	Static []StaticMessage
+}
+
+// StaticMessage is a message written once at the start of each segment, made for that segment's start time.
+type StaticMessage struct {
+	Topic string
+	Type  string // the ROS type; must be Msg's
+	Msg   func(start time.Time) rosmsg.Message
 }
 
 // ChannelSpec is one channel of every segment: a raw serial stream (Raw: Kind set) or a message channel
@@ -183,7 +193,18 @@ func (s *Segments) start() error {
 			return fmt.Errorf("capture channel %s: %w", sp.Topic, err)
 		}
 	}
-	s.rec, s.chans, s.started, s.size = rec, chans, s.o.Now(), 0
+	now := s.o.Now()
+	for _, st := range s.o.Static {
+		ch, err := rec.MessageChannel(st.Topic, st.Type)
+		if err == nil {
+			err = rec.WriteMessage(ch, now, st.Msg(now))
+		}
+		if err != nil {
+			rec.Close()
+			return fmt.Errorf("capture channel %s: %w", st.Topic, err)
+		}
+	}
+	s.rec, s.chans, s.started, s.size = rec, chans, now, 0
 	s.mu.Lock()
 	s.st.Current = name
 	s.st.Segments++

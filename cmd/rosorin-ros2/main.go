@@ -21,7 +21,9 @@ func newApp() *cli.App {
 	return &cli.App{
 		Name:  "rosorin-ros2",
 		Usage: "the ROS 2 node rosorin_board_driver (Cyclone DDS): topics and services of chapter 11, bridged to the driver's control socket",
-		Description: "Publishes imu/data_raw, battery, wheel/odom, gamepad, scan, ~/state and ~/source; subscribes the velocity\n" +
+		Description: "Publishes imu/data_raw, battery, wheel/odom, gamepad, scan, ~/state and ~/source, /rosout, /diagnostics and\n" +
+			"/tf_static (/tf with publish_odom_tf); serves the driver's parameters (~/list_parameters ... ~/set_parameters_atomically,\n" +
+			"/parameter_events); subscribes the velocity\n" +
 			"inputs manual/cmd_vel, autonomous/cmd_vel and cmd_vel (arbitrated by the driver) and estop; serves ~/enable and\n" +
 			"~/reset_estop (rmw_cyclonedds conventions, Humble). Two matched publishers on one input latch the e-stop.\n" +
 			"ROS_DOMAIN_ID and CYCLONEDDS_URI are honoured, ROS_LOCALHOST_ONLY=1 keeps it on 127.0.0.1. Built with\n" +
@@ -53,7 +55,8 @@ func newApp() *cli.App {
 			ctx, stop := service.SignalContext(c.Context)
 			defer stop()
 			b, err := ros2.New(ros2.Config{Socket: c.String("socket"), Domain: dom, Namespace: ns, Name: name,
-				CmdVelStamped: c.Bool("cmd-vel-stamped"), Log: service.ProcLogger("ros2"), Remap: remap})
+				CmdVelStamped: c.Bool("cmd-vel-stamped"), Log: service.ProcLogger("ros2"), Remap: remap,
+				SupervisorLog: ros2.SupervisorLogFromEnv()})
 			if err != nil {
 				return cli.Exit("rosorin-ros2: "+err.Error(), 1)
 			}

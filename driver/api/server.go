@@ -84,6 +84,8 @@ type Server struct {
 	mu     sync.Mutex
 	subs   map[string]map[*subscriber]struct{}
 	latest map[string]any
+	// logBacklog are the last LogBacklog records of TopicLog (log.go).
+	logBacklog []LogRecord
 
 	requests  *rate.Limiter // one-shot POSTs over all clients together
 	active    atomic.Int64
@@ -410,6 +412,7 @@ const indexText = `rosorin-base control API (HTTP/1.1 over this unix socket, JSO
   GET  /v1/state                  one state record
   GET  /v1/state?follow=1         state records at 10 Hz (JSON lines)
   GET  /v1/{imu,scan,battery,odom,gamepad}[?follow=1]   latest message, or a JSON-lines stream
+  GET  /v1/log?follow=1           the driver's log records at INFO and above (the last 64 first)
   GET  /v1/config                 the configuration in use
   POST /v1/config                 {"max_linear":0.3,...}: set runtime parameters, all or nothing (tighten only)
   GET  /v1/params                 every parameter: type, description, read_only, running and start value
@@ -467,7 +470,13 @@ func (s *Server) getTopic(w http.ResponseWriter, r *http.Request, topic string) 
 // follow streams topic as JSON lines, flushed per message, until the client goes or the server closes. first,
 // if not nil, goes out before the stream (the current state for state followers).
 func (s *Server) follow(w http.ResponseWriter, r *http.Request, topic string, first any) {
-	sub := s.subscribe(topic)
+	var sub *subscriber
+	var backlog []LogRecord
+	if topic == TopicLog {
+		sub, backlog = s.subscribeLog()
+	} else {
+		sub = s.subscribe(topic)
+	}
 	defer s.unsubscribe(topic, sub)
 	if first == nil && topic == TopicSource {
 		// Latched: who drives now (read after subscribing, so no hand-over falls between), then every hand-over.
@@ -489,6 +498,11 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request, topic string, fi
 	}
 	if first != nil && !send(first) {
 		return
+	}
+	for _, m := range backlog {
+		if !send(m) {
+			return
+		}
 	}
 	if first == nil {
 		rc.Flush()

@@ -70,6 +70,9 @@ type Config struct {
 	IMUFrameID  string `yaml:"imu_frame_id"`
 	OdomFrameID string `yaml:"odom_frame_id"`
 	BaseFrameID string `yaml:"base_frame_id"`
+	// PublishOdomTF: the ROS 2 node publishes odom -> base_link on /tf from the wheel odometry (off by
+	// default: the robot's EKF publishes it).
+	PublishOdomTF bool `yaml:"publish_odom_tf"`
 
 	// LidarDevice is the COIN-D6's port (a udev symlink, chapter 7).
 	LidarDevice string `yaml:"lidar_device"`

@@ -35,7 +35,7 @@ func TestDefaultsAreTheParameterTable(t *testing.T) {
 		"odom_scale_x": 1.0, "odom_scale_y": 0.765, "gyro_noise_rad_s": 0.0012,
 		"odom_linear_std": 0.05, "odom_angular_std": 0.2,
 		"estop_key": 1, "pad_mode_bit": 4, "pad_sounds": false, "pad_deadzone": 0.1,
-		"imu_frame_id": "imu_link", "odom_frame_id": "odom", "base_frame_id": "base_link",
+		"imu_frame_id": "imu_link", "odom_frame_id": "odom", "base_frame_id": "base_link", "publish_odom_tf": false,
 		"lidar_device": "/dev/lidar", "lidar_frame_id": "laser", "clockwise": true, "angle_offset_deg": 0.0,
 		"range_min": 0.12, "range_max": 8.0, "reopen_after_silence_s": 2.0,
 		"lidar_respawn": true, "lidar_respawn_delay_s": 2.0,

@@ -29,7 +29,7 @@ func TestBridgeFailsOnceThenBacksOff(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	wait := startBridge(ctx, Options{Socket: filepath.Join(dir, "s.sock"), ROS2Bridge: bridge}, log)
+	wait := startBridge(ctx, Options{Socket: filepath.Join(dir, "s.sock"), ROS2Bridge: bridge}, log, nil)
 	time.Sleep(1200 * time.Millisecond)
 	n := runs()
 	// Back-off 50, 100, 200, 200 ... ms: about 7 starts in 1.2 s; a tight loop would start hundreds.

@@ -6,9 +6,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rosorin/rosorin/capture/segment"
 	"github.com/rosorin/rosorin/driver/config"
+	"github.com/rosorin/rosorin/protocol/rosmsg"
 )
 
 // checkCaptureDir makes sure the supervisor and the reader can record into dir before the port is touched:
@@ -49,4 +51,11 @@ func captureArgs(c *segment.SegmentOptions) []string {
 		a = append(a, "--capture-keep", strconv.FormatInt(c.KeepBytes, 10)+"B")
 	}
 	return a
+}
+
+// captureStatic are the messages every segment of the board's recording starts with: the sensor mounts on
+// /tf_static with the configuration's frame ids, as the ROS 2 node publishes them (docs/ros2.md, "tf").
+func captureStatic(cfg config.Config) []segment.StaticMessage {
+	return []segment.StaticMessage{{Topic: "/tf_static", Type: (*rosmsg.TFMessage)(nil).ROSType(),
+		Msg: func(t time.Time) rosmsg.Message { return cfg.StaticTransforms(t) }}}
 }

@@ -26,7 +26,7 @@ var (
 // deadman stops the wheels). A bridge that cannot start (not found, not loadable, built without the tag) is
 // logged as failed at ERROR once, with its last words, and retried with back-off while the driver runs on.
 // The returned function waits for it to end.
-func startBridge(ctx context.Context, o Options, log *slog.Logger) (wait func()) {
+func startBridge(ctx context.Context, o Options, log *slog.Logger, feed *bridgeLog) (wait func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -41,7 +41,7 @@ func startBridge(ctx context.Context, o Options, log *slog.Logger) (wait func())
 			}
 		}
 		for starts := 1; ctx.Err() == nil; starts++ {
-			ran := runBridge(ctx, o, log, starts, failures, failed)
+			ran := runBridge(ctx, o, log, feed, starts, failures, failed)
 			if ctx.Err() != nil {
 				return
 			}
@@ -62,7 +62,7 @@ func startBridge(ctx context.Context, o Options, log *slog.Logger) (wait func())
 
 // runBridge starts the bridge once and waits for it (or for ctx, then ends it). It reports whether the bridge
 // ran for bridgeHealthy; failed is called when it did not.
-func runBridge(ctx context.Context, o Options, log *slog.Logger, starts, failures int, failed func(string, ...any)) (ran bool) {
+func runBridge(ctx context.Context, o Options, log *slog.Logger, feed *bridgeLog, starts, failures int, failed func(string, ...any)) (ran bool) {
 	exe, err := FindBridge(o.ROS2Bridge)
 	if err != nil {
 		failed("not found", "err", err)
@@ -72,7 +72,10 @@ func runBridge(ctx context.Context, o Options, log *slog.Logger, starts, failure
 	cmd := exec.Command(exe, append([]string{"--socket", o.Socket}, o.BridgeArgs...)...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, io.MultiWriter(os.Stderr, tail)
 	cmd.SysProcAttr = bridgeProcAttr()
-	if err := cmd.Start(); err != nil {
+	attach := feed.prepare(cmd) // the supervisor's log lines on fd 3, for /rosout (ros2log.go)
+	err = cmd.Start()
+	attach(err == nil)
+	if err != nil {
 		failed("did not start", "bridge", exe, "err", err)
 		return false
 	}

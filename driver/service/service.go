@@ -83,6 +83,7 @@ func Run(ctx context.Context, o Options) error {
 			return err
 		}
 		o.Capture.Metadata = captureMetadata(cfg, configs)
+		o.Capture.Static = captureStatic(cfg)
 		log.Info("capture: recording the board and the LiDAR", "dir", o.Capture.Dir)
 	}
 	dargs, rargs := ChildArgs(o, configs, lidarDev, os.Getpid())
@@ -102,7 +103,9 @@ func Run(ctx context.Context, o Options) error {
 		log.Warn("driver watchdog below 3 control ticks: expect healthy drivers to be killed", "driver_watchdog", o.Watchdog)
 	}
 	if o.ROS2 {
-		defer startBridge(ctx, o, log)()
+		var feed *bridgeLog
+		log, feed = teeToBridge(ctx, log) // the supervisor's lines on /rosout (ros2log.go)
+		defer startBridge(ctx, o, log, feed)()
 	}
 	return supervisor.Run(ctx, supervisor.Config{
 		Device: device, Socket: o.Socket, DriverArgs: dargs, ReaderArgs: rargs,

@@ -298,6 +298,21 @@ func TestSimCapture(t *testing.T) {
 	if states < 10 || latched == 0 || early {
 		t.Fatalf("/rosorin/state: %d records, %d with the e-stop's reason (one before the e-stop: %v)", states, latched, early)
 	}
+	// Every board segment starts with the sensor mounts on /tf_static (rosorin-base run's capture.Static).
+	for _, b := range boards {
+		var tfs []rosmsg.TFMessage
+		walkMessages(t, b, "/tf_static", func(at time.Time, data []byte) {
+			var m rosmsg.TFMessage
+			if err := cdr.Unmarshal(data, &m); err != nil {
+				t.Errorf("%s: /tf_static: %v", b, err)
+			}
+			tfs = append(tfs, m)
+		})
+		if len(tfs) != 1 || len(tfs[0].Transforms) != 2 || tfs[0].Transforms[0].ChildFrameID != "laser" ||
+			tfs[0].Transforms[0].Transform.Translation.X != 0.048156 || tfs[0].Transforms[1].ChildFrameID != "imu_link" {
+			t.Fatalf("%s: /tf_static %+v, want one message with base_link -> laser and -> imu_link", b, tfs)
+		}
+	}
 	// The decoded twist sent to the wheels: the drive at 0.2 m/s forward before the e-stop, zero after it.
 	var moving, stoppedAfter bool
 	for _, b := range boards {

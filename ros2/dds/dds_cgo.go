@@ -182,8 +182,12 @@ static dds_entity_t rs_participant(dds_domainid_t domain, const void *ud, size_t
   return pp;
 }
 
-static dds_entity_t rs_writer(dds_entity_t pp, dds_entity_t tp, int rel, int tl, int depth, const void *ud, size_t udlen) {
+static dds_entity_t rs_writer(dds_entity_t pp, dds_entity_t tp, int rel, int tl, int depth, const void *ud, size_t udlen, int64_t lifespan) {
   dds_qos_t *q = rs_qos(rel, tl, depth, ud, udlen);
+  if (lifespan > 0) dds_qset_lifespan(q, lifespan);
+  // Transient-local history for late joiners is the durability service's history in Cyclone (default keep
+  // last 1), not the writer's: set it to the writer's depth, as rmw_cyclonedds does (/rosout keeps 1000).
+  if (tl) dds_qset_durability_service(q, 0, DDS_HISTORY_KEEP_LAST, depth < 1 ? 1 : depth, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
   dds_entity_t w = dds_create_writer(pp, tp, q, NULL);
   dds_delete_qos(q);
   return w;
@@ -458,7 +462,7 @@ func (p *Participant) NewWriter(topicName, typeName string, q QoS, userData stri
 		return nil, err
 	}
 	ud := []byte(userData)
-	e := C.rs_writer(p.pp, t.e, b2i(q.Reliable), b2i(q.TransientLocal), C.int(q.Depth), cbytes(ud), C.size_t(len(ud)))
+	e := C.rs_writer(p.pp, t.e, b2i(q.Reliable), b2i(q.TransientLocal), C.int(q.Depth), cbytes(ud), C.size_t(len(ud)), C.int64_t(q.Lifespan))
 	if err := check("create writer on "+topicName, C.dds_return_t(e)); err != nil {
 		return nil, err
 	}

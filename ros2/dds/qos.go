@@ -23,6 +23,9 @@ type QoS struct {
 	// is lost for good, even if the writer lives to repair it (the one-shot e-stop, docs/ros2.md). Cyclone
 	// writers get that start anyway. Not a QoS on the wire: matching is unchanged.
 	CatchUp bool
+	// Lifespan (writers; 0 = infinite) is how long a written sample stays in the writer's history for late
+	// joiners (rclcpp's /rosout: 10 s).
+	Lifespan time.Duration
 }
 
 // The ROS 2 profiles (rmw_qos_profile_default, _sensor_data, _services_default) and the latched profile
