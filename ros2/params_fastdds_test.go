@@ -9,12 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/ros2"
@@ -116,7 +118,7 @@ func TestParamsFastDDS(t *testing.T) {
 		t.Errorf("event over Fast DDS %q, want max_linear d:0.25", ev)
 	}
 	p.wait(t, m, "state {", 5*time.Second, func(l string) bool { return state(l).Config.MaxLinear == 0.25 })
-	if p.count(0, "event "+node+" 48 0") > 0 {
+	if p.count(0, "event "+node+" "+strconv.Itoa(len(config.Params()))+" 0") > 0 {
 		t.Logf("the start event (new_parameters) reached the Fast DDS subscriber too")
 	} else {
 		t.Logf("the start event did not reach the Fast DDS subscriber (volatile; Fast DDS discovery can take a second)")

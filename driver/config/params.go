@@ -82,6 +82,7 @@ var descriptions = map[string]string{
 	"imu_frame_id":           "frame of imu/data_raw",
 	"odom_frame_id":          "odometry frame",
 	"base_frame_id":          "robot body frame",
+	"publish_odom_tf":        "the ROS 2 node publishes odom -> base_link on /tf from the wheel odometry (off: the robot's EKF publishes it)",
 	"lidar_device":           "COIN-D6 LiDAR's serial port",
 	"lidar_frame_id":         "frame of scan",
 	"clockwise":              "LiDAR native angles run clockwise",

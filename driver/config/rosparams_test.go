@@ -19,7 +19,7 @@ func writeFile(t *testing.T, name, body string) string {
 	return p
 }
 
-func params(t *testing.T, s ...string) []rosargs.Param {
+func overrides(t *testing.T, s ...string) []rosargs.Param {
 	t.Helper()
 	var out []rosargs.Param
 	for _, a := range s {
@@ -38,7 +38,7 @@ func TestLoadROSPrecedence(t *testing.T) {
 		"/r2/rosorin_board_driver:\n  ros__parameters:\n    max_linear: 0.05\n")
 	f2 := writeFile(t, "f2.yaml", "r1:\n  rosorin_board_driver:\n    ros__parameters:\n      max_linear: 0.32\n      pad_sounds: yes\n      cmd_timeout: 1\n      drive_pan: 3\n")
 	c, notes, err := LoadROS(ROSSources{Configs: []string{base}, Node: "/r1/rosorin_board_driver", ParamsFiles: []string{f1, f2},
-		Params: params(t, "cmd_timeout:=0.25", "odom_frame_id:=odom1")})
+		Params: overrides(t, "cmd_timeout:=0.25", "odom_frame_id:=odom1")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestLoadROSErrors(t *testing.T) {
 		if tc.file != "" {
 			files = []string{writeFile(t, "p.yaml", tc.file)}
 		}
-		c, _, err := LoadROS(ROSSources{Node: "/rosorin_board_driver", ParamsFiles: files, Params: params(t, tc.params...)})
+		c, _, err := LoadROS(ROSSources{Node: "/rosorin_board_driver", ParamsFiles: files, Params: overrides(t, tc.params...)})
 		if err == nil || !errors.Is(err, ErrConfig) || c != Default() {
 			t.Errorf("%s: err %v (want ErrConfig and the defaults)", tc.name, err)
 			continue
@@ -116,7 +116,7 @@ func TestLoadROSErrors(t *testing.T) {
 
 func TestLoadROSFramePrefix(t *testing.T) {
 	f := writeFile(t, "f.yaml", "/**:\n  ros__parameters:\n    base_frame_id: base_footprint\n")
-	c, _, err := LoadROS(ROSSources{Node: "/r1/rosorin_board_driver", ParamsFiles: []string{f}, Params: params(t, "imu_frame_id:=imu"), FramePrefix: "r1/"})
+	c, _, err := LoadROS(ROSSources{Node: "/r1/rosorin_board_driver", ParamsFiles: []string{f}, Params: overrides(t, "imu_frame_id:=imu"), FramePrefix: "r1/"})
 	if err != nil {
 		t.Fatal(err)
 	}
