@@ -16,7 +16,7 @@ func (b *Bridge) newObs(tee *api.LogTee) error {
 	if b.rosout.pub, err = b.node.Publisher("/rosout", typeLog, rosoutQoS); err != nil {
 		return err
 	}
-	if b.diagPub, err = b.node.Publisher("/diagnostics", typeDiagnostics, dds.Default); err != nil {
+	if b.diagPub, err = b.node.Publisher("diagnostics", typeDiagnostics, dds.Default); err != nil {
 		return err
 	}
 	if b.tfStatic, err = b.node.Publisher("/tf_static", typeTF, tfStaticQoS); err != nil {

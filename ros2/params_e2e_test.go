@@ -16,10 +16,12 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
+	"github.com/rosorin/rosorin/internal/stacktest"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/ros2"
 	"github.com/rosorin/rosorin/ros2/dds"
+	"github.com/rosorin/rosorin/sim"
 )
 
 // buildParamsPeer builds testdata/peer/params.c with idlc's code for params.idl: Cyclone's own serializer
@@ -290,6 +292,52 @@ func TestParamsEndToEnd(t *testing.T) {
 		}
 	}
 	t.Logf("dump (first lines):\n%s", strings.Join(strings.SplitN(dump, "\n", 8)[:7], "\n"))
+
+	// The dump starts a node with those values: `rosorin-base run --ros-args --params-file` of it on a second
+	// simulated robot shows them on GET /v1/config. The dump's device and lidar_device are the first robot's
+	// ptys: they are left out of the file, as for another robot, whose ports are its own.
+	var other []string
+	for _, l := range strings.Split(dump, "\n") {
+		if !strings.HasPrefix(l, "    device:") && !strings.HasPrefix(l, "    lidar_device:") {
+			other = append(other, l)
+		}
+	}
+	path2 := filepath.Join(dir, "dump-other-robot.yaml")
+	if err := os.WriteFile(path2, []byte(strings.Join(other, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin, err = testkit.Binary("./cmd/rosorin-base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st2 := stacktest.NewSim(t, sim.Config{World: "stand", Seed: 5}, stacktest.Options{Bin: bin,
+		Args: []string{"--ros-args", "--params-file", path2}})
+	defer st2.Close()
+	ctx2, cancel2 := context.WithTimeout(context.Background(), testkit.Bound(10*time.Second))
+	defer cancel2()
+	raw, err := st2.Client.Config(ctx2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started map[string]any
+	if err := json.Unmarshal(raw, &started); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	checked := 0
+	for _, n := range names {
+		if n == "device" || n == "lidar_device" {
+			continue
+		}
+		want, _ := json.Marshal(now[n])
+		got, _ := json.Marshal(started[n])
+		if string(got) != string(want) {
+			t.Errorf("started from the dump: %s = %s, the dumped driver ran with %s", n, got, want)
+		}
+		checked++
+	}
+	if v, _ := started["cmd_timeout"].(float64); v != 0.25 || checked < 40 {
+		t.Errorf("started from the dump: cmd_timeout %v (want the tightened 0.25), %d parameters checked", started["cmd_timeout"], checked)
+	}
 
 	// The round trip of one get_parameters call, as `ros2 param get` makes it.
 	l := ask("bench 50 cmd_timeout", "bench ")
