@@ -18,6 +18,31 @@ import (
 // byte for byte. It skips without Cyclone installed, unless ROSORIN_REQUIRE_CYCLONE=1 (CI sets it), where a
 // missing Cyclone is a failure.
 func TestGoldenMatchesCyclone(t *testing.T) {
+	got := cycloneCases(t, "ros.idl", "golden.c")
+	for _, tc := range golden {
+		c, ok := got[tc.name]
+		if !ok {
+			t.Errorf("%s: golden.c has no such case", tc.name)
+			continue
+		}
+		if !bytes.Equal(c, tc.raw) {
+			t.Errorf("%s: Cyclone writes\n % x\nthe table says\n % x", tc.name, c, tc.raw)
+		}
+		m := newLike(tc.msg)
+		if err := cdr.Unmarshal(c, m); err != nil {
+			t.Errorf("%s: Cyclone's bytes do not decode: %v", tc.name, err)
+		}
+	}
+	if len(got) != len(golden) {
+		t.Errorf("golden.c has %d cases, the table %d", len(got), len(golden))
+	}
+}
+
+// cycloneCases builds testdata/cyclone/<csrc> with idlc's code for testdata/cyclone/<idl> against Debian's
+// libddsc and returns the cases it prints (one "name TAB hex" line each). It skips without Cyclone installed,
+// unless ROSORIN_REQUIRE_CYCLONE=1 (CI sets it), where a missing Cyclone is a failure.
+func cycloneCases(t *testing.T, idl, csrc string, gccFlags ...string) map[string][]byte {
+	t.Helper()
 	idlc, err := exec.LookPath("idlc")
 	_, herr := os.Stat("/usr/include/dds/dds.h")
 	if err != nil || herr != nil {
@@ -37,33 +62,19 @@ func TestGoldenMatchesCyclone(t *testing.T) {
 		}
 		return string(out)
 	}
-	run(idlc, filepath.Join(src, "ros.idl"))
-	run("gcc", "-O1", "-o", "golden", filepath.Join(src, "golden.c"), "ros.c", "-I.", "-lddsc", "-lm")
-	out := run(filepath.Join(dir, "golden"))
+	run(idlc, filepath.Join(src, idl))
+	gen := strings.TrimSuffix(idl, ".idl") + ".c"
+	args := append([]string{"-O1"}, gccFlags...)
+	args = append(args, "-o", "cases", filepath.Join(src, csrc), gen, "-I.", "-lddsc", "-lm")
+	run("gcc", args...)
 	got := map[string][]byte{}
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(run(filepath.Join(dir, "cases"))), "\n") {
 		name, h, ok := strings.Cut(line, "\t")
 		b, err := hex.DecodeString(h)
 		if !ok || err != nil {
-			t.Fatalf("bad line from golden.c: %q", line)
+			t.Fatalf("bad line from %s: %q", csrc, line)
 		}
 		got[name] = b
 	}
-	for _, tc := range golden {
-		c, ok := got[tc.name]
-		if !ok {
-			t.Errorf("%s: golden.c has no such case", tc.name)
-			continue
-		}
-		if !bytes.Equal(c, tc.raw) {
-			t.Errorf("%s: Cyclone writes\n % x\nthe table says\n % x", tc.name, c, tc.raw)
-		}
-		m := newLike(tc.msg)
-		if err := cdr.Unmarshal(c, m); err != nil {
-			t.Errorf("%s: Cyclone's bytes do not decode: %v", tc.name, err)
-		}
-	}
-	if len(got) != len(golden) {
-		t.Errorf("golden.c has %d cases, the table %d", len(got), len(golden))
-	}
+	return got
 }

@@ -2,10 +2,6 @@ package rosmsg
 
 import (
 	"bytes"
-	"encoding/hex"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -123,36 +119,7 @@ func FuzzDecodeObs(f *testing.F) {
 
 // TestGoldenObsMatchesCyclone is TestGoldenMatchesCyclone for goldenObs (testdata/cyclone/obs.idl, obs.c).
 func TestGoldenObsMatchesCyclone(t *testing.T) {
-	idlc, err := exec.LookPath("idlc")
-	_, herr := os.Stat("/usr/include/dds/dds.h")
-	if err != nil || herr != nil {
-		if os.Getenv("ROSORIN_REQUIRE_CYCLONE") == "1" {
-			t.Fatalf("Cyclone DDS is required (ROSORIN_REQUIRE_CYCLONE=1) but idlc or dds/dds.h is missing")
-		}
-		t.Skip("Cyclone DDS not installed (apt-get install cyclonedds-dev cyclonedds-tools)")
-	}
-	dir := t.TempDir()
-	src, _ := filepath.Abs("testdata/cyclone")
-	run := func(name string, args ...string) string {
-		cmd := exec.Command(name, args...)
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	run(idlc, filepath.Join(src, "obs.idl"))
-	run("gcc", "-O1", "-Wall", "-Werror", "-o", "obs", filepath.Join(src, "obs.c"), "obs.c", "-I.", "-lddsc")
-	got := map[string][]byte{}
-	for _, line := range strings.Split(strings.TrimSpace(run(filepath.Join(dir, "obs"))), "\n") {
-		name, h, ok := strings.Cut(line, "\t")
-		b, err := hex.DecodeString(h)
-		if !ok || err != nil {
-			t.Fatalf("bad line from obs.c: %q", line)
-		}
-		got[name] = b
-	}
+	got := cycloneCases(t, "obs.idl", "obs.c", "-Wall", "-Werror")
 	for _, tc := range goldenObs {
 		c, ok := got[tc.name]
 		if !ok {

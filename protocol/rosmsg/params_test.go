@@ -2,13 +2,8 @@ package rosmsg
 
 import (
 	"bytes"
-	"encoding/hex"
 	"math"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/rosorin/rosorin/protocol/cdr"
@@ -125,36 +120,7 @@ func TestParamsHostile(t *testing.T) {
 // TestParamsMatchCyclone compares every case with Cyclone DDS's own serializer (testdata/cyclone/params.c
 // with idlc's code for params.idl), as TestGoldenMatchesCyclone does for the golden table.
 func TestParamsMatchCyclone(t *testing.T) {
-	idlc, err := exec.LookPath("idlc")
-	_, herr := os.Stat("/usr/include/dds/dds.h")
-	if err != nil || herr != nil {
-		if os.Getenv("ROSORIN_REQUIRE_CYCLONE") == "1" {
-			t.Fatalf("Cyclone DDS is required (ROSORIN_REQUIRE_CYCLONE=1) but idlc or dds/dds.h is missing")
-		}
-		t.Skip("Cyclone DDS not installed (apt-get install cyclonedds-dev cyclonedds-tools)")
-	}
-	dir := t.TempDir()
-	src, _ := filepath.Abs("testdata/cyclone")
-	run := func(name string, args ...string) string {
-		cmd := exec.Command(name, args...)
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	run(idlc, filepath.Join(src, "params.idl"))
-	run("gcc", "-O1", "-Wall", "-Werror", "-o", "params", filepath.Join(src, "params.c"), "params.c", "-I.", "-lddsc")
-	got := map[string][]byte{}
-	for _, line := range strings.Split(strings.TrimSpace(run(filepath.Join(dir, "params"))), "\n") {
-		name, h, ok := strings.Cut(line, "\t")
-		b, err := hex.DecodeString(h)
-		if !ok || err != nil {
-			t.Fatalf("bad line from params.c: %q", line)
-		}
-		got[name] = b
-	}
+	got := cycloneCases(t, "params.idl", "params.c", "-Wall", "-Werror")
 	for _, tc := range paramCases {
 		c, ok := got[tc.name]
 		if !ok {
