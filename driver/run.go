@@ -244,6 +244,13 @@ func (r *loopState) afterCommand(now time.Time) {
 
 // armDeadline arms the deadline timer for the gate's next time-driven change after now.
 func (r *loopState) armDeadline(now time.Time) {
+	// The armed instant has come but its firing is not handled yet (the loop took another event first, a scan
+	// arrival, say): handle it now. Re-arming past it would leave its change (the deadman's stop) to the next
+	// tick, up to 20 ms late (TestLoopDeadlineDueBeforeItsFiring).
+	if !r.armedFor.IsZero() && !now.Before(r.armedFor) {
+		r.onDeadline(now) // re-arms for the next instant
+		return
+	}
 	next := r.gate.NextDeadline(now)
 	if next.Equal(r.armedFor) {
 		return
