@@ -132,28 +132,49 @@ func (p *peer) send(t *testing.T, line string) {
 
 func (p *peer) mark() int { p.mu.Lock(); defer p.mu.Unlock(); return len(p.lines) }
 
-// wait returns the first line from index from that starts with prefix and satisfies ok (nil = any).
+// wait returns the first line from index from that starts with prefix and satisfies ok (nil = any), and fails
+// the test when none comes within d (widened under -race).
 func (p *peer) wait(t *testing.T, from int, prefix string, d time.Duration, ok func(string) bool) string {
 	t.Helper()
+	l, found := p.waitLine(from, prefix, d, ok)
+	if !found {
+		t.Fatalf("peer printed no %q line in %v", prefix, d)
+	}
+	return l
+}
+
+// waitFor is wait for a line that may not come: false after d (widened under -race).
+func (p *peer) waitFor(from int, prefix string, d time.Duration) (string, bool) {
+	return p.waitLine(from, prefix, d, nil)
+}
+
+func (p *peer) waitLine(from int, prefix string, d time.Duration, ok func(string) bool) (string, bool) {
 	deadline := time.Now().Add(testkit.Bound(d))
 	for {
 		p.mu.Lock()
 		for _, l := range p.lines[from:] {
 			if strings.HasPrefix(l, prefix) && (ok == nil || ok(l)) {
 				p.mu.Unlock()
-				return l
+				return l, true
 			}
 		}
 		from = len(p.lines)
 		p.mu.Unlock()
 		if time.Now().After(deadline) {
-			t.Fatalf("peer printed no %q line in %v", prefix, d)
+			return "", false
 		}
 		select {
 		case <-p.wake:
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// all is everything the peer printed, for a failure's message.
+func (p *peer) all() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.lines, "\n")
 }
 
 func (p *peer) count(from int, prefix string) int {

@@ -75,7 +75,13 @@ static DomainParticipant *make_participant() {
 
 template <class T> struct Take : DataReaderListener {
   void (*fn)(T &);
-  explicit Take(void (*f)(T &)) : fn(f) {}
+  std::string topic;
+  Take(void (*f)(T &), const std::string &name) : fn(f), topic(name) {}
+  /* "matched TOPIC N" when a writer comes or goes: a volatile topic's test waits for it before it makes the
+     change it expects to see. */
+  void on_subscription_matched(DataReader *, const SubscriptionMatchedStatus &st) override {
+    say("matched " + topic + " " + std::to_string(st.current_count));
+  }
   void on_data_available(DataReader *r) override {
     T m;
     SampleInfo si;
@@ -100,7 +106,7 @@ static void reader(const std::string &name, bool transient_local, int depth, voi
   q.history().depth = depth;
   q.durability().kind = transient_local ? TRANSIENT_LOCAL_DURABILITY_QOS : VOLATILE_DURABILITY_QOS;
   q.reliability().kind = RELIABLE_RELIABILITY_QOS;
-  listeners.emplace_back(new Take<typename PubSubType::type>(fn));
+  listeners.emplace_back(new Take<typename PubSubType::type>(fn, name));
   if (sub->create_datareader(t, q, listeners.back().get()) == nullptr) die("cannot create a reader on " + name);
 }
 
