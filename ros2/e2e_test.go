@@ -50,47 +50,6 @@ func loopbackEnv(t *testing.T) int {
 	return dom
 }
 
-// buildTagged builds rosorin-base and, beside it, the bridge rosorin-ros2 with -tags ros2 (and -race under
-// race); `run --ros2` finds the bridge there.
-func buildTagged(t *testing.T, dir string) string {
-	root, err := testkit.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"rosorin-base", "rosorin-ros2"} {
-		args := []string{"build", "-tags", "ros2", "-o", filepath.Join(dir, name)}
-		if testkit.RaceEnabled {
-			args = append(args, "-race")
-		}
-		cmd := exec.Command("go", append(args, "./cmd/"+name)...)
-		cmd.Dir = root
-		if o, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build -tags ros2 ./cmd/%s: %v\n%s", name, err, o)
-		}
-	}
-	return filepath.Join(dir, "rosorin-base")
-}
-
-// buildPeer builds testdata/peer with idlc and gcc against libddsc: Cyclone's own serializer.
-func buildPeer(t *testing.T, dir string) string {
-	idlc, err := exec.LookPath("idlc")
-	if err != nil {
-		t.Fatalf("idlc not found (apt-get install cyclonedds-tools): %v", err)
-	}
-	src, _ := filepath.Abs("testdata/peer")
-	for _, c := range [][]string{
-		{idlc, filepath.Join(src, "ros.idl")},
-		{"gcc", "-O1", "-Wall", "-Werror", "-o", "peer", filepath.Join(src, "peer.c"), "ros.c", "-I.", "-lddsc"},
-	} {
-		cmd := exec.Command(c[0], c[1:]...)
-		cmd.Dir = dir
-		if o, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", strings.Join(c, " "), err, o)
-		}
-	}
-	return filepath.Join(dir, "peer")
-}
-
 type peer struct {
 	cmd   *exec.Cmd
 	in    io.WriteCloser
@@ -216,7 +175,7 @@ func startRig(t *testing.T) *rig {
 	if testing.Short() {
 		t.Skip("starts a simulated robot, the driver service with ROS 2 and a C peer")
 	}
-	return startRigWith(t, buildPeer(t, t.TempDir()))
+	return startRigWith(t, buildPeer(t))
 }
 
 // startRigWith is startRig with the peer binary peerBin (the C peer or the Fast DDS one).
@@ -224,7 +183,7 @@ func startRigWith(t *testing.T, peerBin string) *rig {
 	loopbackEnv(t)
 	t.Setenv("ROSORIN_ROS2", "1")
 	dir := t.TempDir()
-	base := buildTagged(t, dir)
+	base := buildTagged(t)
 	r := &rig{t: t, log: filepath.Join(dir, "base.log")}
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(30*time.Second))
 	defer cancel()

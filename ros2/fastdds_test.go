@@ -8,81 +8,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/internal/testkit"
 )
-
-// fastDDSHint is what the Fast DDS peer needs (Debian bookworm: Fast DDS 2.9.1, fastddsgen 2.3.0).
-const fastDDSHint = "apt-get install libfastrtps-dev fastddsgen g++"
-
-// buildFastPeer builds testdata/fastpeer in dir: fastddsgen generates the types of ros.idl (Fast CDR's
-// serializer, not ours) and g++ compiles them with fastpeer.cpp against libfastrtps and libfastcdr. Without
-// fastddsgen the test is skipped, unless ROSORIN_REQUIRE_FASTDDS=1 (the CI), which makes it a failure.
-func buildFastPeer(t *testing.T, dir string) string {
-	t.Helper()
-	gen, err := exec.LookPath("fastddsgen")
-	if err != nil {
-		msg := "fastddsgen not found: the Fast DDS peer needs `" + fastDDSHint + "`"
-		if os.Getenv("ROSORIN_REQUIRE_FASTDDS") == "1" {
-			t.Fatal(msg + " (ROSORIN_REQUIRE_FASTDDS=1)")
-		}
-		t.Skip(msg)
-	}
-	if _, err := exec.LookPath("g++"); err != nil {
-		t.Fatalf("g++ not found: the Fast DDS peer needs `%s`", fastDDSHint)
-	}
-	src, err := filepath.Abs("testdata/fastpeer")
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	run := func(c ...string) error {
-		cmd := exec.Command(c[0], c[1:]...)
-		cmd.Dir = dir
-		if o, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("%s: %v\n%s", strings.Join(c, " "), err, o)
-		}
-		return nil
-	}
-	if err := run(gen, "-replace", "-d", dir, filepath.Join(src, "ros.idl")); err != nil {
-		t.Fatalf("%v\n(the Fast DDS peer needs `%s`)", err, fastDDSHint)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "rosPubSubTypes.cxx")); err != nil {
-		t.Fatalf("fastddsgen generated no rosPubSubTypes.cxx: %v", err)
-	}
-	// The three units compile in parallel (Fast DDS's headers make each one slow); ours with -Werror.
-	units := [][]string{
-		{"g++", "-O1", "-Wall", "-Wextra", "-Werror", "-I.", "-c", "-o", "fastpeer.o", filepath.Join(src, "fastpeer.cpp")},
-		{"g++", "-O1", "-I.", "-c", "-o", "ros.o", "ros.cxx"},
-		{"g++", "-O1", "-I.", "-c", "-o", "rosPubSubTypes.o", "rosPubSubTypes.cxx"},
-	}
-	errs := make([]error, len(units))
-	var wg sync.WaitGroup
-	for i, u := range units {
-		wg.Add(1)
-		go func() { defer wg.Done(); errs[i] = run(u...) }()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatalf("%v\n(the Fast DDS peer needs `%s`)", err, fastDDSHint)
-		}
-	}
-	if err := run("g++", "-o", "fastpeer", "fastpeer.o", "ros.o", "rosPubSubTypes.o", "-lfastrtps", "-lfastcdr"); err != nil {
-		t.Fatalf("%v\n(the Fast DDS peer needs `%s`)", err, fastDDSHint)
-	}
-	t.Logf("Fast DDS peer built in %.1f s", time.Since(start).Seconds())
-	return filepath.Join(dir, "fastpeer")
-}
 
 // fastOneShot runs `fastpeer oneshot-estop qos keepAliveMs value` (bin from buildFastPeer) with the test's
 // environment (ROS_DOMAIN_ID): a new Fast DDS participant waits for a matched subscription on rt/estop (10 s at
@@ -127,7 +61,7 @@ func TestFastDDSPeer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a simulated robot, the driver service with ROS 2 and a Fast DDS peer")
 	}
-	bin := buildFastPeer(t, t.TempDir())
+	bin := buildFastPeer(t)
 	r := startRigWith(t, bin)
 	p := r.peer
 	checkTopics(t, p, " (Fast DDS reader)")

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/rosorin/rosorin/internal/testkit"
+
 	"github.com/rosorin/rosorin/ros2/dds"
 )
 
@@ -16,5 +18,8 @@ func TestMain(m *testing.M) {
 	os.Setenv("CYCLONEDDS_URI", dds.LoopbackConfig)
 	os.Setenv("ROS_DOMAIN_ID", strconv.Itoa(150+os.Getpid()%80))
 	os.Unsetenv("ROS_LOCALHOST_ONLY")
-	os.Exit(m.Run())
+	code := m.Run()
+	removePeers()
+	testkit.Cleanup()
+	os.Exit(code)
 }

@@ -29,8 +29,8 @@ func TestMeasureCPU(t *testing.T) {
 	}
 	loopbackEnv(t)
 	dir := t.TempDir()
-	base := buildTagged(t, dir)
-	peerBin := buildPeer(t, dir)
+	base := buildTagged(t)
+	peerBin := buildPeer(t)
 	for _, withROS2 := range []bool{false, true} {
 		v := ""
 		if withROS2 {

@@ -106,9 +106,8 @@ func TestTwoRobotsByNamespace(t *testing.T) {
 		t.Skip("starts two simulated robots, two driver services with ROS 2 and C peers")
 	}
 	loopbackEnv(t)
-	dir := t.TempDir()
-	base := buildTagged(t, dir)
-	peerBin := buildPeer(t, t.TempDir())
+	base := buildTagged(t)
+	peerBin := buildPeer(t)
 	robot := func(seed int64, ros ...string) *stacktest.Stack {
 		return stacktest.NewSim(t, sim.Config{World: "stand", Seed: seed}, stacktest.Options{Bin: base, Config: stacktest.RobotConfig,
 			// The stand: every spin looks like a contact; the reflex would latch the e-stop under the test.

@@ -30,8 +30,8 @@ func TestROS2BridgeFailsStopPathRuns(t *testing.T) {
 		t.Skip("builds the tagged binaries and starts a simulated robot")
 	}
 	loopbackEnv(t)
-	dir := t.TempDir()
-	base := buildTagged(t, dir)
+	base := buildTagged(t)
+	dir := filepath.Dir(base)
 	noLib := filepath.Join(t.TempDir(), "rosorin-ros2")
 	missing := breakDDSNeeded(t, filepath.Join(dir, "rosorin-ros2"), noLib)
 	out, err := exec.Command(noLib, "--help").CombinedOutput()

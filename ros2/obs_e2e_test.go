@@ -17,26 +17,6 @@ import (
 	"github.com/rosorin/rosorin/ros2"
 )
 
-// buildObsPeer builds testdata/obspeer (idlc types of obs.idl, Cyclone's serializer).
-func buildObsPeer(t *testing.T, dir string) string {
-	idlc, err := exec.LookPath("idlc")
-	if err != nil {
-		t.Fatalf("idlc not found (apt-get install cyclonedds-tools): %v", err)
-	}
-	src, _ := filepath.Abs("testdata/obspeer")
-	for _, c := range [][]string{
-		{idlc, filepath.Join(src, "obs.idl")},
-		{"gcc", "-O1", "-Wall", "-Werror", "-o", "obspeer", filepath.Join(src, "obspeer.c"), "obs.c", "-I.", "-lddsc"},
-	} {
-		cmd := exec.Command(c[0], c[1:]...)
-		cmd.Dir = dir
-		if o, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", strings.Join(c, " "), err, o)
-		}
-	}
-	return filepath.Join(dir, "obspeer")
-}
-
 // TestObsEndToEnd: against `rosorin-base run --ros2` on the simulated robot, the C peer (Cyclone's own types
 // and serializer) reads /tf_static with both mounts, /rosout with the driver's, the supervisor's and the
 // bridge's lines (the e-stop's reason at WARN or above), and /diagnostics: the gate OK, ERROR with the reason
@@ -45,7 +25,7 @@ func TestObsEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a simulated robot, the driver service with ROS 2 and a C peer")
 	}
-	checkObs(t, startRigWith(t, buildObsPeer(t, t.TempDir())))
+	checkObs(t, startRigWith(t, buildObsPeer(t)))
 }
 
 // TestFastDDSObs is TestObsEndToEnd with the Fast DDS peer (testdata/fastobspeer: fastddsgen types of
@@ -54,34 +34,7 @@ func TestFastDDSObs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a simulated robot, the driver service with ROS 2 and a Fast DDS peer")
 	}
-	checkObs(t, startRigWith(t, buildFastObsPeer(t, t.TempDir())))
-}
-
-// buildFastObsPeer builds testdata/fastobspeer with fastddsgen and g++ (skips without fastddsgen unless
-// ROSORIN_REQUIRE_FASTDDS=1, as buildFastPeer).
-func buildFastObsPeer(t *testing.T, dir string) string {
-	t.Helper()
-	gen, err := exec.LookPath("fastddsgen")
-	if err != nil {
-		msg := "fastddsgen not found: the Fast DDS peer needs `" + fastDDSHint + "`"
-		if os.Getenv("ROSORIN_REQUIRE_FASTDDS") == "1" {
-			t.Fatal(msg + " (ROSORIN_REQUIRE_FASTDDS=1)")
-		}
-		t.Skip(msg)
-	}
-	src, _ := filepath.Abs("testdata")
-	for _, c := range [][]string{
-		{gen, "-replace", "-d", dir, filepath.Join(src, "obspeer", "obs.idl")},
-		{"g++", "-O1", "-Wall", "-Wextra", "-Werror", "-I.", "-o", "fastobspeer", filepath.Join(src, "fastobspeer", "fastobspeer.cpp"),
-			"obs.cxx", "obsPubSubTypes.cxx", "-lfastrtps", "-lfastcdr"},
-	} {
-		cmd := exec.Command(c[0], c[1:]...)
-		cmd.Dir = dir
-		if o, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", strings.Join(c, " "), err, o)
-		}
-	}
-	return filepath.Join(dir, "fastobspeer")
+	checkObs(t, startRigWith(t, buildFastObsPeer(t)))
 }
 
 // checkObs: the peer of r reads /tf_static, /rosout and /diagnostics as TestObsEndToEnd says.
@@ -187,8 +140,8 @@ func TestObsOdomTF(t *testing.T) {
 	loopbackEnv(t)
 	t.Setenv("ROSORIN_ROS2", "1")
 	dir := t.TempDir()
-	base := buildTagged(t, dir)
-	peerBin := buildObsPeer(t, dir)
+	base := buildTagged(t)
+	peerBin := buildObsPeer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(30*time.Second))
 	defer cancel()
 	st, err := target.StartSim(ctx, target.SimConfig{BaseBin: base, BaseLog: filepath.Join(dir, "base.log"), Seed: 1,
@@ -224,9 +177,9 @@ func TestObsStale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a simulated robot, the driver service with ROS 2 and a C peer")
 	}
-	r := startRigWith(t, buildObsPeer(t, t.TempDir()))
+	r := startRigWith(t, buildObsPeer(t))
 	p := r.peer
-	bin := buildTagged(t, t.TempDir())
+	bin := buildTagged(t)
 	cmd := exec.Command(bin, "ros2", "--socket", r.st.Client().Path(), "--node-name", "obs_second")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {

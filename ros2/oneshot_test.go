@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -22,23 +21,6 @@ import (
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 	"github.com/rosorin/rosorin/ros2/dds"
 )
-
-// buildOneShot builds testdata/peer/oneshot.c (a short-lived process on Cyclone's own typed API: one
-// e-stop or one service call, then exit) with idlc and gcc.
-func buildOneShot(t *testing.T, dir string) string {
-	src, _ := filepath.Abs("testdata/peer")
-	for _, c := range [][]string{
-		{"idlc", filepath.Join(src, "ros.idl")},
-		{"gcc", "-O1", "-Wall", "-Werror", "-o", "oneshot", filepath.Join(src, "oneshot.c"), "ros.c", "-I.", "-lddsc"},
-	} {
-		cmd := exec.Command(c[0], c[1:]...)
-		cmd.Dir = dir
-		if o, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s (apt-get install cyclonedds-dev cyclonedds-tools gcc)", strings.Join(c, " "), err, o)
-		}
-	}
-	return filepath.Join(dir, "oneshot")
-}
 
 // cycloneOneShot runs `oneshot estop QOS KEEPALIVE VALUE` and returns the wall time it wrote at.
 func cycloneOneShot(bin, qos string, keepAlive time.Duration, value bool) (time.Time, error) {
@@ -149,8 +131,7 @@ func oneShotRun(t *testing.T, r *rig, n, minBySample int, publish func() (time.T
 // service call from a fresh process is answered every time.
 func TestOneShotEStop(t *testing.T) {
 	r := startRig(t)
-	dir := t.TempDir()
-	bin := buildOneShot(t, dir)
+	bin := buildOneShot(t)
 	r.peer.wait(t, 0, "ready", 10*time.Second, nil)
 	n := envInt("ROSORIN_ROS2_ONESHOTS", 30)
 	keep := 100 * time.Millisecond
@@ -159,7 +140,7 @@ func TestOneShotEStop(t *testing.T) {
 			oneShotRun(t, r, n, n, func() (time.Time, error) { return cycloneOneShot(bin, qos, keep, true) })
 		})
 	}
-	fbin := fastPeerForOneShots(t, dir)
+	fbin := fastPeerForOneShots(t)
 	if fbin != "" {
 		for _, qos := range []string{"tl", "volatile"} {
 			t.Run("fastdds-"+qos, func(t *testing.T) {
@@ -333,7 +314,7 @@ func TestEStopSoak(t *testing.T) {
 		d = v
 	}
 	r := startRig(t)
-	bin := buildOneShot(t, t.TempDir())
+	bin := buildOneShot(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := r.st.Client()
@@ -403,14 +384,10 @@ func TestEStopSoak(t *testing.T) {
 
 // fastPeerForOneShots builds the Fast DDS peer for the one-shot series, or returns "" (logged) when
 // fastddsgen is missing and ROSORIN_REQUIRE_FASTDDS is not 1 (then buildFastPeer fails the test).
-func fastPeerForOneShots(t *testing.T, dir string) string {
+func fastPeerForOneShots(t *testing.T) string {
 	if _, err := exec.LookPath("fastddsgen"); err != nil && os.Getenv("ROSORIN_REQUIRE_FASTDDS") != "1" {
 		t.Logf("no Fast DDS one-shots: fastddsgen not found (%s)", fastDDSHint)
 		return ""
 	}
-	sub := filepath.Join(dir, "fastpeer")
-	if err := os.MkdirAll(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return buildFastPeer(t, sub)
+	return buildFastPeer(t)
 }

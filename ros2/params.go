@@ -309,17 +309,23 @@ func (ps *paramServer) request(s dds.Sample, srv *Service, m cdr.Unmarshaler) ([
 	return hdr, true
 }
 
+// serve answers one service request: q decoded from s (a malformed request is counted, logged and dropped),
+// then answer's response sent with the request's header.
+func (ps *paramServer) serve(s dds.Sample, srv *Service, q cdr.Unmarshaler, answer func() cdr.Marshaler) {
+	if hdr, ok := ps.request(s, srv, q); ok {
+		ps.b.reply(srv, hdr, answer())
+	}
+}
+
 func (ps *paramServer) onList(s dds.Sample) {
 	var q rosmsg.ListParametersRequest
-	hdr, ok := ps.request(s, ps.list, &q)
-	if !ok {
-		return
-	}
-	var names []string
-	for _, p := range ps.snapshot() {
-		names = append(names, p.Name)
-	}
-	ps.b.reply(ps.list, hdr, &rosmsg.ListParametersResponse{Result: ListParameters(names, q.Prefixes, q.Depth)})
+	ps.serve(s, ps.list, &q, func() cdr.Marshaler {
+		var names []string
+		for _, p := range ps.snapshot() {
+			names = append(names, p.Name)
+		}
+		return &rosmsg.ListParametersResponse{Result: ListParameters(names, q.Prefixes, q.Depth)}
+	})
 }
 
 // ListParameters is rclcpp's list_parameters: names matching a prefix (the name itself or "prefix." and
@@ -354,63 +360,41 @@ func ListParameters(names, prefixes []string, depth uint64) rosmsg.ListParameter
 	return res
 }
 
-// onGet, onTypes and onDescribe answer as rclcpp does: one entry per name, or an empty answer when a name is
-// not declared (rclcpp's ParameterNotDeclaredException).
-func (ps *paramServer) onGet(s dds.Sample) {
-	q := rosmsg.NamesRequest{Srv: rosmsg.SrvGetParameters}
-	hdr, ok := ps.request(s, ps.get, &q)
-	if !ok {
-		return
-	}
-	var resp rosmsg.GetParametersResponse
-	tab := ps.snapshot()
-	for _, n := range q.Names {
+// perName is what get_parameters, get_parameter_types and describe_parameters answer, as rclcpp does: one
+// entry per name, or none at all when a name is not declared (rclcpp's ParameterNotDeclaredException).
+func perName[T any](tab []api.ParamInfo, names []string, entry func(api.ParamInfo) T) []T {
+	var out []T
+	for _, n := range names {
 		p, ok := find(tab, n)
 		if !ok {
-			resp.Values = nil
-			break
+			return nil
 		}
-		resp.Values = append(resp.Values, rosValue(p.Type, p.Value))
+		out = append(out, entry(p))
 	}
-	ps.b.reply(ps.get, hdr, &resp)
+	return out
+}
+
+func (ps *paramServer) onGet(s dds.Sample) {
+	q := rosmsg.NamesRequest{Srv: rosmsg.SrvGetParameters}
+	ps.serve(s, ps.get, &q, func() cdr.Marshaler {
+		return &rosmsg.GetParametersResponse{Values: perName(ps.snapshot(), q.Names, func(p api.ParamInfo) rosmsg.ParameterValue {
+			return rosValue(p.Type, p.Value)
+		})}
+	})
 }
 
 func (ps *paramServer) onTypes(s dds.Sample) {
 	q := rosmsg.NamesRequest{Srv: rosmsg.SrvGetParameterTypes}
-	hdr, ok := ps.request(s, ps.types, &q)
-	if !ok {
-		return
-	}
-	var resp rosmsg.GetParameterTypesResponse
-	tab := ps.snapshot()
-	for _, n := range q.Names {
-		p, ok := find(tab, n)
-		if !ok {
-			resp.Types = nil
-			break
-		}
-		resp.Types = append(resp.Types, rosType(p.Type))
-	}
-	ps.b.reply(ps.types, hdr, &resp)
+	ps.serve(s, ps.types, &q, func() cdr.Marshaler {
+		return &rosmsg.GetParameterTypesResponse{Types: perName(ps.snapshot(), q.Names, func(p api.ParamInfo) uint8 { return rosType(p.Type) })}
+	})
 }
 
 func (ps *paramServer) onDescribe(s dds.Sample) {
 	q := rosmsg.NamesRequest{Srv: rosmsg.SrvDescribeParameters}
-	hdr, ok := ps.request(s, ps.describe, &q)
-	if !ok {
-		return
-	}
-	var resp rosmsg.DescribeParametersResponse
-	tab := ps.snapshot()
-	for _, n := range q.Names {
-		p, ok := find(tab, n)
-		if !ok {
-			resp.Descriptors = nil
-			break
-		}
-		resp.Descriptors = append(resp.Descriptors, Descriptor(p))
-	}
-	ps.b.reply(ps.describe, hdr, &resp)
+	ps.serve(s, ps.describe, &q, func() cdr.Marshaler {
+		return &rosmsg.DescribeParametersResponse{Descriptors: perName(ps.snapshot(), q.Names, Descriptor)}
+	})
 }
 
 // Descriptor is parameter p's ParameterDescriptor: read-only for the start-only ones; for a limit, the range
@@ -439,38 +423,44 @@ func Descriptor(p api.ParamInfo) rosmsg.ParameterDescriptor {
 // onSet is set_parameters: each parameter on its own, one result each.
 func (ps *paramServer) onSet(s dds.Sample) {
 	q := rosmsg.SetParametersRequest{Srv: rosmsg.SrvSetParameters}
-	hdr, ok := ps.request(s, ps.set, &q)
-	if !ok {
-		return
-	}
-	tab := ps.snapshot()
-	var resp rosmsg.SetParametersResponse
-	ps.mu.Lock()
-	for _, prm := range q.Parameters {
-		v, why := check(tab, prm)
-		if why != "" {
-			resp.Results = append(resp.Results, rosmsg.SetParametersResult{Reason: why})
-			continue
+	ps.serve(s, ps.set, &q, func() cdr.Marshaler {
+		tab := ps.snapshot()
+		var resp rosmsg.SetParametersResponse
+		ps.mu.Lock()
+		for _, prm := range q.Parameters {
+			v, why := check(tab, prm)
+			if why != "" {
+				resp.Results = append(resp.Results, rosmsg.SetParametersResult{Reason: why})
+				continue
+			}
+			resp.Results = append(resp.Results, ps.apply(map[string]any{prm.Name: v}, []rosmsg.Parameter{prm}))
 		}
-		resp.Results = append(resp.Results, ps.apply(map[string]any{prm.Name: v}, []rosmsg.Parameter{prm}))
-	}
-	ps.mu.Unlock()
-	ps.logSets(q.Parameters, resp.Results)
-	ps.b.reply(ps.set, hdr, &resp)
+		ps.mu.Unlock()
+		ps.logSets(q.Parameters, resp.Results)
+		return &resp
+	})
 }
 
 // onSetAtomically is set_parameters_atomically: all or nothing.
 func (ps *paramServer) onSetAtomic(s dds.Sample) {
 	q := rosmsg.SetParametersRequest{Srv: rosmsg.SrvSetParametersAtomically}
-	hdr, ok := ps.request(s, ps.setAtomic, &q)
-	if !ok {
-		return
+	ps.serve(s, ps.setAtomic, &q, func() cdr.Marshaler {
+		res := ps.setAll(q.Parameters)
+		ps.logSets(q.Parameters, []rosmsg.SetParametersResult{res})
+		return &rosmsg.SetParametersAtomicallyResponse{Result: res}
+	})
+}
+
+// setAll sets prms all together or none of them (set_parameters_atomically).
+func (ps *paramServer) setAll(prms []rosmsg.Parameter) rosmsg.SetParametersResult {
+	if len(prms) == 0 {
+		return rosmsg.SetParametersResult{Successful: true} // rclcpp: nothing to set is a success
 	}
 	tab := ps.snapshot()
 	values := map[string]any{}
 	var whys []string
 	seen := map[string]bool{}
-	for _, prm := range q.Parameters {
+	for _, prm := range prms {
 		v, why := check(tab, prm)
 		if seen[prm.Name] {
 			why = fmt.Sprintf("parameter '%s' given twice", prm.Name)
@@ -482,20 +472,13 @@ func (ps *paramServer) onSetAtomic(s dds.Sample) {
 		}
 		values[prm.Name] = v
 	}
-	var res rosmsg.SetParametersResult
-	switch {
-	case len(q.Parameters) == 0:
-		res.Successful = true // rclcpp: nothing to set is a success
-	case len(whys) > 0:
+	if len(whys) > 0 {
 		sort.Strings(whys)
-		res.Reason = "nothing was set: " + strings.Join(whys, "; ")
-	default:
-		ps.mu.Lock()
-		res = ps.apply(values, q.Parameters)
-		ps.mu.Unlock()
+		return rosmsg.SetParametersResult{Reason: "nothing was set: " + strings.Join(whys, "; ")}
 	}
-	ps.logSets(q.Parameters, []rosmsg.SetParametersResult{res})
-	ps.b.reply(ps.setAtomic, hdr, &rosmsg.SetParametersAtomicallyResponse{Result: res})
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.apply(values, prms)
 }
 
 func (ps *paramServer) logSets(prms []rosmsg.Parameter, res []rosmsg.SetParametersResult) {

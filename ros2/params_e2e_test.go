@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,27 +22,6 @@ import (
 	"github.com/rosorin/rosorin/ros2/dds"
 	"github.com/rosorin/rosorin/sim"
 )
-
-// buildParamsPeer builds testdata/peer/params.c with idlc's code for params.idl: Cyclone's own serializer
-// for rcl_interfaces, not ours.
-func buildParamsPeer(t *testing.T, dir string) string {
-	idlc, err := exec.LookPath("idlc")
-	if err != nil {
-		t.Fatalf("idlc not found (apt-get install cyclonedds-tools): %v", err)
-	}
-	src, _ := filepath.Abs("testdata/peer")
-	for _, c := range [][]string{
-		{idlc, filepath.Join(src, "params.idl")},
-		{"gcc", "-O1", "-Wall", "-Werror", "-o", "paramspeer", filepath.Join(src, "params.c"), "params.c", "-I.", "-lddsc"},
-	} {
-		cmd := exec.Command(c[0], c[1:]...)
-		cmd.Dir = dir
-		if o, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", strings.Join(c, " "), err, o)
-		}
-	}
-	return filepath.Join(dir, "paramspeer")
-}
 
 // value parses the peer's "d:0.3", "i:1", "b:1", "s:x", "a:1,2,3" into the driver's JSON shapes.
 func value(t *testing.T, s string) any {
@@ -90,11 +68,11 @@ func TestParamsEndToEnd(t *testing.T) {
 	loopbackEnv(t)
 	t.Setenv("ROSORIN_ROS2", "1")
 	dir := t.TempDir()
-	bin := buildParamsPeer(t, dir)
+	bin := buildParamsPeer(t)
 	// The peer first: /parameter_events is volatile, so only a reader that is there when the node starts
 	// sees its new_parameters.
 	p := startPeer(t, bin)
-	base := buildTagged(t, dir)
+	base := buildTagged(t)
 	logPath := filepath.Join(dir, "base.log")
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(30*time.Second))
 	defer cancel()

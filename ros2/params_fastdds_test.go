@@ -5,13 +5,10 @@ package ros2_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,53 +18,6 @@ import (
 	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/ros2"
 )
-
-// buildFastParams builds testdata/fastpeer/fastparams.cpp with fastddsgen's types of params.idl (Fast CDR's
-// serializer), as buildFastPeer builds fastpeer.cpp; skipped without fastddsgen unless ROSORIN_REQUIRE_FASTDDS=1.
-func buildFastParams(t *testing.T, dir string) string {
-	t.Helper()
-	gen, err := exec.LookPath("fastddsgen")
-	if err != nil {
-		msg := "fastddsgen not found: the Fast DDS peer needs `" + fastDDSHint + "`"
-		if os.Getenv("ROSORIN_REQUIRE_FASTDDS") == "1" {
-			t.Fatal(msg + " (ROSORIN_REQUIRE_FASTDDS=1)")
-		}
-		t.Skip(msg)
-	}
-	src, _ := filepath.Abs("testdata/fastpeer")
-	run := func(c ...string) error {
-		cmd := exec.Command(c[0], c[1:]...)
-		cmd.Dir = dir
-		if o, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("%s: %v\n%s", strings.Join(c, " "), err, o)
-		}
-		return nil
-	}
-	if err := run(gen, "-replace", "-d", dir, filepath.Join(src, "params.idl")); err != nil {
-		t.Fatalf("%v\n(the Fast DDS peer needs `%s`)", err, fastDDSHint)
-	}
-	units := [][]string{
-		{"g++", "-O1", "-Wall", "-Wextra", "-Werror", "-I.", "-c", "-o", "fastparams.o", filepath.Join(src, "fastparams.cpp")},
-		{"g++", "-O1", "-I.", "-c", "-o", "params.o", "params.cxx"},
-		{"g++", "-O1", "-I.", "-c", "-o", "paramsPubSubTypes.o", "paramsPubSubTypes.cxx"},
-	}
-	errs := make([]error, len(units))
-	var wg sync.WaitGroup
-	for i, u := range units {
-		wg.Add(1)
-		go func() { defer wg.Done(); errs[i] = run(u...) }()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatalf("%v\n(the Fast DDS peer needs `%s`)", err, fastDDSHint)
-		}
-	}
-	if err := run("g++", "-o", "fastparams", "fastparams.o", "params.o", "paramsPubSubTypes.o", "-lfastrtps", "-lfastcdr"); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(dir, "fastparams")
-}
 
 // TestParamsFastDDS: what docs/ros2.md tells a Fast DDS user to do instead of the parameter services, done by
 // a Fast DDS 2.9 subscriber with fastddsgen's types: the running values from ~/state's config (a late joiner
@@ -80,9 +30,9 @@ func TestParamsFastDDS(t *testing.T) {
 	loopbackEnv(t)
 	t.Setenv("ROSORIN_ROS2", "1")
 	dir := t.TempDir()
-	p := startPeer(t, buildFastParams(t, dir))
+	p := startPeer(t, buildFastParams(t))
 	p.wait(t, 0, "ready", 10*time.Second, nil)
-	base := buildTagged(t, dir)
+	base := buildTagged(t)
 	logPath := filepath.Join(dir, "base.log")
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(60*time.Second))
 	defer cancel()

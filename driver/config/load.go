@@ -198,36 +198,43 @@ func apply(c *Config, file string, b []byte, origin map[string]string) (Notes, [
 			continue
 		}
 		found = true
-		params, err := rosParameters(file, k, v)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if params == nil {
-			continue
-		}
-		seen := map[string]int{}
-		for j := 0; j+1 < len(params.Content); j += 2 {
-			pk, pv := params.Content[j], params.Content[j+1]
-			// yaml.v3 checks duplicate keys only when decoding into maps and structs, not into a Node.
-			if first, dup := seen[pk.Value]; dup {
-				errs = append(errs, fmt.Errorf("%w: %s:%d: %s given twice (first at line %d); YAML forbids it, keep one",
-					ErrConfig, file, pk.Line, pk.Value, first))
-				continue
-			}
-			seen[pk.Value] = pk.Line
-			n, err := setKey(c, file, pk, pv, origin)
-			if n != nil {
-				notes = append(notes, *n)
-			}
-			if err != nil {
-				errs = append(errs, err)
-			}
-		}
+		n, e := eachParam(file, k, v, func(pk, pv *yaml.Node) (*Note, error) { return setKey(c, file, pk, pv, origin) })
+		notes, errs = append(notes, n...), append(errs, e...)
 	}
 	if !found {
 		notes = append(notes, Note{Kind: NoteNoSection, File: file, Line: 1, Key: NodeName,
 			Msg: "nothing read from this file; is the node name right?"})
+	}
+	return notes, errs
+}
+
+// eachParam calls set with each key and value of node section k: v's ros__parameters mapping, and collects
+// what it notes and the errors. A key given twice is an error: yaml.v3 checks duplicate keys only when
+// decoding into maps and structs, not into a Node.
+func eachParam(file string, k, v *yaml.Node, set func(pk, pv *yaml.Node) (*Note, error)) (notes []Note, errs []error) {
+	params, err := rosParameters(file, k, v)
+	if err != nil || params == nil {
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return nil, errs
+	}
+	seen := map[string]int{}
+	for j := 0; j+1 < len(params.Content); j += 2 {
+		pk, pv := params.Content[j], params.Content[j+1]
+		if first, dup := seen[pk.Value]; dup {
+			errs = append(errs, fmt.Errorf("%w: %s:%d: %s given twice (first at line %d); YAML forbids it, keep one",
+				ErrConfig, file, pk.Line, pk.Value, first))
+			continue
+		}
+		seen[pk.Value] = pk.Line
+		n, err := set(pk, pv)
+		if n != nil {
+			notes = append(notes, *n)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return notes, errs
 }

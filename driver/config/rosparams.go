@@ -137,54 +137,8 @@ func applyROS(c *Config, file string, b []byte, node string, origin map[string]s
 				continue
 			}
 			found = true
-			params, err := rosParameters(file, k, v)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if params == nil {
-				continue
-			}
-			seen := map[string]int{}
-			for j := 0; j+1 < len(params.Content); j += 2 {
-				pk, pv := params.Content[j], params.Content[j+1]
-				if first, dup := seen[pk.Value]; dup {
-					errs = append(errs, fmt.Errorf("%w: %s:%d: %s given twice (first at line %d); YAML forbids it, keep one",
-						ErrConfig, file, pk.Line, pk.Value, first))
-					continue
-				}
-				seen[pk.Value] = pk.Line
-				if pv.Kind == yaml.MappingNode {
-					errs = append(errs, fmt.Errorf("%w: %s:%d: %s.*: nested parameters; the driver has none (its parameters: driver/config.Config, docs/ros2.md)",
-						ErrConfig, file, pk.Line, pk.Value))
-					continue
-				}
-				if idx, ok := fields[pk.Value]; ok && pv.Kind == yaml.SequenceNode && fieldKind(idx) == "array" {
-					// A list of numbers may mix 1 and 1.01 (Config.Marshal writes 1.0 as 1); rcl would refuse it.
-					n, err := setROSKey(c, file, pk, pv, origin)
-					if n != nil {
-						notes = append(notes, *n)
-					}
-					if err != nil {
-						errs = append(errs, err)
-					}
-					continue
-				}
-				rv, err := rosargs.FromYAML(pv)
-				if err != nil {
-					errs = append(errs, fmt.Errorf("%w: %s:%d: %s: %v", ErrConfig, file, pv.Line, pk.Value, err))
-					continue
-				}
-				typed := rv.YAML()
-				typed.Line = pv.Line
-				n, err := setROSKey(c, file, pk, typed, origin)
-				if n != nil {
-					notes = append(notes, *n)
-				}
-				if err != nil {
-					errs = append(errs, err)
-				}
-			}
+			n, e := eachParam(file, k, v, func(pk, pv *yaml.Node) (*Note, error) { return setROSParam(c, file, pk, pv, origin) })
+			notes, errs = append(notes, n...), append(errs, e...)
 		}
 	}
 	walk("", top)
@@ -193,6 +147,25 @@ func applyROS(c *Config, file string, b []byte, node string, origin map[string]s
 			Msg: "no section applies to this node (rclcpp's rule: a bare node name is the root namespace's; use " + node + ": or /**:)"})
 	}
 	return notes, errs
+}
+
+// setROSParam sets one parameter of a ROS parameter file: typed as rcl types it (a list of numbers may mix 1
+// and 1.01, as Config.Marshal writes 1.0 as 1, which rcl would refuse); no nested parameters.
+func setROSParam(c *Config, file string, pk, pv *yaml.Node, origin map[string]string) (*Note, error) {
+	if pv.Kind == yaml.MappingNode {
+		return nil, fmt.Errorf("%w: %s:%d: %s.*: nested parameters; the driver has none (its parameters: driver/config.Config, docs/ros2.md)",
+			ErrConfig, file, pk.Line, pk.Value)
+	}
+	if idx, ok := fields[pk.Value]; ok && pv.Kind == yaml.SequenceNode && fieldKind(idx) == "array" {
+		return setROSKey(c, file, pk, pv, origin)
+	}
+	rv, err := rosargs.FromYAML(pv)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s:%d: %s: %v", ErrConfig, file, pv.Line, pk.Value, err)
+	}
+	typed := rv.YAML()
+	typed.Line = pv.Line
+	return setROSKey(c, file, pk, typed, origin)
 }
 
 func fieldKind(idx int) string { return reflect.TypeOf(Config{}).Field(idx).Type.Kind().String() }

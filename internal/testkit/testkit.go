@@ -90,10 +90,16 @@ var (
 // build leaves an up-to-date output alone, so every test package after the first that needs the same
 // command skips the link (measured on the 2-core machine: rosorin-base 1.2 s instead of 10 s, 30 s under
 // -race).
-func Binary(pkg string) (string, error) {
+func Binary(pkg string) (string, error) { return BinaryTags(pkg) }
+
+// BinaryTags is Binary built with -tags tags (none: Binary). The binaries of one tag set share a directory
+// (BinDir itself for none, a folder in it per set), so a command finds its siblings beside it as installed:
+// `rosorin-base run --ros2` built with -tags ros2 finds rosorin-ros2.
+func BinaryTags(pkg string, tags ...string) (string, error) {
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	if p, ok := built[pkg]; ok {
+	set := strings.Join(tags, ",")
+	if p, ok := built[set+"|"+pkg]; ok {
 		return p, nil
 	}
 	root, err := ModuleRoot()
@@ -110,11 +116,18 @@ func Binary(pkg string) (string, error) {
 		}
 		binDir = d
 	}
-	out := filepath.Join(binDir, filepath.Base(pkg))
-	if err := buildCached(root, pkg, out); err != nil {
+	dir := binDir
+	if set != "" {
+		dir = filepath.Join(binDir, "tags-"+strings.ReplaceAll(set, ",", "-"))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+	}
+	out := filepath.Join(dir, filepath.Base(pkg))
+	if err := buildCached(root, pkg, set, out); err != nil {
 		return "", err
 	}
-	built[pkg] = out
+	built[set+"|"+pkg] = out
 	return out, nil
 }
 
@@ -133,11 +146,14 @@ func buildCache(root string) string {
 	return filepath.Join(base, "rosorin-testbin", hex.EncodeToString(sum[:8])+"-"+mode)
 }
 
-// buildCached builds pkg into the persistent cache, under a lock (test packages run as parallel processes),
+// buildCached builds pkg (with -tags tags unless "") into the persistent cache, under a lock (test packages run as parallel processes),
 // and copies the result to out; without a cache it builds straight to out.
-func buildCached(root, pkg, out string) error {
+func buildCached(root, pkg, tags, out string) error {
 	goBuild := func(to string) error {
 		args := []string{"build", "-o", to}
+		if tags != "" {
+			args = append(args, "-tags", tags)
+		}
 		if RaceEnabled {
 			args = append(args, "-race")
 		}
@@ -157,7 +173,7 @@ func buildCached(root, pkg, out string) error {
 		return goBuild(out)
 	}
 	defer unlock()
-	cached := filepath.Join(dir, strings.NewReplacer("/", "_", ".", "_").Replace(pkg))
+	cached := filepath.Join(dir, strings.NewReplacer("/", "_", ".", "_", ",", "_").Replace(tags+"_"+pkg))
 	if err := goBuild(cached); err != nil {
 		return err
 	}

@@ -2,126 +2,15 @@
  * from ../obspeer/obs.idl and serialized by Fast CDR, no code of ours. It subscribes to rt/rosout,
  * rt/diagnostics, rt/tf_static and rt/tf with the QoS a Humble tool on rmw_fastrtps_cpp uses, and prints the
  * same lines as obspeer.c ("ready", "rosout ...", "diag ...", "tf_static ...", "tf ..."). The participant is
- * ../fastpeer/fastpeer.cpp's (loopback only, no multicast; see there). Ends at the end of stdin. */
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
+ * ../fastcommon/fastcommon.hpp's (loopback only, no multicast). Ends at the end of stdin. */
 #include <unistd.h>
 
-#include <functional>
-#include <memory>
-#include <mutex>
-#include <string>
-#include <vector>
-
-#include <fastdds/dds/domain/DomainParticipant.hpp>
-#include <fastdds/dds/domain/DomainParticipantFactory.hpp>
-#include <fastdds/dds/publisher/Publisher.hpp>
-#include <fastdds/dds/subscriber/DataReader.hpp>
-#include <fastdds/dds/subscriber/DataReaderListener.hpp>
-#include <fastdds/dds/subscriber/SampleInfo.hpp>
-#include <fastdds/dds/subscriber/Subscriber.hpp>
-#include <fastdds/dds/topic/TypeSupport.hpp>
-#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
-#include <fastrtps/utils/IPLocator.h>
-
 #include "obsPubSubTypes.h"
+#include "fastcommon.hpp"
 
-using namespace eprosima::fastdds::dds;
-namespace rtps = eprosima::fastrtps::rtps;
 namespace dm = diagnostic_msgs::msg::dds_;
 namespace rcl = rcl_interfaces::msg::dds_;
 namespace tf = tf2_msgs::msg::dds_;
-
-static DomainParticipant *pp;
-static Publisher *pub;
-static Subscriber *sub;
-
-static std::mutex out_mu;
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...) {
-  std::lock_guard<std::mutex> g(out_mu);
-  va_list ap;
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  fflush(stdout);
-}
-
-static void die(const std::string &what) {
-  fprintf(stderr, "fastobspeer: %s\n", what.c_str());
-  exit(1);
-}
-
-/* ../fastpeer/fastpeer.cpp's participant, unchanged. */
-static DomainParticipant *make_participant() {
-  DomainParticipantFactory *f = DomainParticipantFactory::get_instance();
-  DomainParticipantQos q = f->get_default_participant_qos();
-  q.name("/");
-  const char enclave[] = "enclave=/;"; /* sizeof includes the NUL, as rmw_fastrtps' user data does */
-  q.user_data().data_vec(std::vector<rtps::octet>(enclave, enclave + sizeof enclave));
-  q.wire_protocol().builtin.readerHistoryMemoryPolicy = rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
-  q.wire_protocol().builtin.writerHistoryMemoryPolicy = rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
-
-  q.transport().use_builtin_transports = false;
-  auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
-  udp->interfaceWhiteList.emplace_back("127.0.0.1");
-  /* Initial peers without a port expand to the discovery ports of participant indices 0..60 on 127.0.0.1
-   * (7400 + 250*domain + 10 + 2*i): the tests' Cyclone uses ParticipantIndex auto up to
-   * MaxAutoParticipantIndex 60, and Fast DDS's own participants of this machine land there as well (a port
-   * taken by another process moves this one up by 2). Cyclone answers a new participant at once. */
-  udp->maxInitialPeersRange = 61;
-  q.transport().user_transports.push_back(udp);
-
-  rtps::Locator_t lo; /* UDPv4, port 0: Fast DDS fills in the well-known port of this participant */
-  rtps::IPLocator::setIPv4(lo, 127, 0, 0, 1);
-  q.wire_protocol().builtin.metatrafficUnicastLocatorList.push_back(lo); /* SPDP/SEDP */
-  q.wire_protocol().default_unicast_locator_list.push_back(lo);          /* user data */
-  q.wire_protocol().builtin.initialPeersList.push_back(lo);
-  /* metatrafficMulticastLocatorList and default_multicast_locator_list stay empty: Fast DDS adds its
-   * default multicast locator only when both the unicast and multicast metatraffic lists are empty. */
-
-  const char *dom = getenv("ROS_DOMAIN_ID");
-  DomainParticipant *p = f->create_participant(dom && *dom ? atoi(dom) : 0, q);
-  if (p == nullptr) die("cannot create the participant");
-  /* rmw_fastrtps: one publisher and one subscriber per participant, default QoS. */
-  pub = p->create_publisher(PUBLISHER_QOS_DEFAULT);
-  sub = p->create_subscriber(SUBSCRIBER_QOS_DEFAULT);
-  if (pub == nullptr || sub == nullptr) die("cannot create the publisher or subscriber");
-  return p;
-}
-
-template <class T> struct Take : DataReaderListener {
-  std::function<void(T &)> fn;
-  explicit Take(std::function<void(T &)> f) : fn(std::move(f)) {}
-  void on_data_available(DataReader *r) override {
-    T m;
-    SampleInfo si;
-    while (r->take_next_sample(&m, &si) == ReturnCode_t::RETCODE_OK)
-      if (si.valid_data) fn(m);
-  }
-};
-static std::vector<std::unique_ptr<DataReaderListener>> listeners;
-
-/* A reader as rmw_fastrtps makes one (see fastpeer.cpp's apply): reliable, durability and depth as given. */
-template <class PubSubType>
-static void reader(const std::string &name, bool transient_local, int depth, std::function<void(typename PubSubType::type &)> fn) {
-  TypeSupport ts(new PubSubType());
-  ts->auto_fill_type_object(false);
-  ts->auto_fill_type_information(false);
-  if (pp->find_type(ts.get_type_name()) == nullptr && ts.register_type(pp) != ReturnCode_t::RETCODE_OK) die("cannot register type " + ts.get_type_name());
-  Topic *t = pp->create_topic(name, ts.get_type_name(), TOPIC_QOS_DEFAULT);
-  if (t == nullptr) die("cannot create topic " + name);
-  DataReaderQos q = sub->get_default_datareader_qos();
-  q.endpoint().history_memory_policy = rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
-  q.data_sharing().off();
-  q.history().kind = KEEP_LAST_HISTORY_QOS;
-  q.history().depth = depth;
-  q.durability().kind = transient_local ? TRANSIENT_LOCAL_DURABILITY_QOS : VOLATILE_DURABILITY_QOS;
-  q.reliability().kind = RELIABLE_RELIABILITY_QOS;
-  listeners.emplace_back(new Take<typename PubSubType::type>(std::move(fn)));
-  if (sub->create_datareader(t, q, listeners.back().get()) == nullptr) die("cannot create a reader on " + name);
-}
 
 static void print_tf(const char *what, tf::TFMessage_ &m) {
   for (auto &t : m.transforms()) {
@@ -137,20 +26,19 @@ static void print_tf(const char *what, tf::TFMessage_ &m) {
 
 int main() {
   pp = make_participant();
-  reader<rcl::Log_PubSubType>("rt/rosout", true, 1000, [](rcl::Log_ &m) {
+  reader<rcl::Log_PubSubType>("rt/rosout", {true, true, 1000}, [](rcl::Log_ &m, const SampleInfo &) {
     say("rosout %u %s %u|%s\n", (unsigned) m.level(), m.name().c_str(), (unsigned) m.line(), m.msg().c_str());
   });
-  reader<dm::DiagnosticArray_PubSubType>("rt/diagnostics", false, 10, [](dm::DiagnosticArray_ &m) {
+  reader<dm::DiagnosticArray_PubSubType>("rt/diagnostics", {true, false, 10}, [](dm::DiagnosticArray_ &m, const SampleInfo &) {
     for (auto &s : m.status())
       say("diag %u %s|%s|%s\n", (unsigned) s.level(), s.name().c_str(), s.message().c_str(), s.hardware_id().c_str());
   });
-  reader<tf::TFMessage_PubSubType>("rt/tf_static", true, 1, [](tf::TFMessage_ &m) { print_tf("tf_static", m); });
-  reader<tf::TFMessage_PubSubType>("rt/tf", false, 100, [](tf::TFMessage_ &m) { print_tf("tf", m); });
+  reader<tf::TFMessage_PubSubType>("rt/tf_static", kLatched, [](tf::TFMessage_ &m, const SampleInfo &) { print_tf("tf_static", m); });
+  reader<tf::TFMessage_PubSubType>("rt/tf", {true, false, 100}, [](tf::TFMessage_ &m, const SampleInfo &) { print_tf("tf", m); });
   say("ready\n");
   char buf[256];
   while (read(0, buf, sizeof buf) > 0) {
   }
-  pp->delete_contained_entities();
-  DomainParticipantFactory::get_instance()->delete_participant(pp);
+  cleanup();
   return 0;
 }

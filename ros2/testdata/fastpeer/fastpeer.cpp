@@ -35,39 +35,17 @@
  * Loopback only, no multicast: UDPv4 alone (builtin transports off: no shared memory either), whitelisted to
  * 127.0.0.1, unicast locators on 127.0.0.1 and no multicast locator, so Fast DDS joins no group (checked while
  * the tests ran: /proc/net/igmp unchanged, `ss -uanp` only 127.0.0.1 sockets, strace no IP_ADD_MEMBERSHIP). */
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <functional>
 #include <iostream>
-#include <memory>
-#include <mutex>
-#include <string>
 #include <thread>
-#include <vector>
-
-#include <fastdds/dds/domain/DomainParticipant.hpp>
-#include <fastdds/dds/domain/DomainParticipantFactory.hpp>
-#include <fastdds/dds/publisher/DataWriter.hpp>
-#include <fastdds/dds/publisher/DataWriterListener.hpp>
-#include <fastdds/dds/publisher/Publisher.hpp>
-#include <fastdds/dds/subscriber/DataReader.hpp>
-#include <fastdds/dds/subscriber/DataReaderListener.hpp>
-#include <fastdds/dds/subscriber/SampleInfo.hpp>
-#include <fastdds/dds/subscriber/Subscriber.hpp>
-#include <fastdds/dds/topic/TypeSupport.hpp>
-#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
-#include <fastrtps/utils/IPLocator.h>
 
 #include "rosPubSubTypes.h"
+#include "fastcommon.hpp"
 
-using namespace eprosima::fastdds::dds;
-namespace rtps = eprosima::fastrtps::rtps;
 namespace bi = builtin_interfaces::msg::dds_;
 namespace gm = geometry_msgs::msg::dds_;
 namespace nm = nav_msgs::msg::dds_;
@@ -75,145 +53,18 @@ namespace sm = sensor_msgs::msg::dds_;
 namespace stdm = std_msgs::msg::dds_;
 namespace rdc = rmw_dds_common::msg::dds_;
 
-static DomainParticipant *pp;
-static Publisher *pub;
-static Subscriber *sub;
 static std::string ns;
-
-/* stdout is shared by the main thread and Fast DDS's listener threads: one whole line at a time. */
-static std::mutex out_mu;
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...) {
-  std::lock_guard<std::mutex> g(out_mu);
-  va_list ap;
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  fflush(stdout);
-}
-
-static void die(const std::string &what) {
-  fprintf(stderr, "fastpeer: %s\n", what.c_str());
-  exit(1);
-}
-
-/* The participant as rmw_fastrtps_shared_cpp's create_participant makes it with ROS_LOCALHOST_ONLY=1:
- * builtin transports off and one UDPv4 transport whitelisted to 127.0.0.1 (Humble adds shared memory too:
- * left out, it only ever carries Fast DDS to Fast DDS), participant name = the enclave, user data
- * "enclave=/;" with its terminating NUL (rmw sizes it snprintf(...) + 1), discovery histories that may
- * reallocate. Unlike Humble (which keeps Fast DDS's default locators: multicast 239.255.0.1 for discovery),
- * every locator is unicast on 127.0.0.1: the same footing as Cyclone's dds.LoopbackConfig. */
-static DomainParticipant *make_participant() {
-  DomainParticipantFactory *f = DomainParticipantFactory::get_instance();
-  DomainParticipantQos q = f->get_default_participant_qos();
-  q.name("/");
-  const char enclave[] = "enclave=/;"; /* sizeof includes the NUL, as rmw_fastrtps' user data does */
-  q.user_data().data_vec(std::vector<rtps::octet>(enclave, enclave + sizeof enclave));
-  q.wire_protocol().builtin.readerHistoryMemoryPolicy = rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
-  q.wire_protocol().builtin.writerHistoryMemoryPolicy = rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
-
-  q.transport().use_builtin_transports = false;
-  auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
-  udp->interfaceWhiteList.emplace_back("127.0.0.1");
-  /* Initial peers without a port expand to the discovery ports of participant indices 0..60 on 127.0.0.1
-   * (7400 + 250*domain + 10 + 2*i): the tests' Cyclone uses ParticipantIndex auto up to
-   * MaxAutoParticipantIndex 60, and Fast DDS's own participants of this machine land there as well (a port
-   * taken by another process moves this one up by 2). Cyclone answers a new participant at once. */
-  udp->maxInitialPeersRange = 61;
-  q.transport().user_transports.push_back(udp);
-
-  rtps::Locator_t lo; /* UDPv4, port 0: Fast DDS fills in the well-known port of this participant */
-  rtps::IPLocator::setIPv4(lo, 127, 0, 0, 1);
-  q.wire_protocol().builtin.metatrafficUnicastLocatorList.push_back(lo); /* SPDP/SEDP */
-  q.wire_protocol().default_unicast_locator_list.push_back(lo);          /* user data */
-  q.wire_protocol().builtin.initialPeersList.push_back(lo);
-  /* metatrafficMulticastLocatorList and default_multicast_locator_list stay empty: Fast DDS adds its
-   * default multicast locator only when both the unicast and multicast metatraffic lists are empty. */
-
-  const char *dom = getenv("ROS_DOMAIN_ID");
-  DomainParticipant *p = f->create_participant(dom && *dom ? atoi(dom) : 0, q);
-  if (p == nullptr) die("cannot create the participant");
-  /* rmw_fastrtps: one publisher and one subscriber per participant, default QoS. */
-  pub = p->create_publisher(PUBLISHER_QOS_DEFAULT);
-  sub = p->create_subscriber(SUBSCRIBER_QOS_DEFAULT);
-  if (pub == nullptr || sub == nullptr) die("cannot create the publisher or subscriber");
-  return p;
-}
-
-/* topic registers PubSubType's type under its IDL name (fastddsgen's setName: "geometry_msgs::msg::dds_::Twist_",
- * what rosidl_typesupport_fastrtps names it) without type object or type information, as rmw_fastrtps'
- * TypeSupport does, and creates the topic (or finds it: estop and cmd_vel have two writers). */
-template <class PubSubType> static Topic *topic(const std::string &name) {
-  TypeSupport ts(new PubSubType());
-  ts->auto_fill_type_object(false);
-  ts->auto_fill_type_information(false);
-  if (pp->find_type(ts.get_type_name()) == nullptr && ts.register_type(pp) != ReturnCode_t::RETCODE_OK)
-    die("cannot register type " + ts.get_type_name());
-  if (TopicDescription *d = pp->lookup_topicdescription(name)) return static_cast<Topic *>(d);
-  Topic *t = pp->create_topic(name, ts.get_type_name(), TOPIC_QOS_DEFAULT);
-  if (t == nullptr) die("cannot create topic " + name);
-  return t;
-}
 
 /* ROS topic names: "rt/" and the namespace, as rmw does for names that follow the ROS conventions. */
 static std::string rt(const std::string &name) { return "rt" + ns + "/" + name; }
 
-/* The rmw QoS profile applied over Fast DDS's defaults as rmw_fastrtps does (qos.cpp, publisher.cpp,
- * subscription.cpp): synchronous publication (Humble's default RMW_FASTRTPS_PUBLICATION_MODE), history
- * memory that may reallocate, data sharing off, then history, durability and reliability from the profile. */
-struct Profile {
-  bool reliable, transient_local;
-  int depth; /* 0 = keep all */
-};
-static const Profile kDefault = {true, false, 10};       /* rmw_qos_profile_default */
-static const Profile kSensorData = {false, false, 5};    /* rmw_qos_profile_sensor_data */
-static const Profile kLatched = {true, true, 1};         /* ~/state: transient-local, keep last 1 */
-static const Profile kDiscoveryReader = {true, true, 0}; /* ros_discovery_info's reader: keep all */
-
-template <class Q> static void apply(Q &q, const Profile &p) {
-  q.endpoint().history_memory_policy = rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
-  q.data_sharing().off();
-  q.history().kind = p.depth > 0 ? KEEP_LAST_HISTORY_QOS : KEEP_ALL_HISTORY_QOS;
-  if (p.depth > 0) q.history().depth = p.depth;
-  q.durability().kind = p.transient_local ? TRANSIENT_LOCAL_DURABILITY_QOS : VOLATILE_DURABILITY_QOS;
-  q.reliability().kind = p.reliable ? RELIABLE_RELIABILITY_QOS : BEST_EFFORT_RELIABILITY_QOS;
-}
-
-static DataWriter *writer(Topic *t, const Profile &p, DataWriterListener *l = nullptr) {
-  DataWriterQos q = pub->get_default_datawriter_qos();
-  q.publish_mode().kind = eprosima::fastrtps::SYNCHRONOUS_PUBLISH_MODE;
-  apply(q, p);
-  DataWriter *w = pub->create_datawriter(t, q, l);
-  if (w == nullptr) die("cannot create a writer on " + t->get_name());
-  return w;
-}
-
-/* Take: a reader listener that takes every sample (on Fast DDS's receive thread) and hands the valid ones to fn. */
-template <class T> struct Take : DataReaderListener {
-  std::function<void(T &, const SampleInfo &)> fn;
-  explicit Take(std::function<void(T &, const SampleInfo &)> f) : fn(std::move(f)) {}
-  void on_data_available(DataReader *r) override {
-    T m;
-    SampleInfo si;
-    while (r->take_next_sample(&m, &si) == ReturnCode_t::RETCODE_OK)
-      if (si.valid_data) fn(m, si);
-  }
-};
-static std::vector<std::unique_ptr<DataReaderListener>> listeners; /* outlive their readers */
-
-/* reader makes a reader of PubSubType's messages on topic name; fn gets every valid sample. The node's
- * readers (not the discovery one) go into its ros_discovery_info entry. */
+/* node_reader is fastcommon's reader whose GUID goes into the node's ros_discovery_info entry. */
 static std::vector<rtps::GUID_t> reader_guids, writer_guids;
 template <class PubSubType>
-static DataReader *reader(const std::string &name, const Profile &p,
-                          std::function<void(typename PubSubType::type &, const SampleInfo &)> fn, bool node = true) {
-  Topic *t = topic<PubSubType>(name);
-  DataReaderQos q = sub->get_default_datareader_qos();
-  apply(q, p);
-  listeners.emplace_back(new Take<typename PubSubType::type>(std::move(fn)));
-  DataReader *r = sub->create_datareader(t, q, listeners.back().get());
-  if (r == nullptr) die("cannot create a reader on " + name);
-  if (node) reader_guids.push_back(r->guid());
+static DataReader *node_reader(const std::string &name, const Profile &p,
+                               std::function<void(typename PubSubType::type &, const SampleInfo &)> fn) {
+  DataReader *r = reader<PubSubType>(name, p, std::move(fn));
+  reader_guids.push_back(r->guid());
   return r;
 }
 
@@ -253,12 +104,7 @@ static void discovery() {
       say("node %s %s %zu %zu\n", e.node_namespace().c_str(), e.node_name().c_str(), e.reader_gid_seq().size(),
           e.writer_gid_seq().size());
   };
-  reader<rdc::ParticipantEntitiesInfo_PubSubType>("ros_discovery_info", kDiscoveryReader, print, false);
-}
-
-static void cleanup() {
-  pp->delete_contained_entities();
-  DomainParticipantFactory::get_instance()->delete_participant(pp);
+  reader<rdc::ParticipantEntitiesInfo_PubSubType>("ros_discovery_info", kDiscoveryReader, print);
 }
 
 /* one-shot e-stop (see the top): exit 0 when written, 2 when no subscription matched in 10 s. */
@@ -321,25 +167,25 @@ int main(int argc, char **argv) {
 
   /* Readers as a Humble subscriber would make them, as peer.c's: the sensor data (imu, scan) best effort,
    * the rest reliable; depths as peer.c's (IMU 200, odometry 50: the depth is local, not on the wire). */
-  reader<sm::Imu_PubSubType>(rt("imu/data_raw"), {false, false, 200}, [](sm::Imu_ &m, const SampleInfo &) {
+  node_reader<sm::Imu_PubSubType>(rt("imu/data_raw"), {false, false, 200}, [](sm::Imu_ &m, const SampleInfo &) {
     say("imu %d %u %s %.6f %.6f %.1f\n", m.header().stamp().sec(), m.header().stamp().nanosec(),
         m.header().frame_id().c_str(), m.angular_velocity().z(), m.linear_acceleration().z(),
         m.orientation_covariance()[0]);
   });
-  reader<sm::BatteryState_PubSubType>(rt("battery"), kDefault, [](sm::BatteryState_ &m, const SampleInfo &) {
+  node_reader<sm::BatteryState_PubSubType>(rt("battery"), kDefault, [](sm::BatteryState_ &m, const SampleInfo &) {
     say("battery %.3f %d %u\n", m.voltage(), m.present(), m.power_supply_status());
   });
-  reader<nm::Odometry_PubSubType>(rt("wheel/odom"), {true, false, 50}, [](nm::Odometry_ &m, const SampleInfo &) {
+  node_reader<nm::Odometry_PubSubType>(rt("wheel/odom"), {true, false, 50}, [](nm::Odometry_ &m, const SampleInfo &) {
     say("odom %s %s %.4f %.4f\n", m.header().frame_id().c_str(), m.child_frame_id().c_str(),
         m.pose().pose().position().x(), m.twist().twist().linear().x());
   });
-  reader<sm::Joy_PubSubType>(rt("gamepad"), kDefault, [](sm::Joy_ &m, const SampleInfo &) {
+  node_reader<sm::Joy_PubSubType>(rt("gamepad"), kDefault, [](sm::Joy_ &m, const SampleInfo &) {
     say("joy %zu %zu\n", m.axes().size(), m.buttons().size());
   });
-  reader<sm::LaserScan_PubSubType>(rt("scan"), kSensorData, [](sm::LaserScan_ &m, const SampleInfo &) {
+  node_reader<sm::LaserScan_PubSubType>(rt("scan"), kSensorData, [](sm::LaserScan_ &m, const SampleInfo &) {
     say("scan %s %zu\n", m.header().frame_id().c_str(), m.ranges().size());
   });
-  reader<stdm::String_PubSubType>(rt("rosorin_board_driver/state"), kLatched, [](stdm::String_ &m, const SampleInfo &) {
+  node_reader<stdm::String_PubSubType>(rt("rosorin_board_driver/state"), kLatched, [](stdm::String_ &m, const SampleInfo &) {
     say("state %s\n", m.data().c_str());
   });
 

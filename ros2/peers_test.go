@@ -1,0 +1,189 @@
+//go:build ros2 && linux && cgo
+
+package ros2_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rosorin/rosorin/internal/testkit"
+)
+
+// The peers and the tagged binaries are built once per test process (a Fast DDS peer takes 20-40 s of g++ on
+// the 2-core machine) into peerDir, which TestMain removes; the tests only run them.
+var (
+	peerMu  sync.Mutex
+	peerDir string
+	peers   = map[string]*peerBuild{}
+)
+
+type peerBuild struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// buildOnce returns name's binary from make(dir), made the first time a test asks for name; a failed build
+// fails every test that asks for it, with the same error.
+func buildOnce(t *testing.T, name string, make func(dir string) error) string {
+	t.Helper()
+	peerMu.Lock()
+	if peerDir == "" {
+		d, err := os.MkdirTemp("", "rosorin-ros2-peers")
+		if err != nil {
+			peerMu.Unlock()
+			t.Fatal(err)
+		}
+		peerDir = d
+	}
+	b := peers[name]
+	if b == nil {
+		b = &peerBuild{}
+		peers[name] = b
+	}
+	peerMu.Unlock()
+	b.once.Do(func() {
+		dir := filepath.Join(peerDir, name)
+		if b.err = os.MkdirAll(dir, 0o755); b.err != nil {
+			return
+		}
+		start := time.Now()
+		if b.err = make(dir); b.err == nil {
+			b.path = filepath.Join(dir, name)
+			t.Logf("%s built in %.1f s", name, time.Since(start).Seconds())
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+// removePeers removes what buildOnce built; TestMain calls it after the tests.
+func removePeers() {
+	peerMu.Lock()
+	defer peerMu.Unlock()
+	if peerDir != "" {
+		os.RemoveAll(peerDir)
+	}
+}
+
+// runIn runs the commands one after the other in dir; the first failure is returned with its output.
+func runIn(dir string, cmds ...[]string) error {
+	for _, c := range cmds {
+		cmd := exec.Command(c[0], c[1:]...)
+		cmd.Dir = dir
+		if o, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s: %v\n%s", strings.Join(c, " "), err, o)
+		}
+	}
+	return nil
+}
+
+// cycloneHint is what the C peers need.
+const cycloneHint = "apt-get install cyclonedds-dev cyclonedds-tools gcc"
+
+// buildCPeer builds a C peer on Cyclone's own typed API: idlc's types of testdata/IDL (Cyclone's serializer,
+// not ours) and testdata/SRC, linked against libddsc, as the binary name.
+func buildCPeer(t *testing.T, name, idl, src string) string {
+	t.Helper()
+	return buildOnce(t, name, func(dir string) error {
+		idlc, err := exec.LookPath("idlc")
+		if err != nil {
+			return fmt.Errorf("idlc not found (%s): %v", cycloneHint, err)
+		}
+		td, _ := filepath.Abs("testdata")
+		types := strings.TrimSuffix(filepath.Base(idl), ".idl") + ".c"
+		if err := runIn(dir,
+			[]string{idlc, filepath.Join(td, idl)},
+			[]string{"gcc", "-O1", "-Wall", "-Werror", "-o", name, filepath.Join(td, src), types, "-I.", "-lddsc"},
+		); err != nil {
+			return fmt.Errorf("%v\n(the C peers need `%s`)", err, cycloneHint)
+		}
+		return nil
+	})
+}
+
+// fastDDSHint is what the Fast DDS peers need (Debian bookworm: Fast DDS 2.9.1, fastddsgen 2.3.0).
+const fastDDSHint = "apt-get install libfastrtps-dev fastddsgen g++"
+
+// buildFastDDSPeer builds a C++ peer on Fast DDS: fastddsgen's types of testdata/IDL (Fast CDR's serializer,
+// not ours) and testdata/SRC (with -Werror), linked against libfastrtps and libfastcdr, as the binary name.
+// The three units compile in parallel (Fast DDS's headers make each one slow). Without fastddsgen the test is
+// skipped, unless ROSORIN_REQUIRE_FASTDDS=1 (the CI), which makes it a failure.
+func buildFastDDSPeer(t *testing.T, name, idl, src string) string {
+	t.Helper()
+	if _, err := exec.LookPath("fastddsgen"); err != nil {
+		msg := "fastddsgen not found: the Fast DDS peer needs `" + fastDDSHint + "`"
+		if os.Getenv("ROSORIN_REQUIRE_FASTDDS") == "1" {
+			t.Fatal(msg + " (ROSORIN_REQUIRE_FASTDDS=1)")
+		}
+		t.Skip(msg)
+	}
+	return buildOnce(t, name, func(dir string) error {
+		td, _ := filepath.Abs("testdata")
+		base := strings.TrimSuffix(filepath.Base(idl), ".idl")
+		if err := runIn(dir, []string{"fastddsgen", "-replace", "-d", dir, filepath.Join(td, idl)}); err != nil {
+			return fmt.Errorf("%v\n(the Fast DDS peer needs `%s`)", err, fastDDSHint)
+		}
+		units := [][]string{
+			{"g++", "-O1", "-Wall", "-Wextra", "-Werror", "-I.", "-I" + filepath.Join(td, "fastcommon"), "-c", "-o", name + ".o", filepath.Join(td, src)},
+			{"g++", "-O1", "-I.", "-c", "-o", base + ".o", base + ".cxx"},
+			{"g++", "-O1", "-I.", "-c", "-o", base + "PubSubTypes.o", base + "PubSubTypes.cxx"},
+		}
+		errs := make([]error, len(units))
+		var wg sync.WaitGroup
+		for i, u := range units {
+			wg.Add(1)
+			go func() { defer wg.Done(); errs[i] = runIn(dir, u) }()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return fmt.Errorf("%v\n(the Fast DDS peer needs `%s`)", err, fastDDSHint)
+			}
+		}
+		return runIn(dir, []string{"g++", "-o", name, name + ".o", base + ".o", base + "PubSubTypes.o", "-lfastrtps", "-lfastcdr"})
+	})
+}
+
+// The peers of the tests, by what they check.
+func buildPeer(t *testing.T) string { return buildCPeer(t, "peer", "peer/ros.idl", "peer/peer.c") }
+func buildOneShot(t *testing.T) string {
+	return buildCPeer(t, "oneshot", "peer/ros.idl", "peer/oneshot.c")
+}
+func buildParamsPeer(t *testing.T) string {
+	return buildCPeer(t, "paramspeer", "peer/params.idl", "peer/params.c")
+}
+func buildObsPeer(t *testing.T) string {
+	return buildCPeer(t, "obspeer", "obspeer/obs.idl", "obspeer/obspeer.c")
+}
+func buildFastPeer(t *testing.T) string {
+	return buildFastDDSPeer(t, "fastpeer", "fastpeer/ros.idl", "fastpeer/fastpeer.cpp")
+}
+func buildFastParams(t *testing.T) string {
+	return buildFastDDSPeer(t, "fastparams", "fastpeer/params.idl", "fastpeer/fastparams.cpp")
+}
+func buildFastObsPeer(t *testing.T) string {
+	return buildFastDDSPeer(t, "fastobspeer", "obspeer/obs.idl", "fastobspeer/fastobspeer.cpp")
+}
+
+// buildTagged returns rosorin-base and, beside it, the bridge rosorin-ros2, built with -tags ros2 (and -race
+// under race) once per test process; `run --ros2` finds the bridge there.
+func buildTagged(t *testing.T) string {
+	t.Helper()
+	if _, err := testkit.BinaryTags("./cmd/rosorin-ros2", "ros2"); err != nil {
+		t.Fatal(err)
+	}
+	base, err := testkit.BinaryTags("./cmd/rosorin-base", "ros2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base
+}
