@@ -48,7 +48,7 @@ static void say(const char *fmt, ...) {
   fflush(stdout);
 }
 
-static void die(const std::string &what) {
+static inline void die(const std::string &what) {
   fprintf(stderr, "%s: %s\n", program_invocation_short_name, what.c_str());
   exit(1);
 }
@@ -60,7 +60,7 @@ static void die(const std::string &what) {
  * reallocate. Unlike Humble (which keeps Fast DDS's default locators: multicast 239.255.0.1 for discovery),
  * every locator is unicast on 127.0.0.1: the same footing as Cyclone's dds.LoopbackConfig. ROS_DOMAIN_ID from
  * the environment. */
-static DomainParticipant *make_participant() {
+static inline DomainParticipant *make_participant() {
   DomainParticipantFactory *f = DomainParticipantFactory::get_instance();
   DomainParticipantQos q = f->get_default_participant_qos();
   q.name("/");
@@ -97,7 +97,7 @@ static DomainParticipant *make_participant() {
   return p;
 }
 
-static void cleanup() {
+static inline void cleanup() {
   pp->delete_contained_entities();
   DomainParticipantFactory::get_instance()->delete_participant(pp);
 }
@@ -138,7 +138,7 @@ template <class Q> static void apply(Q &q, const Profile &p) {
   q.reliability().kind = p.reliable ? RELIABLE_RELIABILITY_QOS : BEST_EFFORT_RELIABILITY_QOS;
 }
 
-static DataWriter *writer(Topic *t, const Profile &p, DataWriterListener *l = nullptr) {
+static inline DataWriter *writer(Topic *t, const Profile &p, DataWriterListener *l = nullptr) {
   DataWriterQos q = pub->get_default_datawriter_qos();
   q.publish_mode().kind = eprosima::fastrtps::SYNCHRONOUS_PUBLISH_MODE;
   apply(q, p);
