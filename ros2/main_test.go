@@ -3,6 +3,7 @@
 package ros2_test
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"testing"
@@ -10,10 +11,12 @@ import (
 	"github.com/rosorin/rosorin/internal/testkit"
 
 	"github.com/rosorin/rosorin/ros2/dds"
+	"go.uber.org/goleak"
 )
 
 // TestMain pins every participant of the test binary and its children to 127.0.0.1 (nothing leaves the
-// machine) in a domain of its own, before any test or benchmark runs.
+// machine) in a domain of its own, before any test or benchmark runs; after them, every bridge, reader,
+// stream and peer goroutine the tests started must be gone (goleak).
 func TestMain(m *testing.M) {
 	os.Setenv("CYCLONEDDS_URI", dds.LoopbackConfig)
 	os.Setenv("ROS_DOMAIN_ID", strconv.Itoa(150+os.Getpid()%80))
@@ -21,5 +24,11 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	removePeers()
 	testkit.Cleanup()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goroutines left after the tests: %v\n", err)
+			code = 1
+		}
+	}
 	os.Exit(code)
 }

@@ -33,10 +33,10 @@ const (
 	// TopicInputs carries each judge call's input as JSON (std_msgs/msg/String): what an offline re-judge needs
 	// besides the samples.
 	TopicInputs = "/proof/judge_input"
-	// TopicIMU carries the samples the stand judge read (sensor_msgs/msg/Imu, rad/s, header stamp = the
+	// TopicJudgedIMU carries the samples the stand judge read (sensor_msgs/msg/Imu, rad/s, header stamp = the
 	// sample's time on the run's timeline plus t0), each once, in the order the judge read them; a judge
 	// input names its samples by their MCAP sequence numbers on this channel (Writer.IMU).
-	TopicIMU = "/proof/imu"
+	TopicJudgedIMU = "/proof/imu"
 )
 
 // Writer is a proof run's MCAP recording (capture/mcapfile: crash-safe, finished into an indexed
@@ -88,7 +88,7 @@ func Create(path string, t0 time.Time, meta map[string]string) (*Writer, error) 
 		last: map[string]int64{}, imuAt: map[imuKey][]uint32{}}
 	err = rec.WriteMetadata(MetaName, md)
 	for _, c := range []struct{ topic, typ string }{{TopicEvents, "std_msgs/msg/String"}, {TopicInputs, "std_msgs/msg/String"},
-		{TopicIMU, "sensor_msgs/msg/Imu"}, {TopicLog, "std_msgs/msg/String"}} {
+		{TopicJudgedIMU, "sensor_msgs/msg/Imu"}, {TopicLog, "std_msgs/msg/String"}} {
 		if err != nil {
 			break
 		}
@@ -227,7 +227,7 @@ func (p *Writer) IMU(t []float64, gyro [][3]float64) (first uint32, n uint32, in
 	for _, k := range keys[known:] {
 		m.Header.Stamp = rosmsg.TimeFromNanos(k.ns)
 		m.AngularVelocity = rosmsg.Vector3{X: k.gyro[0], Y: k.gyro[1], Z: k.gyro[2]}
-		if err := p.writeLocked(TopicIMU, k.ns, &m); err != nil {
+		if err := p.writeLocked(TopicJudgedIMU, k.ns, &m); err != nil {
 			p.failLocked(err)
 			return first, n, inexact
 		}
@@ -374,7 +374,7 @@ func Read(r io.Reader) (*File, error) {
 				} else {
 					f.Inputs = append(f.Inputs, pm)
 				}
-			case TopicIMU:
+			case TopicJudgedIMU:
 				if f.T0ns == math.MinInt64 {
 					return fmt.Errorf("IMU sample before the %s metadata record: not a proof recording", MetaName)
 				}

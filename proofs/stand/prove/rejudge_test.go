@@ -168,7 +168,7 @@ func TestRecordedRunIsCleanAndRejudges(t *testing.T) {
 	for _, c := range a {
 		// In the bubble's virtual time the spin-up's last command and the hold's first are sent at one
 		// instant: two log lines alike in time and text, as no real clock makes them. Samples never repeat.
-		if c.Backwards > 0 || c.Topic == proofrec.TopicIMU && (c.Duplicates > 0 || c.Messages == 0) {
+		if c.Backwards > 0 || c.Topic == proofrec.TopicJudgedIMU && (c.Duplicates > 0 || c.Messages == 0) {
 			t.Errorf("%s", a)
 		}
 	}
