@@ -115,7 +115,7 @@ func oneShotRun(t *testing.T, r *rig, n, minBySample int, publish func() (time.T
 		lat = append(lat, f.T.Sub(wrote))
 		how[latchKind(*s.EStop)]++
 	}
-	t.Logf("%d of %d one-shot e-stops latched (%v); write -> stop frame: %s", latched, n, how, testkit.Figures(lat))
+	testkit.Figure(t, "%d of %d one-shot e-stops latched (%v); write -> stop frame: %s", latched, n, how, testkit.Figures(lat))
 	if latched != n {
 		t.Errorf("%d of %d one-shot e-stops latched, want all", latched, n)
 	}

@@ -298,3 +298,28 @@ func SkipShort(t testing.TB, what string) {
 		t.Skip("-short: " + what + "; go test without -short runs it (CI does)")
 	}
 }
+
+// figuresMu serializes Figure's appends within a test process (test processes append whole lines).
+var figuresMu sync.Mutex
+
+// Figure logs a measured figure and, when ROSORIN_FIGURES names a file, appends it there as one line with the
+// test's name: CI collects the measurements of passing tests (go test shows their logs only with -v) and
+// prints them with its summary.
+func Figure(t testing.TB, format string, args ...any) {
+	t.Helper()
+	line := fmt.Sprintf(format, args...)
+	t.Log(line)
+	path := os.Getenv("ROSORIN_FIGURES")
+	if path == "" {
+		return
+	}
+	figuresMu.Lock()
+	defer figuresMu.Unlock()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Logf("ROSORIN_FIGURES: %v", err)
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s: %s\n", t.Name(), line)
+}
