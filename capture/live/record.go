@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -52,44 +51,30 @@ func RecordMain(o RecordOptions) (RecordResult, error) {
 // goes on the decoded channels (capture.DecodedChannels: /imu, /battery, /joy from a board, /scan from a LiDAR).
 func RecordSerial(ctx context.Context, o RecordOptions) (RecordResult, error) {
 	var res RecordResult
-	log := o.Log
-	if log == nil {
-		log = io.Discard
-	}
-	if o.Baud == 0 {
-		o.Baud = capture.DefaultBaud(o.Kind)
-	}
-	if _, err := capture.ParseKind(string(o.Kind)); err != nil {
+	dp := port{Device: o.Device, Baud: o.Baud, Kind: o.Kind, Out: o.Out, Log: o.Log}
+	if err := dp.check(); err != nil {
 		return res, err
 	}
-	if _, err := os.Stat(o.Out); err == nil {
-		return res, fmt.Errorf("%s exists; pick a new --out file", o.Out)
-	}
-	f, err := serialport.Open(o.Device, serialport.Options{Baud: o.Baud, ReadOnly: true, Listen: true,
-		KeepInput: true}) // a recorder keeps what already waits in the tty: it is part of the stream
-	if err != nil {
-		if serialport.IsBusy(err) {
-			return res, fmt.Errorf("%w: it is held exclusively (flock or TIOCEXCL) and capture record only listens. "+
+	log := dp.Log
+	f, err := dp.open(serialport.Options{ReadOnly: true, Listen: true,
+		KeepInput: true}, // a recorder keeps what already waits in the tty: it is part of the stream
+		func(err error) error {
+			return fmt.Errorf("%w: it is held exclusively (flock or TIOCEXCL) and capture record only listens. "+
 				"Record through its owner instead: `rosorin-base run --capture DIR` records every board byte both ways, "+
 				"and the supervisor's raw tee socket (the control socket + \".raw\") streams what the board sends; "+
 				"or stop the owner and start it on `capture tap --device %s --link PATH --out FILE`", err, o.Device)
-		}
-		if errors.Is(err, os.ErrNotExist) {
-			return res, fmt.Errorf("device %s does not exist; check the path (ls -l /dev/ttyACM* /dev/lidar)", o.Device)
-		}
+		})
+	if err != nil {
 		return res, err
 	}
 	defer f.Close()
 	var werr atomic.Pointer[error]
-	q, err := segment.StartFileQueue(o.Out, segment.QueueOptions{Len: recordQueueLen,
-		Segments: segment.SegmentOptions{Metadata: segment.Metadata(map[string]string{
-			"device": o.Device, "baud": strconv.Itoa(o.Baud), "kind": string(o.Kind),
-			"recorder": "capture record (passive)"})},
-		Channels: []segment.ChannelSpec{segment.Raw(o.Kind, capture.FromDevice)},
-		OnStop:   func(err error) { werr.Store(&err) }})
+	q, err := dp.record(recordQueueLen, map[string]string{"recorder": "capture record (passive)"},
+		[]segment.ChannelSpec{segment.Raw(o.Kind, capture.FromDevice)}, func(err error) { werr.Store(&err) })
 	if err != nil {
 		return res, err
 	}
+	o.Baud = dp.Baud
 	var deadline time.Time
 	if o.Until > 0 {
 		deadline = time.Now().Add(o.Until)

@@ -2,12 +2,10 @@ package live
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -67,30 +65,19 @@ func TapMain(o TapOptions) (TapResult, error) {
 // stale bytes.
 func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 	var res TapResult
-	log := o.Log
-	if log == nil {
-		log = io.Discard
-	}
-	if _, err := capture.ParseKind(string(o.Kind)); err != nil {
+	dp := port{Device: o.Device, Baud: o.Baud, Kind: o.Kind, Out: o.Out, Log: o.Log}
+	if err := dp.check(); err != nil {
 		return res, err
 	}
-	if o.Baud == 0 {
-		o.Baud = capture.DefaultBaud(o.Kind)
-	}
+	o.Baud = dp.Baud
+	log := dp.Log
 	if o.Queue <= 0 {
 		o.Queue = 4096
 	}
-	if _, err := os.Stat(o.Out); err == nil {
-		return res, fmt.Errorf("%s exists; pick a new --out file", o.Out)
-	}
-	dev, err := serialport.Open(o.Device, serialport.Options{Baud: o.Baud, Exclusive: true})
+	dev, err := dp.open(serialport.Options{Exclusive: true}, func(err error) error {
+		return fmt.Errorf("%w: capture tap must own the device; stop its owner and start that program on --link instead", err)
+	})
 	if err != nil {
-		if serialport.IsBusy(err) {
-			return res, fmt.Errorf("%w: capture tap must own the device; stop its owner and start that program on --link instead", err)
-		}
-		if errors.Is(err, os.ErrNotExist) {
-			return res, fmt.Errorf("device %s does not exist; check the path (ls -l /dev/ttyACM* /dev/lidar)", o.Device)
-		}
 		return res, err
 	}
 	defer dev.Close()
@@ -100,15 +87,12 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 	}
 	defer p.Close()
 	var recErr atomic.Pointer[error]
-	q, err := segment.StartFileQueue(o.Out, segment.QueueOptions{Len: o.Queue,
-		Segments: segment.SegmentOptions{Metadata: segment.Metadata(map[string]string{
-			"device": o.Device, "baud": strconv.Itoa(o.Baud), "kind": string(o.Kind),
-			"recorder": "capture tap (pty man-in-the-middle)", "link": o.Link})},
-		Channels: []segment.ChannelSpec{segment.Raw(o.Kind, capture.FromDevice), segment.Raw(o.Kind, capture.ToDevice)},
-		OnStop: func(err error) {
+	q, err := dp.record(o.Queue, map[string]string{"recorder": "capture tap (pty man-in-the-middle)", "link": o.Link},
+		[]segment.ChannelSpec{segment.Raw(o.Kind, capture.FromDevice), segment.Raw(o.Kind, capture.ToDevice)},
+		func(err error) {
 			recErr.Store(&err)
 			fmt.Fprintf(log, "capture tap: RECORDING STOPPED (relaying goes on): %v\n", err)
-		}})
+		})
 	if err != nil {
 		return res, err
 	}
