@@ -75,7 +75,10 @@ func TestParamsFastDDS(t *testing.T) {
 			continue
 		}
 		want = v
-		if f := strings.Fields(ev); len(f) != 6 || f[5] != "d:"+strconv.FormatFloat(v, 'g', -1, 64) {
+		// The peer prints doubles with %.17g: 0.24 is "d:0.23999999999999999", the same double.
+		if f := strings.Fields(ev); len(f) != 6 || !strings.HasPrefix(f[5], "d:") {
+			t.Errorf("event over Fast DDS %q, want max_linear d:%g", ev, v)
+		} else if got, err := strconv.ParseFloat(f[5][2:], 64); err != nil || got != v {
 			t.Errorf("event over Fast DDS %q, want max_linear d:%g", ev, v)
 		}
 		p.wait(t, m, "state {", 5*time.Second, func(l string) bool { return state(l).Config.MaxLinear == v })
