@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/internal/procfs"
+	"github.com/rosorin/rosorin/internal/stacktest"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 )
@@ -204,14 +204,15 @@ func (b *fakeBoard) countStops(since time.Time) int {
 
 func isStop(a arrival) bool { return a.isStop() }
 
-// service is one `rosorin-base run` under test.
+// service is one `rosorin-base run` under test, on internal/stacktest's fixture (the one the sim stacks use),
+// ready when the supervisor's status names a running driver.
 type service struct {
 	t      *testing.T
+	svc    *stacktest.Service
 	cmd    *exec.Cmd
 	socket string
 	log    *testkit.LockedBuffer
-	done   chan struct{}
-	err    error
+	done   <-chan struct{}
 }
 
 // startService runs `rosorin-base run` with args appended to --device/--socket and waits for its first status.
@@ -224,46 +225,23 @@ func startService(t *testing.T, dir, device string, args ...string) *service {
 // end with the command to exec: the full-disk test's unshare and mount).
 func startServiceWrapped(t *testing.T, dir, device string, wrap []string, args ...string) *service {
 	t.Helper()
-	sock := filepath.Join(dir, "base.sock")
-	cfg := filepath.Join(dir, "base.yaml")
-	if _, err := os.Stat(cfg); err != nil {
-		if err := os.WriteFile(cfg, []byte("rosorin_board_driver:\n  ros__parameters: {}\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if testkit.RaceEnabled && !slices.Contains(args, "--driver-watchdog") {
 		args = append(args, "--driver-watchdog", wdTimeout.String())
 	}
-	all := append([]string{"run", "--device", device, "--socket", sock, "--config", cfg, "--state-dir", filepath.Join(dir, "state")}, args...)
-	s := &service{t: t, socket: sock, log: &testkit.LockedBuffer{}, done: make(chan struct{})}
-	s.cmd = exec.Command(rosorinBase, all...)
-	if wrap != nil {
-		s.cmd = exec.Command(wrap[0], append(append(wrap[1:], rosorinBase), all...)...)
-	}
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { s.err = s.cmd.Wait(); close(s.done) }()
-	t.Cleanup(func() {
-		select {
-		case <-s.done:
-		default:
-			_ = s.cmd.Process.Signal(os.Interrupt)
-			select {
-			case <-s.done:
-			case <-time.After(5 * time.Second):
-				_ = s.cmd.Process.Kill()
-				<-s.done
+	svc := stacktest.New(t, stacktest.Options{Bin: rosorinBase, Dir: dir, Device: device, Args: args, Wrap: wrap,
+		ReadyTimeout: 5 * time.Second,
+		ReadyCheck: func(s *stacktest.Service) error {
+			st, err := supervisor.ReadStatus(s.Socket)
+			if err == nil && st.DriverPID == 0 {
+				err = fmt.Errorf("no driver running yet: %+v", st)
 			}
-		}
-		if t.Failed() {
-			t.Logf("service log:\n%s", s.log.String())
-		}
-	})
-	s.waitStatus(5*time.Second, "driver running", func(st supervisor.Status) bool { return st.DriverPID != 0 })
-	return s
+			return err
+		}})
+	return &service{t: t, svc: svc, cmd: svc.Cmd, socket: svc.Socket, log: svc.Log, done: svc.Done()}
 }
+
+// err is the process's exit error once done is closed.
+func (s *service) err() error { return s.svc.Err() }
 
 func (s *service) status() (supervisor.Status, error) { return supervisor.ReadStatus(s.socket) }
 
@@ -278,7 +256,7 @@ func (s *service) waitStatus(timeout time.Duration, what string, ok func(supervi
 		}
 		select {
 		case <-s.done:
-			s.t.Fatalf("service exited (%v) while waiting for %s; log:\n%s", s.err, what, s.log.String())
+			s.t.Fatalf("service exited (%v) while waiting for %s; log:\n%s", s.err(), what, s.log.String())
 		default:
 		}
 		return fmt.Errorf("last status %+v (err %v)", st, err)
