@@ -11,7 +11,6 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -181,25 +180,10 @@ func startRig(t *testing.T) *rig {
 // startRigWith is startRig with the peer binary peerBin (the C peer or the Fast DDS one).
 func startRigWith(t *testing.T, peerBin string) *rig {
 	loopbackEnv(t)
-	t.Setenv("ROSORIN_ROS2", "1")
-	dir := t.TempDir()
-	base := buildTagged(t)
-	r := &rig{t: t, log: filepath.Join(dir, "base.log")}
-	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(30*time.Second))
-	defer cancel()
-	st, err := target.StartSim(ctx, target.SimConfig{BaseBin: base, BaseLog: r.log, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.st = st
-	t.Cleanup(func() {
-		st.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(r.log)
-			t.Logf("rosorin-base log:\n%s", b)
-		}
-	})
+	r := &rig{t: t}
+	r.st, r.log = startService(t, 30*time.Second, target.SimConfig{})
 	r.peer = startPeer(t, peerBin)
+	var err error
 	if r.p, err = dds.NewParticipant(mustAtoi(os.Getenv("ROS_DOMAIN_ID")), ""); err != nil {
 		t.Fatal(err)
 	}

@@ -48,22 +48,11 @@ func TestROS2BridgeFailsStopPathRuns(t *testing.T) {
 }
 
 func stopPathWithoutBridge(t *testing.T, base, bridge, words string) {
-	t.Setenv("ROSORIN_ROS2", "1")
 	t.Setenv("ROSORIN_ROS2_BRIDGE", bridge)
-	logPath := filepath.Join(t.TempDir(), "base.log")
+	st, logPath := startService(t, 60*time.Second, target.SimConfig{BaseBin: base})
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(60*time.Second))
 	defer cancel()
-	st, err := target.StartSim(ctx, target.SimConfig{BaseBin: base, BaseLog: logPath, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	logText := func() string { b, _ := os.ReadFile(logPath); return string(b) }
-	defer func() {
-		if t.Failed() {
-			t.Logf("rosorin-base log:\n%s", logText())
-		}
-	}()
 	c, sm := st.Client(), st.Sim()
 	c.Reset(ctx)
 	if rep, err := c.Enable(ctx, true); err != nil || !rep.Success {

@@ -72,21 +72,9 @@ func TestParamsEndToEnd(t *testing.T) {
 	// The peer first: /parameter_events is volatile, so only a reader that is there when the node starts
 	// sees its new_parameters.
 	p := startPeer(t, bin)
-	base := buildTagged(t)
-	logPath := filepath.Join(dir, "base.log")
+	st, logPath := startService(t, 30*time.Second, target.SimConfig{BaseLog: filepath.Join(dir, "base.log")})
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(30*time.Second))
 	defer cancel()
-	st, err := target.StartSim(ctx, target.SimConfig{BaseBin: base, BaseLog: logPath, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		st.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logPath)
-			t.Logf("rosorin-base log:\n%s", b)
-		}
-	})
 	cl := st.Client()
 	running := func() map[string]any {
 		b, err := cl.Config(ctx)

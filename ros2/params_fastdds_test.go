@@ -5,7 +5,6 @@ package ros2_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,21 +31,9 @@ func TestParamsFastDDS(t *testing.T) {
 	dir := t.TempDir()
 	p := startPeer(t, buildFastParams(t))
 	p.wait(t, 0, "ready", 10*time.Second, nil)
-	base := buildTagged(t)
-	logPath := filepath.Join(dir, "base.log")
+	st, _ := startService(t, 60*time.Second, target.SimConfig{BaseLog: filepath.Join(dir, "base.log")})
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(60*time.Second))
 	defer cancel()
-	st, err := target.StartSim(ctx, target.SimConfig{BaseBin: base, BaseLog: logPath, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		st.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logPath)
-			t.Logf("rosorin-base log:\n%s", b)
-		}
-	})
 	state := func(l string) api.State {
 		var s api.State
 		if err := json.Unmarshal([]byte(strings.TrimPrefix(l, "state ")), &s); err != nil {

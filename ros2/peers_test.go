@@ -3,6 +3,7 @@
 package ros2_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/proofs/target"
 )
 
 // The peers and the tagged binaries are built once per test process (a Fast DDS peer takes 20-40 s of g++ on
@@ -186,4 +188,34 @@ func buildTagged(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return base
+}
+
+// startService starts a simulated robot and `rosorin-base run --ros2` (the tagged build, ROSORIN_ROS2=1) on it
+// with seed 1, its log in a file of the test's; the test's end stops both and logs the log if it failed.
+func startService(t *testing.T, timeout time.Duration, cfg target.SimConfig) (st *target.SimTarget, logPath string) {
+	t.Helper()
+	t.Setenv("ROSORIN_ROS2", "1")
+	if cfg.BaseBin == "" {
+		cfg.BaseBin = buildTagged(t)
+	}
+	if cfg.BaseLog == "" {
+		cfg.BaseLog = filepath.Join(t.TempDir(), "base.log")
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(timeout))
+	defer cancel()
+	st, err := target.StartSim(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		st.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(cfg.BaseLog)
+			t.Logf("rosorin-base log:\n%s", b)
+		}
+	})
+	return st, cfg.BaseLog
 }
