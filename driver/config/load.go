@@ -153,19 +153,7 @@ func Load(paths ...string) (Config, Notes, error) {
 		notes = append(notes, n...)
 		errs = append(errs, e...)
 	}
-	if len(errs) == 0 {
-		for _, e := range c.check() {
-			where := origin[e.key]
-			if where == "" {
-				where = "default"
-			}
-			errs = append(errs, fmt.Errorf("%w: %s: %s = %s", ErrConfig, where, e.key, e.msg))
-		}
-	}
-	if len(errs) > 0 {
-		return Default(), notes, errors.Join(errs...)
-	}
-	return c, notes, nil
+	return finish(c, notes, errs, origin)
 }
 
 // Parse applies one file's content (named name in messages) onto c. It is Load for bytes in hand; it does
@@ -399,4 +387,22 @@ func editDistance(a, b string) int {
 // back to the same values.
 func (c Config) Marshal() ([]byte, error) {
 	return yaml.Marshal(map[string]map[string]Config{NodeName: {"ros__parameters": c}})
+}
+
+// finish checks the merged configuration c (each failed check named by where its value came from, origin[key]
+// or "default") unless reading it failed already; on any error it returns the defaults with every error.
+func finish(c Config, notes Notes, errs []error, origin map[string]string) (Config, Notes, error) {
+	if len(errs) == 0 {
+		for _, e := range c.check() {
+			where := origin[e.key]
+			if where == "" {
+				where = "default"
+			}
+			errs = append(errs, fmt.Errorf("%w: %s: %s = %s", ErrConfig, where, e.key, e.msg))
+		}
+	}
+	if len(errs) > 0 {
+		return Default(), notes, errors.Join(errs...)
+	}
+	return c, notes, nil
 }

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -85,19 +84,7 @@ func LoadROS(s ROSSources) (Config, Notes, error) {
 			}
 		}
 	}
-	if len(errs) == 0 {
-		for _, e := range c.check() {
-			where := origin[e.key]
-			if where == "" {
-				where = "default"
-			}
-			errs = append(errs, fmt.Errorf("%w: %s: %s = %s", ErrConfig, where, e.key, e.msg))
-		}
-	}
-	if len(errs) > 0 {
-		return Default(), notes, errors.Join(errs...)
-	}
-	return c, notes, nil
+	return finish(c, notes, errs, origin)
 }
 
 // applyROS applies the sections of one parameter file that match node.

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/rosorin/rosorin/ros2/rosname"
 )
 
 func TestSplit(t *testing.T) {
@@ -225,7 +227,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		name, ns := a.Node("rosorin_board_driver", "")
-		if checkToken(name) != nil || (ns != "" && checkName(ns) != nil) {
+		if rosname.CheckToken(name) != nil || (ns != "" && checkName(ns) != nil) {
 			t.Fatalf("Parse(%q) gave node %q in %q", args, name, ns)
 		}
 		out := a.RemapName(Expand("cmd_vel", name, ns), name, ns, false)

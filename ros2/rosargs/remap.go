@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/rosorin/rosorin/ros2/rosname"
 )
 
 // RuleKind says what a remap rule applies to.
@@ -61,7 +63,7 @@ func ParseRemap(s string) (Remap, error) {
 		}
 	}
 	if node, from, ok := strings.Cut(lhs, ":"); ok {
-		if err := checkToken(node); err != nil {
+		if err := rosname.CheckToken(node); err != nil {
 			return r, fmt.Errorf("node name prefix %q: %w", node, err)
 		}
 		r.Node, lhs = node, from
@@ -89,7 +91,7 @@ func ParseRemap(s string) (Remap, error) {
 			}
 		} else {
 			r.Kind = NodeName
-			if err := checkToken(rhs); err != nil {
+			if err := rosname.CheckToken(rhs); err != nil {
 				return r, fmt.Errorf("node name %q: %w", rhs, err)
 			}
 		}
@@ -110,22 +112,6 @@ func ParseRemap(s string) (Remap, error) {
 	}
 	r.From, r.To = lhs, rhs
 	return r, nil
-}
-
-// checkToken checks a name token (rcl: letters, digits, underscore; not starting with a digit).
-func checkToken(tok string) error {
-	if tok == "" {
-		return errors.New("empty name token")
-	}
-	for i, c := range tok {
-		switch {
-		case c == '_', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-		case c >= '0' && c <= '9' && i > 0:
-		default:
-			return fmt.Errorf("token %q: %q is not allowed (letters, digits, underscore; no leading digit)", tok, c)
-		}
-	}
-	return nil
 }
 
 // checkName checks a topic or service name as rcl_validate_topic_name does: "/"-separated tokens, a leading
@@ -157,7 +143,7 @@ func checkName(name string) error {
 			}
 			return fmt.Errorf("unknown substitution %s (rcl knows {node}, {ns}, {namespace})", tok)
 		}
-		if err := checkToken(tok); err != nil {
+		if err := rosname.CheckToken(tok); err != nil {
 			if tok == "" {
 				return errors.New("empty token (a doubled or trailing /)")
 			}
