@@ -18,23 +18,12 @@ import (
 // period seconds, starting mid-revolution as a real capture does: each packet's bytes and send time (s).
 func lidarPackets(t testing.TB, revs int, period float64) ([][]byte, []float64) {
 	t.Helper()
-	lid := sim.NewLidarModel(3, sim.DefaultRoom())
+	w := sim.PacketWriter{Model: sim.NewLidarModel(3, sim.DefaultRoom())}
 	per := period / (sim.LidarPacketsPerRev + 1)
 	var bs [][]byte
 	var ts []float64
-	var buf []sim.LidarSample
 	for step := 5; step < revs*(sim.LidarPacketsPerRev+1); step++ {
-		k := step % (sim.LidarPacketsPerRev + 1)
-		samples, fsa, lsa := lid.Packet(k, sim.DefaultRoom().Start, buf)
-		buf = samples
-		p := coind6.Packet{FSA: coind6.DegToRaw(fsa), LSA: coind6.DegToRaw(lsa)}
-		if k == 0 {
-			p.CT = sim.LidarRingStartCT
-		}
-		for _, x := range samples {
-			p.Samples = append(p.Samples, coind6.Sample{Intensity: x.Intensity, DistMM: x.DistMM})
-		}
-		b, err := coind6.AppendEncode(nil, p)
+		b, err := w.Append(nil, step%(sim.LidarPacketsPerRev+1), sim.DefaultRoom().Start)
 		if err != nil {
 			t.Fatal(err)
 		}

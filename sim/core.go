@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/protocol/board"
-	"github.com/rosorin/rosorin/protocol/coind6"
 )
 
 // core owns all mutable simulation state: the physics, the noise models, both devices and the fault
@@ -42,11 +41,10 @@ type core struct {
 	pktK                                int
 	scheduled                           []scheduledFault
 
-	st      Stats
-	out     []byte // frames of one tick, written at once
-	lidOut  []byte
-	lidBuf  []LidarSample
-	pktSamp []coind6.Sample
+	st     Stats
+	out    []byte // frames of one tick, written at once
+	lidOut []byte
+	lidPkt PacketWriter // c.lid's packets on the wire
 }
 
 type scheduledFault struct {
@@ -67,6 +65,7 @@ func newCore(s *Sim, now time.Time) *core {
 		nextIMU:    now,
 		revStart:   now,
 	}
+	c.lidPkt.Model = c.lid
 	if s.kind == Stand {
 		c.phys.Pose = s.room.Start // the stand stands in the room: its LiDAR sees it
 	}
@@ -268,18 +267,8 @@ func (c *core) lidarTick(now time.Time) {
 		if now.Before(due) {
 			break
 		}
-		samples, fsa, lsa := c.lid.Packet(c.pktK, c.phys.Pose, c.lidBuf)
-		c.lidBuf = samples
-		c.pktSamp = c.pktSamp[:0]
-		for _, x := range samples {
-			c.pktSamp = append(c.pktSamp, coind6.Sample{Intensity: x.Intensity, DistMM: x.DistMM})
-		}
-		ct := uint8(0)
-		if c.pktK == 0 {
-			ct = LidarRingStartCT
-		}
 		var err error
-		c.lidOut, err = coind6.AppendEncode(c.lidOut, coind6.Packet{CT: ct, FSA: coind6.DegToRaw(fsa), LSA: coind6.DegToRaw(lsa), Samples: c.pktSamp})
+		c.lidOut, err = c.lidPkt.Append(c.lidOut, c.pktK, c.phys.Pose)
 		if err == nil {
 			n++
 		}

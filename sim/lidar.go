@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/rosorin/rosorin/protocol/coind6"
 )
 
 // COIN-D6 model (chapter 14). Native angles run clockwise seen from above; the LiDAR is mounted at
@@ -135,4 +137,27 @@ func (m *LidarModel) Packet(k int, pose [3]float64, dst []LidarSample) (samples 
 		dst = append(dst, m.Measure(pose, fsa+float64(i)*LidarStepDeg))
 	}
 	return dst, fsa, fsa + float64(LidarSamplesPerPkt-1)*LidarStepDeg
+}
+
+// PacketWriter encodes a LidarModel's packets as the COIN-D6 sends them (protocol/coind6), reusing its
+// buffers: the sim's LiDAR pty and the tests that need a LiDAR's bytes without a sim running.
+type PacketWriter struct {
+	Model   *LidarModel
+	samples []LidarSample
+	wire    []coind6.Sample
+}
+
+// Append appends packet k of a revolution seen from pose (CT marks the revolution-start packet, k = 0).
+func (w *PacketWriter) Append(dst []byte, k int, pose [3]float64) ([]byte, error) {
+	samples, fsa, lsa := w.Model.Packet(k, pose, w.samples)
+	w.samples = samples
+	w.wire = w.wire[:0]
+	for _, x := range samples {
+		w.wire = append(w.wire, coind6.Sample{Intensity: x.Intensity, DistMM: x.DistMM})
+	}
+	ct := uint8(0)
+	if k == 0 {
+		ct = LidarRingStartCT
+	}
+	return coind6.AppendEncode(dst, coind6.Packet{CT: ct, FSA: coind6.DegToRaw(fsa), LSA: coind6.DegToRaw(lsa), Samples: w.wire})
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/foxglove/mcap/go/mcap"
 
 	"github.com/rosorin/rosorin/capture/mcapfile"
-	"github.com/rosorin/rosorin/protocol/coind6"
 	"github.com/rosorin/rosorin/replay"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -33,23 +32,12 @@ type timedPacket struct {
 // does.
 func simPackets(t testing.TB, seed int64, revs int, period float64, pose func(t float64) [3]float64) []timedPacket {
 	t.Helper()
-	lid := sim.NewLidarModel(seed, sim.DefaultRoom())
+	w := sim.PacketWriter{Model: sim.NewLidarModel(seed, sim.DefaultRoom())}
 	per := period / (sim.LidarPacketsPerRev + 1)
 	var out []timedPacket
-	var buf []sim.LidarSample
 	for step := 5; step < revs*(sim.LidarPacketsPerRev+1); step++ {
-		k := step % (sim.LidarPacketsPerRev + 1)
 		tm := float64(step+1) * per
-		samples, fsa, lsa := lid.Packet(k, pose(tm), buf)
-		buf = samples
-		p := coind6.Packet{FSA: coind6.DegToRaw(fsa), LSA: coind6.DegToRaw(lsa)}
-		if k == 0 {
-			p.CT = sim.LidarRingStartCT
-		}
-		for _, x := range samples {
-			p.Samples = append(p.Samples, coind6.Sample{Intensity: x.Intensity, DistMM: x.DistMM})
-		}
-		b, err := coind6.AppendEncode(nil, p)
+		b, err := w.Append(nil, step%(sim.LidarPacketsPerRev+1), pose(tm))
 		if err != nil {
 			t.Fatal(err)
 		}
