@@ -115,8 +115,6 @@ type Dist struct {
 	MarginWorst Num `json:"margin_worst"`
 	// Resolution is how finely a value is known (the runs' largest stated resolution).
 	Resolution Num `json:"resolution"`
-	// sorted holds every counted run's value, ascending, missing ones as +Inf (for the plots).
-	sorted []float64
 }
 
 // RunRef names one run in a cell's findings.
@@ -293,7 +291,7 @@ func analyzeCell(cell Cell, id string, runs []Record, cut, planned int, claimR, 
 		case res.BoundK == 0:
 			res.Reasons = append(res.Reasons, fmt.Sprintf("%s: no tolerance bound (%s)", what, res.BoundText))
 		case !(d.Bound <= d.Requirement):
-			res.Reasons = append(res.Reasons, fmt.Sprintf("%s: bound %s %s past the requirement %s %s", what, fmtNum(float64(d.Bound)), d.Unit, fmtNum(float64(d.Requirement)), d.Unit))
+			res.Reasons = append(res.Reasons, fmt.Sprintf("%s: the bound %s is past the requirement %s", what, withUnit(d.Bound, d.Unit), withUnit(d.Requirement, d.Unit)))
 		case float64(d.MarginBound) < float64(d.Resolution):
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: the margin %s %s is less than the measurement's resolution %s %s", what, fmtNum(float64(d.MarginBound)), d.Unit, fmtNum(float64(d.Resolution)), d.Unit))
 		}
@@ -321,7 +319,7 @@ func dist(unit string, vals []float64, k int, req, res float64) Dist {
 	}
 	sort.Float64s(fin)
 	sort.Float64s(all)
-	d.sorted = all
+
 	d.Values = len(fin)
 	nan := Num(math.NaN())
 	d.Min, d.Median, d.Mean, d.SD, d.P95, d.Max, d.Worst, d.Bound = nan, nan, nan, nan, nan, nan, nan, nan
@@ -408,7 +406,7 @@ func fmtNum(x float64) string {
 	case math.IsInf(x, 1):
 		return "never"
 	case math.IsInf(x, -1):
-		return "-inf"
+		return "none (a run never still)"
 	}
 	return strconv.FormatFloat(x, 'f', 3, 64)
 }

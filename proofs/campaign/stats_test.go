@@ -222,9 +222,9 @@ func TestAnalyzeCellByHand(t *testing.T) {
 		{"a restart", func(rs []Record) { rs[5].NoRestart = false },
 			[]string{"restart: the wheels moved again after the stop in 1 of 8 runs (runs 6)"}},
 		{"a run past the requirement", func(rs []Record) { rs[0].StillS = 0.55 },
-			[]string{"still after 0.550 s > 0.500 s required", "bound 0.550 s past the requirement 0.500 s"}},
+			[]string{"still after 0.550 s > 0.500 s required", "the bound 0.550 s is past the requirement 0.500 s"}},
 		{"a timeout", func(rs []Record) { rs[7].Outcome, rs[7].StillS = Timeout, math.NaN() },
-			[]string{"TIMEOUT", "bound never s past the requirement"}},
+			[]string{"TIMEOUT", "the bound never is past the requirement 0.500 s"}},
 	} {
 		r := mk(c.mod)
 		all := strings.Join(append(append([]string{r.Claim}, r.Reasons...), failedWhy(r)...), "\n")

@@ -123,8 +123,10 @@ func writeFolder(t testing.TB, dir string, p Plan, runs []Run) {
 			name = strconv.Itoa(r.Seq) + ".cut.json"
 		}
 		must(os.WriteFile(filepath.Join(dir, "runs", name), b, 0o644))
-		if r.Evidence != "" {
-			must(os.WriteFile(filepath.Join(dir, r.Evidence), []byte("evidence\n"), 0o644))
+		for _, ev := range []string{r.Evidence, r.MCAP} {
+			if ev != "" {
+				must(os.WriteFile(filepath.Join(dir, ev), []byte("evidence\n"), 0o644))
+			}
 		}
 	}
 }

@@ -257,7 +257,11 @@ func conditions(c *Campaign) ConditionsSummary {
 			th[k][strconv.FormatFloat(v, 'g', -1, 64)] = true
 		}
 		if rc.ResolutionS > 0 {
-			resS[strconv.FormatFloat(rc.ResolutionS, 'g', 4, 64)+" s"] = true
+			s := strconv.FormatFloat(rc.ResolutionS, 'g', 3, 64) + " s"
+			if hz := 1 / rc.ResolutionS; math.Abs(hz-math.Round(hz)) < 1e-6 && hz > 1 {
+				s += fmt.Sprintf(" (1/%.0f s)", hz)
+			}
+			resS[s] = true
 		}
 		if rc.ResolutionM > 0 {
 			resM[strconv.FormatFloat(rc.ResolutionM, 'g', 4, 64)+" m"] = true
@@ -343,12 +347,12 @@ func boundCol(cr CellResult, d Dist) string {
 	if cr.BoundK > 1 {
 		o = ordinal(cr.BoundK) + " largest"
 	}
-	return fmt.Sprintf("%s %s (%s, p%s @ %s)", fmtNum(float64(d.Bound)), d.Unit, o, strings.TrimSuffix(ordinalPct(cr.BoundP), "th"), pct(cr.BoundConf))
+	return fmt.Sprintf("%s (%s, p%s @ %s)", withUnit(d.Bound, d.Unit), o, strings.TrimSuffix(ordinalPct(cr.BoundP), "th"), pct(cr.BoundConf))
 }
 
 func withUnit(x Num, unit string) string {
 	s := fmtNum(float64(x))
-	if s == "-" || s == "never" {
+	if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
 		return s
 	}
 	return s + " " + unit

@@ -56,8 +56,8 @@ func ECDF(cr CellResult, d Dist, vals []float64) (*plot.Plot, error) {
 	p.X.Label.Text = d.what()
 	p.Y.Label.Text = "fraction of the runs at or below"
 	p.Add(plotter.NewGrid())
-	p.Legend.Top, p.Legend.Left = false, true
-	p.Legend.YOffs = vg.Points(-4)
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs = vg.Points(4)
 	n := float64(len(vals))
 	xmax := 0.0
 	for _, x := range []float64{float64(d.Requirement), float64(d.Bound), float64(d.Worst)} {
@@ -129,7 +129,7 @@ type htmlDist struct {
 	Label, N, Failures, Worst, Bound, Req, MarginB, MarginW, Restart, Verdict string
 	Class                                                                     string
 	Stats                                                                     []string
-	What                                                                      string
+	What, Off                                                                 string // Off: the runs off the plot
 }
 
 var verifyPage = template.Must(template.New("verify").Parse(`<!DOCTYPE html>
@@ -175,8 +175,9 @@ small{color:#555}
 {{if .Failed}}<p>Runs that did not succeed:</p><ul>{{range .Failed}}<li><a href="{{.File}}">run {{.Seq}}</a> (rep {{.Rep}}, {{.Outcome}}): {{.Why}}</li>{{end}}</ul>{{end}}
 <table class="stats"><tr><th></th><th>min</th><th>median</th><th>mean</th><th>sd</th><th>p95</th><th>max</th></tr>
 {{range .Rows}}<tr><td>{{.What}}</td>{{range .Stats}}<td class="num">{{.}}</td>{{end}}</tr>{{end}}</table>
-{{if .Cut}}<p>{{.Cut}} CUT records (kept on record below, not counted).</p>{{end}}
+{{if .Cut}}<p>{{.Cut}} CUT record(s): kept on record below, not counted.</p>{{end}}
 <div class="plots">{{range .Plots}}{{.}}{{end}}</div>{{if .Err}}<p>{{.Err}}</p>{{end}}
+<p><small>The plot: the fraction of the cell's counted runs whose value is at or below each value (the empirical distribution); red the requirement, green dashed the tolerance bound, grey dotted the quantile it bounds.{{range .Rows}}{{if .Off}} {{.Off}}{{end}}{{end}}</small></p>
 </section>
 {{end}}
 
@@ -233,6 +234,9 @@ func (s *Summary) HTML(w io.Writer) error {
 			}
 			for _, x := range []Num{d.Min, d.Median, d.Mean, d.SD, d.P95, d.Max} {
 				row.Stats = append(row.Stats, fmtNum(float64(x)))
+			}
+			if d.Missing > 0 {
+				row.Off = fmt.Sprintf("%d of the %d runs have no %s (never still, or not measured): they are off the plot, and the curve ends at %d of %d.", d.Missing, cr.N, d.what(), d.Values, cr.N)
 			}
 			hc.Rows = append(hc.Rows, row)
 			var vals []float64
