@@ -35,6 +35,7 @@ type synth struct {
 	cut     []int              // seqs that have a CUT record before their counted one
 	missing []int              // seqs not run yet
 	travel  bool               // floor: a travel per run
+	day     int                // the campaign starts this many days after 2026-12-02
 }
 
 // runs makes the campaign's records: every cell's n runs in a seeded interleaving.
@@ -48,7 +49,7 @@ func (s synth) runs() []Run {
 		}
 	}
 	rng.Shuffle(len(slots), func(i, j int) { slots[i], slots[j] = slots[j], slots[i] })
-	t0 := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	t0 := time.Date(2026, 12, 2+s.day, 9, 0, 0, 0, time.UTC)
 	skip := map[int]bool{}
 	for _, q := range s.missing {
 		skip[q] = true
