@@ -253,3 +253,17 @@ func failedWhy(r CellResult) []string {
 	}
 	return s
 }
+
+// A plan that gives n alone: the claim is the R those n runs show at C (0.95 when the plan gives none).
+func TestAnalyzeNAlone(t *testing.T) {
+	p := standPlan()
+	p.R, p.C, p.N = 0, 0, 30
+	p.Cells = p.Cells[:1]
+	sum := summarize(t, "", campaignDir(t, synth{plan: p, seed: 3}))
+	cr := sum.Cells[0]
+	// 0.05^(1/30) = 0.90497, stated rounded down: the maximum of 30 bounds the 90.4th percentile at 95 %.
+	if cr.Verdict != Pass || cr.Claim != "R >= 0.904 at 95 % confidence: 30 of 30" || cr.BoundK != 1 ||
+		cr.BoundText != "the maximum of 30 runs bounds the 90.4th percentile at 95 % confidence" {
+		t.Errorf("%s: %q; %q; k %d", cr.Verdict, cr.Claim, cr.BoundText, cr.BoundK)
+	}
+}
