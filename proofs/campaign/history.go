@@ -268,8 +268,11 @@ func (h *History) Markdown(w io.Writer) error {
 			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s / %s | %s |\n", p.Campaign, stamp(p.Start), p.N, withUnit(p.Worst, hc.Unit), withUnit(p.Bound, hc.Unit),
 				withUnit(p.Requirement, hc.Unit), withUnit(p.RefWorst, hc.Unit), withUnit(p.RefBound, hc.Unit), strings.Join(p.Findings, "; "))
 		}
+		if len(hc.Findings) > 0 {
+			b.WriteString("\n")
+		}
 		for _, f := range hc.Findings {
-			fmt.Fprintf(&b, "\n- latest: %s\n", f)
+			fmt.Fprintf(&b, "- latest: %s\n", f)
 		}
 		b.WriteString("\n")
 	}
