@@ -193,7 +193,7 @@ func method(r, c float64, n int, p Plan) Method {
 		"One failure voids the claim; it is not \"a little less than R\". Running more after a failure and counting only the later successes is not a success run.",
 		"A time to still is measured, not exact: see the measurement's resolution under the conditions; a margin smaller than it is within the measurement.",
 	}
-	m.Bound = "nonparametric upper tolerance bound: for any continuous distribution, the k-th largest of n independent runs lies at or above the distribution's p-quantile with confidence P(Bin(n, 1-p) >= k) = BinomCDF(n-k; n, p); the report picks the largest k (the tightest bound) whose confidence reaches C, with p = R. With 59 runs the maximum bounds the 95th percentile at 95.2 %; with 8 runs the 80th at 83.2 %. It bounds that quantile, not the worst that can ever happen; the worst run is shown beside it"
+	m.Bound = "nonparametric upper tolerance bound: for any continuous distribution, the k-th largest of n independent runs lies at or above the distribution's p-quantile with confidence P(Bin(n, 1-p) >= k) = BinomCDF(n-k; n, p); the report picks the largest k (the tightest bound) whose confidence reaches C, with p = R. With 59 runs the maximum bounds the 95th percentile at 95.1 %; with 8 runs the 80th at 83.2 % (confidences rounded down). It bounds that quantile, not the worst that can ever happen; the worst run is shown beside it"
 	return m
 }
 
