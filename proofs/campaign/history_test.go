@@ -137,3 +137,25 @@ func TestLoadHistory(t *testing.T) {
 		t.Errorf("another JSON: %v", err)
 	}
 }
+
+// A campaign whose e-stop once never stopped, read back from its saved JSON: the worst is infinite, not
+// missing, and the gate fails it.
+func TestHistoryNeverStillFromJSON(t *testing.T) {
+	dir := campaignDir(t, synth{plan: standPlan(), seed: 1, fail: map[int]string{3: Timeout}})
+	var b bytes.Buffer
+	if err := summarize(t, "", dir).JSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"worst": "inf"`) {
+		t.Errorf("the never-still worst is not written as \"inf\"")
+	}
+	f := filepath.Join(t.TempDir(), "s.json")
+	os.WriteFile(f, b.Bytes(), 0o644)
+	sums, names, err := LoadHistory(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := Monitor(sums, names, DefaultHistoryTolerance); h.Verdict != Fail || !strings.Contains(findings(h), "the worst never is past the requirement") {
+		t.Errorf("%s\n%s", h.Verdict, findings(h))
+	}
+}

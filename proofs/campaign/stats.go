@@ -68,20 +68,34 @@ func BoundOrder(n int, p, c float64) (k int, conf float64) {
 	return k, conf
 }
 
-// Num is a number that is null in JSON when not finite (a never-still run makes a worst case infinite).
+// Num is a number that JSON can carry when it is not finite: NaN (no value) is null, and the infinities
+// (a run that never stopped makes a worst case infinite) are the strings "inf" and "-inf".
 type Num float64
 
-// MarshalJSON writes null for NaN and the infinities.
+// MarshalJSON writes null for NaN and "inf" / "-inf" for the infinities.
 func (x Num) MarshalJSON() ([]byte, error) {
 	f := float64(x)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
+	switch {
+	case math.IsNaN(f):
 		return []byte("null"), nil
+	case math.IsInf(f, 1):
+		return []byte(`"inf"`), nil
+	case math.IsInf(f, -1):
+		return []byte(`"-inf"`), nil
 	}
 	return json.Marshal(f)
 }
 
-// UnmarshalJSON reads null as NaN.
+// UnmarshalJSON reads what MarshalJSON writes.
 func (x *Num) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case `"inf"`:
+		*x = Num(math.Inf(1))
+		return nil
+	case `"-inf"`:
+		*x = Num(math.Inf(-1))
+		return nil
+	}
 	var p *float64
 	if err := json.Unmarshal(b, &p); err != nil {
 		return err
@@ -105,7 +119,7 @@ type Dist struct {
 	SD     Num `json:"sd"`
 	P95    Num `json:"p95"`
 	Max    Num `json:"max"`
-	// Worst is the worst counted run (+Inf, null in JSON, when one has no value); Bound the order statistic
+	// Worst is the worst counted run (+Inf, "inf" in JSON, when one has no value); Bound the order statistic
 	// the cell's BoundK names (NaN when there is none).
 	Worst       Num `json:"worst"`
 	Bound       Num `json:"bound"`

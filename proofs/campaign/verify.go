@@ -84,7 +84,7 @@ type ConditionsSummary struct {
 	Targets     []string            `json:"targets"`
 	BatteryV    [4]Num              `json:"battery_v"` // before: min, max; after: min, max
 	Charger     int                 `json:"charger"`   // runs on the charger
-	Runs        int                 `json:"runs"`      // runs counted here (CUT ones included)
+	Runs        int                 `json:"runs"`      // run records (CUT ones included)
 	SessionS    [2]Num              `json:"session_s"` // min, max
 	Thresholds  map[string][]string `json:"thresholds"`
 	ResolutionS []string            `json:"resolution_s"`
@@ -213,7 +213,7 @@ func conditions(c *Campaign) ConditionsSummary {
 		}
 		var out []string
 		for _, v := range order {
-			out = append(out, fmt.Sprintf("%s (%d runs)", v, n[v]))
+			out = append(out, fmt.Sprintf("%s (%d records)", v, n[v]))
 		}
 		return out
 	}
@@ -517,7 +517,7 @@ func (s *Summary) conditionRows() [][2]string {
 		[2]string{"target", strings.Join(cs.Targets, ", ")},
 		[2]string{"battery before a run", rng(cs.BatteryV[0], cs.BatteryV[1], "V")},
 		[2]string{"battery after a run", rng(cs.BatteryV[2], cs.BatteryV[3], "V")},
-		[2]string{"on the charger", fmt.Sprintf("%d of %d runs", cs.Charger, cs.Runs)},
+		[2]string{"on the charger", fmt.Sprintf("%d of %d records", cs.Charger, cs.Runs)},
 		[2]string{"session time at the run (cold to warm)", rng(cs.SessionS[0], cs.SessionS[1], "s")},
 		[2]string{"judge thresholds", strings.Join(th, "; ")},
 		[2]string{"resolution of a time to still", strings.Join(cs.ResolutionS, ", ")},
