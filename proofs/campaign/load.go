@@ -91,11 +91,16 @@ func readBounded(path string, max int64) ([]byte, error) {
 // starts; this one refuses what would make the report wrong: a newer format, no cells, a cell named twice, a
 // requirement that is not positive, R or C outside (0, 1).
 func loadPlanForReport(path string) (Plan, error) {
-	var p Plan
 	b, err := readBounded(path, 1<<20)
 	if err != nil {
-		return p, err
+		return Plan{}, err
 	}
+	return parsePlanForReport(path, b)
+}
+
+// parsePlanForReport is loadPlanForReport on the file's bytes; path goes into errors.
+func parsePlanForReport(path string, b []byte) (Plan, error) {
+	var p Plan
 	if err := yaml.Unmarshal(b, &p); err != nil {
 		return p, fmt.Errorf("%s: not a campaign plan: %w", path, err)
 	}
@@ -242,14 +247,12 @@ func checkCampaignJSON(path string) error {
 	if err != nil {
 		return err
 	}
-	var v struct {
-		Version int `json:"version"`
-	}
+	var v map[string]any
 	if err := json.Unmarshal(b, &v); err != nil {
 		return fmt.Errorf("%s: not a campaign's state: %w", path, err)
 	}
-	if v.Version > Version {
-		return fmt.Errorf("%s: folder version %d is newer than this stopproof's %d: report it with a newer stopproof", path, v.Version, Version)
+	if n, ok := v["version"].(float64); ok && n > Version {
+		return fmt.Errorf("%s: folder version %g is newer than this stopproof's %d: report it with a newer stopproof", path, n, Version)
 	}
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/rosorin/rosorin/proofs/report"
 )
 
@@ -289,6 +291,27 @@ func FuzzParseRun(f *testing.F) {
 		if r2.Seq != r.Seq || r2.Cell != r.Cell || r2.Outcome != r.Outcome || !same(r2.StillS, r.StillS) || !same(r2.TravelM, r.TravelM) ||
 			!reflect.DeepEqual(r2.Conditions.Thresholds, r.Conditions.Thresholds) && len(r.Conditions.Thresholds) > 0 {
 			t.Fatalf("read back differs: %+v vs %+v", r, r2)
+		}
+	})
+}
+
+// The plan reader takes any bytes without panicking, and an error names the file.
+func FuzzPlanForReport(f *testing.F) {
+	b, _ := yaml.Marshal(standPlan())
+	f.Add(b)
+	f.Add([]byte("version: 2\ncells: []\n"))
+	f.Add([]byte("r: 0.9\nc: 1.2\ncells:\n  - {path: estop, speed: 0.2, max_still_s: -1}\n"))
+	f.Add([]byte("n: 3\ncells:\n  - {path: estop, speed: 0.2, max_still_s: .nan}\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := parsePlanForReport("plan.yaml", b)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "plan.yaml: ") {
+				t.Fatalf("the error does not name the file: %v", err)
+			}
+			return
+		}
+		if n := p.runsPerCell(); n < 1 {
+			t.Fatalf("an accepted plan runs %d times a cell", n)
 		}
 	})
 }
