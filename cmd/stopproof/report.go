@@ -25,7 +25,7 @@ Examples:
    stopproof report reports/evidence/stop_proof_stand_*.mcap
    stopproof report --write-baseline reports/baseline.json proof.json       (refresh the baseline: reports/README.md)
 
-Campaigns (docs/campaigns-report.md): --campaign DIR... writes the verification report of a campaign (several
+Campaigns (docs/campaigns.md, "The verification report"): --campaign DIR... writes the verification report of a campaign (several
 folders: the shards of one campaign, merged): the claim and its basis, per cell n, failures, worst, the
 nonparametric tolerance bound, requirement, margin and verdict, the conditions, every run linked to its
 evidence. It prints the summary table; --html, --md, --json and --junit write the formats. --history SRC...
