@@ -15,7 +15,7 @@ func reportCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "report",
 		Usage:     "stop-path reports for CI (markdown, JUnit XML, self-contained HTML with plots) and regressions against a baseline",
-		ArgsUsage: "RUN... (--json records of stopproof prove, or recordings .mcap, which are re-judged)",
+		ArgsUsage: "RUN... (--json records of stopproof prove, or recordings .mcap, which are re-judged); with --campaign, campaign FOLDERS (shards merged); with --history, campaign folders or summary JSONs",
 		Description: `Prints the markdown stop-path table (paths x speeds) of every run, writes the formats asked for, and with
 --baseline judges regressions: a line that passed in the baseline and does not now, a stop later than the
 baseline by more than the tolerance (both its parts: default +50 % and +0.15 s), or a new line that fails.
@@ -25,7 +25,20 @@ Examples:
    stopproof report reports/evidence/stop_proof_stand_*.mcap
    stopproof report --write-baseline reports/baseline.json proof.json       (refresh the baseline: reports/README.md)
 
-Exit status: 0 no regression, 1 a regression against the baseline, 2 a run or the baseline could not be read.`,
+Campaigns (docs/campaigns.md, "The verification report"): --campaign DIR... writes the verification report of a campaign (several
+folders: the shards of one campaign, merged): the claim and its basis, per cell n, failures, worst, the
+nonparametric tolerance bound, requirement, margin and verdict, the conditions, every run linked to its
+evidence. It prints the summary table; --html, --md, --json and --junit write the formats. --history SRC...
+is the stop-performance monitor over campaigns (folders, or the --json summaries of earlier reports; shards
+joined by commas): each cell's worst and bound over time, and a FAIL when the latest grows past the
+requirement or past the previous campaigns' median by more than --tolerance (default there: 10%).
+
+   stopproof report --campaign --html report.html --junit junit.xml --json summary.json camp/
+   stopproof report --campaign shard1/ shard2/
+   stopproof report --history --tolerance 10% --html monitor.html reports/campaigns/*.json camp/
+
+Exit status: 0 no regression, 1 a regression against the baseline, 2 a run or the baseline could not be read.
+With --campaign or --history: 0 every cell passes, 1 a cell fails, 2 bad input.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "baseline", Category: sectionOutput, Usage: "compare with the baseline `FILE` (reports/baseline.json)"},
 			&cli.StringFlag{Name: "tolerance", Value: "50%,0.15s", Category: sectionOutput,
@@ -35,12 +48,25 @@ Exit status: 0 no regression, 1 a regression against the baseline, 2 a run or th
 			&cli.StringFlag{Name: "html", Category: sectionOutput, Usage: "write the self-contained HTML report to `FILE`"},
 			&cli.StringFlag{Name: "write-baseline", Category: sectionOutput, Usage: "write the runs' lines as a new baseline to `FILE`"},
 			&cli.BoolFlag{Name: "quiet", Category: sectionOutput, Usage: "do not print the markdown to stdout"},
+			&cli.BoolFlag{Name: "campaign", Category: sectionOutput, Usage: "the arguments are a campaign's folders (its shards): write its verification report"},
+			&cli.BoolFlag{Name: "history", Category: sectionOutput, Usage: "the arguments are campaigns (folders or summary JSONs), oldest first: the stop-performance monitor"},
+			&cli.StringFlag{Name: "json", Category: sectionOutput, Usage: "with --campaign or --history: write the summary JSON to `FILE`"},
 		},
 		Action: runReport,
 	}
 }
 
 func runReport(c *cli.Context) error {
+	switch {
+	case c.Bool("campaign") && c.Bool("history"):
+		return cli.Exit("--campaign or --history, not both", exitAbort)
+	case c.Bool("campaign"):
+		return runCampaignReport(c)
+	case c.Bool("history"):
+		return runHistoryReport(c)
+	case c.String("json") != "":
+		return cli.Exit("--json is for --campaign or --history", exitAbort)
+	}
 	if c.NArg() == 0 {
 		return cli.Exit("which runs? e.g. stopproof report --baseline reports/baseline.json proof.json", exitAbort)
 	}
