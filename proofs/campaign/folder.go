@@ -167,7 +167,9 @@ func (f *Folder) Slots() []Slot {
 	return out
 }
 
-func (f *Folder) runPath(seq int) string { return filepath.Join(f.Dir, RunsDir, fmt.Sprintf("%04d.json", seq)) }
+func (f *Folder) runPath(seq int) string {
+	return filepath.Join(f.Dir, RunsDir, fmt.Sprintf("%04d.json", seq))
+}
 func (f *Folder) startedPath(seq int) string {
 	return filepath.Join(f.Dir, RunsDir, fmt.Sprintf("%04d.started", seq))
 }
@@ -264,8 +266,8 @@ func (f *Folder) Recover(now time.Time) ([]Run, error) {
 			continue
 		}
 		r := Run{Slot: st.Slot, Shard: f.Shard.String(), Worker: st.Worker, Start: st.Start, End: now.UTC(), Outcome: Cut,
-			Reason:  "the run began and never wrote its end (power loss, SIGKILL or a crash): not counted; its slot runs again",
-			StillS:  nan(), TravelM: nan(), Evidence: ""}
+			Reason: "the run began and never wrote its end (power loss, SIGKILL or a crash): not counted; its slot runs again",
+			StillS: nan(), TravelM: nan(), Evidence: ""}
 		if _, err := os.Stat(filepath.Join(f.Dir, RunDir(st.Seq))); err == nil {
 			r.Evidence = RunDir(st.Seq)
 		}

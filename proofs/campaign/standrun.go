@@ -18,6 +18,7 @@ import (
 	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stand/prove"
+	"github.com/rosorin/rosorin/proofs/stoppath"
 	"github.com/rosorin/rosorin/proofs/target"
 )
 
@@ -69,6 +70,14 @@ func (r *StandRobot) battery(ctx context.Context) (float64, bool) {
 	return batteryV(st.Raw), st.Plugged
 }
 
+// knownV is v, or 0 (the record's "not known": JSON has no NaN) when v is NaN.
+func knownV(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
 // batteryV is the state record's battery_mv in volts (NaN when absent or 0: no report yet).
 func batteryV(raw json.RawMessage) float64 {
 	var s struct {
@@ -86,7 +95,12 @@ func (r *StandRobot) Run(ctx context.Context, s Slot, cell Cell, dir string) (Ru
 	if !ok {
 		return Run{}, fmt.Errorf("unknown stand path %q", cell.Path)
 	}
+	// A table of the one path at the cell's motion: the proof's table and record show this run only.
+	one := *spec
+	one.At = stoppath.Once(cell.Motion(), 0)
+	table := stoppath.Table[prove.Rule]{one}
 	o := r.Options
+	o.Paths = table
 	clk := o.Clock
 	run := Run{StillS: math.NaN(), TravelM: math.NaN(), Start: clk.Now().UTC()}
 	if r.Session == nil {
@@ -97,7 +111,8 @@ func (r *StandRobot) Run(ctx context.Context, s Slot, cell Cell, dir string) (Ru
 		// "still from" is the end of a 0.2 s window stepped by Params.Step (0.05 s), over IMU samples at
 		// about 110 Hz: the time to still is known to a step, not to a sample.
 		ResolutionS: math.Max(o.Params.Step, 1.0/110)}
-	run.Conditions.BatteryBeforeV, run.Conditions.Charger = r.battery(ctx)
+	before, plugged := r.battery(ctx)
+	run.Conditions.BatteryBeforeV, run.Conditions.Charger = knownV(before), plugged
 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return run, err
@@ -133,7 +148,7 @@ func (r *StandRobot) Run(ctx context.Context, s Slot, cell Cell, dir string) (Ru
 	}
 	ev.Logf("stopproof campaign %s: run %d, cell %s, rep %d", r.Version, s.Seq, s.Cell, s.Rep)
 	o.Out, o.Evidence, o.Record = out, ev, rec
-	rep, perr := prove.Prove(ctx, r.Target, []prove.Step{{Spec: spec, Motion: cell.Motion()}}, o)
+	rep, perr := prove.Prove(ctx, r.Target, []prove.Step{{Spec: &table[0], Motion: cell.Motion()}}, o)
 	if rec != nil {
 		if rep != nil {
 			if b, err := json.MarshalIndent(rep, "", "  "); err == nil {
@@ -151,7 +166,8 @@ func (r *StandRobot) Run(ctx context.Context, s Slot, cell Cell, dir string) (Ru
 		}
 	}
 	run.End = clk.Now().UTC()
-	run.Conditions.BatteryAfterV, _ = r.battery(ctx)
+	after, _ := r.battery(ctx)
+	run.Conditions.BatteryAfterV = knownV(after)
 	if perr != nil || rep == nil {
 		if perr == nil {
 			perr = fmt.Errorf("the proof returned no report")
