@@ -230,7 +230,8 @@ func execute(c *cli.Context, f *campaign.Folder) error {
 		}
 	}()
 
-	robots, closeAll, err := startRobots(c, f, runCtx, out)
+	// The robots live until closeAll, whatever the signals: the teardown of an abandoned run still needs them.
+	robots, closeAll, err := startRobots(c, f, context.Background(), out)
 	if err != nil {
 		return cli.Exit(err.Error(), exitAbort)
 	}

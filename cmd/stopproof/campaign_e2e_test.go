@@ -215,3 +215,56 @@ func waitGone(t *testing.T, dir string) {
 	}
 	t.Errorf("processes still run from %s 30 s after the kill", dir)
 }
+
+// TestCampaignCtrlCFinishesTheRun: Ctrl-C during a run lets it finish and be recorded, takes no further
+// run, and exits 2 telling how to resume.
+func TestCampaignCtrlCFinishesTheRun(t *testing.T) {
+	testkit.SkipShort(t, "a campaign interrupted on a simulated robot (about 25 s)")
+	dir := filepath.Join(t.TempDir(), "camp")
+	cmd := command(t, "", append([]string{"campaign", "--sim", "--dir", dir, tinyPlan(t, 3)}, campaignRunFlags...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(dir, campaign.RunsDir, "0001.started")
+	for deadline := time.Now().Add(testkit.Bound(90 * time.Second)); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("run 1 never started:\n%s", out.String())
+		}
+	}
+	time.Sleep(time.Second)
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(testkit.Bound(60 * time.Second)):
+		cmd.Process.Kill()
+		err = <-done
+		t.Errorf("still running 60 s after Ctrl-C")
+	}
+	t.Logf("%s", out.String())
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitAbort {
+		t.Errorf("exit %v, want %d", err, exitAbort)
+	}
+	if !strings.Contains(out.String(), "CAMPAIGN UNFINISHED") || !strings.Contains(out.String(), "stopproof campaign resume "+dir) {
+		t.Error("the output does not say how to resume")
+	}
+	f, err := campaign.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Done(1) || f.Done(2) || len(f.Pending()) != 2 {
+		t.Errorf("run 1 done %v, run 2 done %v, pending %d: want run 1 finished and recorded, nothing more", f.Done(1), f.Done(2), len(f.Pending()))
+	}
+	if ms, _ := filepath.Glob(filepath.Join(dir, campaign.RunsDir, "*.started")); len(ms) != 0 {
+		t.Errorf("markers left: %v", ms)
+	}
+}
