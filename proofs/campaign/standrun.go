@@ -54,10 +54,19 @@ func (s *SessionClock) Since(now time.Time) time.Duration {
 	return now.Sub(s.t)
 }
 
-// Battery reads the battery voltage from the driver's state (NaN when it reports none).
+// Battery reads the battery voltage from the driver's state, waiting up to 3 s for a first battery report
+// (the board reports about once a second; a driver just started has none yet); NaN when none comes.
 func (r *StandRobot) Battery(ctx context.Context) float64 {
-	v, _ := r.battery(ctx)
-	return v
+	clk := r.Options.Clock
+	for end := clk.Now().Add(3 * time.Second); ; {
+		v, _ := r.battery(ctx)
+		if !math.IsNaN(v) || !clk.Now().Before(end) {
+			return v
+		}
+		if clk.Sleep(ctx, 200*time.Millisecond) != nil {
+			return v
+		}
+	}
 }
 
 func (r *StandRobot) battery(ctx context.Context) (float64, bool) {
