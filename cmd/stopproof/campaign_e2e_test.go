@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -268,5 +269,49 @@ func TestCampaignCtrlCFinishesTheRun(t *testing.T) {
 	}
 	if ms, _ := filepath.Glob(filepath.Join(dir, campaign.RunsDir, "*.started")); len(ms) != 0 {
 		t.Errorf("markers left: %v", ms)
+	}
+}
+
+// TestCampaignShards runs the two halves of a 4-run campaign side by side, each into its own folder: shard
+// 1/2 runs seq 1 and 3, shard 2/2 seq 2 and 4, together the whole schedule once.
+func TestCampaignShards(t *testing.T) {
+	testkit.SkipShort(t, "two shards of a 4-run campaign on two simulated robots (about 25 s)")
+	plan := tinyPlan(t, 4)
+	base := t.TempDir()
+	type res struct {
+		out  string
+		code int
+	}
+	results := make([]res, 2)
+	done := make(chan struct{})
+	for i := range 2 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			out, code := stopproof(t, 3*time.Minute, append([]string{"campaign", "--sim", "--shard", fmt.Sprintf("%d/2", i+1),
+				"--dir", filepath.Join(base, fmt.Sprint(i+1)), plan}, campaignRunFlags...)...)
+			results[i] = res{out, code}
+		}()
+	}
+	<-done
+	<-done
+	want := [][]int{{1, 3}, {2, 4}}
+	for i, r := range results {
+		if r.code == exitAbort || !strings.Contains(r.out, "[2/2]") {
+			t.Errorf("shard %d/2: exit %d, did not end", i+1, r.code)
+		}
+		runs, err := campaign.LoadRuns(filepath.Join(base, fmt.Sprint(i+1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seqs []int
+		for _, r := range runs {
+			seqs = append(seqs, r.Seq)
+			if r.Shard != fmt.Sprintf("%d/2", i+1) {
+				t.Errorf("run %d: shard %q", r.Seq, r.Shard)
+			}
+		}
+		if fmt.Sprint(seqs) != fmt.Sprint(want[i]) {
+			t.Errorf("shard %d/2 ran %v, want %v", i+1, seqs, want[i])
+		}
 	}
 }
