@@ -26,6 +26,8 @@ type core struct {
 
 	hang, ignoreMotor, lidarSilent, pad bool
 	obstacle                            bool // the obstacle fault's box is in the room
+	flakyK, flakyStops                  int  // flaky-stop: ignore every K-th stop; stops counted so far
+	flakyHeld                           bool // flaky-stop: a stop was ignored and the wheels are held turning
 	fromBoardRate                       float64
 	corruptRng                          *rand.Rand
 	holdMask                            uint16
@@ -121,7 +123,23 @@ func (c *core) applyMotor(mc board.MotorCommand) {
 		c.st.MotorIgnored++
 		return
 	}
-	odd := false
+	next, odd := motorTargets(c.phys.Target, mc)
+	if c.flakyIgnores(next) {
+		c.st.MotorIgnored++
+		return
+	}
+	c.phys.Target = next
+	if odd {
+		c.st.MotorBad++
+	}
+	if mc.Kind != 0xff {
+		c.st.MotorApplied++
+	}
+}
+
+// motorTargets is what the wheels' targets become after the frame mc, and whether it was odd.
+func motorTargets(cur [4]float64, mc board.MotorCommand) (next [4]float64, odd bool) {
+	next = cur
 	switch mc.Kind {
 	case board.MotorSetMany, board.MotorSetOne:
 		for _, sp := range mc.Speeds {
@@ -130,23 +148,45 @@ func (c *core) applyMotor(mc board.MotorCommand) {
 				odd = true
 				continue
 			}
-			c.phys.Target[sp.ID] = math.Max(-MaxWheelRPS, math.Min(MaxWheelRPS, v))
+			next[sp.ID] = math.Max(-MaxWheelRPS, math.Min(MaxWheelRPS, v))
 		}
 	case board.MotorStopOne, board.MotorStopMask:
 		for i := range 4 {
 			if mc.Mask&(1<<i) != 0 {
-				c.phys.Target[i] = 0
+				next[i] = 0
 			}
 		}
 	default:
 		odd = true
 	}
-	if odd {
-		c.st.MotorBad++
+	return next, odd
+}
+
+// flakyIgnores is the flaky-stop fault: a stop is a motor frame that takes the wheels' targets from
+// turning (any non-zero) to all zero. Stops are counted from the fault's start; the K-th, 2K-th, ... is
+// ignored, and so is every frame after it that leaves all targets zero, until a frame commands motion again
+// (the driver's repeated stop frames would otherwise stop the wheels a tick later). K = 0 is off.
+func (c *core) flakyIgnores(next [4]float64) bool {
+	if c.flakyK <= 0 {
+		return false
 	}
-	if mc.Kind != 0xff {
-		c.st.MotorApplied++
+	if next != ([4]float64{}) {
+		c.flakyHeld = false
+		return false
 	}
+	if c.flakyHeld {
+		return true
+	}
+	if c.phys.Target == ([4]float64{}) {
+		return false // already still: not a stop
+	}
+	c.flakyStops++
+	if c.flakyStops%c.flakyK != 0 {
+		return false
+	}
+	c.flakyHeld = true
+	c.st.FlakyStops++
+	return true
 }
 
 func (c *core) tick(now time.Time) {

@@ -29,6 +29,7 @@ const (
 	FaultBattery     FaultKind = "battery-step"
 	FaultStall       FaultKind = "stall"
 	FaultObstacle    FaultKind = "obstacle"
+	FaultFlakyStop   FaultKind = "flaky-stop"
 )
 
 // Fault is one parsed fault or event. At > 0 delays it after the sim's start (suffix "@DURATION").
@@ -43,6 +44,7 @@ type Fault struct {
 	Sticks    [4]int8       // sticks: LX, LY, RX, RY as the board sends them (raw/127 gives -1..1)
 	ID, Event uint8         // key
 	MV        int           // battery-step
+	K         int           // flaky-stop
 	Dist, Deg float64       // obstacle: near face DIST m from the robot's centre at bearing DEG (0 = ahead)
 	At        time.Duration
 	Text      string // as given
@@ -266,6 +268,32 @@ var FaultSpecs = []FaultSpec{
 		},
 		apply:  func(c *core, f Fault, _ time.Time) { c.setObstacle(f.Dist, f.Deg) },
 		active: func(c *core, a []string) []string { return addIf(a, c.obstacle, "obstacle") },
+	},
+	{
+		Kind: FaultFlakyStop, Form: "flaky-stop=K", Example: "flaky-stop=3", Args: []string{"K"},
+		Doc: "the board ignores one stop in K: counting stops (motor frames that take the wheels from turning to all zero) " +
+			"from the fault's start, the K-th, 2K-th, ... is ignored with the zero frames after it until motion is commanded again; " +
+			"the same K again keeps the count, 0 = off (a campaign's negative control)",
+		Need: "a whole number K >= 0 (0 = off), e.g. 3",
+		parse: func(f *Fault, val string, _ bool) error {
+			k, err := strconv.Atoi(val)
+			if err != nil || k < 0 || k > 1000000 {
+				return errors.New("needs a whole number K >= 0 (0 = off), e.g. flaky-stop=3")
+			}
+			f.K = k
+			return nil
+		},
+		apply: func(c *core, f Fault, _ time.Time) {
+			if f.K != c.flakyK { // the same K again (applied at each trigger) keeps counting
+				c.flakyK, c.flakyStops, c.flakyHeld = f.K, 0, false
+			}
+		},
+		active: func(c *core, a []string) []string {
+			if c.flakyK == 0 { // formatted only when on: publish runs every tick
+				return a
+			}
+			return append(a, "flaky-stop="+strconv.Itoa(c.flakyK))
+		},
 	},
 }
 

@@ -515,3 +515,57 @@ func TestFullPtyDrops(t *testing.T) {
 		t.Error("drops not counted")
 	}
 }
+
+// TestFaultFlakyStop: with flaky-stop=2 every second stop (a frame taking the wheels from turning to zero)
+// is ignored, together with the zero frames after it, until motion is commanded again; re-applying the same
+// K keeps the count; K = 0 and no fault obey every stop.
+func TestFaultFlakyStop(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fault string
+		held  []bool // per stop: the wheels still turning after it
+	}{
+		{"none", "", []bool{false, false, false, false}},
+		{"off", "flaky-stop=0", []bool{false, false, false, false}},
+		{"K=2", "flaky-stop=2", []bool{false, true, false, true}},
+		{"K=1", "flaky-stop=1", []bool{true, true, true, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startSim(t, Config{World: "stand", Seed: 44})
+			c := openBoard(t, s.BoardPath())
+			for i, want := range tc.held {
+				if tc.fault != "" {
+					if err := s.Apply(tc.fault); err != nil { // again at each stop, as at each trigger
+						t.Fatal(err)
+					}
+				}
+				c.write(wheelFrame(t, [3]float64{0.2, 0, 0}))
+				time.Sleep(300 * time.Millisecond)
+				c.write(board.StopFrame())
+				time.Sleep(60 * time.Millisecond)
+				c.write(board.StopFrame()) // the driver repeats its stop
+				time.Sleep(200 * time.Millisecond)
+				tr := s.Truth()
+				turning := tr.TargetRPS != [4]float64{}
+				if turning != want {
+					t.Errorf("stop %d: target rps %v, turning %v, want %v", i+1, tr.TargetRPS, turning, want)
+				}
+			}
+			n := 0
+			for _, h := range tc.held {
+				if h {
+					n++
+				}
+			}
+			if st := s.Stats(); st.FlakyStops != uint64(n) {
+				t.Errorf("FlakyStops %d, want %d", st.FlakyStops, n)
+			}
+		})
+	}
+	if _, err := ParseFault("flaky-stop=-1"); err == nil {
+		t.Error("flaky-stop=-1 parsed")
+	}
+	if _, err := ParseFault("flaky-stop"); err == nil {
+		t.Error("flaky-stop without K parsed")
+	}
+}

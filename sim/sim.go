@@ -59,6 +59,7 @@ type Stats struct {
 	BoardRx                                            board.Stats
 	BoardRxHungBytes                                   uint64 // bytes read just as the firmware hung, held until it resumed
 	MotorApplied, MotorIgnored, MotorBad               uint64 // motor frames obeyed / ignored (fault) / undecodable or odd
+	FlakyStops                                         uint64 // stops the flaky-stop fault ignored
 	LidarPackets                                       uint64 // packets written to a client
 	LidarBytes                                         uint64
 	LidarNoClient, LidarFull, LidarSkipped             uint64 // packets dropped: nobody listening / pty full / silent or unplugged

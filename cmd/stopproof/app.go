@@ -102,7 +102,7 @@ Examples:
 
 Exit status: 0 when every line passed, 1 when a proof ran and a line failed or timed out, 2 when nothing was
 proven (a guard aborted, bad flags, the simulated robot did not start).`,
-		Commands: []*cli.Command{proveCommand(), characterizeCommand(), scangateCommand(), floorCommand(), judgeCommand(), reportCommand()},
+		Commands: []*cli.Command{proveCommand(), characterizeCommand(), scangateCommand(), floorCommand(), judgeCommand(), reportCommand(), campaignCommand()},
 		// main prints the error and picks the exit status; urfave/cli would otherwise call os.Exit itself.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}

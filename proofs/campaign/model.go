@@ -91,10 +91,10 @@ type Run struct {
 // RunConditions is what was measured or known about the robot and the session at the run.
 type RunConditions struct {
 	Host           string  `json:"host"`
-	ConfigSHA256   string  `json:"config_sha256"` // the driver's config file
-	Version        string  `json:"version"`       // the toolkit's
-	Target         string  `json:"target"`        // "sim (seed 3)", "/dev/ttyACM0 via rosorin-base", ...
-	BatteryBeforeV float64 `json:"battery_before_v"`
+	ConfigSHA256   string  `json:"config_sha256"`    // the driver's config file
+	Version        string  `json:"version"`          // the toolkit's
+	Target         string  `json:"target"`           // "sim (seed 3)", "/dev/ttyACM0 via rosorin-base", ...
+	BatteryBeforeV float64 `json:"battery_before_v"` // 0: not known (no battery report yet)
 	BatteryAfterV  float64 `json:"battery_after_v"`
 	Charger        bool    `json:"charger"`
 	// SessionS is the time since the campaign's first run in this session began (cold or warm robot).

@@ -1,0 +1,398 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rosorin/rosorin/proofs/campaign"
+	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/stand/prove"
+	"github.com/rosorin/rosorin/proofs/target"
+)
+
+// Summarize, when set, runs after the count table over the campaign's folder: the report side's statistics
+// and claim (stopproof report). Its error is printed; the exit status stays the runs'.
+var Summarize func(dir string, w io.Writer) error
+
+func campaignFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "socket", Value: "", Category: sectionTarget,
+			Usage: "the running driver's control socket (default: the driver's; ignored with --sim)"},
+		&cli.StringFlag{Name: "device", Value: "/dev/ttyACM0", Category: sectionTarget,
+			Usage: "the board's port, read directly when the driver is gone (kill, service paths)"},
+		&cli.StringFlag{Name: "service-stop", Value: "systemctl stop rosorin-base", Category: sectionTarget,
+			Usage: "shell command that stops the driver service (the service path)"},
+		&cli.StringFlag{Name: "service-start", Value: "systemctl start rosorin-base", Category: sectionTarget,
+			Usage: "shell command that starts it again"},
+		&cli.StringFlag{Name: "driver-config", Category: sectionTarget,
+			Usage: "the driver's configuration `FILE`, whose SHA-256 every run records (default: the SHA-256 of the configuration the driver reports, marked reported:)"},
+		&cli.BoolFlag{Name: "sim", Category: sectionTarget,
+			Usage: "run on simulated stand robots (each with rosorin-base in a temporary folder), torn down at the end"},
+		&cli.IntFlag{Name: "parallel", Value: 1, Category: sectionTarget,
+			Usage: "`N` simulated robots (only with --sim), each taking the next run when it is free"},
+		&cli.StringFlag{Name: "sim-fault", Category: sectionTarget,
+			Usage: "hand a fault to every simulated robot, as stopproof prove does; flaky-stop=K (the board ignores every K-th stop) is the campaign's negative control: the campaign must FAIL and name the runs"},
+		&cli.Int64Flag{Name: "sim-seed", Value: 1, Category: sectionTarget, Usage: "the simulated robots' noise seed (robot i gets seed + i - 1)"},
+		&cli.StringFlag{Name: "base-bin", Category: sectionTarget,
+			Usage: "rosorin-base binary for --sim (default: built from the source tree when run inside it)"},
+		&cli.BoolFlag{Name: "allow-plugged", Category: sectionProof,
+			Usage: "drive even though the driver believes the charger is plugged in (only on the stand)"},
+		&cli.BoolFlag{Name: "no-record", Category: sectionOutput, Usage: "no MCAP recording per run (the evidence log is kept)"},
+	}
+}
+
+func campaignCommand() *cli.Command {
+	runFlags := append(append([]cli.Flag{
+		&cli.StringFlag{Name: "dir", Category: sectionOutput,
+			Usage: "the campaign's folder `DIR` (default: reports/campaigns/<plan name>-<UTC time>); a folder of this plan and shard is resumed, another plan's refused"},
+		&cli.StringFlag{Name: "shard", Category: sectionTarget,
+			Usage: "run part `i/n` of the campaign: the runs with (seq-1) % n == i-1, into a folder of its own (a CI job matrix; stopproof report merges the folders)"},
+	}, campaignFlags()...), proofFlags()...)
+	return &cli.Command{
+		Name:      "campaign",
+		Usage:     "run each cell of a plan (path x speed x direction) N times in a seeded order, until a stated reliability is shown",
+		ArgsUsage: "PLAN (a YAML plan file)",
+		Description: `A campaign runs every cell of the plan n times, n = ceil(ln(1-C)/ln R) (ASTM's A-UGV success-run basis:
+R = C = 0.95 gives 59 runs a cell, 0.90 gives 22, 0.8 gives 8), in an order shuffled by the plan's seed and
+recorded, so drift over a session is not mistaken for a path's property. Each run is one stand proof of one
+path at one motion (stopproof prove's engine: guards, spin-up, trigger, the IMU judge, the teardown that
+disables the wheels); PASS also needs the time to still within the cell's max_still_s and the wheels not
+turning again while commands kept coming.
+
+State is kept in the campaign's folder after every run (each run's JSON, evidence log and MCAP). Ctrl-C
+finishes the runs in progress and stops (a second Ctrl-C abandons them: the wheels are disabled, the run is
+recorded CUT and runs again); then stopproof campaign resume DIR goes on. A run cut by a crash or power loss
+is found on resume, recorded CUT (never counted, never a success) and run again. Before a run, a battery
+below the plan's battery_min_v pauses and asks on the terminal.
+
+The plan (proofs/campaign/testdata/stand-estop-95.yaml; docs/campaigns.md):
+   version: 1
+   name: stand-estop-95
+   proof: stand
+   r: 0.95
+   c: 0.95
+   seed: 20
+   conditions: {setup: stand, surface: wheels in the air, load: none, gradient: level, operator: CI}
+   cells:
+     - {path: estop, speed: 0.2, direction: forward, max_still_s: 1.0}
+
+Paths: ` + campaignPaths() + `; directions: ` + campaign.DirectionList + `.
+
+Examples:
+   stopproof campaign --sim proofs/campaign/testdata/stand-estop-95.yaml
+   stopproof campaign --sim --parallel 2 --dir reports/campaigns/ci plan.yaml
+   stopproof campaign --sim --sim-fault flaky-stop=3 plan.yaml        (the negative control: must FAIL)
+   stopproof campaign --sim --shard 1/2 --dir c1 plan.yaml            (and --shard 2/2 --dir c2 on another machine)
+   stopproof campaign resume reports/campaigns/ci
+
+Exit status: 0 when every run of the folder's slots passed, 1 when a run failed or timed out, 2 when
+nothing was proven or the campaign is unfinished (bad plan or flags, a guard refused, interrupted).`,
+		Flags:  runFlags,
+		Action: runCampaign,
+		Subcommands: []*cli.Command{{
+			Name:      "resume",
+			Usage:     "go on with a campaign after Ctrl-C, a crash or a battery swap",
+			ArgsUsage: "DIR (the campaign's folder)",
+			Description: `Runs the folder's remaining runs with the folder's own copy of the plan (never a plan file edited
+since). A run that began and never ended is recorded CUT and runs again; a run on record never runs twice.
+The target flags are given again (they are not part of the plan).
+
+Examples:
+   stopproof campaign resume --sim reports/campaigns/ci
+   stopproof campaign resume --sim --parallel 2 reports/campaigns/ci`,
+			Flags:  append(campaignFlags(), proofFlags()...),
+			Action: runCampaignResume,
+		}},
+	}
+}
+
+func campaignPaths() string { return strings.ReplaceAll(prove.PathList(), ",", ", ") }
+
+func runCampaign(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return cli.Exit("which plan? e.g. stopproof campaign --sim proofs/campaign/testdata/stand-estop-95.yaml", exitAbort)
+	}
+	b, err := os.ReadFile(c.Args().First())
+	if err != nil {
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	p, err := campaign.ParsePlan(b)
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("%s: %v", c.Args().First(), err), exitAbort)
+	}
+	shard, err := campaign.ParseShard(c.String("shard"))
+	if err != nil {
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	if err := checkCampaignFlags(c); err != nil {
+		return err
+	}
+	dir := c.String("dir")
+	if dir == "" {
+		name := p.Name
+		if name == "" {
+			name = strings.TrimSuffix(filepath.Base(c.Args().First()), filepath.Ext(c.Args().First()))
+		}
+		if shard.N > 0 {
+			name += fmt.Sprintf("-shard%dof%d", shard.I, shard.N)
+		}
+		dir = filepath.Join("reports", "campaigns", name+"-"+time.Now().UTC().Format("20060102_150405"))
+	}
+	f, err := campaign.Create(dir, b, shard, time.Now())
+	if err != nil {
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	return execute(c, f)
+}
+
+func runCampaignResume(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return cli.Exit("which campaign? e.g. stopproof campaign resume --sim reports/campaigns/ci", exitAbort)
+	}
+	f, err := campaign.Open(c.Args().First())
+	if err != nil {
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	if err := checkCampaignFlags(c); err != nil {
+		return err
+	}
+	return execute(c, f)
+}
+
+func checkCampaignFlags(c *cli.Context) error {
+	n := c.Int("parallel")
+	switch {
+	case n < 1 || n > 16:
+		return cli.Exit(fmt.Sprintf("--parallel %d: want 1 to 16 simulated robots", n), exitAbort)
+	case n > 1 && !c.Bool("sim"):
+		return cli.Exit("--parallel needs --sim: there is one real robot", exitAbort)
+	case c.String("sim-fault") != "" && !c.Bool("sim"):
+		return cli.Exit("--sim-fault needs --sim: faults are handed to the simulated robot", exitAbort)
+	}
+	if _, err := proveOptions(c, nil); err != nil {
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	return nil
+}
+
+// execute starts the robots, runs the folder's pending slots, prints the count table and picks the exit
+// status.
+func execute(c *cli.Context, f *campaign.Folder) error {
+	out := c.App.Writer
+	p := f.Plan
+	name := p.Name
+	if name == "" {
+		name = filepath.Base(f.Dir)
+	}
+	fmt.Fprintf(out, "campaign %s: %s proof, %d cells x %d runs (%s), seed %d; folder %s\n",
+		name, p.Proof, len(p.Cells), p.Runs(), basis(p), p.Seed, f.Dir)
+	if f.Shard.N > 0 {
+		fmt.Fprintf(out, "shard %s: %d of the campaign's %d runs (seq-1) %% %d == %d\n", f.Shard, len(f.Slots()), len(f.Meta.Schedule), f.Shard.N, f.Shard.I-1)
+	}
+	pending := f.Pending()
+	if len(pending) == 0 {
+		fmt.Fprintln(out, "every run of this folder is on record: nothing to run")
+		return countsAndStatus(c, f, campaign.Session{})
+	}
+
+	// The first Ctrl-C stops the taking of runs, the second abandons the runs in progress.
+	takeCtx, stopTaking := context.WithCancel(context.Background())
+	runCtx, abandon := context.WithCancel(context.Background())
+	defer stopTaking()
+	defer abandon()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		n := 0
+		for range sigs {
+			n++
+			if n == 1 {
+				fmt.Fprintln(out, "\ninterrupt: finishing the run(s) in progress, then stopping (Ctrl-C again abandons them: the wheels are disabled, the run is recorded CUT)")
+				stopTaking()
+				continue
+			}
+			fmt.Fprintln(out, "\ninterrupt: abandoning the run(s) in progress")
+			abandon()
+			return
+		}
+	}()
+
+	// The robots live until closeAll, whatever the signals: the teardown of an abandoned run still needs them.
+	robots, closeAll, err := startRobots(c, f, context.Background(), out)
+	if err != nil {
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	ses, err := campaign.Execute(takeCtx, runCtx, f, campaign.Options{Robots: robots, Out: out, Ask: terminalAsk(c)})
+	closeAll()
+	if err != nil {
+		fmt.Fprintf(c.App.ErrWriter, "stopproof: %v\n", err)
+	}
+	return countsAndStatus(c, f, ses, err)
+}
+
+func basis(p *campaign.Plan) string {
+	if p.R != 0 {
+		return fmt.Sprintf("R %g at C %g", p.R, p.C)
+	}
+	return "n given"
+}
+
+// countsAndStatus prints the count table and the failed runs, calls Summarize, and picks the exit status.
+func countsAndStatus(c *cli.Context, f *campaign.Folder, ses campaign.Session, errs ...error) error {
+	out := c.App.Writer
+	cs, err := campaign.Counts(f)
+	if err != nil {
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	fmt.Fprintln(out)
+	campaign.WriteCounts(out, cs)
+	runs, _ := f.Runs()
+	failed := 0
+	for _, r := range runs {
+		if r.Outcome == campaign.Fail || r.Outcome == campaign.Timeout {
+			failed++
+			fmt.Fprintf(out, "%s: run %d (%s #%d, robot %d): %s; evidence %s\n", r.Outcome, r.Seq, r.Cell, r.Rep, r.Worker, r.Reason,
+				filepath.Join(f.Dir, r.Evidence))
+		}
+	}
+	if Summarize != nil {
+		if err := Summarize(f.Dir, out); err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "stopproof: summary: %v\n", err)
+		}
+	}
+	pending := len(f.Pending())
+	switch {
+	case failed > 0:
+		fmt.Fprintf(out, "CAMPAIGN FAILED: %d run(s) failed", failed)
+		if pending > 0 {
+			fmt.Fprintf(out, "; %d still to run: stopproof campaign resume %s", pending, f.Dir)
+		}
+		fmt.Fprintln(out)
+		return cli.Exit("", exitFail)
+	case pending > 0:
+		why := ses.Stopped
+		if len(errs) > 0 && errs[0] != nil {
+			why = errs[0].Error()
+		}
+		fmt.Fprintf(out, "CAMPAIGN UNFINISHED (%s): %d of %d runs on record, none failed; go on with: stopproof campaign resume %s\n",
+			why, len(f.Slots())-pending, len(f.Slots()), f.Dir)
+		return cli.Exit("", exitAbort)
+	}
+	fmt.Fprintf(out, "CAMPAIGN PASSED: all %d runs passed (folder %s; the statistics and the claim: stopproof report)\n", len(f.Slots()), f.Dir)
+	return nil
+}
+
+// terminalAsk asks on the terminal (stdin) and reads y/yes to go on; anything else, or no terminal, stops.
+func terminalAsk(c *cli.Context) func(string) bool {
+	in := bufio.NewReader(c.App.Reader)
+	var mu sync.Mutex
+	return func(prompt string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(c.App.Writer, "%s [y/N] ", prompt)
+		line, err := in.ReadString('\n')
+		if err != nil && line == "" {
+			fmt.Fprintln(c.App.Writer, "(no answer: stopping; resume when ready)")
+			return false
+		}
+		a := strings.ToLower(strings.TrimSpace(line))
+		return a == "y" || a == "yes"
+	}
+}
+
+// startRobots starts one simulated robot per --parallel (in parallel), or reaches the running driver. The
+// returned close tears every target down.
+func startRobots(c *cli.Context, f *campaign.Folder, ctx context.Context, out io.Writer) ([]campaign.Robot, func(), error) {
+	host, _ := os.Hostname()
+	ses := &campaign.SessionClock{}
+	clk := clock.Real{}
+	var (
+		mu      sync.Mutex
+		targets []target.Target
+		logs    []*evidence.Log
+	)
+	closeAll := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		var wg sync.WaitGroup
+		for _, t := range targets {
+			wg.Add(1)
+			go func() { defer wg.Done(); t.Close() }()
+		}
+		wg.Wait()
+		for _, l := range logs {
+			l.Close()
+		}
+		targets, logs = nil, nil
+	}
+	n := c.Int("parallel")
+	robots := make([]campaign.Robot, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wdir := filepath.Join(f.Dir, "workers", fmt.Sprint(i+1))
+			ev, err := evidence.Create(wdir, evidence.Name("target", clk.Now()), clk)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			mu.Lock()
+			logs = append(logs, ev)
+			mu.Unlock()
+			var t target.Target
+			if c.Bool("sim") {
+				if i == 0 {
+					fmt.Fprintf(out, "starting %d simulated stand robot(s) and rosorin-base ...\n", n)
+				}
+				st, err := target.StartSim(ctx, target.SimConfig{BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed") + int64(i),
+					Fault: c.String("sim-fault"), BaseLog: filepath.Join(wdir, "rosorin-base.log"), Clock: clk, Evidence: ev, Out: io.Discard})
+				if err != nil {
+					errs[i] = fmt.Errorf("simulated robot %d: %w", i+1, err)
+					return
+				}
+				t = st
+			} else {
+				lc := target.DefaultLiveConfig()
+				if s := c.String("socket"); s != "" {
+					lc.Socket = s
+				}
+				lc.Device, lc.ServiceStop, lc.ServiceStart = c.String("device"), c.String("service-stop"), c.String("service-start")
+				lc.Clock, lc.Evidence = clk, ev
+				t = target.NewLiveTarget(lc)
+			}
+			mu.Lock()
+			targets = append(targets, t)
+			mu.Unlock()
+			o, _ := proveOptions(c, nil)
+			robots[i] = &campaign.StandRobot{Target: t, Options: o, Version: version(), Host: host,
+				ConfigFile: c.String("driver-config"), NoRecord: c.Bool("no-record"), Session: ses}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+	}
+	if t, ok := robots[0].(*campaign.StandRobot); ok {
+		fmt.Fprintf(out, "robot 1: %s\n", t.Target.Describe())
+	}
+	return robots, closeAll, nil
+}

@@ -1,0 +1,274 @@
+package campaign
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/proofrec"
+	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/proofs/stand/prove"
+	"github.com/rosorin/rosorin/proofs/stoppath"
+	"github.com/rosorin/rosorin/proofs/target"
+)
+
+// StandRobot runs a cell as the stand proof with a single step (prove.Prove: guards, spin-up, trigger, the
+// judge, the teardown that disables the wheels), on one target that stays up between runs.
+type StandRobot struct {
+	Target target.Target
+	// Options are the proof's options (spin, hold, the judge's params, ...); each run sets its own Out,
+	// Evidence and Record.
+	Options prove.Options
+	// Version is the toolkit's version; Host the machine's name.
+	Version, Host string
+	// ConfigFile, when set, is the driver's configuration file whose SHA-256 is recorded; otherwise the
+	// SHA-256 of the configuration the driver reports (its driver_config record) is.
+	ConfigFile string
+	// NoRecord leaves out the MCAP recording.
+	NoRecord bool
+	// Session is when the campaign's session began (SessionS counts from it); shared by the robots.
+	Session *SessionClock
+}
+
+var _ Robot = (*StandRobot)(nil)
+
+// SessionClock is the time the session's first run began, set by the first run of any robot.
+type SessionClock struct {
+	once sync.Once
+	t    time.Time
+}
+
+// Since is the time since the session's first run began (starting it now on the first call).
+func (s *SessionClock) Since(now time.Time) time.Duration {
+	s.once.Do(func() { s.t = now })
+	return now.Sub(s.t)
+}
+
+// Battery reads the battery voltage from the driver's state, waiting up to 3 s for a first battery report
+// (the board reports about once a second; a driver just started has none yet); NaN when none comes.
+func (r *StandRobot) Battery(ctx context.Context) float64 {
+	clk := r.Options.Clock
+	for end := clk.Now().Add(3 * time.Second); ; {
+		v, _ := r.battery(ctx)
+		if !math.IsNaN(v) || !clk.Now().Before(end) {
+			return v
+		}
+		if clk.Sleep(ctx, 200*time.Millisecond) != nil {
+			return v
+		}
+	}
+}
+
+func (r *StandRobot) battery(ctx context.Context) (float64, bool) {
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
+	defer cancel()
+	st, err := r.Target.State(qctx)
+	if err != nil {
+		return math.NaN(), false
+	}
+	return batteryV(st.Raw), st.Plugged
+}
+
+// knownV is v, or 0 (the record's "not known": JSON has no NaN) when v is NaN.
+func knownV(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
+// batteryV is the state record's battery_mv in volts (NaN when absent or 0: no report yet).
+func batteryV(raw json.RawMessage) float64 {
+	var s struct {
+		MV int `json:"battery_mv"`
+	}
+	if json.Unmarshal(raw, &s) != nil || s.MV <= 0 {
+		return math.NaN()
+	}
+	return float64(s.MV) / 1000
+}
+
+// Run runs the cell once.
+func (r *StandRobot) Run(ctx context.Context, s Slot, cell Cell, dir string) (Run, error) {
+	spec, ok := prove.Paths.Lookup(cell.Path)
+	if !ok {
+		return Run{}, fmt.Errorf("unknown stand path %q", cell.Path)
+	}
+	// A table of the one path at the cell's motion: the proof's table and record show this run only.
+	one := *spec
+	one.At = stoppath.Once(cell.Motion(), 0)
+	table := stoppath.Table[prove.Rule]{one}
+	o := r.Options
+	o.Paths = table
+	clk := o.Clock
+	run := Run{StillS: math.NaN(), TravelM: math.NaN(), Start: clk.Now().UTC()}
+	if r.Session == nil {
+		r.Session = &SessionClock{}
+	}
+	run.Conditions = RunConditions{Host: r.Host, Version: r.Version, Target: r.Target.Describe(),
+		SessionS: r.Session.Since(clk.Now()).Seconds(), Thresholds: thresholds(o.Params, cell),
+		// "still from" is the end of a 0.2 s window stepped by Params.Step (0.05 s), over IMU samples at
+		// about 110 Hz: the time to still is known to a step, not to a sample.
+		ResolutionS: math.Max(o.Params.Step, 1.0/110)}
+	before, plugged := r.battery(ctx)
+	run.Conditions.BatteryBeforeV, run.Conditions.Charger = knownV(before), plugged
+
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return run, err
+	}
+	base := filepath.Dir(filepath.Dir(dir)) // the campaign folder: dir is <campaign>/runs/NNNN
+	rel := func(p string) string {
+		if x, err := filepath.Rel(base, p); err == nil {
+			return x
+		}
+		return p
+	}
+	ev, err := evidence.Create(dir, evidence.Name("stop_proof_campaign", clk.Now()), clk)
+	if err != nil {
+		return run, err
+	}
+	defer ev.Close()
+	run.Evidence = rel(ev.Path())
+	out, err := os.Create(filepath.Join(dir, "proof.txt"))
+	if err != nil {
+		return run, err
+	}
+	defer out.Close()
+	var rec *proofrec.Writer
+	if !r.NoRecord {
+		t0, _ := ev.Start()
+		rec, err = proofrec.Create(proofrec.PathBeside(ev.Path()), t0, map[string]string{"kind": "stop_proof_stand",
+			"command_line": fmt.Sprintf("stopproof %s: campaign run %d, %s #%d", r.Version, s.Seq, s.Cell, s.Rep)})
+		if err != nil {
+			return run, err
+		}
+		ev.SetTap(rec.Line)
+		run.MCAP = rel(rec.Path())
+	}
+	ev.Logf("stopproof campaign %s: run %d, cell %s, rep %d", r.Version, s.Seq, s.Cell, s.Rep)
+	o.Out, o.Evidence, o.Record = out, ev, rec
+	rep, perr := prove.Prove(ctx, r.Target, []prove.Step{{Spec: &table[0], Motion: cell.Motion()}}, o)
+	if rec != nil {
+		if rep != nil {
+			if b, err := json.MarshalIndent(rep, "", "  "); err == nil {
+				_ = rec.Attach(b)
+			}
+		}
+		ev.SetTap(nil)
+		if err := rec.Close(); err != nil {
+			ev.Logf("recording: %v", err)
+		}
+	}
+	if rep != nil {
+		if b, err := json.MarshalIndent(rep, "", "  "); err == nil {
+			_ = os.WriteFile(filepath.Join(dir, "proof.json"), b, 0o644)
+		}
+	}
+	run.End = clk.Now().UTC()
+	after, _ := r.battery(ctx)
+	run.Conditions.BatteryAfterV = knownV(after)
+	if perr != nil || rep == nil {
+		if perr == nil {
+			perr = fmt.Errorf("the proof returned no report")
+		}
+		return run, perr
+	}
+	run.Conditions.ConfigSHA256 = r.configHash(rep.Config)
+	judge(&run, rep, cell)
+	return run, nil
+}
+
+// judge maps the proof's report of one step to the run's outcome.
+//
+// StillS is the stop line's "still from" (stand.Verdict.StillFrom). NoRestart is the stop verdict's own
+// after-stop check: still from StillFrom to the end of the hold, every 0.2 s window quiet (WorstAfter below the
+// threshold, QuietFor at least NeedQuiet) while the proof kept publishing the drive command through the hold
+// (the deadman's trigger is the silence itself, so there it is "the wheels did not turn again").
+//
+// PASS needs every line of the step to pass (a release line too), the teardown to have disabled the wheels,
+// and StillS within the cell's requirement; TIMEOUT when a line timed out; FAIL otherwise.
+func judge(run *Run, rep *prove.Report, cell Cell) {
+	if strings.HasPrefix(rep.Aborted, "interrupted") {
+		run.Outcome, run.Reason = Cut, rep.Aborted
+	}
+	var stop *prove.Result
+	for i := range rep.Results {
+		if !rep.Results[i].Release {
+			stop = &rep.Results[i]
+			break
+		}
+	}
+	if stop != nil {
+		v := stop.Verdict
+		run.StillS = stop.StopS
+		run.NoRestart = v.Kind == stand.KindStop && !math.IsNaN(v.StillFrom) && v.WorstAfter < v.Params.Threshold &&
+			v.QuietFor >= v.Params.NeedQuiet-1e-9
+	}
+	if run.Outcome == Cut {
+		return
+	}
+	run.Outcome = Pass
+	for _, x := range rep.Results {
+		switch x.Outcome {
+		case stand.Pass:
+			continue
+		case stand.Timeout:
+			run.Outcome = Timeout
+		default:
+			if run.Outcome == Pass {
+				run.Outcome = Fail
+			}
+		}
+		if run.Reason == "" {
+			run.Reason = x.Name + ": " + x.Reason
+		}
+	}
+	switch {
+	case len(rep.Results) == 0:
+		run.Outcome, run.Reason = Fail, "no result line"
+	case run.Outcome == Pass && !rep.TeardownOK:
+		run.Outcome, run.Reason = Fail, "teardown: "+rep.Teardown
+	case run.Outcome == Pass && !run.NoRestart:
+		run.Outcome, run.Reason = Fail, "the wheels moved again after the stop"
+	case run.Outcome == Pass && !(run.StillS <= cell.MaxStillS+1e-9):
+		run.Outcome, run.Reason = Fail, fmt.Sprintf("still %.2f s after the trigger, above the requirement %.2f s", run.StillS, cell.MaxStillS)
+	}
+}
+
+func (r *StandRobot) configHash(reported json.RawMessage) string {
+	if r.ConfigFile != "" {
+		if b, err := os.ReadFile(r.ConfigFile); err == nil {
+			s := sha256.Sum256(b)
+			return hex.EncodeToString(s[:])
+		}
+		return ""
+	}
+	if len(reported) == 0 {
+		return ""
+	}
+	var c bytes.Buffer
+	if json.Compact(&c, reported) != nil {
+		return ""
+	}
+	s := sha256.Sum256(c.Bytes())
+	return "reported:" + hex.EncodeToString(s[:])
+}
+
+// thresholds are the judge's limits and the cell's requirement, by name.
+func thresholds(p stand.Params, cell Cell) map[string]float64 {
+	return map[string]float64{
+		"vibration_threshold_rad_s": p.Threshold, "window_s": p.Window, "step_s": p.Step,
+		"judge_max_stop_s": p.MaxStop, "need_quiet_s": p.NeedQuiet, "spin_window_s": p.SpinWindow,
+		"requirement_max_still_s": cell.MaxStillS,
+	}
+}
