@@ -22,10 +22,6 @@ import (
 	"github.com/rosorin/rosorin/proofs/target"
 )
 
-// Summarize, when set, runs after the count table over the campaign's folder: the report side's statistics
-// and claim (stopproof report). Its error is printed; the exit status stays the runs'.
-var Summarize func(dir string, w io.Writer) error
-
 func campaignFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "socket", Value: "", Category: sectionTarget,
@@ -129,6 +125,9 @@ func runCampaign(c *cli.Context) error {
 		return cli.Exit(err.Error(), exitAbort)
 	}
 	p, err := campaign.ParsePlan(b)
+	if err == nil {
+		err = p.Runnable()
+	}
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("%s: %v", c.Args().First(), err), exitAbort)
 	}
@@ -268,12 +267,18 @@ func countsAndStatus(c *cli.Context, f *campaign.Folder, ses campaign.Session, e
 				filepath.Join(f.Dir, r.Evidence))
 		}
 	}
-	if Summarize != nil {
-		if err := Summarize(f.Dir, out); err != nil {
+	pending := len(f.Pending())
+	// The statistics and the claim per cell (the verification report's summary; stopproof report --campaign
+	// writes the whole report), once every run is on record.
+	claim := true
+	if pending == 0 {
+		fmt.Fprintln(out)
+		pass, err := campaign.WriteSummary(out, f.Dir)
+		if err != nil {
 			fmt.Fprintf(c.App.ErrWriter, "stopproof: summary: %v\n", err)
 		}
+		claim = pass && err == nil
 	}
-	pending := len(f.Pending())
 	switch {
 	case failed > 0:
 		fmt.Fprintf(out, "CAMPAIGN FAILED: %d run(s) failed", failed)
@@ -291,7 +296,11 @@ func countsAndStatus(c *cli.Context, f *campaign.Folder, ses campaign.Session, e
 			why, len(f.Slots())-pending, len(f.Slots()), f.Dir)
 		return cli.Exit("", exitAbort)
 	}
-	fmt.Fprintf(out, "CAMPAIGN PASSED: all %d runs passed (folder %s; the statistics and the claim: stopproof report)\n", len(f.Slots()), f.Dir)
+	if !claim {
+		fmt.Fprintf(out, "CAMPAIGN FAILED: every run passed, but a cell's claim or bound does not hold (the summary above; the report: stopproof report --campaign %s)\n", f.Dir)
+		return cli.Exit("", exitFail)
+	}
+	fmt.Fprintf(out, "CAMPAIGN PASSED: all %d runs passed and every cell's claim holds (folder %s; the verification report: stopproof report --campaign %s --html FILE)\n", len(f.Slots()), f.Dir, f.Dir)
 	return nil
 }
 

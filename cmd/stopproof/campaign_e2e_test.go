@@ -106,7 +106,8 @@ func TestCampaignSimPasses(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "CAMPAIGN PASSED: all 16 runs passed") {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"[16/16]", "estop fwd 0.2", "deadman fwd 0.2", "failures so far 0"} {
+	for _, want := range []string{"[16/16]", "estop fwd 0.2", "deadman fwd 0.2", "failures so far 0",
+		"R >= 0.8 at 80 % confidence: 8 of 8"} { // the claim, from the report's summary
 		if !strings.Contains(out, want) {
 			t.Errorf("output does not say %q", want)
 		}
@@ -134,7 +135,8 @@ func TestCampaignSimFlakyStopFails(t *testing.T) {
 	if code != exitFail || !strings.Contains(out, "CAMPAIGN FAILED: 2 run(s) failed") {
 		t.Fatalf("exit %d, want %d and CAMPAIGN FAILED", code, exitFail)
 	}
-	for _, want := range []string{"FAIL: run 2 (estop fwd 0.2 #2", "FAIL: run 4 (estop fwd 0.2 #4", "NEVER settled", "[2 4]"} {
+	for _, want := range []string{"FAIL: run 2 (estop fwd 0.2 #2", "FAIL: run 4 (estop fwd 0.2 #4", "NEVER settled", "[2 4]",
+		"cannot be made: 2 of 4 runs did not succeed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output does not say %q", want)
 		}

@@ -36,7 +36,7 @@ func writeCampaign(t *testing.T, dir string, seqs []int, failSeq int, day int) {
 	}
 	t0 := time.Date(2026, 12, 2+day, 9, 0, 0, 0, time.UTC)
 	for _, q := range seqs {
-		r := campaign.Run{Slot: campaign.Slot{Seq: q, Cell: "estop/forward/0.2", Rep: q}, Outcome: campaign.Pass, NoRestart: true,
+		r := campaign.Run{Slot: campaign.Slot{Seq: q, Cell: "estop fwd 0.2", Rep: q}, Outcome: campaign.Pass, NoRestart: true,
 			StillS: 0.2 + 0.01*float64(q), TravelM: math.NaN(), Start: t0.Add(time.Duration(q) * time.Minute), End: t0.Add(time.Duration(q)*time.Minute + 15*time.Second),
 			Evidence: "evidence/" + strconv.Itoa(q) + ".log"}
 		if q == failSeq {

@@ -84,6 +84,9 @@ type Folder struct {
 // again is resuming. A campaign of another plan or shard is refused.
 func Create(dir string, planBytes []byte, shard Shard, now time.Time) (*Folder, error) {
 	p, err := ParsePlan(planBytes)
+	if err == nil {
+		err = p.Runnable()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func TestMonitor(t *testing.T) {
 	}
 
 	// The negative control: the e-stop gets 0.1 s slower (well within its 0.5 s requirement): past +10 %.
-	slower := synth{plan: standPlan(), seed: 1, base: map[string]float64{"estop/forward/0.2": 0.3}}
+	slower := synth{plan: standPlan(), seed: 1, base: map[string]float64{"estop fwd 0.2": 0.3}}
 	sums, names = history(t, same, same, same, slower)
 	h = Monitor(sums, names, DefaultHistoryTolerance)
 	if h.Verdict != Fail || h.Cells[0].Verdict != Fail || h.Cells[1].Verdict != Pass {
@@ -94,7 +94,7 @@ func TestMonitor(t *testing.T) {
 func TestLoadHistory(t *testing.T) {
 	root := t.TempDir()
 	var srcs []string
-	for i, s := range []synth{{plan: standPlan(), seed: 1}, {plan: standPlan(), seed: 1, base: map[string]float64{"deadman/forward/0.2": 0.35}}} {
+	for i, s := range []synth{{plan: standPlan(), seed: 1}, {plan: standPlan(), seed: 1, base: map[string]float64{"deadman fwd 0.2": 0.35}}} {
 		s.day = i
 		dir := campaignDir(t, s)
 		if i == 0 {

@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
-
-	"gopkg.in/yaml.v3"
 )
 
 // Record is one run record as the report reads it, with where it came from.
@@ -86,10 +83,8 @@ func readBounded(path string, max int64) ([]byte, error) {
 	return b, nil
 }
 
-// loadPlanForReport reads a campaign folder's plan.yaml as far as the report needs it: the cells and their
-// requirements, R, C or N, the stated conditions. The runner's plan parser validates a plan before a campaign
-// starts; this one refuses what would make the report wrong: a newer format, no cells, a cell named twice, a
-// requirement that is not positive, R or C outside (0, 1).
+// loadPlanForReport reads a campaign folder's plan.yaml with the runner's parser (ParsePlan: the same
+// validation as before the campaign ran); errors name the file.
 func loadPlanForReport(path string) (Plan, error) {
 	b, err := readBounded(path, 1<<20)
 	if err != nil {
@@ -100,42 +95,14 @@ func loadPlanForReport(path string) (Plan, error) {
 
 // parsePlanForReport is loadPlanForReport on the file's bytes; path goes into errors.
 func parsePlanForReport(path string, b []byte) (Plan, error) {
-	var p Plan
-	if err := yaml.Unmarshal(b, &p); err != nil {
-		return p, fmt.Errorf("%s: not a campaign plan: %w", path, err)
+	p, err := ParsePlan(b)
+	if err != nil {
+		return Plan{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if p.Version == 0 {
 		p.Version = 1
 	}
-	if p.Version > Version {
-		return p, fmt.Errorf("%s: plan version %d is newer than this stopproof's %d: report it with a newer stopproof", path, p.Version, Version)
-	}
-	if len(p.Cells) == 0 {
-		return p, fmt.Errorf("%s: the plan has no cells", path)
-	}
-	if p.N < 0 || (p.N == 0 && (p.R == 0 || p.C == 0)) {
-		return p, fmt.Errorf("%s: the plan gives neither n nor both r and c", path)
-	}
-	for _, x := range []struct {
-		name string
-		v    float64
-	}{{"r", p.R}, {"c", p.C}} {
-		if x.v != 0 && !(x.v > 0 && x.v < 1) {
-			return p, fmt.Errorf("%s: %s = %g: must lie in (0, 1)", path, x.name, x.v)
-		}
-	}
-	seen := map[string]bool{}
-	for i, c := range p.Cells {
-		id := reportCellID(c)
-		if seen[id] {
-			return p, fmt.Errorf("%s: cell %s is in the plan twice", path, id)
-		}
-		seen[id] = true
-		if !(c.MaxStillS > 0) || math.IsInf(c.MaxStillS, 0) || c.MaxTravelM < 0 || math.IsNaN(c.MaxTravelM) || math.IsInf(c.MaxTravelM, 0) {
-			return p, fmt.Errorf("%s: cell %d (%s): max_still_s %g, max_travel_m %g: a requirement is a positive number", path, i+1, id, c.MaxStillS, c.MaxTravelM)
-		}
-	}
-	return p, nil
+	return *p, nil
 }
 
 // runsPerCell is the plan's n: N when given, else SuccessRunN(R, C).
@@ -191,7 +158,7 @@ func LoadCampaign(dirs ...string) (*Campaign, error) {
 		}
 		cells := map[string]Cell{}
 		for _, cell := range c.Plan.Cells {
-			cells[reportCellID(cell)] = cell
+			cells[cell.ID()] = cell
 		}
 		n := c.Plan.runsPerCell()
 		for _, f := range files {
@@ -272,7 +239,7 @@ func planDiff(a, b Plan) string {
 func cellList(p Plan) string {
 	var s []string
 	for _, c := range p.Cells {
-		s = append(s, reportCellID(c))
+		s = append(s, c.ID())
 	}
 	return strings.Join(s, ", ")
 }

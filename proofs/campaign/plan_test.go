@@ -75,7 +75,8 @@ func TestCellMotionNames(t *testing.T) {
 	}
 }
 
-// TestParsePlanBad: every bad input is refused with an error that names the problem.
+// TestParsePlanBad: every bad input is refused with an error that names the problem (a floor plan parses, and
+// is refused as not runnable yet).
 func TestParsePlanBad(t *testing.T) {
 	edit := func(from, to string) string {
 		if !strings.Contains(goodPlan, from) {
@@ -126,7 +127,10 @@ func TestParsePlanBad(t *testing.T) {
 		{"battery negative", goodPlan + "battery_min_v: -1\n", "battery_min_v"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParsePlan([]byte(tc.plan))
+			p, err := ParsePlan([]byte(tc.plan))
+			if err == nil {
+				err = p.Runnable() // what stopproof campaign and Create check too
+			}
 			if err == nil {
 				t.Fatalf("accepted:\n%s", tc.plan)
 			}

@@ -190,7 +190,7 @@ func Analyze(c *Campaign) []CellResult {
 	}
 	var out []CellResult
 	for _, cell := range c.Plan.Cells {
-		id := reportCellID(cell)
+		id := cell.ID()
 		var runs []Record
 		cut := 0
 		for _, r := range c.Records {

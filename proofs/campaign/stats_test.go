@@ -177,12 +177,12 @@ func TestAnalyzeCellByHand(t *testing.T) {
 	mk := func(mod func([]Record)) CellResult {
 		var rs []Record
 		for i, v := range vals {
-			rs = append(rs, record(i+1, "estop/forward/0.2", v))
+			rs = append(rs, record(i+1, "estop fwd 0.2", v))
 		}
 		if mod != nil {
 			mod(rs)
 		}
-		return analyzeCell(cell, "estop/forward/0.2", rs, 1, 8, 0.8, 0.8)
+		return analyzeCell(cell, "estop fwd 0.2", rs, 1, 8, 0.8, 0.8)
 	}
 	r := mk(nil)
 	d := r.Still
@@ -239,7 +239,7 @@ func TestAnalyzeCellByHand(t *testing.T) {
 	}
 
 	// Too few runs: 6 of 8 show R >= 0.2^(1/6) = 0.764 at 80 %.
-	r = analyzeCell(cell, "estop/forward/0.2", []Record{record(1, "x", .1), record(2, "x", .1), record(3, "x", .1), record(4, "x", .1), record(5, "x", .1), record(6, "x", .1)}, 0, 8, 0.8, 0.8)
+	r = analyzeCell(cell, "estop fwd 0.2", []Record{record(1, "x", .1), record(2, "x", .1), record(3, "x", .1), record(4, "x", .1), record(5, "x", .1), record(6, "x", .1)}, 0, 8, 0.8, 0.8)
 	if r.Verdict != Fail || r.BoundK != 0 || !strings.Contains(r.Claim, "6 of the 8 runs done; 6 successes show R >= 0.764 at 80 % confidence") ||
 		!strings.Contains(r.BoundText, "the maximum bounds it at 73.7 %, or the 76.4th percentile at 80 %") {
 		t.Errorf("6 of 8: %s; %s; %s", r.Verdict, r.Claim, r.BoundText)

@@ -45,7 +45,7 @@ func (s synth) runs() []Run {
 	var slots []Slot
 	for _, c := range s.plan.Cells {
 		for rep := 1; rep <= n; rep++ {
-			slots = append(slots, Slot{Cell: reportCellID(c), Rep: rep})
+			slots = append(slots, Slot{Cell: c.ID(), Rep: rep})
 		}
 	}
 	rng.Shuffle(len(slots), func(i, j int) { slots[i], slots[j] = slots[j], slots[i] })

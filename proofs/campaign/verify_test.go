@@ -187,28 +187,28 @@ func TestBadFolders(t *testing.T) {
 	}{
 		{"corrupt run", func(d string) { os.WriteFile(filepath.Join(d, "runs", "3.json"), []byte(`{"seq": 3, "cell": `), 0o644) }, "runs/3.json: not a campaign run record"},
 		{"unknown outcome", func(d string) {
-			os.WriteFile(filepath.Join(d, "runs", "3.json"), []byte(`{"seq": 3, "rep": 1, "cell": "estop/forward/0.2", "outcome": "OK"}`), 0o644)
+			os.WriteFile(filepath.Join(d, "runs", "3.json"), []byte(`{"seq": 3, "rep": 1, "cell": "estop fwd 0.2", "outcome": "OK"}`), 0o644)
 		}, `runs/3.json: outcome "OK"`},
 		{"unknown cell", func(d string) {
 			os.WriteFile(filepath.Join(d, "runs", "3.json"), []byte(`{"seq": 3, "rep": 1, "cell": "bumper/forward/0.2", "outcome": "PASS"}`), 0o644)
 		}, `runs/3.json: cell "bumper/forward/0.2" is not in the plan`},
 		{"rep past n", func(d string) {
-			os.WriteFile(filepath.Join(d, "runs", "3.json"), []byte(`{"seq": 3, "rep": 9, "cell": "estop/forward/0.2", "outcome": "PASS", "still_s": 0.2}`), 0o644)
+			os.WriteFile(filepath.Join(d, "runs", "3.json"), []byte(`{"seq": 3, "rep": 9, "cell": "estop fwd 0.2", "outcome": "PASS", "still_s": 0.2}`), 0o644)
 		}, "rep 9 of a cell the plan runs 8 times"},
 		{"run twice", func(d string) {
 			b, _ := os.ReadFile(filepath.Join(d, "runs", "3.json"))
 			os.WriteFile(filepath.Join(d, "runs", "3b.json"), b, 0o644)
 		}, "slot 3 was run to its end twice"},
-		{"corrupt plan", func(d string) { os.WriteFile(filepath.Join(d, "plan.yaml"), []byte("cells: [\n"), 0o644) }, "plan.yaml: not a campaign plan"},
+		{"corrupt plan", func(d string) { os.WriteFile(filepath.Join(d, "plan.yaml"), []byte("cells: [\n"), 0o644) }, "plan.yaml: plan: yaml:"},
 		{"newer plan", func(d string) {
 			b, _ := os.ReadFile(filepath.Join(d, "plan.yaml"))
 			os.WriteFile(filepath.Join(d, "plan.yaml"), bytes.Replace(b, []byte("version: 1"), []byte("version: 7"), 1), 0o644)
-		}, "plan version 7 is newer"},
+		}, "plan: version 7: this stopproof reads plan version 1"},
 		{"newer folder", func(d string) { os.WriteFile(filepath.Join(d, "campaign.json"), []byte(`{"version": 2}`), 0o644) }, "campaign.json: folder version 2 is newer"},
 		{"r out of range", func(d string) {
 			b, _ := os.ReadFile(filepath.Join(d, "plan.yaml"))
 			os.WriteFile(filepath.Join(d, "plan.yaml"), bytes.Replace(b, []byte("r: 0.8"), []byte("r: 1.5"), 1), 0o644)
-		}, "r = 1.5: must lie in (0, 1)"},
+		}, "r = 1.5 is outside (0, 1)"},
 		{"no plan", func(d string) { os.Remove(filepath.Join(d, "plan.yaml")) }, "no plan.yaml: not a campaign folder"},
 		{"no runs folder", func(d string) { os.RemoveAll(filepath.Join(d, "runs")) }, "no runs folder"},
 	}
@@ -268,7 +268,7 @@ func FuzzParseRun(f *testing.F) {
 		b, _ := json.Marshal(r)
 		f.Add(b)
 	}
-	f.Add([]byte(`{"seq": 1, "rep": 1, "cell": "estop/forward/0.2", "outcome": "PASS", "still_s": null}`))
+	f.Add([]byte(`{"seq": 1, "rep": 1, "cell": "estop fwd 0.2", "outcome": "PASS", "still_s": null}`))
 	f.Add([]byte(`{"seq": -1}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, b []byte) {
