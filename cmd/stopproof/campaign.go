@@ -167,7 +167,49 @@ func runCampaignResume(c *cli.Context) error {
 	if err := checkCampaignFlags(c); err != nil {
 		return err
 	}
+	if err := sameTarget(c, f); err != nil {
+		return err
+	}
 	return execute(c, f)
+}
+
+// sameTarget refuses a resume on another kind of robot than the campaign's runs so far: a campaign begun on
+// simulated robots goes on with --sim, one begun on the real robot without it. A campaign's runs are one
+// robot's (or one sim's) record; a resume that silently drove the real robot, or counted a sim's runs toward a
+// real robot's claim, would make the report false.
+func sameTarget(c *cli.Context, f *campaign.Folder) error {
+	runs, err := f.Runs()
+	if err != nil {
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	for _, r := range runs {
+		wasSim := strings.HasPrefix(r.Conditions.Target, "simulated")
+		if r.Conditions.Target == "" || wasSim == c.Bool("sim") {
+			continue
+		}
+		if wasSim {
+			return cli.Exit(fmt.Sprintf("%s: its runs were on simulated robots (run %d: %s): resume it with --sim (and the --parallel and --sim-fault it ran with): %s",
+				f.Dir, r.Seq, r.Conditions.Target, resumeCommand(c, f.Dir, true)), exitAbort)
+		}
+		return cli.Exit(fmt.Sprintf("%s: its runs were on a real robot (run %d: %s): resume it without --sim", f.Dir, r.Seq, r.Conditions.Target), exitAbort)
+	}
+	return nil
+}
+
+// resumeCommand is the command that goes on with the campaign in dir on the robots of this invocation (sim:
+// the simulated ones, whatever this invocation said).
+func resumeCommand(c *cli.Context, dir string, sim bool) string {
+	cmd := "stopproof campaign resume"
+	if sim || c.Bool("sim") {
+		cmd += " --sim"
+		if n := c.Int("parallel"); n > 1 {
+			cmd += fmt.Sprintf(" --parallel %d", n)
+		}
+		if f := c.String("sim-fault"); f != "" {
+			cmd += " --sim-fault " + f
+		}
+	}
+	return cmd + " " + dir
 }
 
 func checkCampaignFlags(c *cli.Context) error {
@@ -271,7 +313,10 @@ func countsAndStatus(c *cli.Context, f *campaign.Folder, ses campaign.Session, e
 	// The statistics and the claim per cell (the verification report's summary; stopproof report --campaign
 	// writes the whole report), once every run is on record.
 	claim := true
-	if pending == 0 {
+	if pending == 0 && f.Shard.N > 0 {
+		// A shard holds a part of every cell's runs: the claim is judged on the merged shards.
+		fmt.Fprintf(out, "\nshard %d/%d done: the claim and the bounds come from all the shards together: stopproof report --campaign SHARD-FOLDERS...\n", f.Shard.I, f.Shard.N)
+	} else if pending == 0 {
 		fmt.Fprintln(out)
 		pass, err := campaign.WriteSummary(out, f.Dir)
 		if err != nil {
@@ -283,7 +328,7 @@ func countsAndStatus(c *cli.Context, f *campaign.Folder, ses campaign.Session, e
 	case failed > 0:
 		fmt.Fprintf(out, "CAMPAIGN FAILED: %d run(s) failed", failed)
 		if pending > 0 {
-			fmt.Fprintf(out, "; %d still to run: stopproof campaign resume %s", pending, f.Dir)
+			fmt.Fprintf(out, "; %d still to run: %s", pending, resumeCommand(c, f.Dir, false))
 		}
 		fmt.Fprintln(out)
 		return cli.Exit("", exitFail)
@@ -292,15 +337,19 @@ func countsAndStatus(c *cli.Context, f *campaign.Folder, ses campaign.Session, e
 		if len(errs) > 0 && errs[0] != nil {
 			why = errs[0].Error()
 		}
-		fmt.Fprintf(out, "CAMPAIGN UNFINISHED (%s): %d of %d runs on record, none failed; go on with: stopproof campaign resume %s\n",
-			why, len(f.Slots())-pending, len(f.Slots()), f.Dir)
+		fmt.Fprintf(out, "CAMPAIGN UNFINISHED (%s): %d of %d runs on record, none failed; go on with: %s\n",
+			why, len(f.Slots())-pending, len(f.Slots()), resumeCommand(c, f.Dir, false))
 		return cli.Exit("", exitAbort)
 	}
 	if !claim {
 		fmt.Fprintf(out, "CAMPAIGN FAILED: every run passed, but a cell's claim or bound does not hold (the summary above; the report: stopproof report --campaign %s)\n", f.Dir)
 		return cli.Exit("", exitFail)
 	}
-	fmt.Fprintf(out, "CAMPAIGN PASSED: all %d runs passed and every cell's claim holds (folder %s; the verification report: stopproof report --campaign %s --html FILE)\n", len(f.Slots()), f.Dir, f.Dir)
+	if f.Shard.N > 0 {
+		fmt.Fprintf(out, "CAMPAIGN SHARD PASSED: all %d runs of shard %d/%d passed (folder %s)\n", len(f.Slots()), f.Shard.I, f.Shard.N, f.Dir)
+		return nil
+	}
+	fmt.Fprintf(out, "CAMPAIGN PASSED: all %d runs passed and every cell's claim holds (folder %s; the verification report: stopproof report --campaign --html FILE %s)\n", len(f.Slots()), f.Dir, f.Dir)
 	return nil
 }
 
