@@ -24,7 +24,7 @@ import (
 func writeCampaign(t *testing.T, dir string, seqs []int, failSeq int, day int) {
 	t.Helper()
 	p := campaign.Plan{Version: 1, Name: "cli", Proof: "stand", R: 0.8, C: 0.8, Seed: 1,
-		Conditions: campaign.Conditions{Setup: "stand", Surface: "wheels in the air"},
+		Conditions: campaign.Conditions{Setup: "stand", Surface: "wheels in the air", Load: "none", Gradient: "level", Operator: "go test"},
 		Cells:      []campaign.Cell{{Path: "estop", Speed: 0.2, MaxStillS: 0.5}}}
 	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
 		t.Fatal(err)
