@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/internal/cliargs"
+	"github.com/rosorin/rosorin/internal/pprofenv"
 )
 
 func newApp() *cli.App {
@@ -26,6 +27,9 @@ func newApp() *cli.App {
 
 func main() {
 	app := newApp()
+	if len(os.Args) > 1 { // run, driver, lidar-reader: a profile per process, when ROSORIN_PPROF_DIR asks
+		pprofenv.Start(os.Args[1])
+	}
 	// Flags may follow the arguments (`drive 0.1 0 0 --for 3s`): urfave/cli stops at the first argument.
 	args, err := splitROSArgs(os.Args) // ros2 launch's `--ros-args ... [--]` (ros_args.go)
 	if err != nil {
