@@ -122,9 +122,9 @@ type stack struct {
 
 // start runs the sim's floor world and `rosorin-base run` on it (with --ros2 and --capture as asked), enables
 // it and drives it through one command stream. Cleanup stops everything it started.
-func start(tb testing.TB, bd build, ros2, capture bool) *stack {
+func start(tb testing.TB, bd build, ros2, capture bool, extra ...string) *stack {
 	tb.Helper()
-	var args []string
+	args := extra
 	env := os.Environ()
 	if ros2 {
 		if bd.bridge == "" {
@@ -205,6 +205,24 @@ func (s *stack) driving(tb testing.TB) {
 	}
 	if !st.Enabled || st.EStop != nil || st.Blocked != nil || st.Source != "cmd_vel" {
 		tb.Fatalf("not driving: enabled %v, estop %v, blocked %v, source %q", st.Enabled, deref(st.EStop), deref(st.Blocked), st.Source)
+	}
+}
+
+// unlatched fails when the e-stop is latched (a restarted driver starts latched); a moment's "cmd timeout"
+// on a starved machine is logged, not failed.
+func (s *stack) unlatched(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := s.Client.State(ctx)
+	if err != nil {
+		t.Fatalf("state: %v", err)
+	}
+	if !st.Enabled || st.EStop != nil {
+		t.Fatalf("not driving: enabled %v, estop %v", st.Enabled, deref(st.EStop))
+	}
+	if st.Blocked != nil {
+		t.Logf("blocked for a moment: %s", *st.Blocked)
 	}
 }
 
@@ -331,7 +349,10 @@ func TestFootprintSoak(t *testing.T) {
 	}
 	every := envDuration(t, envEvery, time.Minute)
 	bds := builds(t)
-	s := start(t, bds[len(bds)-1], false, true)
+	// The watchdog at 2 s: the soak judges memory and descriptors, and runs niced on a shared machine, where a
+	// stall of a nice-19 process past the default 150 ms killed the driver twice in its first three minutes
+	// (the supervisor logged its own wake-ups 100 ms late). A restart would hide a leak behind a fresh process.
+	s := start(t, bds[len(bds)-1], false, true, "--driver-watchdog", "2s")
 	root := s.Cmd.Process.Pid
 	start, err := Tree(root)
 	if err != nil {
@@ -343,7 +364,7 @@ func TestFootprintSoak(t *testing.T) {
 	var first, last []Proc
 	for at := every; at <= d; at += every {
 		time.Sleep(every)
-		s.driving(t)
+		s.unlatched(t)
 		if last, err = Tree(root); err != nil {
 			t.Fatal(err)
 		}
