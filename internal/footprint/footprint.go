@@ -24,6 +24,10 @@ type Proc struct {
 	Switches uint64
 	// RSSKB is VmRSS; AnonKB is RssAnon (the Go heap, stacks and runtime data, not the binary's mapped text).
 	RSSKB, AnonKB uint64
+	// PSSKB is the proportional set size (/proc/PID/smaps_rollup): pages shared with other processes (the
+	// three processes of rosorin-base run are one binary) count in part, so the PSS of a tree adds up to what
+	// it takes from the machine, where RSS counts the shared text once per process. 0 when unreadable.
+	PSSKB uint64
 	// FDs is the count of open file descriptors.
 	FDs int
 }
@@ -95,6 +99,9 @@ func Read(pid int) (Proc, error) {
 		return Proc{}, err
 	}
 	p.RSSKB, p.AnonKB = statusKB(status, "VmRSS:"), statusKB(status, "RssAnon:")
+	if b, err := os.ReadFile(base + "/smaps_rollup"); err == nil {
+		p.PSSKB = statusKB(b, "Pss:")
+	}
 	tasks, err := os.ReadDir(base + "/task")
 	if err != nil {
 		return Proc{}, err
@@ -145,6 +152,7 @@ type Usage struct {
 	WakeupsPS float64 // context switches per second
 	RSSMB     float64 // the largest VmRSS seen
 	AnonMB    float64 // the largest RssAnon seen
+	PSSMB     float64 // the largest PSS seen
 	FDs       int
 }
 
@@ -164,13 +172,13 @@ func Between(a, b []Proc, seconds float64, peak map[int]Proc, role func(Proc) st
 		}
 		m := b[i]
 		if pk, ok := peak[m.PID]; ok {
-			m.RSSKB, m.AnonKB = max(m.RSSKB, pk.RSSKB), max(m.AnonKB, pk.AnonKB)
+			m.RSSKB, m.AnonKB, m.PSSKB = max(m.RSSKB, pk.RSSKB), max(m.AnonKB, pk.AnonKB), max(m.PSSKB, pk.PSSKB)
 		}
 		out = append(out, Usage{
 			Role: role(b[i]), PID: b[i].PID,
 			CPUPct:    float64(b[i].Ticks-a[i].Ticks) / 100 / seconds * 100,
 			WakeupsPS: float64(int64(b[i].Switches)-int64(a[i].Switches)) / seconds,
-			RSSMB:     float64(m.RSSKB) / 1024, AnonMB: float64(m.AnonKB) / 1024, FDs: b[i].FDs,
+			RSSMB:     float64(m.RSSKB) / 1024, AnonMB: float64(m.AnonKB) / 1024, PSSMB: float64(m.PSSKB) / 1024, FDs: b[i].FDs,
 		})
 	}
 	return out, nil

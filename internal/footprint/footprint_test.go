@@ -268,7 +268,7 @@ func measure(tb testing.TB, s *stack, window time.Duration) []Usage {
 		}
 		for _, p := range now {
 			q := peak[p.PID]
-			q.RSSKB, q.AnonKB = max(q.RSSKB, p.RSSKB), max(q.AnonKB, p.AnonKB)
+			q.RSSKB, q.AnonKB, q.PSSKB = max(q.RSSKB, p.RSSKB), max(q.AnonKB, p.AnonKB), max(q.PSSKB, p.PSSKB)
 			peak[p.PID] = q
 		}
 	}
@@ -322,18 +322,21 @@ func report(b *testing.B, us []Usage) {
 		b.ReportMetric(u.WakeupsPS, "wakeups/s/"+u.Role)
 		b.ReportMetric(u.RSSMB, "rss-MB/"+u.Role)
 		b.ReportMetric(u.AnonMB, "anon-MB/"+u.Role)
+		b.ReportMetric(u.PSSMB, "pss-MB/"+u.Role)
 		tot.CPUPct += u.CPUPct
 		tot.WakeupsPS += u.WakeupsPS
 		tot.RSSMB += u.RSSMB
 		tot.AnonMB += u.AnonMB
-		lines = append(lines, fmt.Sprintf("%s (pid %d) %.2f %% CPU, %.0f wake-ups/s, %.1f MB RSS (%.1f anon), %d fds",
-			u.Role, u.PID, u.CPUPct, u.WakeupsPS, u.RSSMB, u.AnonMB, u.FDs))
+		tot.PSSMB += u.PSSMB
+		lines = append(lines, fmt.Sprintf("%s (pid %d) %.2f %% CPU, %.0f wake-ups/s, %.1f MB RSS (%.1f anon, PSS %.1f), %d fds",
+			u.Role, u.PID, u.CPUPct, u.WakeupsPS, u.RSSMB, u.AnonMB, u.PSSMB, u.FDs))
 	}
 	b.ReportMetric(tot.CPUPct, "cpu%/total")
 	b.ReportMetric(tot.WakeupsPS, "wakeups/s/total")
 	b.ReportMetric(tot.RSSMB, "rss-MB/total")
 	b.ReportMetric(tot.AnonMB, "anon-MB/total")
-	b.Logf("%s; total %.2f %% CPU, %.0f wake-ups/s, %.1f MB RSS", strings.Join(lines, "; "), tot.CPUPct, tot.WakeupsPS, tot.RSSMB)
+	b.ReportMetric(tot.PSSMB, "pss-MB/total")
+	b.Logf("%s; total %.2f %% CPU, %.0f wake-ups/s, %.1f MB RSS, %.1f MB PSS", strings.Join(lines, "; "), tot.CPUPct, tot.WakeupsPS, tot.RSSMB, tot.PSSMB)
 }
 
 // TestFootprintSoak runs the service with recording on (--capture), enabled and driving as the benchmark does,
@@ -414,7 +417,7 @@ func soakGrowth(first, last []Proc, role func(Proc) string) string {
 func logSample(t *testing.T, at time.Duration, ps []Proc, root int) {
 	var parts []string
 	for _, p := range ps {
-		parts = append(parts, fmt.Sprintf("%s rss %d kB anon %d kB fds %d", role(root)(p), p.RSSKB, p.AnonKB, p.FDs))
+		parts = append(parts, fmt.Sprintf("%s rss %d kB anon %d kB pss %d kB fds %d", role(root)(p), p.RSSKB, p.AnonKB, p.PSSKB, p.FDs))
 	}
 	t.Logf("soak %v: %s", at, strings.Join(parts, "; "))
 }

@@ -56,7 +56,7 @@ func TestReadSelf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.RSSKB == 0 || p.AnonKB == 0 || p.FDs < 3 || p.Switches == 0 {
+	if p.RSSKB == 0 || p.AnonKB == 0 || p.PSSKB == 0 || p.PSSKB > p.RSSKB || p.FDs < 3 || p.Switches == 0 {
 		t.Errorf("this process: %+v", p)
 	}
 	ps, err := Tree(os.Getppid())
