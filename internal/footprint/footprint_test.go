@@ -26,12 +26,16 @@ import (
 //	                            variant then runs build=base and build=tree back to back
 //	ROSORIN_FOOTPRINT_WINDOW    the measured window (20s)
 //	ROSORIN_FOOTPRINT_WARMUP    driving before the window (5s)
+//	ROSORIN_FOOTPRINT_ARGS      further flags of rosorin-base run, split at spaces (on a loaded, niced machine
+//	                            "--driver-watchdog 2s": the threshold changes no work, heartbeats are sent
+//	                            at 50 Hz whatever it is, but a starved run is not killed by it)
 //	ROSORIN_FOOTPRINT_SOAK      TestFootprintSoak's length (unset: skipped), e.g. 30m
 //	ROSORIN_FOOTPRINT_SOAK_EVERY its sampling period (1m)
 const (
 	envBase   = "ROSORIN_FOOTPRINT_BASE_BIN"
 	envWindow = "ROSORIN_FOOTPRINT_WINDOW"
 	envWarmup = "ROSORIN_FOOTPRINT_WARMUP"
+	envArgs   = "ROSORIN_FOOTPRINT_ARGS"
 	envSoak   = "ROSORIN_FOOTPRINT_SOAK"
 	envEvery  = "ROSORIN_FOOTPRINT_SOAK_EVERY"
 )
@@ -124,7 +128,7 @@ type stack struct {
 // it and drives it through one command stream. Cleanup stops everything it started.
 func start(tb testing.TB, bd build, ros2, capture bool, extra ...string) *stack {
 	tb.Helper()
-	args := extra
+	args := append(strings.Fields(os.Getenv(envArgs)), extra...)
 	env := os.Environ()
 	if ros2 {
 		if bd.bridge == "" {
