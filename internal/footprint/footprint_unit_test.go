@@ -35,18 +35,35 @@ func TestBetween(t *testing.T) {
 
 func TestSoakGrowth(t *testing.T) {
 	r := func(Proc) string { return "driver" }
-	first := []Proc{{PID: 1, RSSKB: 18000, FDs: 16}}
-	if s := soakGrowth(first, []Proc{{PID: 1, RSSKB: 18000 + soakRSSGrowth, FDs: 16 + soakFDs}}, r); s != "" {
-		t.Errorf("within the tolerances: %s", s)
+	series := func(rss ...uint64) [][]Proc {
+		var ss [][]Proc
+		for _, v := range rss {
+			ss = append(ss, []Proc{{PID: 1, RSSKB: v, FDs: 16}})
+		}
+		return ss
+	}
+	flat := series(18000, 18100, 18000, 18200, 18100, 18000, 18100, 18200, 18100)
+	if s := soakGrowth(flat, r); s != "" {
+		t.Errorf("flat: %s", s)
+	}
+	// A capture rotation's transient in the last sample is not a leak.
+	if s := soakGrowth(series(18000, 18100, 18000, 18200, 18100, 18000, 18100, 18200, 26000), r); s != "" {
+		t.Errorf("a transient at the end: %s", s)
 	}
 	// Negative controls: a leak of memory, of descriptors, a restart.
-	if s := soakGrowth(first, []Proc{{PID: 1, RSSKB: 18001 + soakRSSGrowth, FDs: 16}}, r); !strings.Contains(s, "driver RSS") {
+	if s := soakGrowth(series(18000, 19000, 20000, 21000, 22000, 23000, 24000, 25000, 26000), r); !strings.Contains(s, "driver RSS") {
 		t.Errorf("RSS leak not reported: %q", s)
 	}
-	if s := soakGrowth(first, []Proc{{PID: 1, RSSKB: 18000, FDs: 17 + soakFDs}}, r); !strings.Contains(s, "driver fds") {
+	fdLeak := series(18000, 18000, 18000, 18000, 18000, 18000)
+	for i := range fdLeak {
+		fdLeak[i][0].FDs = 16 + 2*i
+	}
+	if s := soakGrowth(fdLeak, r); !strings.Contains(s, "driver fds") {
 		t.Errorf("fd leak not reported: %q", s)
 	}
-	if s := soakGrowth(first, []Proc{{PID: 2, RSSKB: 18000, FDs: 16}}, r); s == "" {
+	restart := series(18000, 18000, 18000)
+	restart[2][0].PID = 2
+	if s := soakGrowth(restart, r); s == "" {
 		t.Error("a restart not reported")
 	}
 }
