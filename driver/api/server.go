@@ -61,8 +61,6 @@ const (
 	MaxSafetyBody = 64 << 10
 	// SubscriberQueue is the per-subscriber message queue of output streams: 2 s of IMU at 110 Hz.
 	SubscriberQueue = 256
-	// followBatch bounds the queued messages a follower's stream writes behind one flush.
-	followBatch = 64
 	// WriteTimeout: an output stream whose client has not taken a message for this long is closed.
 	WriteTimeout = 5 * time.Second
 )
@@ -491,11 +489,13 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request, topic string, fi
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	enc := json.NewEncoder(w)
-	encode := func(m any) bool {
+	send := func(m any) bool {
 		_ = rc.SetWriteDeadline(time.Now().Add(WriteTimeout))
-		return enc.Encode(m) == nil
+		if err := enc.Encode(m); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
 	}
-	send := func(m any) bool { return encode(m) && rc.Flush() == nil }
 	if first != nil && !send(first) {
 		return
 	}
@@ -514,19 +514,7 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request, topic string, fi
 		case <-s.closing:
 			return
 		case m := <-sub.ch:
-			// Messages already queued behind it go out with it, behind one flush: one write and one wake-up
-			// of the follower for the lot (issue 21). Nothing waits for more, so none goes out later.
-			ok := encode(m)
-			for n := 1; ok && n < followBatch; n++ {
-				select {
-				case m = <-sub.ch:
-					ok = encode(m)
-					continue
-				default:
-				}
-				break
-			}
-			if !ok || rc.Flush() != nil {
+			if !send(m) {
 				s.log.Debug("follower gone", "topic", topic, "peer", PeerFrom(r).String(), "dropped", sub.dropped.Load())
 				return
 			}
