@@ -24,6 +24,8 @@ import (
 //
 //	ROSORIN_FOOTPRINT_BASE_BIN  a second rosorin-base (an older build; its rosorin-ros2 beside it): every
 //	                            variant then runs build=base and build=tree back to back
+//	ROSORIN_FOOTPRINT_ROUNDS    runs of each variant (1), the builds alternating (base, tree, base, tree, ...):
+//	                            the load of a shared machine drifts, and -count runs one build's runs in a row
 //	ROSORIN_FOOTPRINT_WINDOW    the measured window (20s)
 //	ROSORIN_FOOTPRINT_WARMUP    driving before the window (5s)
 //	ROSORIN_FOOTPRINT_ARGS      further flags of rosorin-base run, split at spaces (on a loaded, niced machine
@@ -34,6 +36,7 @@ import (
 const (
 	envBase   = "ROSORIN_FOOTPRINT_BASE_BIN"
 	envWindow = "ROSORIN_FOOTPRINT_WINDOW"
+	envRounds = "ROSORIN_FOOTPRINT_ROUNDS"
 	envWarmup = "ROSORIN_FOOTPRINT_WARMUP"
 	envArgs   = "ROSORIN_FOOTPRINT_ARGS"
 	envSoak   = "ROSORIN_FOOTPRINT_SOAK"
@@ -298,19 +301,29 @@ func BenchmarkFootprint(b *testing.B) {
 		b.Skip("a measurement of CPU and memory: a -race build costs several times both")
 	}
 	window, warmup := envDuration(b, envWindow, 20*time.Second), envDuration(b, envWarmup, 5*time.Second)
+	rounds := 1
+	if v := os.Getenv(envRounds); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("%s=%q: want a count such as 3", envRounds, v)
+		}
+		rounds = n
+	}
 	for _, ros2 := range []bool{false, true} {
 		for _, capture := range []bool{false, true} {
 			b.Run(fmt.Sprintf("ros2=%v/capture=%v", ros2, capture), func(b *testing.B) {
-				for _, bd := range builds(b) {
-					b.Run("build="+bd.name, func(b *testing.B) {
-						s := start(b, bd, ros2, capture)
-						time.Sleep(warmup)
-						s.driving(b)
-						us := measure(b, s, window)
-						s.driving(b)
-						report(b, us)
-						b.ReportMetric(0, "ns/op")
-					})
+				for range rounds {
+					for _, bd := range builds(b) {
+						b.Run("build="+bd.name, func(b *testing.B) {
+							s := start(b, bd, ros2, capture)
+							time.Sleep(warmup)
+							s.driving(b)
+							us := measure(b, s, window)
+							s.driving(b)
+							report(b, us)
+							b.ReportMetric(0, "ns/op")
+						})
+					}
 				}
 			})
 		}
