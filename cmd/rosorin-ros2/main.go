@@ -13,6 +13,7 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/service"
+	"github.com/rosorin/rosorin/internal/pprofenv"
 	"github.com/rosorin/rosorin/ros2"
 	"github.com/rosorin/rosorin/ros2/dds"
 )
@@ -69,6 +70,7 @@ func newApp() *cli.App {
 }
 
 func main() {
+	pprofenv.Start("ros2")             // when ROSORIN_PPROF_DIR asks
 	args, err := splitROSArgs(os.Args) // `--ros-args ... [--]`, as ros2 launch passes them (names.go)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rosorin-ros2:", err)

@@ -19,7 +19,11 @@ func run(m *testing.M) int {
 	defer testkit.Cleanup()
 	os.Setenv("GORACE", testkit.QuickExitGORACE()) // the -race children exit as fast as normal ones
 	var err error
-	if binPath, err = testkit.Binary("./cmd/rosorin-base"); err != nil {
+	// ROSORIN_SIMTEST_BIN runs the suite against another build (an older one, for the side-by-side stop
+	// latencies of docs/footprint.md); unset, the tree's.
+	if binPath = os.Getenv("ROSORIN_SIMTEST_BIN"); binPath != "" {
+		fmt.Fprintln(os.Stderr, "simtest: rosorin-base", binPath, "(ROSORIN_SIMTEST_BIN), not the tree's")
+	} else if binPath, err = testkit.Binary("./cmd/rosorin-base"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

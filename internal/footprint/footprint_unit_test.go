@@ -1,0 +1,90 @@
+package footprint
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestStatusKB(t *testing.T) {
+	b := []byte("Name:\tx\nVmRSS:\t  18600 kB\nRssAnon:\t 6200 kB\nvoluntary_ctxt_switches:\t12\nnonvoluntary_ctxt_switches:\t3\n")
+	for key, want := range map[string]uint64{"Name:": 0, "VmRSS:": 18600, "RssAnon:": 6200, "voluntary_ctxt_switches:": 12,
+		"nonvoluntary_ctxt_switches:": 3, "VmSwap:": 0} {
+		if got := statusKB(b, key); got != want {
+			t.Errorf("%s = %d, want %d", key, got, want)
+		}
+	}
+}
+
+func TestBetween(t *testing.T) {
+	a := []Proc{{PID: 10, Ticks: 100, Switches: 1000, RSSKB: 1024}}
+	b := []Proc{{PID: 10, Ticks: 150, Switches: 3000, RSSKB: 2048}}
+	us, err := Between(a, b, 10, map[int]Proc{10: {RSSKB: 4096}}, func(Proc) string { return "x" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 50 ticks of 10 ms in 10 s: 5 % of one core.
+	if u := us[0]; u.CPUPct != 5 || u.WakeupsPS != 200 || u.RSSMB != 4 || u.Role != "x" {
+		t.Errorf("%+v", u)
+	}
+	if _, err := Between(a, []Proc{{PID: 11}}, 10, nil, func(Proc) string { return "" }); !errors.Is(err, ErrChanged) {
+		t.Errorf("a restarted process: %v, want ErrChanged", err)
+	}
+}
+
+func TestSoakGrowth(t *testing.T) {
+	r := func(Proc) string { return "driver" }
+	series := func(rss ...uint64) [][]Proc {
+		var ss [][]Proc
+		for _, v := range rss {
+			ss = append(ss, []Proc{{PID: 1, RSSKB: v, FDs: 16}})
+		}
+		return ss
+	}
+	flat := series(18000, 18100, 18000, 18200, 18100, 18000, 18100, 18200, 18100)
+	if s := soakGrowth(flat, r); s != "" {
+		t.Errorf("flat: %s", s)
+	}
+	// A capture rotation's transient in the last sample is not a leak.
+	if s := soakGrowth(series(18000, 18100, 18000, 18200, 18100, 18000, 18100, 18200, 26000), r); s != "" {
+		t.Errorf("a transient at the end: %s", s)
+	}
+	// Negative controls: a leak of memory, of descriptors, a restart.
+	if s := soakGrowth(series(18000, 19000, 20000, 21000, 22000, 23000, 24000, 25000, 26000), r); !strings.Contains(s, "driver RSS") {
+		t.Errorf("RSS leak not reported: %q", s)
+	}
+	fdLeak := series(18000, 18000, 18000, 18000, 18000, 18000)
+	for i := range fdLeak {
+		fdLeak[i][0].FDs = 16 + 2*i
+	}
+	if s := soakGrowth(fdLeak, r); !strings.Contains(s, "driver fds") {
+		t.Errorf("fd leak not reported: %q", s)
+	}
+	restart := series(18000, 18000, 18000)
+	restart[2][0].PID = 2
+	if s := soakGrowth(restart, r); s == "" {
+		t.Error("a restart not reported")
+	}
+}
+
+func TestReadSelf(t *testing.T) {
+	p, err := Read(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.RSSKB == 0 || p.AnonKB == 0 || p.PSSKB == 0 || p.PSSKB > p.RSSKB || p.FDs < 3 || p.Switches == 0 {
+		t.Errorf("this process: %+v", p)
+	}
+	ps, err := Tree(os.Getppid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, q := range ps {
+		found = found || q.PID == os.Getpid()
+	}
+	if !found {
+		t.Errorf("this process is not in its parent's tree %+v", ps)
+	}
+}
