@@ -7,7 +7,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"runtime"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,9 +29,6 @@ func main() {
 	app := newApp()
 	if len(os.Args) > 1 { // run, driver, lidar-reader: a profile per process, when ROSORIN_PPROF_DIR asks
 		pprofenv.Start(os.Args[1])
-		if serviceProcess[os.Args[1]] {
-			oneProc()
-		}
 	}
 	// Flags may follow the arguments (`drive 0.1 0 0 --for 3s`): urfave/cli stops at the first argument.
 	args, err := splitROSArgs(os.Args) // ros2 launch's `--ros-args ... [--]` (ros_args.go)
@@ -43,20 +39,5 @@ func main() {
 	if err := app.Run(cliargs.Reorder(args, app)); err != nil {
 		fmt.Fprintln(os.Stderr, "rosorin-base:", err)
 		os.Exit(1)
-	}
-}
-
-// serviceProcess names the subcommands that are the long-running processes of the service.
-var serviceProcess = map[string]bool{"run": true, "driver": true, "lidar-reader": true}
-
-// oneProc runs the process's goroutines on one P (GOMAXPROCS=1) unless the environment sets GOMAXPROCS. Each
-// process of the service does a few percent of one core's work in several hundred short wake-ups a second;
-// with a P per core every wake-up also woke an idle P's thread, which spun for work and parked again (the
-// scheduler was half of the driver's CPU profile). Side by side, runs alternating (docs/footprint.md): CPU
-// x0.87, context switches x0.73, and the e-stop, deadman and SIGINT stop timings no worse. No goroutine of
-// these processes computes for long (a scan match is 0.06 ms), so one P delays none noticeably.
-func oneProc() {
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
 	}
 }
