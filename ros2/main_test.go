@@ -22,7 +22,6 @@ func TestMain(m *testing.M) {
 	os.Setenv("ROS_DOMAIN_ID", strconv.Itoa(150+os.Getpid()%80))
 	os.Unsetenv("ROS_LOCALHOST_ONLY")
 	code := m.Run()
-	removePeers()
 	testkit.Cleanup()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {

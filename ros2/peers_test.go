@@ -4,6 +4,8 @@ package ros2_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,12 +19,13 @@ import (
 	"github.com/rosorin/rosorin/proofs/target"
 )
 
-// The peers and the tagged binaries are built once per test process (a Fast DDS peer takes 20-40 s of g++ on
-// the 2-core machine) into peerDir, which TestMain removes; the tests only run them.
+// The peers are built once per content: into the user's cache (rosorin-ros2-peers), one folder per peer and
+// hash of the sources and commands it is built from, so the next test process (CI's race run, the next go test)
+// finds it there instead of running g++ again (a Fast DDS peer takes 20-40 s of g++ on the 2-core machine).
+// Within one test process the first test that asks builds; the others wait for it.
 var (
-	peerMu  sync.Mutex
-	peerDir string
-	peers   = map[string]*peerBuild{}
+	peerMu sync.Mutex
+	peers  = map[string]*peerBuild{}
 )
 
 type peerBuild struct {
@@ -31,48 +34,105 @@ type peerBuild struct {
 	err  error
 }
 
-// buildOnce returns name's binary from make(dir), made the first time a test asks for name; a failed build
-// fails every test that asks for it, with the same error.
-func buildOnce(t *testing.T, name string, make func(dir string) error) string {
+// buildOnce returns name's binary, built by make(dir) the first time a test asks for name with these inputs
+// (the files under testdata it is built from and the commands, which make's key names); a failed build fails
+// every test that asks for it, with the same error. A build is written to a temporary folder and renamed into
+// the cache when it is complete, so a crash mid-build leaves nothing a later run would take for a peer.
+func buildOnce(t *testing.T, name string, key []string, make func(dir string) error) string {
 	t.Helper()
 	peerMu.Lock()
-	if peerDir == "" {
-		d, err := os.MkdirTemp("", "rosorin-ros2-peers")
-		if err != nil {
-			peerMu.Unlock()
-			t.Fatal(err)
-		}
-		peerDir = d
-	}
 	b := peers[name]
 	if b == nil {
 		b = &peerBuild{}
 		peers[name] = b
 	}
 	peerMu.Unlock()
-	b.once.Do(func() {
-		dir := filepath.Join(peerDir, name)
-		if b.err = os.MkdirAll(dir, 0o755); b.err != nil {
-			return
-		}
-		start := time.Now()
-		if b.err = make(dir); b.err == nil {
-			b.path = filepath.Join(dir, name)
-			t.Logf("%s built in %.1f s", name, time.Since(start).Seconds())
-		}
-	})
+	b.once.Do(func() { b.path, b.err = buildCachedPeer(t, name, key, make) })
 	if b.err != nil {
 		t.Fatal(b.err)
 	}
 	return b.path
 }
 
-// removePeers removes what buildOnce built; TestMain calls it after the tests.
-func removePeers() {
-	peerMu.Lock()
-	defer peerMu.Unlock()
-	if peerDir != "" {
-		os.RemoveAll(peerDir)
+// peerKey hashes what makes a peer: this file (its build commands), the files it is built from (paths relative
+// to testdata), the words (its kind and name) and the toolchain (the compiler's version, the libraries' real
+// paths, which carry their versions). Its cache folder's name changes when any of them does.
+func peerKey(files []string, words ...string) (string, error) {
+	h := sha256.New()
+	for _, w := range words {
+		fmt.Fprintf(h, "w %q\n", w)
+	}
+	for _, tool := range []string{"gcc", "g++"} {
+		out, _ := exec.Command(tool, "--version").Output()
+		first, _, _ := strings.Cut(string(out), "\n")
+		fmt.Fprintf(h, "t %q\n", first)
+		for _, lib := range []string{"libddsc.so", "libfastrtps.so", "libfastcdr.so"} {
+			out, _ := exec.Command(tool, "-print-file-name="+lib).Output()
+			real, _ := filepath.EvalSymlinks(strings.TrimSpace(string(out)))
+			fmt.Fprintf(h, "l %q %q\n", lib, real)
+		}
+	}
+	for _, f := range append([]string{"../peers_test.go"}, files...) {
+		b, err := os.ReadFile(filepath.Join("testdata", f))
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "f %q %d\n", f, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8]), nil
+}
+
+func buildCachedPeer(t *testing.T, name string, key []string, make func(dir string) error) (string, error) {
+	sum, err := peerKey(key[1:], key[0])
+	if err != nil {
+		return "", err
+	}
+	root := filepath.Join(os.TempDir(), "rosorin-ros2-peers")
+	if c, err := os.UserCacheDir(); err == nil {
+		root = filepath.Join(c, "rosorin-ros2-peers")
+	}
+	final := filepath.Join(root, name+"-"+sum)
+	bin := filepath.Join(final, name)
+	if _, err := os.Stat(bin); err == nil {
+		t.Logf("%s: built before (%s)", name, final)
+		return bin, nil
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp(root, name+"-building-")
+	if err != nil {
+		return "", err
+	}
+	start := time.Now()
+	if err := make(dir); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.Rename(dir, final); err != nil {
+		// Another test process finished the same build first: take its.
+		os.RemoveAll(dir)
+		if _, serr := os.Stat(bin); serr != nil {
+			return "", err
+		}
+	}
+	t.Logf("%s built in %.1f s (%s)", name, time.Since(start).Seconds(), final)
+	prunePeers(root, name, final)
+	return bin, nil
+}
+
+// prunePeers removes the builds of name other than keep that are over a week old: the cache keeps the
+// builds of the checkouts in use and does not grow with every edit of a peer.
+func prunePeers(root, name, keep string) {
+	old, _ := filepath.Glob(filepath.Join(root, name+"-*"))
+	for _, d := range old {
+		if fi, err := os.Stat(d); err == nil && d != keep && time.Since(fi.ModTime()) > 7*24*time.Hour {
+			os.RemoveAll(d)
+		}
 	}
 }
 
@@ -95,7 +155,8 @@ const cycloneHint = "apt-get install cyclonedds-dev cyclonedds-tools gcc"
 // not ours) and testdata/SRC, linked against libddsc, as the binary name.
 func buildCPeer(t *testing.T, name, idl, src string) string {
 	t.Helper()
-	return buildOnce(t, name, func(dir string) error {
+	key := []string{"c " + name, idl, src}
+	return buildOnce(t, name, key, func(dir string) error {
 		idlc, err := exec.LookPath("idlc")
 		if err != nil {
 			return fmt.Errorf("idlc not found (%s): %v", cycloneHint, err)
@@ -128,7 +189,8 @@ func buildFastDDSPeer(t *testing.T, name, idl, src string) string {
 		}
 		t.Skip(msg)
 	}
-	return buildOnce(t, name, func(dir string) error {
+	key := []string{"fastdds " + name, idl, src, "fastcommon/fastcommon.hpp"}
+	return buildOnce(t, name, key, func(dir string) error {
 		td, _ := filepath.Abs("testdata")
 		base := strings.TrimSuffix(filepath.Base(idl), ".idl")
 		if err := runIn(dir, []string{"fastddsgen", "-replace", "-d", dir, filepath.Join(td, idl)}); err != nil {

@@ -95,10 +95,18 @@ func checkFolder(t *testing.T, dir string, fails map[int]bool) []campaign.Run {
 }
 
 // TestCampaignSimPasses runs the CI campaign (R = C = 0.8: 8 runs each of the e-stop and the deadman at
-// 0.2 m/s) on two simulated robots: every run passes, each slot once, with its evidence and conditions.
+// 0.2 m/s) on two simulated robots: every run passes, each slot once, with its evidence and conditions; then
+// its verification report, which must make both claims. With ROSORIN_REPORTS_DIR (an absolute path; CI sets
+// it) the campaign folder (campaigns/ci) and the report (ci-campaign.html, .md, -junit.xml) are left there.
 func TestCampaignSimPasses(t *testing.T) {
 	testkit.SkipShort(t, "a 16-run campaign on two simulated robots (about 80 s)")
-	dir := filepath.Join(t.TempDir(), "camp")
+	dir, reports := filepath.Join(t.TempDir(), "camp"), t.TempDir()
+	if r := os.Getenv("ROSORIN_REPORTS_DIR"); r != "" {
+		reports, dir = r, filepath.Join(r, "campaigns", "ci")
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
 	start := time.Now()
 	out, code := stopproof(t, 4*time.Minute, append([]string{"campaign", "--sim", "--parallel", "2", "--dir", dir,
 		filepath.Join("..", "..", "proofs", "campaign", "testdata", "stand-ci-80.yaml")}, campaignRunFlags...)...)
@@ -122,6 +130,16 @@ func TestCampaignSimPasses(t *testing.T) {
 	}
 	if len(workers) != 2 {
 		t.Errorf("runs by robots %v, want both", workers)
+	}
+	out, code = stopproof(t, time.Minute, "report", "--campaign", "--html", filepath.Join(reports, "ci-campaign.html"),
+		"--md", filepath.Join(reports, "ci-campaign.md"), "--junit", filepath.Join(reports, "ci-campaign-junit.xml"), dir)
+	if code != 0 || !strings.Contains(out, "RESULT: PASS (2 of 2 cells pass)") {
+		t.Errorf("report --campaign: exit %d, want 0 and RESULT: PASS (2 of 2 cells pass)", code)
+	}
+	for _, f := range []string{"ci-campaign.html", "ci-campaign.md", "ci-campaign-junit.xml"} {
+		if fi, err := os.Stat(filepath.Join(reports, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("report %s: %v", f, err)
+		}
 	}
 }
 
