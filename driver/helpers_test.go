@@ -26,7 +26,10 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("ROSORIN_TEST_HELPER"); mode != "" {
 		os.Exit(helperMain(mode, os.Getenv("ROSORIN_TEST_SOCKET")))
 	}
-	os.Exit(leakChecked(m))
+	release := testkit.RealTimeAlone()
+	code := leakChecked(m)
+	release()
+	os.Exit(code)
 }
 
 // leakChecked runs the tests, then fails the binary if any goroutine outlived them (goleak retries while

@@ -27,7 +27,9 @@ import (
 // TestMain also fails the package when a goroutine outlives its tests: every replay, tap and recorder a test
 // starts must have stopped.
 func TestMain(m *testing.M) {
+	release := testkit.RealTimeAlone()
 	code := m.Run()
+	release()
 	testkit.Cleanup()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {

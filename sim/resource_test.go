@@ -41,6 +41,7 @@ func TestMain(m *testing.M) {
 		s.Close()
 		os.Exit(0)
 	}
+	release := testkit.RealTimeAlone()
 	ignore, f0, err := resourceBaseline()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -53,6 +54,7 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
+	release()
 	os.Exit(code)
 }
 

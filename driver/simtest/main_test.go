@@ -16,6 +16,7 @@ var binPath string
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
+	defer testkit.RealTimeAlone()()
 	defer testkit.Cleanup()
 	os.Setenv("GORACE", testkit.QuickExitGORACE()) // the -race children exit as fast as normal ones
 	var err error

@@ -44,6 +44,7 @@ func opener(dev string) int {
 }
 
 func run(m *testing.M) int {
+	defer testkit.RealTimeAlone()()
 	defer testkit.Cleanup()
 	os.Setenv("GORACE", testkit.QuickExitGORACE()) // the -race children exit as fast as normal ones
 	var err error

@@ -3,8 +3,11 @@
 package testkit
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
+	"time"
 )
 
 // lockFile takes an exclusive flock on path (created if missing) and returns its release.
@@ -18,4 +21,30 @@ func lockFile(path string) (unlock func(), err error) {
 		return nil, err
 	}
 	return func() { f.Close() }, nil
+}
+
+// realTimeLock is the file the real-time test packages take in turn (RealTimeAlone).
+func realTimeLock() string { return filepath.Join(os.TempDir(), "rosorin-realtime-tests.lock") }
+
+// RealTimeAlone is for the TestMain of a package whose tests measure real time (latencies, heartbeat gaps,
+// CPU): it waits until no other such package of any checkout runs on this machine, and returns the release.
+// So `go test ./...` may build and run the other packages two at a time while the real-time ones run one
+// after the other, as CI's part 2 runs them (-p 1). Test helper processes a test binary starts from itself
+// must not call it (their parent holds the lock).
+func RealTimeAlone() (release func()) {
+	f, err := os.OpenFile(realTimeLock(), os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testkit: %v: running without the real-time lock\n", err)
+		return func() {}
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		start := time.Now()
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+			f.Close()
+			fmt.Fprintf(os.Stderr, "testkit: %v: running without the real-time lock\n", err)
+			return func() {}
+		}
+		fmt.Fprintf(os.Stderr, "testkit: waited %v for another real-time test package (%s)\n", time.Since(start).Round(time.Millisecond), realTimeLock())
+	}
+	return func() { f.Close() }
 }
