@@ -15,8 +15,8 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/proofs/basebin"
-	"github.com/rosorin/rosorin/proofs/floor/runner"
-	"github.com/rosorin/rosorin/proofs/scangate/live"
+	floorprove "github.com/rosorin/rosorin/proofs/floor/prove"
+	gateprove "github.com/rosorin/rosorin/proofs/scangate/prove"
 	"github.com/rosorin/rosorin/proofs/session"
 	"github.com/rosorin/rosorin/proofs/stand/prove"
 	"github.com/rosorin/rosorin/proofs/target"
@@ -298,7 +298,7 @@ func finishWith(c *cli.Context, record any, err error, status func() int) error 
 		}
 	}
 	switch {
-	case errors.Is(err, prove.ErrAborted), errors.Is(err, live.ErrAborted), errors.Is(err, runner.ErrAborted):
+	case errors.Is(err, prove.ErrAborted), errors.Is(err, gateprove.ErrAborted), errors.Is(err, floorprove.ErrAborted):
 		return cli.Exit("", exitAbort)
 	case err != nil:
 		return cli.Exit(err.Error(), exitAbort)
@@ -329,14 +329,14 @@ func runCharacterize(c *cli.Context) error {
 }
 
 func runScangate(c *cli.Context) error {
-	s, err := open(c, live.RecordingKind, target.SimConfig{NoLidarRespawn: c.Bool("sim-no-lidar-respawn")})
+	s, err := open(c, gateprove.RecordingKind, target.SimConfig{NoLidarRespawn: c.Bool("sim-no-lidar-respawn")})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	o := live.DefaultOptions()
+	o := gateprove.DefaultOptions()
 	o.Watch, o.Out, o.Evidence, o.Record = c.Duration("watch"), c.App.Writer, s.Evidence, s.Recording
-	rep, err := live.Run(s.Ctx, s.Target, o)
+	rep, err := gateprove.Run(s.Ctx, s.Target, o)
 	if rep == nil {
 		return finish(c, nil, err, nil)
 	}

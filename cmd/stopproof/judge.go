@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/proofs/proofrec"
-	"github.com/rosorin/rosorin/proofs/scangate/live"
+	gateprove "github.com/rosorin/rosorin/proofs/scangate/prove"
 	"github.com/rosorin/rosorin/proofs/stand/prove"
 )
 
@@ -53,7 +53,7 @@ func judgeFile(w io.Writer, path string) (passed, agrees bool, rep *prove.Report
 	if err != nil {
 		return false, false, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if pf.Meta["kind"] == live.RecordingKind {
+	if pf.Meta["kind"] == gateprove.RecordingKind {
 		return judgeScangate(w, path, pf)
 	}
 	rj, err := prove.Rejudge(pf)
@@ -68,11 +68,11 @@ func judgeFile(w io.Writer, path string) (passed, agrees bool, rep *prove.Report
 }
 
 func judgeScangate(w io.Writer, path string, pf *proofrec.File) (bool, bool, *prove.Report, error) {
-	rj, err := live.RejudgeRecording(pf)
+	rj, err := gateprove.RejudgeRecording(pf)
 	if err != nil {
 		return false, false, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return rj.Passed(), rj.Agrees(), nil, live.WriteRejudged(w, path, pf, rj)
+	return rj.Passed(), rj.Agrees(), nil, gateprove.WriteRejudged(w, path, pf, rj)
 }
 
 func runJudge(c *cli.Context) error {

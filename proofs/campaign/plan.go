@@ -15,7 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rosorin/rosorin/kinematics"
-	floorrunner "github.com/rosorin/rosorin/proofs/floor/runner"
+	floorprove "github.com/rosorin/rosorin/proofs/floor/prove"
 	"github.com/rosorin/rosorin/proofs/stand/prove"
 )
 
@@ -121,8 +121,8 @@ func (p *Plan) Runnable() error {
 
 func (c *Cell) validate(proof string) error {
 	if proof == ProofFloor {
-		if _, ok := floorrunner.Paths.Lookup(c.Path); !ok {
-			return fmt.Errorf("unknown path %q: a floor cell's path is one of %s", c.Path, floorrunner.Paths.List())
+		if _, ok := floorprove.Paths.Lookup(c.Path); !ok {
+			return fmt.Errorf("unknown path %q: a floor cell's path is one of %s", c.Path, floorprove.Paths.List())
 		}
 	} else if _, ok := prove.Paths.Lookup(c.Path); !ok {
 		return fmt.Errorf("unknown path %q: a stand cell's path is one of %s", c.Path, prove.PathList())

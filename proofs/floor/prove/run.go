@@ -1,4 +1,4 @@
-package runner
+package prove
 
 import (
 	"context"

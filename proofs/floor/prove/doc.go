@@ -1,4 +1,4 @@
-// Package runner runs chapter 19's floor stop proof (stop_proof_floor.py look and prove) over a
+// Package prove runs chapter 19's floor stop proof (stop_proof_floor.py look and prove) over a
 // target.Target that streams LiDAR scans (target.ScanFollower) and judges each leg with package floor. The
 // legs are a stop-path table (Paths, one stoppath.Spec each, the chapter 19 triggers through
 // stoppath.Firing); docs/floor.md has the rules, the sim's figures and how they compare with the robot's.
@@ -31,4 +31,4 @@
 //     0.35 m/s are new legs, and so is the gamepad path.
 //   - The scans reach the proof through the driver: while it is gone (kill, service) there are none, so
 //     those two legs time the wheels' stop from the board's gyro, as the stand proof does.
-package runner
+package prove
