@@ -23,6 +23,7 @@ import (
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/driver/standtest"
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/internal/tty"
 	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/board"
 )
@@ -97,28 +98,15 @@ func newFakeBoard(t testing.TB) *fakeBoard {
 	return b
 }
 
-// makeRaw is cfmakeraw through SyscallConn (f.Fd would make the tty blocking and lose read deadlines).
+// makeRaw puts the pty raw as serialport puts the robot's port (internal/tty, at the board's 1 Mbaud),
+// through SyscallConn (f.Fd would make the tty blocking and lose read deadlines).
 func makeRaw(f *os.File) error {
 	sc, err := f.SyscallConn()
 	if err != nil {
 		return err
 	}
 	var ierr error
-	err = sc.Control(func(fd uintptr) {
-		tio, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
-		if err != nil {
-			ierr = err
-			return
-		}
-		tio.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
-		tio.Oflag &^= unix.OPOST
-		tio.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
-		tio.Cflag &^= unix.CSIZE | unix.PARENB
-		tio.Cflag |= unix.CS8
-		tio.Cc[unix.VMIN], tio.Cc[unix.VTIME] = 1, 0
-		ierr = unix.IoctlSetTermios(int(fd), unix.TCSETS, tio)
-	})
-	if err != nil {
+	if err := sc.Control(func(fd uintptr) { ierr = tty.SetRaw(int(fd), 1000000) }); err != nil {
 		return err
 	}
 	return ierr

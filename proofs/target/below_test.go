@@ -13,6 +13,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/rosorin/rosorin/internal/tty"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/protocol/board"
@@ -165,14 +166,7 @@ func TestBoardIMUDropsFramesQueuedBeforeTheOpen(t *testing.T) {
 	defer master.Close()
 	defer slave.Close()
 	// Raw, so the line discipline queues the bytes as they are instead of holding a line or echoing.
-	tio, err := unix.IoctlGetTermios(int(slave.Fd()), unix.TCGETS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tio.Iflag, tio.Oflag, tio.Lflag = 0, 0, 0
-	tio.Cflag = unix.CS8 | unix.CREAD | unix.CLOCAL | unix.B1000000
-	tio.Cc[unix.VMIN], tio.Cc[unix.VTIME] = 1, 0
-	if err := unix.IoctlSetTermios(int(slave.Fd()), unix.TCSETS, tio); err != nil {
+	if err := tty.SetRaw(int(slave.Fd()), 1000000); err != nil {
 		t.Fatal(err)
 	}
 	const stale = 99.0 // deg/s: the old frames' gyro x
