@@ -281,3 +281,16 @@ func startService(t *testing.T, timeout time.Duration, cfg target.SimConfig) (st
 	})
 	return st, cfg.BaseLog
 }
+
+// TestPeersBuild builds every peer into the peer cache (or finds it there). CI runs it before its real-time
+// lanes, so that no compiler runs beside them; elsewhere the first test that needs a peer builds it.
+func TestPeersBuild(t *testing.T) {
+	for _, build := range []func(*testing.T) string{buildPeer, buildOneShot, buildParamsPeer, buildObsPeer,
+		buildFastPeer, buildFastParams, buildFastObsPeer} {
+		if bin := build(t); bin == "" {
+			t.Fatal("a peer build returned no binary")
+		} else if _, err := os.Stat(bin); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

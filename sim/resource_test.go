@@ -124,6 +124,7 @@ func countFDs() (int, error) {
 // own cost would be measured too, so it does not run under -race.
 func TestCPU(t *testing.T) {
 	testkit.SkipShort(t, "a 5 s CPU measurement")
+	testkit.NeedsQuietMachine(t)
 	if testkit.RaceEnabled {
 		t.Skip("pure CPU measurement: under -race it would measure the race detector")
 	}

@@ -63,6 +63,9 @@ func TestTimingEStopRequestToStopFrame(t *testing.T) {
 // driver's (stop frame) - (arrival), since no command arrives before its send begins; and the driver's own
 // lateness, from the hand-over to "none" on the source topic (the deadline's handling - the arrival).
 func TestTimingDeadman(t *testing.T) {
+	if !testing.Short() {
+		testkit.NeedsQuietMachine(t) // 200 runs, each within 5 ms of the tick
+	}
 	s := sharedStack(t)
 	s.mustEnable(t)
 	changes := s.followSource(t)

@@ -562,6 +562,7 @@ func TestSimCaptureDiskFull(t *testing.T) {
 // docs/capture.md; the assertion only bounds the recording stack's worst stop by the kill tests' bound.
 func TestCaptureStopLatencyOverhead(t *testing.T) {
 	testkit.SkipShort(t, "a side-by-side measurement of two stacks (15 s)")
+	testkit.NeedsQuietMachine(t)
 	if testkit.RaceEnabled {
 		t.Skip("a measurement of latency and CPU: a -race build changes both")
 	}

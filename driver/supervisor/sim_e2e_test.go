@@ -264,6 +264,7 @@ func TestSimReaderKillAndUnplug(t *testing.T) {
 // LiDAR 10 Hz, scans into the driver, a state follower at 10 Hz), wheels commanded.
 func TestSimResources(t *testing.T) {
 	testkit.SkipShort(t, "a 10 s measurement of CPU and memory")
+	testkit.NeedsQuietMachine(t)
 	if testkit.RaceEnabled {
 		t.Skip("a measurement of CPU and memory: a -race build costs several times both")
 	}

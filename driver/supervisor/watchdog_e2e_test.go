@@ -352,6 +352,7 @@ func TestSimWatchdogNoFalseTrips(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: 20 s")
 	}
+	testkit.NeedsQuietMachine(t)
 	if testkit.RaceEnabled {
 		t.Skip("a measurement of heartbeat gaps under load at the default timeout: under -race it measures the detector")
 	}
