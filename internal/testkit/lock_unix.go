@@ -23,8 +23,17 @@ func lockFile(path string) (unlock func(), err error) {
 	return func() { f.Close() }, nil
 }
 
+// RealTimeLockEnv, when set, names the file RealTimeAlone locks instead of the machine-wide one: CI's lanes,
+// which run real-time packages beside each other on purpose, give each lane its own.
+const RealTimeLockEnv = "ROSORIN_REALTIME_LOCK"
+
 // realTimeLock is the file the real-time test packages take in turn (RealTimeAlone).
-func realTimeLock() string { return filepath.Join(os.TempDir(), "rosorin-realtime-tests.lock") }
+func realTimeLock() string {
+	if p := os.Getenv(RealTimeLockEnv); p != "" {
+		return p
+	}
+	return filepath.Join(os.TempDir(), "rosorin-realtime-tests.lock")
+}
 
 // RealTimeAlone is for the TestMain of a package whose tests measure real time (latencies, heartbeat gaps,
 // CPU): it waits until no other such package of any checkout runs on this machine, and returns the release.
