@@ -292,10 +292,12 @@ func TestQueueStopsOnFullDisk(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		q.Put(0, time.Now(), board.EncodeIMU(board.IMU{})) // one raw write and one decoded /imu message each
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for q.Status().Recording && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	_ = testkit.Eventually(5*time.Second, func() error {
+		if q.Status().Recording {
+			return errors.New("still recording")
+		}
+		return nil
+	}) // the status below says what went wrong
 	st := q.Status()
 	if st.Recording || !strings.Contains(st.Error, "no space left") {
 		t.Fatalf("status %+v: want recording false with the error", st)

@@ -221,20 +221,17 @@ func TestCampaignSIGKILLResume(t *testing.T) {
 // waitGone waits (up to 30 s) until no process runs from dir.
 func waitGone(t *testing.T, dir string) {
 	t.Helper()
-	for end := time.Now().Add(testkit.Bound(30 * time.Second)); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+	if err := testkit.Eventually(testkit.Bound(30*time.Second), func() error {
 		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-		alive := false
 		for _, p := range procs {
 			if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(dir)) {
-				alive = true
-				break
+				return fmt.Errorf("%s still runs from %s", filepath.Dir(p), dir)
 			}
 		}
-		if !alive {
-			return
-		}
+		return nil
+	}); err != nil {
+		t.Errorf("after the kill: %v", err)
 	}
-	t.Errorf("processes still run from %s 30 s after the kill", dir)
 }
 
 // TestCampaignCtrlCFinishesTheRun: Ctrl-C during a run lets it finish and be recorded, takes no further

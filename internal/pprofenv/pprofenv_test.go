@@ -1,10 +1,13 @@
 package pprofenv
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/rosorin/rosorin/internal/testkit"
 )
 
 func TestStart(t *testing.T) {
@@ -13,16 +16,17 @@ func TestStart(t *testing.T) {
 	t.Setenv(EnvAfter, "0s")
 	t.Setenv(EnvFor, "100ms")
 	Start("x")
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	if err := testkit.Eventually(5*time.Second, func() error {
 		m, _ := filepath.Glob(filepath.Join(dir, "x-*.cpu.pprof"))
-		if len(m) == 1 {
-			if fi, err := os.Stat(m[0]); err == nil && fi.Size() > 0 {
-				time.Sleep(200 * time.Millisecond) // the profile has been stopped
-				return
-			}
+		if len(m) != 1 {
+			return fmt.Errorf("%d profiles in %s, want 1", len(m), dir)
 		}
-		time.Sleep(20 * time.Millisecond)
+		if fi, err := os.Stat(m[0]); err != nil || fi.Size() == 0 {
+			return fmt.Errorf("no profile written yet: %v", err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no profile written")
+	time.Sleep(200 * time.Millisecond) // the profile has been stopped
 }

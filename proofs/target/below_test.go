@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math"
 	"net"
@@ -11,12 +12,12 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-	"golang.org/x/sys/unix"
-
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/internal/tty"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/protocol/board"
+	"golang.org/x/sys/unix"
 )
 
 // imuFrames writes n IMU frames (gyro x = i deg/s) with garbage and a battery frame between them.
@@ -32,15 +33,15 @@ func imuFrames(n int) []byte {
 
 func waitSamples(t *testing.T, r *imu.Recorder, n int) []imu.Sample {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if s := r.Samples(); len(s) >= n {
-			return s
+	var s []imu.Sample
+	if err := testkit.Eventually(5*time.Second, func() error {
+		if s = r.Samples(); len(s) < n {
+			return fmt.Errorf("%d samples, want %d", len(s), n)
 		}
-		time.Sleep(10 * time.Millisecond)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
-	s := r.Samples()
-	t.Fatalf("%d samples, want %d", len(s), n)
 	return s
 }
 

@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/imu"
 )
@@ -102,13 +104,14 @@ func TestDriverIMUIsTimedOnReceipt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rec.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(rec.Samples()) < 20 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	ss := rec.Samples()
-	if len(ss) < 20 {
-		t.Fatalf("%d samples (%v)", len(ss), rec.Err())
+	var ss []imu.Sample
+	if err := testkit.Eventually(5*time.Second, func() error {
+		if ss = rec.Samples(); len(ss) < 20 {
+			return fmt.Errorf("%d samples of 20 (%v)", len(ss), rec.Err())
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	after := time.Now()
 	for _, s := range ss {
