@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -290,7 +291,7 @@ func TestQueueStopsOnFullDisk(t *testing.T) {
 		OnStop:   func(err error) { mu.Lock(); stops = append(stops, err); mu.Unlock() },
 		Channels: []ChannelSpec{Raw(capture.Board, capture.FromDevice)}})
 	for i := 0; i < 100; i++ {
-		q.Put(0, time.Now(), board.EncodeIMU(board.IMU{})) // one raw write and one decoded /imu message each
+		q.Put(0, time.Now(), board.EncodeIMU(board.IMU{})) // one raw write and its decoded messages each
 	}
 	_ = testkit.Eventually(5*time.Second, func() error {
 		if q.Status().Recording {
@@ -311,8 +312,9 @@ func TestQueueStopsOnFullDisk(t *testing.T) {
 	if len(stops) != 1 {
 		t.Fatalf("OnStop called %d times, want once", len(stops))
 	}
-	if disk.writes != 5 || disk.messages != 4 {
-		t.Fatalf("%d writes and %d decoded messages reached the disk, want 5 and 4 (nothing after the error)", disk.writes, disk.messages)
+	perIMU := len(decodeAlone(t, capture.Board, capture.FromDevice, board.EncodeIMU(board.IMU{})))
+	if disk.writes != 5 || disk.messages != 4*perIMU {
+		t.Fatalf("%d writes and %d decoded messages reached the disk, want 5 and %d (nothing after the error)", disk.writes, disk.messages, 4*perIMU)
 	}
 	if q.Put(0, time.Now(), nil) {
 		t.Fatal("Put after Close was taken")
@@ -363,14 +365,42 @@ func (d *msgDisk) WriteMessage(ch int, t time.Time, m rosmsg.Message) error {
 	return nil
 }
 
-// The queue decodes each raw channel into the decoded channels it added after the caller's: the board's rx
-// into /imu, /battery, /joy, its tx into /wheel_twist, each message on its own channel's index.
+// decodedMsg is a decoded message's topic and type.
+type decodedMsg struct{ topic, typ string }
+
+// topicSink keeps the topic and type of what a capture.Decoded writes.
+type topicSink struct{ msgs []decodedMsg }
+
+func (s *topicSink) WriteMessage(topic string, _ time.Time, m rosmsg.Message) error {
+	s.msgs = append(s.msgs, decodedMsg{topic, m.ROSType()})
+	return nil
+}
+
+// decodeAlone is what capture.Decoded makes of one read of a raw stream: the messages a queue must write
+// for it, whatever decoded channels are registered.
+func decodeAlone(t *testing.T, kind capture.Kind, dir capture.Direction, read []byte) []decodedMsg {
+	t.Helper()
+	var sink topicSink
+	d, err := capture.NewDecodedTo(&sink, kind, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Feed(time.Now(), read); err != nil {
+		t.Fatal(err)
+	}
+	return sink.msgs
+}
+
+// The queue decodes each raw channel into the decoded channels it added after the caller's (the board's rx
+// into /imu, /battery, /joy, ..., its tx into /wheel_twist: whatever capture registers), each message on its
+// own channel's index.
 func TestQueueDecodesRawChannels(t *testing.T) {
 	disk := &msgDisk{}
 	specs := []ChannelSpec{Raw(capture.Board, capture.FromDevice), Raw(capture.Board, capture.ToDevice),
 		Message("/rosorin/state", (*rosmsg.String)(nil))}
 	q := StartQueue(QueueOptions{Channels: specs, open: func() (segmentWriter, error) { return disk, nil }})
-	q.Put(0, time.Now(), append(board.EncodeIMU(board.IMU{}), board.EncodeBattery(board.Battery{MilliVolts: 7400})...))
+	rx := append(board.EncodeIMU(board.IMU{}), board.EncodeBattery(board.Battery{MilliVolts: 7400})...)
+	q.Put(0, time.Now(), rx)
 	q.Put(1, time.Now(), board.StopFrame())
 	q.PutMessage(2, time.Now(), &rosmsg.String{Data: "{}"})
 	if err := q.Close(); err != nil {
@@ -380,16 +410,22 @@ func TestQueueDecodesRawChannels(t *testing.T) {
 	for i, sp := range q.specs {
 		want[sp.Type+" "+sp.Topic] = i
 	}
-	topics := []string{"/imu", "/battery", "/wheel_twist", "/rosorin/state"}
-	if len(disk.chans) != len(topics) || len(q.specs) != 3+4 {
-		t.Fatalf("decoded messages on channels %v (%v); specs %+v", disk.chans, disk.types, q.specs)
+	fromRx := decodeAlone(t, capture.Board, capture.FromDevice, rx)
+	fromTx := decodeAlone(t, capture.Board, capture.ToDevice, board.StopFrame())
+	if len(fromRx) < 2 || len(fromTx) < 1 {
+		t.Fatalf("capture decodes %v from the rx read and %v from the stop frame: want /imu, /battery and /wheel_twist at least", fromRx, fromTx)
 	}
-	for i, topic := range topics {
-		if ch, ok := want[disk.types[i]+" "+topic]; !ok || ch != disk.chans[i] {
-			t.Fatalf("message %d (%s) on channel %d, want %s's %d; specs %+v", i, disk.types[i], disk.chans[i], topic, ch, q.specs)
+	msgs := append(append(slices.Clone(fromRx), fromTx...), decodedMsg{"/rosorin/state", "std_msgs/msg/String"})
+	nChans := len(specs) + len(capture.DecodedChannels(capture.Board, capture.FromDevice)) + len(capture.DecodedChannels(capture.Board, capture.ToDevice))
+	if len(disk.chans) != len(msgs) || len(q.specs) != nChans {
+		t.Fatalf("decoded messages on channels %v (%v), want %v; specs %+v", disk.chans, disk.types, msgs, q.specs)
+	}
+	for i, m := range msgs {
+		if ch, ok := want[m.typ+" "+m.topic]; !ok || ch != disk.chans[i] || disk.types[i] != m.typ {
+			t.Fatalf("message %d (%s) on channel %d, want %s's %d; specs %+v", i, disk.types[i], disk.chans[i], m.topic, ch, q.specs)
 		}
 	}
-	if d := q.Decoded(0); d == nil || d.Written != 2 || q.Decoded(1).Written != 1 || q.Decoded(2) != nil {
+	if d := q.Decoded(0); d == nil || d.Written != uint64(len(fromRx)) || q.Decoded(1).Written != uint64(len(fromTx)) || q.Decoded(2) != nil {
 		t.Fatalf("decoders: rx %+v", d)
 	}
 }
