@@ -45,31 +45,11 @@ func (t HistoryTolerance) String() string {
 // ParseHistoryTolerance reads "10%" or "10%,0.02" (the absolute part in the quantity's unit; an "s" or "m"
 // suffix is allowed).
 func ParseHistoryTolerance(s string) (HistoryTolerance, error) {
-	t := HistoryTolerance{Rel: math.NaN()}
-	bad := fmt.Errorf("--tolerance %q: want a percentage and optionally an amount, e.g. 10%% or 10%%,0.02s", s)
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		var err error
-		switch {
-		case f == "":
-			continue
-		case strings.HasSuffix(f, "%"):
-			t.Rel, err = strconv.ParseFloat(strings.TrimSuffix(f, "%"), 64)
-			t.Rel /= 100
-		default:
-			t.Abs, err = strconv.ParseFloat(strings.TrimRight(f, "sm"), 64)
-		}
-		if err != nil {
-			return t, bad
-		}
+	rel, abs, err := report.ParseRelAbs(s, DefaultHistoryTolerance.Rel, DefaultHistoryTolerance.Abs, []string{"s", "m"}, true)
+	if err != nil {
+		return DefaultHistoryTolerance, fmt.Errorf("--tolerance %q: want a percentage and optionally an amount, e.g. 10%% or 10%%,0.02s", s)
 	}
-	if math.IsNaN(t.Rel) {
-		t.Rel = DefaultHistoryTolerance.Rel
-	}
-	if t.Rel < 0 || t.Abs < 0 || math.IsInf(t.Rel, 0) || math.IsInf(t.Abs, 0) || math.IsNaN(t.Abs) {
-		return t, bad
-	}
-	return t, nil
+	return HistoryTolerance{Rel: rel, Abs: abs}, nil
 }
 
 // HistoryPoint is one campaign's figures for one cell's quantity.

@@ -20,6 +20,9 @@ func TestParseHistoryTolerance(t *testing.T) {
 		{"", DefaultHistoryTolerance, false},
 		{"ten%", HistoryTolerance{}, true},
 		{"-5%", HistoryTolerance{}, true},
+		{"5%,0.1m", HistoryTolerance{Rel: 0.05, Abs: 0.1}, false},
+		{"0.02ms", HistoryTolerance{}, true},
+		{"NaN%", HistoryTolerance{}, true},
 	} {
 		got, err := ParseHistoryTolerance(c.in)
 		if (err != nil) != c.bad || !c.bad && got != c.want {

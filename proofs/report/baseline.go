@@ -2,7 +2,6 @@ package report
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -33,26 +32,60 @@ func (t Tolerance) String() string {
 
 // ParseTolerance reads "50%,0.15s" (either part may be left out: "30%", "0.2s").
 func ParseTolerance(s string) (Tolerance, error) {
-	t := DefaultTolerance
+	rel, abs, err := ParseRelAbs(s, DefaultTolerance.Rel, DefaultTolerance.Abs, []string{"s"}, false)
+	if err != nil {
+		return DefaultTolerance, fmt.Errorf("--tolerance %q: want a percentage and/or seconds, e.g. 50%%,0.15s", s)
+	}
+	return Tolerance{Rel: rel, Abs: abs}, nil
+}
+
+// ParseRelAbs reads a tolerance of a relative and an absolute part, "P%" and "A" joined by a comma: rel is P
+// as a fraction, abs is A. A part left out keeps the value passed in. A takes one of units as its suffix, or
+// none where bare is set. Both parts must be finite and not negative. The stop-path report's --tolerance and
+// the campaign monitor's are read here.
+func ParseRelAbs(s string, rel, abs float64, units []string, bare bool) (float64, float64, error) {
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
-		var err error
-		switch {
-		case f == "":
+		if f == "" {
 			continue
-		case strings.HasSuffix(f, "%"):
-			t.Rel, err = strconv.ParseFloat(strings.TrimSuffix(f, "%"), 64)
-			t.Rel /= 100
-		case strings.HasSuffix(f, "s"):
-			t.Abs, err = strconv.ParseFloat(strings.TrimSuffix(f, "s"), 64)
-		default:
-			err = errors.New("no unit")
 		}
-		if err != nil || math.IsNaN(t.Rel) || math.IsNaN(t.Abs) || t.Rel < 0 || t.Abs < 0 || math.IsInf(t.Rel, 0) || math.IsInf(t.Abs, 0) {
-			return t, fmt.Errorf("--tolerance %q: want a percentage and/or seconds, e.g. 50%%,0.15s", s)
+		if num, ok := strings.CutSuffix(f, "%"); ok {
+			v, err := nonNegative(num)
+			if err != nil {
+				return rel, abs, err
+			}
+			rel = v / 100
+			continue
 		}
+		num, ok := f, bare
+		for _, u := range units {
+			if n, cut := strings.CutSuffix(f, u); cut {
+				num, ok = n, true
+				break
+			}
+		}
+		if !ok {
+			return rel, abs, fmt.Errorf("%q: no unit (%s)", f, strings.Join(units, ", "))
+		}
+		v, err := nonNegative(num)
+		if err != nil {
+			return rel, abs, err
+		}
+		abs = v
 	}
-	return t, nil
+	return rel, abs, nil
+}
+
+// nonNegative parses a finite number not below zero.
+func nonNegative(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return 0, err
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return 0, fmt.Errorf("%q: not a finite number of at least 0", s)
+	}
+	return v, nil
 }
 
 // Baseline is the committed reference (reports/baseline.json): each line's outcome and stop time.

@@ -195,13 +195,17 @@ func TestBaselineRegressions(t *testing.T) {
 	if !strings.Contains(txt.String(), "REGRESSION: kill fwd 0.35") {
 		t.Errorf("text: %s", txt.String())
 	}
-	for _, bad := range []string{"fast", "-5%", "NaN%", "1e400s", "50"} {
+	for _, bad := range []string{"fast", "-5%", "NaN%", "1e400s", "50", "0.2m", "Infs"} {
 		if _, err := ParseTolerance(bad); err == nil {
 			t.Errorf("tolerance %q accepted", bad)
 		}
 	}
 	if tol, err := ParseTolerance("30%,0.2s"); err != nil || tol != (Tolerance{0.3, 0.2}) {
 		t.Errorf("30%%,0.2s: %v %v", tol, err)
+	}
+	// A part left out keeps the default.
+	if tol, err := ParseTolerance(" 0.3s "); err != nil || tol != (Tolerance{DefaultTolerance.Rel, 0.3}) {
+		t.Errorf("0.3s: %v %v", tol, err)
 	}
 	for _, bad := range []string{`{"lines":[{"motion":"fwd 0.2"}]}`, `{"lines":[], "extra": 1}`, `[`} {
 		if _, err := ReadBaseline(strings.NewReader(bad)); err == nil {
