@@ -165,7 +165,7 @@ func (f *fakeSys) startDriver(_, env []string, _ boardPort, _ bool, _ syscall.Si
 	f.drivers = append(f.drivers, c)
 	f.mu.Unlock()
 	go c.run()
-	return driverIO{p: c, pid: c.pid, board: nopWriteCloser{}, heartbeat: c.hb}, nil
+	return driverIO{p: c, pid: c.pid, board: nopFeed{}, heartbeat: c.hb}, nil
 }
 
 func (f *fakeSys) startReader(_, env []string) (process, int, error) {
@@ -191,10 +191,10 @@ func (f *fakeSys) driver(n int) *fakeChild {
 	return f.drivers[n-1]
 }
 
-type nopWriteCloser struct{}
+type nopFeed struct{}
 
-func (nopWriteCloser) Write(p []byte) (int, error) { return len(p), nil }
-func (nopWriteCloser) Close() error                { return nil }
+func (nopFeed) tryWrite([]byte) error { return nil }
+func (nopFeed) Close() error          { return nil }
 
 // fakePort is one open of the board: reads block until the device vanishes or the port is closed; writes are
 // recorded as events ("stop x2" for the crash path's double stop frame, "stop x1", "frame").

@@ -57,7 +57,7 @@ func (r *rawServer) accept() {
 			time.Sleep(10 * time.Millisecond) // EMFILE and the like: do not spin
 			continue
 		}
-		s := r.tee.add(rawQueue, true)
+		s := r.tee.addRaw(rawQueue)
 		r.wg.Add(1)
 		go r.serve(c, s)
 	}

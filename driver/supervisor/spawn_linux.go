@@ -174,6 +174,47 @@ func boardPipe() (childEnd int, w *os.File, err error) {
 	return p[0], os.NewFile(uintptr(p[1]), "board-pipe"), nil
 }
 
+// pipeFeed is the supervisor's end of the driver's pipe of board bytes (non-blocking, boardPipe), written by the
+// pump with one write(2) per read and no waiting: Go's poller only guards the descriptor against Close.
+type pipeFeed struct {
+	f  *os.File
+	rc syscall.RawConn
+}
+
+func newPipeFeed(f *os.File) (*pipeFeed, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, fmt.Errorf("board pipe: %w", err)
+	}
+	return &pipeFeed{f: f, rc: rc}, nil
+}
+
+func (p *pipeFeed) tryWrite(chunk []byte) error {
+	var n int
+	var werr error
+	err := p.rc.Write(func(fd uintptr) bool {
+		for {
+			n, werr = unix.Write(int(fd), chunk)
+			if werr != unix.EINTR {
+				return true // done either way: never wait for room
+			}
+		}
+	})
+	switch {
+	case err != nil:
+		return err
+	case werr == unix.EAGAIN:
+		return errFeedFull
+	case werr != nil:
+		return werr
+	case n < len(chunk): // only above PIPE_BUF (maxChunk keeps reads below it)
+		return fmt.Errorf("board pipe: %d of %d bytes written", n, len(chunk))
+	}
+	return nil
+}
+
+func (p *pipeFeed) Close() error { return p.f.Close() }
+
 // heartbeatPipe makes the driver child's heartbeat pipe: the write end (raw fd) goes to the child, which must
 // never block on it (O_NONBLOCK, set here on the shared open file description, and childproc.Heartbeat writes with
 // raw write(2), not through Go's poller, so a full pipe is EAGAIN and not a parked control loop); the read end

@@ -30,6 +30,7 @@ func (p *proc) release()                               {}
 func describeExit(ws syscall.WaitStatus) string        { return "unknown" }
 func dupCloexec(f *os.File) (int, error)               { return -1, errNotLinux }
 func boardPipe() (childEnd int, w *os.File, err error) { return -1, nil, errNotLinux }
+func newPipeFeed(*os.File) (boardFeed, error)          { return nil, errNotLinux }
 func heartbeatPipe() (childEnd int, r *os.File, err error) {
 	return -1, nil, errNotLinux
 }

@@ -93,9 +93,6 @@ func (c *Config) defaults() {
 // treat like SIGINT (the driver halts its output with a stop frame and exits).
 const childDeathSignal = syscall.SIGTERM
 
-// driverQueue is the driver pipe's queue in reads (a hung driver loses the newest board bytes past it).
-const driverQueue = 1024
-
 // maxCrashDelay caps the restart delay of a driver that keeps exiting by itself right after its start.
 const maxCrashDelay = 5 * time.Second
 
@@ -396,7 +393,7 @@ func (s *supervisor) startPump() {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		buf := make([]byte, 4096)
+		buf := make([]byte, maxChunk)
 		for {
 			n, err := f.Read(buf)
 			if n > 0 {
@@ -447,13 +444,12 @@ func (s *supervisor) startDriver() bool {
 		s.log.Error("capture: no tx tap for this driver; its writes are not recorded", "err", d.tapErr)
 	}
 	pid := d.pid
-	c := &child{name: "driver", p: d.p, pid: pid, started: time.Now(), sink: s.tee.add(driverQueue, false),
+	c := &child{name: "driver", p: d.p, pid: pid, started: time.Now(), sink: s.tee.addFeed(d.board),
 		watchDone: make(chan struct{})}
 	s.driver = c
 	s.driverStarts++
 	s.startLatched, s.lastEnd, s.portDropped = latch, driverEnd{}, false
-	s.wg.Add(3)
-	go s.pipeWriter(c.sink, d.board)
+	s.wg.Add(2)
 	go s.waitChild(c, true)
 	go s.watchDriver(c, d.heartbeat)
 	if d.tap != nil {
@@ -467,21 +463,6 @@ func (s *supervisor) startDriver() bool {
 		s.log.Info("driver started (motion disabled until enable)", "child_pid", pid, "start", s.driverStarts)
 	}
 	return true
-}
-
-// pipeWriter feeds the driver's pipe from its queue; it ends when the queue is closed (the driver died).
-func (s *supervisor) pipeWriter(q *sink, w io.WriteCloser) {
-	defer s.wg.Done()
-	defer w.Close()
-	failed := false
-	for chunk := range q.ch {
-		if failed {
-			continue
-		}
-		if _, err := w.Write(chunk); err != nil {
-			failed = true // EPIPE: the driver is gone; its exit event removes the queue
-		}
-	}
 }
 
 func (s *supervisor) startReader() bool {

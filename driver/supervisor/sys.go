@@ -60,7 +60,7 @@ type heartbeatSource interface {
 type driverIO struct {
 	p         process
 	pid       int
-	board     io.WriteCloser  // the pipe of board bytes (childproc.BoardInFD)
+	board     boardFeed       // the pipe of board bytes (childproc.BoardInFD)
 	heartbeat heartbeatSource // childproc.HeartbeatFD
 	tap       *os.File        // the tx tap (childproc.TxTapFD); nil without capture or when tapErr
 	tapErr    error
@@ -112,7 +112,16 @@ func (r *realSys) startDriver(argv, env []string, bp boardPort, tap bool, pdeath
 		return driverIO{}, err
 	}
 	fds := []uintptr{0, 1, 2, uintptr(childEnd), uintptr(portFD), uintptr(hbEnd)}
-	d := driverIO{board: w, heartbeat: fileHeartbeat{hb}}
+	feed, err := newPipeFeed(w)
+	if err != nil {
+		unix.Close(childEnd)
+		w.Close()
+		unix.Close(portFD)
+		unix.Close(hbEnd)
+		hb.Close()
+		return driverIO{}, err
+	}
+	d := driverIO{board: feed, heartbeat: fileHeartbeat{hb}}
 	if tap {
 		tapEnd, tr, err := heartbeatPipe() // the same kind of pipe: non-blocking, the child's end writes
 		if err != nil {

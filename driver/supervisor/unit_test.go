@@ -13,18 +13,23 @@ import (
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
-// TestTeeNeverBlocks: a driver queue that nobody drains loses chunks (counted); a raw client that nobody
-// drains is disconnected (counted); a draining sink gets everything in order.
+// TestTeeNeverBlocks: a driver pipe that nobody drains loses chunks (counted) and a dead driver's pipe is no
+// longer written; a raw client that nobody drains is disconnected (counted); a draining sink gets everything
+// in order; removing the driver's sink closes its pipe.
 func TestTeeNeverBlocks(t *testing.T) {
 	tt := newTee()
-	drv := tt.add(2, false)
-	raw := tt.add(2, true)
-	good := tt.add(100, true)
+	feed := &fakeFeed{room: 2}
+	drv := tt.addFeed(feed)
+	raw := tt.addRaw(2)
+	good := tt.addRaw(100)
 	for i := 0; i < 5; i++ {
 		tt.write([]byte{byte(i)})
 	}
 	if got := tt.driverDrops.Load(); got != 3 {
 		t.Errorf("driver dropped %d bytes, want 3", got)
+	}
+	if !bytes.Equal(feed.got, []byte{0, 1}) {
+		t.Errorf("driver pipe got % x, want 00 01", feed.got)
 	}
 	if got := tt.droppedRaw.Load(); got != 1 {
 		t.Errorf("%d raw clients dropped, want 1", got)
@@ -44,13 +49,46 @@ func TestTeeNeverBlocks(t *testing.T) {
 	if n := tt.rawSinks.Load(); n != 1 {
 		t.Errorf("%d raw sinks, want 1", n)
 	}
+
+	feed.room, feed.err = 100, syscall.EPIPE // the driver died: one failed write, then none
+	tt.write([]byte{5})
+	tt.write([]byte{6})
+	if feed.tries != 6 {
+		t.Errorf("%d writes tried on the driver's pipe, want 6 (none after EPIPE)", feed.tries)
+	}
 	tt.remove(drv)
 	tt.remove(drv) // idempotent
+	if feed.closes != 1 {
+		t.Errorf("driver pipe closed %d times, want 1", feed.closes)
+	}
 	tt.closeAll()
+	<-good.ch // 5
+	<-good.ch // 6
 	if _, ok := <-good.ch; ok {
 		t.Error("closeAll left a queue open")
 	}
 }
+
+// fakeFeed is a driver pipe with room for room chunks, then full; err fails every write.
+type fakeFeed struct {
+	room, tries, closes int
+	err                 error
+	got                 []byte
+}
+
+func (f *fakeFeed) tryWrite(c []byte) error {
+	f.tries++
+	if f.err != nil {
+		return f.err
+	}
+	if len(f.got) >= f.room {
+		return errFeedFull
+	}
+	f.got = append(f.got, c...)
+	return nil
+}
+
+func (f *fakeFeed) Close() error { f.closes++; return nil }
 
 // TestRestartDelay: kills restart at the short delay; a driver that keeps exiting by itself right after its
 // start backs off (doubling up to 5 s); one that ran a while resets the back-off.
