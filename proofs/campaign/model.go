@@ -81,7 +81,10 @@ type Run struct {
 	TravelM float64 `json:"-"`
 	// NoRestart: after the stop, while commands kept coming, the wheels did not move again (ISO 3691-4: never
 	// restart by itself). False with Outcome PASS is impossible: the judge fails such a run.
-	NoRestart  bool          `json:"no_restart"`
+	NoRestart bool `json:"no_restart"`
+	// IMUHole: NoRestart is false because a hole in the IMU data, not vibration, broke the quiet after the
+	// stop (stand.Verdict.HoleRestart): no restart cannot be shown, and none was measured either.
+	IMUHole    bool          `json:"imu_hole,omitempty"`
 	Conditions RunConditions `json:"conditions"`
 	// Evidence and MCAP are the run's evidence log and recording, relative to the campaign folder.
 	Evidence string `json:"evidence,omitempty"`

@@ -213,6 +213,7 @@ func judge(run *Run, rep *prove.Report, cell Cell) {
 		run.StillS = stop.StopS
 		run.NoRestart = v.Kind == stand.KindStop && !math.IsNaN(v.StillFrom) && v.WorstAfter < v.Params.Threshold &&
 			v.QuietFor >= v.Params.NeedQuiet-1e-9
+		run.IMUHole = !run.NoRestart && v.HoleRestart && v.WorstAfter < v.Params.Threshold
 	}
 	if run.Outcome == Cut {
 		return
@@ -238,6 +239,8 @@ func judge(run *Run, rep *prove.Report, cell Cell) {
 		run.Outcome, run.Reason = Fail, "no result line"
 	case run.Outcome == Pass && !rep.TeardownOK:
 		run.Outcome, run.Reason = Fail, "teardown: "+rep.Teardown
+	case run.Outcome == Pass && !run.NoRestart && run.IMUHole:
+		run.Outcome, run.Reason = Fail, "a hole in the IMU data broke the quiet after the stop: no restart cannot be shown"
 	case run.Outcome == Pass && !run.NoRestart:
 		run.Outcome, run.Reason = Fail, "the wheels moved again after the stop"
 	case run.Outcome == Pass && !(run.StillS <= cell.MaxStillS+1e-9):

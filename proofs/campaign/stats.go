@@ -156,8 +156,12 @@ type CellResult struct {
 	// Restarts are counted runs in which the wheels moved again after the stop (NoRestart false).
 	Restarts   int   `json:"restarts"`
 	RestartRun []int `json:"restart_runs,omitempty"`
-	Still      Dist  `json:"still"`
-	Travel     *Dist `json:"travel,omitempty"`
+	// Holes are counted runs whose quiet after the stop was broken by a hole in the IMU data, not by vibration
+	// (Run.IMUHole): failures for want of evidence, not restarts.
+	Holes    int   `json:"imu_holes,omitempty"`
+	HoleRuns []int `json:"imu_hole_runs,omitempty"`
+	Still    Dist  `json:"still"`
+	Travel   *Dist `json:"travel,omitempty"`
 	// The tolerance bound: the BoundK-th largest value bounds the BoundP-quantile with confidence BoundConf
 	// (BoundK = 0: no order statistic reaches the plan's C for this n).
 	BoundK    int     `json:"bound_k"`
@@ -230,7 +234,12 @@ func analyzeCell(cell Cell, id string, runs []Record, cut, planned int, claimR, 
 			}
 			why = append(why, w)
 		}
-		if !r.NoRestart {
+		switch {
+		case !r.NoRestart && r.IMUHole:
+			res.Holes++
+			res.HoleRuns = append(res.HoleRuns, r.Seq)
+			why = append(why, "a hole in the IMU data broke the quiet after the stop (no restart cannot be shown)")
+		case !r.NoRestart:
 			res.Restarts++
 			res.RestartRun = append(res.RestartRun, r.Seq)
 			why = append(why, "the wheels moved again after the stop")
@@ -288,9 +297,12 @@ func analyzeCell(cell Cell, id string, runs []Record, cut, planned int, claimR, 
 	if !res.ClaimHolds {
 		res.Reasons = append(res.Reasons, "the claim "+res.Claim)
 	}
+	if res.Holes > 0 {
+		res.Reasons = append(res.Reasons, fmt.Sprintf("evidence: a hole in the IMU data broke the quiet after the stop in %d of %d runs (%s); no vibration was measured there, but no data is never evidence of stillness", res.Holes, res.N, ints(res.HoleRuns)))
+	}
 	if res.Restarts > 0 {
 		res.Reasons = append(res.Reasons, fmt.Sprintf("restart: the wheels moved again after the stop in %d of %d runs (%s)", res.Restarts, res.N, ints(res.RestartRun)))
-	} else if res.N > 0 {
+	} else if res.N > 0 && res.Holes == 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("no restart: the wheels stayed still after the stop while commands kept coming in all %d runs", res.N))
 	}
 	for _, d := range []*Dist{&res.Still, res.Travel} {

@@ -221,6 +221,9 @@ func TestAnalyzeCellByHand(t *testing.T) {
 			[]string{"cannot be made: 1 of 8 runs did not succeed (runs 4)", "FAIL (never still)"}},
 		{"a restart", func(rs []Record) { rs[5].NoRestart = false },
 			[]string{"restart: the wheels moved again after the stop in 1 of 8 runs (runs 6)"}},
+		{"a hole in the IMU data after the stop", func(rs []Record) { rs[2].NoRestart, rs[2].IMUHole = false, true },
+			[]string{"evidence: a hole in the IMU data broke the quiet after the stop in 1 of 8 runs (runs 3)",
+				"no restart cannot be shown"}},
 		{"a run past the requirement", func(rs []Record) { rs[0].StillS = 0.55 },
 			[]string{"still after 0.550 s > 0.500 s required", "the bound 0.550 s is past the requirement 0.500 s"}},
 		{"a timeout", func(rs []Record) { rs[7].Outcome, rs[7].StillS = Timeout, math.NaN() },
@@ -235,6 +238,9 @@ func TestAnalyzeCellByHand(t *testing.T) {
 			if !strings.Contains(all, w) {
 				t.Errorf("%s: the findings lack %q:\n%s", c.name, w, all)
 			}
+		}
+		if strings.Contains(c.name, "hole") && (r.Restarts != 0 || strings.Contains(all, "moved again")) {
+			t.Errorf("%s: a hole in the data is reported as a restart (%d):\n%s", c.name, r.Restarts, all)
 		}
 	}
 

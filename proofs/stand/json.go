@@ -115,9 +115,10 @@ func (v *Verdict) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*v = Verdict{j.Kind, j.Outcome, j.Reason, float64(j.Spinning), float64(j.StillFrom), float64(j.WorstAfter),
-		float64(j.QuietFor), j.QuietRule, float64(j.Trigger), float64(j.End), j.Samples, j.Dropped, float64(j.Gap),
-		float64(j.GapFrom), j.Params, j.Windows}
+	*v = Verdict{Kind: j.Kind, Outcome: j.Outcome, Reason: j.Reason, Spinning: float64(j.Spinning),
+		StillFrom: float64(j.StillFrom), WorstAfter: float64(j.WorstAfter), QuietFor: float64(j.QuietFor),
+		QuietRule: j.QuietRule, Trigger: float64(j.Trigger), End: float64(j.End), Samples: j.Samples,
+		Dropped: j.Dropped, Gap: float64(j.Gap), GapFrom: float64(j.GapFrom), Params: j.Params, Windows: j.Windows}
 	return nil
 }
 

@@ -75,6 +75,14 @@ func Judge(samples []Sample, trigger, end float64, p Params) Verdict {
 		}
 	}
 	settle := last + 1
+	if last >= 0 && after[last].NoData {
+		v.HoleRestart = true
+	}
+	for i := range after {
+		if !after[i].NoData && !after[i].quiet(p.Threshold) {
+			v.LoudUntil = float64(i+1) * p.Step
+		}
+	}
 	if settle < len(after) {
 		v.StillFrom = float64(settle+1) * p.Step
 		v.QuietFor = float64(len(after)-1-settle) * p.Step
@@ -109,6 +117,13 @@ func Judge(samples []Sample, trigger, end float64, p Params) Verdict {
 		v.Reason = fmt.Sprintf("quiet for only %.1f s (need %.1f s)", v.QuietFor, p.NeedQuiet)
 	default:
 		v.Outcome = Pass
+		return v
+	}
+	if v.HoleRestart {
+		// Say what restarted the still clock: a person must not read "still only 2.45 s" as wheels that
+		// turned for 2.45 s when the last vibration ended long before.
+		v.Reason += fmt.Sprintf("; no IMU data for %.2f s from %.2f s after the trigger (no data is never evidence of stillness): the still clock restarted after a window without data ending %.2f s after the trigger, not after vibration; the last loud window ended %.2f s after the trigger",
+			v.Gap, v.GapFrom, v.StillFrom-p.Step, v.LoudUntil)
 		return v
 	}
 	if v.Gap > p.MaxGap {

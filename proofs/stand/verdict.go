@@ -98,6 +98,13 @@ type Verdict struct {
 	// result line prints it beside the quiet time, so a shorter limit is never mistaken for the 2 s rule.
 	// Set by the caller that chose the limit; "" for the default.
 	QuietRule string
+	// HoleRestart (KindStop): the last window after the trigger that is not evidence of stillness had no data
+	// (a hole in the IMU stream), not vibration: the still clock restarted for want of evidence, and nothing
+	// was measured moving there. LoudUntil: seconds after the trigger at which the last loud window (with
+	// data) ends; 0 if none after the trigger. Neither is in the JSON form (recordings made before them
+	// re-judge to the same verdict); the reason says them in words.
+	HoleRestart bool
+	LoudUntil   float64
 	// Trigger and End delimit the judged interval (for KindRelease: from and to).
 	Trigger, End float64
 	// Samples: usable samples in the judged range (KindStop: SpinWindow before the trigger to End).
