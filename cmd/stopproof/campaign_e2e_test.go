@@ -100,6 +100,10 @@ func checkFolder(t *testing.T, dir string, fails map[int]bool) []campaign.Run {
 // it) the campaign folder (campaigns/ci) and the report (ci-campaign.html, .md, -junit.xml) are left there.
 func TestCampaignSimPasses(t *testing.T) {
 	testkit.SkipShort(t, "a 16-run campaign on two simulated robots (about 80 s)")
+	// All 16 runs must pass, each judged from IMU samples timed on receipt: beside CI's other lanes one run
+	// (2026-12-03) lost 0.14 s of its IMU stream to a stall 2.3 s after the trigger, which no data being
+	// evidence of stillness, failed it. CI runs it in its quiet step.
+	testkit.NeedsQuietMachine(t)
 	dir, reports := filepath.Join(t.TempDir(), "camp"), t.TempDir()
 	if r := os.Getenv("ROSORIN_REPORTS_DIR"); r != "" {
 		reports, dir = r, filepath.Join(r, "campaigns", "ci")
