@@ -30,9 +30,6 @@ type QueueOptions struct {
 	Len int
 	// OnStop is called once, in the writer goroutine, when recording stops on an error (a full disk).
 	OnStop func(err error)
-	// Gather is how long the writer lets messages gather in the queue after it wrote what was there
-	// (DefaultGather when 0; none when negative): one wake-up per batch, not one per message.
-	Gather time.Duration
 
 	open func() (segmentWriter, error) // tests: a faulty disk
 }
@@ -40,11 +37,6 @@ type QueueOptions struct {
 // DefaultQueueLen: the board sends about 700 reads a second at its usual rates, so 8192 messages are over
 // ten seconds of a disk that does not take anything before the queue drops.
 const DefaultQueueLen = 8192
-
-// DefaultGather: the writer wakes at most 50 times a second instead of once per message (about 700 a second
-// from the board and the LiDAR; issue 21). A SIGKILL loses the messages of the last gathering on top of the
-// recorder's unflushed FlushEvery.
-const DefaultGather = 20 * time.Millisecond
 
 // Queue records from the goroutines that own a port without ever making them wait for the disk: Put is a
 // non-blocking send to a bounded queue (a full queue drops the message and counts it), and one goroutine
@@ -106,9 +98,6 @@ func StartFileQueue(path string, o QueueOptions) (*Queue, error) {
 func newQueue(o QueueOptions) *Queue {
 	if o.Len <= 0 {
 		o.Len = DefaultQueueLen
-	}
-	if o.Gather == 0 {
-		o.Gather = DefaultGather
 	}
 	if o.Segments.Log == nil {
 		o.Segments.Log = slog.New(slog.DiscardHandler)
@@ -195,59 +184,27 @@ func (q *Queue) run() {
 		return
 	}
 	q.seg.Store(w)
-	for {
-		// Block for the first message, write it and everything queued behind it, then let the next ones
-		// gather (Gather) before looking again.
-		ev, ok := <-q.q
-		if !ok {
-			break
+	for ev := range q.q {
+		if !q.recording.Load() {
+			continue // stopped: drain and discard
 		}
-		q.write(w, ev)
-		if !q.writeQueued(w) {
-			break
+		if ev.msg != nil {
+			if err := w.WriteMessage(ev.ch, ev.t, ev.msg); err != nil {
+				q.stop(err)
+			}
+			continue
 		}
-		if q.o.Gather > 0 {
-			time.Sleep(q.o.Gather)
+		if err := w.Write(ev.ch, ev.t, ev.data); err != nil {
+			q.stop(err)
+			continue
+		}
+		if d := q.decs[ev.ch]; d != nil {
+			if err := d.Feed(ev.t, ev.data); err != nil {
+				q.stop(err)
+			}
 		}
 	}
 	q.closeErr = w.Close()
-}
-
-// writeQueued writes what is in the queue now, without waiting; false when the queue is closed and empty.
-func (q *Queue) writeQueued(w segmentWriter) bool {
-	for {
-		select {
-		case ev, ok := <-q.q:
-			if !ok {
-				return false
-			}
-			q.write(w, ev)
-		default:
-			return true
-		}
-	}
-}
-
-// write writes one queued message, and feeds a raw message to its channel's decoder.
-func (q *Queue) write(w segmentWriter, ev queued) {
-	if !q.recording.Load() {
-		return // stopped: drain and discard
-	}
-	if ev.msg != nil {
-		if err := w.WriteMessage(ev.ch, ev.t, ev.msg); err != nil {
-			q.stop(err)
-		}
-		return
-	}
-	if err := w.Write(ev.ch, ev.t, ev.data); err != nil {
-		q.stop(err)
-		return
-	}
-	if d := q.decs[ev.ch]; d != nil {
-		if err := d.Feed(ev.t, ev.data); err != nil {
-			q.stop(err)
-		}
-	}
 }
 
 var (

@@ -324,10 +324,7 @@ func TestQueueStopsOnFullDisk(t *testing.T) {
 // BenchmarkQueuePut: the cost a port's goroutine pays per read or write recorded (a board frame, 27 bytes),
 // with the real segments on disk behind the queue; "dropped/op" says whether the writer kept up.
 func BenchmarkQueuePut(b *testing.B) {
-	// Gather -1: the writer flat out (gathering, it drains 8192 messages per 20 ms, far above the ports' rates
-	// but below Puts back to back).
-	q := StartQueue(QueueOptions{Segments: SegmentOptions{Dir: b.TempDir(), Prefix: "board"}, Channels: rotateSpecs,
-		Gather: -1})
+	q := StartQueue(QueueOptions{Segments: SegmentOptions{Dir: b.TempDir(), Prefix: "board"}, Channels: rotateSpecs})
 	data := make([]byte, 27)
 	b.ReportAllocs()
 	b.ResetTimer()
