@@ -239,7 +239,7 @@ func judge(run *Run, rep *prove.Report, cell Cell) {
 		run.Outcome, run.Reason = Fail, "no result line"
 	case run.Outcome == Pass && !rep.TeardownOK:
 		run.Outcome, run.Reason = Fail, "teardown: "+rep.Teardown
-	case run.Outcome == Pass && !run.NoRestart && run.IMUHole:
+	case run.Outcome == Pass && run.IMUHole:
 		run.Outcome, run.Reason = Fail, "a hole in the IMU data broke the quiet after the stop: no restart cannot be shown"
 	case run.Outcome == Pass && !run.NoRestart:
 		run.Outcome, run.Reason = Fail, "the wheels moved again after the stop"

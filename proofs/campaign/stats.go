@@ -235,7 +235,7 @@ func analyzeCell(cell Cell, id string, runs []Record, cut, planned int, claimR, 
 			why = append(why, w)
 		}
 		switch {
-		case !r.NoRestart && r.IMUHole:
+		case r.IMUHole: // implies !r.NoRestart
 			res.Holes++
 			res.HoleRuns = append(res.HoleRuns, r.Seq)
 			why = append(why, "a hole in the IMU data broke the quiet after the stop (no restart cannot be shown)")

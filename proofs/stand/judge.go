@@ -72,17 +72,13 @@ func Judge(samples []Sample, trigger, end float64, p Params) Verdict {
 	for i := range after {
 		if !after[i].quiet(p.Threshold) {
 			last = i
+			if !after[i].NoData {
+				v.LoudUntil = float64(i+1) * p.Step
+			}
 		}
 	}
 	settle := last + 1
-	if last >= 0 && after[last].NoData {
-		v.HoleRestart = true
-	}
-	for i := range after {
-		if !after[i].NoData && !after[i].quiet(p.Threshold) {
-			v.LoudUntil = float64(i+1) * p.Step
-		}
-	}
+	v.HoleRestart = last >= 0 && after[last].NoData
 	if settle < len(after) {
 		v.StillFrom = float64(settle+1) * p.Step
 		v.QuietFor = float64(len(after)-1-settle) * p.Step
