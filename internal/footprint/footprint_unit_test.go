@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestStatusKB(t *testing.T) {
@@ -86,5 +87,68 @@ func TestReadSelf(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("this process is not in its parent's tree %+v", ps)
+	}
+}
+
+func TestParseFloorVariant(t *testing.T) {
+	for s, want := range map[string]floorVariant{
+		"single":           {name: "single", kind: "single"},
+		"service-1p":       {name: "service-1p", kind: "service", oneP: true},
+		"service-nohop-1p": {name: "service-nohop-1p", kind: "service", oneP: true, nohop: true},
+		"single-block":     {name: "single-block", kind: "single", block: true},
+		"rosorin-base":     {name: "rosorin-base", kind: "rosorin-base"},
+		"service-block-1p": {name: "service-block-1p", kind: "service", oneP: true, block: true},
+	} {
+		got, err := parseFloorVariant(s)
+		if err != nil || got != want {
+			t.Errorf("%q: %+v %v, want %+v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "services", "single-nohop", "rosorin-base-1p", "1p", "service-fast"} {
+		if v, err := parseFloorVariant(s); err == nil {
+			t.Errorf("%q: %+v, want an error", s, v)
+		}
+	}
+}
+
+// TestCheckSkeleton: a skeleton that did the service's work at its rates passes; one that left out any part
+// of it fails, naming what is missing (a skeleton that reads nothing would cost nothing and prove no floor).
+func TestCheckSkeleton(t *testing.T) {
+	const s = 10 // seconds
+	full := map[string]skelCounts{
+		"supervisor": {BoardReads: 110 * s, Heartbeats: 50 * s},
+		"driver":     {BoardReads: 110 * s, BoardFrames: 111 * s, Commands: 20 * s, Ticks: 50 * s, MotorWrites: 50 * s, Scans: 10 * s},
+		"reader":     {LidarReads: 110 * s, Packets: 170 * s, Scans: 10 * s},
+	}
+	if err := checkSkeleton("service", full, s*time.Second, 0.5); err != nil {
+		t.Fatalf("the full service skeleton: %v", err)
+	}
+	single := map[string]skelCounts{"single": {BoardReads: 110 * s, BoardFrames: 111 * s, LidarReads: 110 * s, Packets: 170 * s,
+		Scans: 10 * s, Commands: 20 * s, Ticks: 50 * s, MotorWrites: 50 * s}}
+	if err := checkSkeleton("single", single, s*time.Second, 0.5); err != nil {
+		t.Fatalf("the full single skeleton: %v", err)
+	}
+	for what, mut := range map[string]func(m map[string]skelCounts){
+		"motor frames written":          func(m map[string]skelCounts) { d := m["driver"]; d.MotorWrites = 0; m["driver"] = d },
+		"heartbeats at the supervisor":  func(m map[string]skelCounts) { v := m["supervisor"]; v.Heartbeats = 3; m["supervisor"] = v },
+		"scans at the driver":           func(m map[string]skelCounts) { d := m["driver"]; d.Scans = 0; m["driver"] = d },
+		"board frames":                  func(m map[string]skelCounts) { d := m["driver"]; d.BoardFrames = 100; m["driver"] = d },
+		"LiDAR packets":                 func(m map[string]skelCounts) { delete(m, "reader") },
+		"commands":                      func(m map[string]skelCounts) { d := m["driver"]; d.Commands = 90; m["driver"] = d },
+		"board reads by the supervisor": func(m map[string]skelCounts) { v := m["supervisor"]; v.BoardReads = 0; m["supervisor"] = v },
+	} {
+		m := map[string]skelCounts{}
+		for k, v := range full {
+			m[k] = v
+		}
+		mut(m)
+		err := checkSkeleton("service", m, s*time.Second, 0.5)
+		if err == nil || !strings.Contains(err.Error(), what) {
+			t.Errorf("without %s: %v", what, err)
+		}
+	}
+	// Rates, not counts: the full counts over a window three times as long are too few.
+	if err := checkSkeleton("service", full, 3*s*time.Second, 0.5); err == nil {
+		t.Error("a third of the rates passed")
 	}
 }
