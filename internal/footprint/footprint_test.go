@@ -17,6 +17,7 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/internal/stacktest"
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/ros2/dds"
 	"github.com/rosorin/rosorin/sim"
 )
 
@@ -137,8 +138,10 @@ func start(tb testing.TB, bd build, ros2, capture bool, extra ...string) *stack 
 		if bd.bridge == "" {
 			tb.Skipf("--ros2: no bridge for build %s: %s", bd.name, bd.why)
 		}
-		// A domain of its own: other ROS 2 participants on this host are not ours to measure or disturb.
-		env = append(env, "ROS_DOMAIN_ID="+strconv.Itoa(100+os.Getpid()%100))
+		// A domain of its own: other ROS 2 participants on this host are not ours to measure or disturb; and
+		// nothing leaves the machine: Cyclone on 127.0.0.1, multicast off (its default is the first
+		// multicast-capable interface).
+		env = append(env, "ROS_DOMAIN_ID="+strconv.Itoa(100+os.Getpid()%100), "CYCLONEDDS_URI="+dds.LoopbackConfig, "ROS_LOCALHOST_ONLY=")
 		args = append(args, "--ros2", "--ros2-bridge", bd.bridge)
 	}
 	if capture {

@@ -104,7 +104,7 @@ func TestParseFloorVariant(t *testing.T) {
 			t.Errorf("%q: %+v %v, want %+v", s, got, err, want)
 		}
 	}
-	for _, s := range []string{"", "services", "single-nohop", "rosorin-base-1p", "1p", "service-fast"} {
+	for _, s := range []string{"", "services", "single-nohop", "rosorin-base-1p", "1p", "service-fast", "dds-block"} {
 		if v, err := parseFloorVariant(s); err == nil {
 			t.Errorf("%q: %+v, want an error", s, v)
 		}
@@ -146,6 +146,14 @@ func TestCheckSkeleton(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), what) {
 			t.Errorf("without %s: %v", what, err)
 		}
+	}
+	dds := map[string]skelCounts{"dds": {IMUPub: 110 * s, OdomPub: 50 * s, ScanPub: 10 * s}}
+	if err := checkSkeleton("dds", dds, s*time.Second, 0.5); err != nil {
+		t.Errorf("the full dds skeleton: %v", err)
+	}
+	if err := checkSkeleton("dds", map[string]skelCounts{"dds": {IMUPub: 110 * s, OdomPub: 50 * s}}, s*time.Second, 0.5); err == nil ||
+		!strings.Contains(err.Error(), "scans") {
+		t.Errorf("a dds skeleton without scans: %v", err)
 	}
 	// Rates, not counts: the full counts over a window three times as long are too few.
 	if err := checkSkeleton("service", full, 3*s*time.Second, 0.5); err == nil {

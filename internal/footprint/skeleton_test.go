@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,9 +20,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/internal/pprofenv"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/protocol/coind6"
+	"github.com/rosorin/rosorin/ros2/dds"
 	"github.com/rosorin/rosorin/serialport"
 	"github.com/rosorin/rosorin/sim"
 )
@@ -62,7 +66,13 @@ type skelCounts struct {
 	Ticks       uint64 `json:"ticks"`
 	Heartbeats  uint64 `json:"heartbeats"`
 	MotorWrites uint64 `json:"motor_writes"`
+	IMUPub      uint64 `json:"imu_published"` // the DDS skeleton's (skeleton_dds_test.go)
+	OdomPub     uint64 `json:"odom_published"`
+	ScanPub     uint64 `json:"scans_published"`
 }
+
+// ddsSkeleton is the "dds" role, set in a test binary built with -tags ros2 (skeleton_dds_test.go).
+var ddsSkeleton func(c *skelCounts) error
 
 // runSkeleton plays the role named by envSkelRole, if any, and reports whether it did (TestMain then exits).
 func runSkeleton() bool {
@@ -70,6 +80,7 @@ func runSkeleton() bool {
 	if role == "" {
 		return false
 	}
+	pprofenv.Start("skel-" + role) // ROSORIN_PPROF_DIR, as the service's processes
 	block := os.Getenv(envSkelRole+"_BLOCK") == "1"
 	var c skelCounts
 	var err error
@@ -82,6 +93,12 @@ func runSkeleton() bool {
 		err = skelReader(&c, block, os.Args[1])
 	case "single":
 		err = skelSingle(&c, block, os.Args[1], os.Args[2], os.Args[3])
+	case "dds":
+		if ddsSkeleton == nil {
+			err = errors.New("the dds skeleton needs a test binary built with -tags ros2")
+		} else {
+			err = ddsSkeleton(&c)
+		}
 	default:
 		err = fmt.Errorf("unknown role %q", role)
 	}
@@ -89,7 +106,8 @@ func runSkeleton() bool {
 	snap := skelCounts{Role: role}
 	for _, f := range []struct{ dst, src *uint64 }{{&snap.BoardReads, &c.BoardReads}, {&snap.BoardFrames, &c.BoardFrames},
 		{&snap.LidarReads, &c.LidarReads}, {&snap.Packets, &c.Packets}, {&snap.Scans, &c.Scans}, {&snap.Commands, &c.Commands},
-		{&snap.Ticks, &c.Ticks}, {&snap.Heartbeats, &c.Heartbeats}, {&snap.MotorWrites, &c.MotorWrites}} {
+		{&snap.Ticks, &c.Ticks}, {&snap.Heartbeats, &c.Heartbeats}, {&snap.MotorWrites, &c.MotorWrites},
+		{&snap.IMUPub, &c.IMUPub}, {&snap.OdomPub, &c.OdomPub}, {&snap.ScanPub, &c.ScanPub}} {
 		*f.dst = atomic.LoadUint64(f.src)
 	}
 	line, _ := json.Marshal(&snap)
@@ -488,18 +506,23 @@ func parseFloorVariant(s string) (floorVariant, error) {
 		if v.nohop {
 			return v, fmt.Errorf("%q: -nohop is the service's driver without its hand-overs; single has none", s)
 		}
+	case "dds":
+		if v.block || v.nohop {
+			return v, fmt.Errorf("%q: the dds skeleton reads no port (-1p is its only suffix)", s)
+		}
 	case "rosorin-base":
 		if v.oneP || v.block || v.nohop {
 			return v, fmt.Errorf("%q: rosorin-base takes no suffix (GOMAXPROCS=1 goes in %s)", s, envArgs)
 		}
 	default:
-		return v, fmt.Errorf("%q: want service, single or rosorin-base, with -1p, -block and (service) -nohop suffixes for the first two", s)
+		return v, fmt.Errorf("%q: want service, single, dds or rosorin-base, with -1p, -block and (service) -nohop suffixes for the first two", s)
 	}
 	v.kind = rest
 	return v, nil
 }
 
-// startSkeleton runs the skeleton v against a fresh floor-world sim and feeds it commands at 20 Hz.
+// startSkeleton runs the skeleton v against a fresh floor-world sim and feeds it commands at 20 Hz (the dds
+// skeleton needs neither: it publishes on its own clock, in a ROS domain of its own, on 127.0.0.1).
 func startSkeleton(tb testing.TB, v floorVariant) *skeleton {
 	tb.Helper()
 	self, err := os.Executable()
@@ -507,7 +530,7 @@ func startSkeleton(tb testing.TB, v floorVariant) *skeleton {
 		tb.Fatal(err)
 	}
 	// The links live beside the test binary (the children find them there); comm is the link's name.
-	for _, r := range []string{"supervisor", "driver", "reader", "single"} {
+	for _, r := range []string{"supervisor", "driver", "reader", "single", "dds"} {
 		link := filepath.Join(filepath.Dir(self), "skel-"+r)
 		if _, err := os.Lstat(link); err != nil {
 			if err := os.Symlink(self, link); err != nil {
@@ -515,22 +538,30 @@ func startSkeleton(tb testing.TB, v floorVariant) *skeleton {
 			}
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	sm, err := sim.Start(ctx, sim.Config{World: "floor", Seed: 1, Dir: tb.TempDir()})
-	if err != nil {
-		cancel()
-		tb.Fatalf("start the sim: %v", err)
+	role := map[string]string{"service": "supervisor", "single": "single", "dds": "dds"}[v.kind]
+	env := append(os.Environ(), envSkelRole+"="+role)
+	var args []string
+	var fifo string
+	closeSim := func() {}
+	if v.kind == "dds" {
+		env = append(env, "ROS_DOMAIN_ID="+strconv.Itoa(100+os.Getpid()%100), "CYCLONEDDS_URI="+dds.LoopbackConfig, "ROS_LOCALHOST_ONLY=")
+	} else {
+		ctx, cancel := context.WithCancel(context.Background())
+		sm, err := sim.Start(ctx, sim.Config{World: "floor", Seed: 1, Dir: tb.TempDir()})
+		if err != nil {
+			cancel()
+			tb.Fatalf("start the sim: %v", err)
+		}
+		closeSim = func() { cancel(); sm.Close() }
+		fifo = filepath.Join(tb.TempDir(), "commands")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			closeSim()
+			tb.Fatal(err)
+		}
+		args = []string{sm.BoardPath(), sm.LidarPath(), fifo}
 	}
-	fifo := filepath.Join(tb.TempDir(), "commands")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	role := "supervisor"
-	if v.kind == "single" {
-		role = "single"
-	}
-	cmd := exec.Command(filepath.Join(filepath.Dir(self), "skel-"+role), sm.BoardPath(), sm.LidarPath(), fifo)
-	cmd.Env = append(os.Environ(), envSkelRole+"="+role)
+	cmd := exec.Command(filepath.Join(filepath.Dir(self), "skel-"+role), args...)
+	cmd.Env = env
 	if v.block {
 		cmd.Env = append(cmd.Env, envSkelRole+"_BLOCK=1")
 	}
@@ -542,44 +573,53 @@ func startSkeleton(tb testing.TB, v floorVariant) *skeleton {
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
+		closeSim()
 		tb.Fatal(err)
 	}
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	// Opening the FIFO for writing waits for the skeleton to open it for reading.
-	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-	if err != nil {
+		closeSim()
 		tb.Fatal(err)
 	}
 	quit, fed := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(fed)
-		t := time.NewTicker(rate)
-		defer t.Stop()
-		msg := []byte(`{"linear":{"x":0.05,"y":0,"z":0},"angular":{"x":0,"y":0,"z":0}}` + "\n")
-		for {
-			select {
-			case <-quit:
-				return
-			case <-t.C:
-				if _, err := w.Write(msg); err != nil {
+	var w *os.File
+	if fifo == "" {
+		close(fed)
+	} else {
+		// Opening the FIFO for writing waits for the skeleton to open it for reading.
+		if w, err = os.OpenFile(fifo, os.O_WRONLY, 0); err != nil {
+			_ = cmd.Process.Kill()
+			closeSim()
+			tb.Fatal(err)
+		}
+		go func() {
+			defer close(fed)
+			t := time.NewTicker(rate)
+			defer t.Stop()
+			msg := []byte(`{"linear":{"x":0.05,"y":0,"z":0},"angular":{"x":0,"y":0,"z":0}}` + "\n")
+			for {
+				select {
+				case <-quit:
 					return
+				case <-t.C:
+					if _, err := w.Write(msg); err != nil {
+						return
+					}
 				}
 			}
-		}
-	}()
+		}()
+	}
 	s := &skeleton{cmd: cmd, out: bufio.NewScanner(stdout), since: time.Now()}
 	var once sync.Once
 	s.stop = func() {
 		once.Do(func() {
 			close(quit)
 			<-fed
-			w.Close()
+			if w != nil {
+				w.Close()
+			}
 			_ = cmd.Process.Signal(syscall.SIGTERM)
-			cancel()
-			sm.Close()
+			closeSim()
 		})
 	}
 	tb.Cleanup(func() {
@@ -628,6 +668,21 @@ func checkSkeleton(kind string, got map[string]skelCounts, lived time.Duration, 
 		sum.Heartbeats += c.Heartbeats
 		sum.MotorWrites += c.MotorWrites
 	}
+	if kind == "dds" {
+		var bad []string
+		c := got["dds"]
+		for what, cw := range map[string][2]float64{"IMU messages": {float64(c.IMUPub), 55}, "odometry messages": {float64(c.OdomPub), 25},
+			"scans": {float64(c.ScanPub), 5}} {
+			if cw[0] < 2*frac*cw[1]*s {
+				bad = append(bad, fmt.Sprintf("%s %.0f in %.1f s (want at least %.0f/s)", what, cw[0], s, 2*frac*cw[1]))
+			}
+		}
+		if len(bad) > 0 {
+			sort.Strings(bad)
+			return fmt.Errorf("the dds skeleton did not publish: %s", strings.Join(bad, "; "))
+		}
+		return nil
+	}
 	want := map[string][2]float64{ // what: counted, wanted per second
 		"board frames":         {float64(sum.BoardFrames), 55},
 		"LiDAR packets":        {float64(sum.Packets), 85},
@@ -648,6 +703,7 @@ func checkSkeleton(kind string, got map[string]skelCounts, lived time.Duration, 
 		}
 	}
 	if len(bad) > 0 {
+		sort.Strings(bad)
 		return fmt.Errorf("the skeleton did not do the work: %s (counts %+v)", strings.Join(bad, "; "), got)
 	}
 	return nil
@@ -710,6 +766,9 @@ func BenchmarkFloor(b *testing.B) {
 					b.ReportMetric(0, "ns/op")
 					return
 				}
+				if v.kind == "dds" && ddsSkeleton == nil {
+					b.Skip("dds: go test -tags ros2 builds the dds skeleton")
+				}
 				s := startSkeleton(b, v)
 				time.Sleep(warmup)
 				root := s.cmd.Process.Pid
@@ -745,7 +804,7 @@ func BenchmarkFloor(b *testing.B) {
 				}
 				report(b, us)
 				b.ReportMetric(0, "ns/op")
-				if v.kind == "single" && len(us) != 1 || v.kind == "service" && len(us) != 3 {
+				if v.kind != "service" && len(us) != 1 || v.kind == "service" && len(us) != 3 {
 					b.Fatalf("%d processes measured: %+v", len(us), us)
 				}
 			})
@@ -757,8 +816,11 @@ func BenchmarkFloor(b *testing.B) {
 // service's I/O at the service's rates (checkSkeleton): the floor BenchmarkFloor reports is of this work.
 func TestSkeletonDoesTheWork(t *testing.T) {
 	testkit.SkipShort(t, "two skeletons against the sim, 4 s each")
-	for _, name := range []string{"single", "service"} {
+	for _, name := range []string{"single", "service", "dds"} {
 		t.Run(name, func(t *testing.T) {
+			if name == "dds" && ddsSkeleton == nil {
+				t.Skip("go test -tags ros2 builds the dds skeleton")
+			}
 			v, err := parseFloorVariant(name)
 			if err != nil {
 				t.Fatal(err)
@@ -770,7 +832,7 @@ func TestSkeletonDoesTheWork(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := map[string]int{"single": 1, "service": 3}[name]; len(ps) != want {
+			if want := map[string]int{"single": 1, "service": 3, "dds": 1}[name]; len(ps) != want {
 				t.Errorf("%d processes, want %d: %+v", len(ps), want, ps)
 			}
 			got, lived := s.counts(t)
