@@ -17,6 +17,7 @@ import (
 
 	"github.com/rosorin/rosorin/driver/childproc"
 	"github.com/rosorin/rosorin/driver/config"
+	"github.com/rosorin/rosorin/internal/rawio"
 )
 
 // ChildProcName is the driver child's process name (ps, top).
@@ -50,9 +51,19 @@ func (e *SetupError) Unwrap() error { return e.Err }
 // a signal, a *SetupError when it was not started by `rosorin-base run`, and Run's error otherwise.
 func RunChild(ctx context.Context, o ChildOptions) error {
 	childproc.SetProcName(ChildProcName)
-	in, out, err := childproc.Board()
+	inFile, outFile, err := childproc.Board()
 	if err != nil {
 		return &SetupError{err}
+	}
+	// Reads of the pipe and writes to the port as raw system calls (rawio: no sysmon wake-up per call). The
+	// supervisor makes both non-blocking; a descriptor that is not keeps os.File's calls.
+	var in io.Reader = inFile
+	var out io.Writer = outFile
+	if f, err := rawio.NewFile(inFile); err == nil {
+		in = f
+	}
+	if f, err := rawio.NewFile(outFile); err == nil {
+		out = f
 	}
 	// Under --capture the supervisor records what this process writes to the board from a copy (tx tap).
 	tapped, err := childproc.OpenTxTap(out)

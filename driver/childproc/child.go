@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rosorin/rosorin/internal/rawio"
 )
 
 // File descriptors of a driver child started by the supervisor, and the environment variables that name the
@@ -134,13 +136,11 @@ func childPipe(env, what string) (fd int, ok bool, err error) {
 // rawWrite is one write(2) of p on a non-blocking child pipe, retried only when a signal interrupted it:
 // a full pipe is EAGAIN at once, a pipe whose reader is gone EPIPE.
 func rawWrite(fd int, p []byte) (int, error) {
-	for {
-		n, err := unix.Write(fd, p)
-		if err == unix.EINTR {
-			continue
-		}
-		return n, err
+	n, errno := rawio.Write(uintptr(fd), p)
+	if errno != 0 {
+		return 0, errno
 	}
+	return n, nil
 }
 
 // RawPath returns the raw tee socket of a driver control socket: every byte the board sends, exactly as read,

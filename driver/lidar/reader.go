@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rosorin/rosorin/internal/rawio"
 	"github.com/rosorin/rosorin/protocol/coind6"
 	"github.com/rosorin/rosorin/serialport"
 )
@@ -54,7 +55,18 @@ func (c *Config) defaults() {
 	def(&c.RetryEvery, 500*time.Millisecond)
 	def(&c.LogEvery, 10*time.Second)
 	if c.Open == nil {
-		c.Open = func(p string) (Port, error) { return serialport.OpenLidar(p) }
+		c.Open = func(p string) (Port, error) {
+			f, err := serialport.OpenLidar(p)
+			if err != nil {
+				return nil, err
+			}
+			// Its reads as raw system calls (rawio: no sysmon wake-up per read); serialport opens it
+			// non-blocking, so NewFile fails only on a descriptor Go's poller does not know.
+			if rf, err := rawio.NewFile(f); err == nil {
+				return rf, nil
+			}
+			return f, nil
+		}
 	}
 	if c.Now == nil {
 		c.Now = time.Now

@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rosorin/rosorin/internal/rawio"
 )
 
 // spawner starts child processes from one goroutine locked to its OS thread for the supervisor's lifetime.
@@ -191,21 +193,17 @@ func newPipeFeed(f *os.File) (*pipeFeed, error) {
 
 func (p *pipeFeed) tryWrite(chunk []byte) error {
 	var n int
-	var werr error
+	var werr syscall.Errno
 	err := p.rc.Write(func(fd uintptr) bool {
-		for {
-			n, werr = unix.Write(int(fd), chunk)
-			if werr != unix.EINTR {
-				return true // done either way: never wait for room
-			}
-		}
+		n, werr = rawio.Write(fd, chunk)
+		return true // done either way: never wait for room
 	})
 	switch {
 	case err != nil:
 		return err
 	case werr == unix.EAGAIN:
 		return errFeedFull
-	case werr != nil:
+	case werr != 0:
 		return werr
 	case n < len(chunk): // only above PIPE_BUF (maxChunk keeps reads below it)
 		return fmt.Errorf("board pipe: %d of %d bytes written", n, len(chunk))

@@ -17,6 +17,7 @@ import (
 	"github.com/rosorin/rosorin/capture/segment"
 	"github.com/rosorin/rosorin/driver/childproc"
 	"github.com/rosorin/rosorin/driver/heartbeat"
+	"github.com/rosorin/rosorin/internal/rawio"
 	"github.com/rosorin/rosorin/serialport"
 )
 
@@ -389,7 +390,14 @@ func (s *supervisor) restartDelay(ev exitEvent) time.Duration {
 func (s *supervisor) startPump() {
 	done := make(chan error, 1)
 	s.pumpDone = done
-	f := s.port
+	var f io.Reader = s.port
+	if pf, ok := s.port.(*os.File); ok {
+		// The port's reads as raw system calls (rawio: no sysmon wake-up per read); a port not in
+		// non-blocking mode keeps os.File's reads.
+		if rf, err := rawio.NewFile(pf); err == nil {
+			f = rf
+		}
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rosorin/rosorin/driver/childproc"
+	"github.com/rosorin/rosorin/internal/rawio"
 	"github.com/rosorin/rosorin/serialport"
 )
 
@@ -121,7 +122,7 @@ func (r *realSys) startDriver(argv, env []string, bp boardPort, tap bool, pdeath
 		hb.Close()
 		return driverIO{}, err
 	}
-	d := driverIO{board: feed, heartbeat: fileHeartbeat{hb}}
+	d := driverIO{board: feed, heartbeat: newFileHeartbeat(hb)}
 	if tap {
 		tapEnd, tr, err := heartbeatPipe() // the same kind of pipe: non-blocking, the child's end writes
 		if err != nil {
@@ -164,7 +165,23 @@ func (r *realSys) close() {
 	}
 }
 
-// fileHeartbeat is a heartbeat pipe's read end under Go's poller.
-type fileHeartbeat struct{ *os.File }
+// fileHeartbeat is a heartbeat pipe's read end under Go's poller, read with raw system calls (rawio) when
+// the pipe is non-blocking, as heartbeatPipe makes it.
+type fileHeartbeat struct {
+	*os.File
+	raw *rawio.File // nil: f.File's own reads
+}
+
+func newFileHeartbeat(f *os.File) fileHeartbeat {
+	raw, _ := rawio.NewFile(f)
+	return fileHeartbeat{File: f, raw: raw}
+}
+
+func (f fileHeartbeat) Read(b []byte) (int, error) {
+	if f.raw != nil {
+		return f.raw.Read(b)
+	}
+	return f.File.Read(b)
+}
 
 func (f fileHeartbeat) readNow(buf []byte) (int, bool) { return rawRead(f.File, buf) }

@@ -270,7 +270,7 @@ func TestWatcherDeliversTheFinalWord(t *testing.T) {
 	r, w, closeW := beatPipe(t)
 	got := make(chan []byte, 1)
 	wd := newWatchdog(time.Now(), 150*time.Millisecond, time.Second, time.Second)
-	go watchHeartbeat(fileHeartbeat{r}, wd, true, watchHooks{
+	go watchHeartbeat(newFileHeartbeat(r), wd, true, watchHooks{
 		seen: func(time.Time, int) {}, late: func(time.Duration, time.Duration) {}, hung: func(string) {},
 		final: func(b []byte) { got <- b },
 	})

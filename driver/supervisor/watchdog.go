@@ -36,6 +36,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rosorin/rosorin/driver/heartbeat"
+	"github.com/rosorin/rosorin/internal/rawio"
 )
 
 // Watchdog defaults.
@@ -239,21 +240,14 @@ func rawRead(r *os.File, buf []byte) (n int, eof bool) {
 	if err != nil {
 		return 0, true
 	}
-	var rerr error
-	if err := rc.Control(func(fd uintptr) {
-		for {
-			n, rerr = unix.Read(int(fd), buf)
-			if rerr != unix.EINTR {
-				return
-			}
-		}
-	}); err != nil {
+	var rerr syscall.Errno
+	if err := rc.Control(func(fd uintptr) { n, rerr = rawio.Read(fd, buf) }); err != nil {
 		return 0, true
 	}
 	switch {
 	case rerr == unix.EAGAIN:
 		return 0, false
-	case rerr != nil || n == 0:
+	case rerr != 0 || n == 0:
 		return 0, true
 	}
 	return n, false

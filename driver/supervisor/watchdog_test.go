@@ -131,7 +131,7 @@ func startWatch(r *os.File, wd *watchdog, enabled bool) *watchRun {
 	w := &watchRun{done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
-		watchHeartbeat(fileHeartbeat{r}, wd, enabled, watchHooks{
+		watchHeartbeat(newFileHeartbeat(r), wd, enabled, watchHooks{
 			seen: func(_ time.Time, n int) { w.mu.Lock(); w.beats += n; w.mu.Unlock() },
 			late: func(time.Duration, time.Duration) {},
 			hung: func(why string) { w.mu.Lock(); w.hung, w.at = why, time.Now(); w.mu.Unlock() },
