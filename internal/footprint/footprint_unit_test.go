@@ -104,7 +104,7 @@ func TestParseFloorVariant(t *testing.T) {
 			t.Errorf("%q: %+v %v, want %+v", s, got, err, want)
 		}
 	}
-	for _, s := range []string{"", "services", "single-nohop", "rosorin-base-1p", "1p", "service-fast", "dds-block"} {
+	for _, s := range []string{"", "services", "single-nohop", "rosorin-base-1p", "1p", "service-fast", "dds-block", "dds-osfile", "rosorin-base-osfile"} {
 		if v, err := parseFloorVariant(s); err == nil {
 			t.Errorf("%q: %+v, want an error", s, v)
 		}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/internal/pprofenv"
+	"github.com/rosorin/rosorin/internal/rawio"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/protocol/coind6"
@@ -42,9 +43,10 @@ import (
 //   - "single": the same reads, parses, ticks and writes in one process, each port's reads parsed in the
 //     goroutine that read them, no hand-over: the floor of any Go program that does this I/O.
 //
-// A suffix changes how: "-1p" runs the skeleton's processes with GOMAXPROCS=1; "-block" reads the two
-// ports and the driver's pipe with blocking read(2) in their goroutines (the descriptor taken out of Go's
-// poller) instead of the poller's wait-then-read; "-nohop" (service) has the driver count the board's frames
+// The skeleton reads and writes its descriptors as the service does (internal/rawio: raw system calls under Go's
+// poller). A suffix changes how: "-1p" runs the skeleton's processes with GOMAXPROCS=1; "-osfile" uses
+// os.File's reads and writes (the service before rawio); "-block" reads the two ports and the driver's pipe
+// with blocking read(2) in their goroutines (the descriptor taken out of Go's poller); "-nohop" (service) has the driver count the board's frames
 // in its reading goroutine and write the motor frame from the loop, without the two hand-overs.
 const (
 	envSkelRole = "ROSORIN_FOOTPRINT_SKELETON" // set in a re-executed test binary: the role it plays
@@ -119,10 +121,22 @@ func runSkeleton() bool {
 	return true
 }
 
-// skelInput makes f's reads blocking read(2) calls outside Go's poller when block is set.
+// skelFile is f with the service's reads and writes (rawio, raw system calls under the poller), or os.File's
+// own with the "-osfile" suffix (and for a descriptor rawio refuses).
+func skelFile(f *os.File) io.ReadWriteCloser {
+	if os.Getenv(envSkelRole+"_OSFILE") == "1" {
+		return f
+	}
+	if rf, err := rawio.NewFile(f); err == nil {
+		return rf
+	}
+	return f
+}
+
+// skelInput is skelFile(f), or with block a blocking descriptor read outside Go's poller.
 func skelInput(f *os.File, block bool) (io.ReadCloser, error) {
 	if !block {
-		return f, nil
+		return skelFile(f), nil
 	}
 	fd, err := syscall.Dup(int(f.Fd()))
 	if err != nil {
@@ -228,7 +242,7 @@ func skelSupervisor(c *skelCounts, block bool, boardPath, lidarPath, fifo string
 	for _, fd := range []int{feedR, portFD, hbW, scanR, scanW} {
 		syscall.Close(fd)
 	}
-	feedW, hbR := os.NewFile(uintptr(feedWFD), "feed"), os.NewFile(uintptr(hbRFD), "heartbeat")
+	feedW, hbR := skelFile(os.NewFile(uintptr(feedWFD), "feed")), skelFile(os.NewFile(uintptr(hbRFD), "heartbeat"))
 	in, err := skelInput(port, block)
 	if err != nil {
 		return err
@@ -323,10 +337,11 @@ func skelLidar(in io.Reader, c *skelCounts, scan func()) {
 
 // skelCommands reads the commands' FIFO; each read goes to out, or is counted when out is nil.
 func skelCommands(path string, c *skelCounts, out chan<- struct{}) error {
-	f, err := os.OpenFile(path, os.O_RDONLY, 0)
+	ff, err := os.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
+	f := skelFile(ff)
 	go func() {
 		buf := make([]byte, 512)
 		for {
@@ -350,7 +365,7 @@ func skelDriver(c *skelCounts, block, nohop bool, fifo string) error {
 	if err != nil {
 		return err
 	}
-	port, hb, scans := os.NewFile(4, "board"), os.NewFile(5, "heartbeat"), os.NewFile(6, "scans")
+	port, hb, scans := skelFile(os.NewFile(4, "board")), skelFile(os.NewFile(5, "heartbeat")), skelFile(os.NewFile(6, "scans"))
 	batches, cmds, scanc := make(chan int, 16), make(chan struct{}, 16), make(chan struct{}, 4)
 	if nohop {
 		go skelBoard(feed, c, nil)
@@ -421,7 +436,7 @@ func skelReader(c *skelCounts, block bool, lidarPath string) error {
 	if err != nil {
 		return err
 	}
-	out := os.NewFile(3, "scans")
+	out := skelFile(os.NewFile(3, "scans"))
 	scan := make([]byte, skelScan)
 	go skelLidar(in, c, func() {
 		atomic.AddUint64(&c.Scans, 1)
@@ -445,6 +460,7 @@ func skelSingle(c *skelCounts, block bool, boardPath, lidarPath, fifo string) er
 	if err != nil {
 		return err
 	}
+	pw, _ := bin.(io.Writer) // the same descriptor: with block, port itself is closed
 	lin, err := skelInput(lf, block)
 	if err != nil {
 		return err
@@ -460,7 +476,7 @@ func skelSingle(c *skelCounts, block bool, boardPath, lidarPath, fifo string) er
 		select {
 		case <-tick.C:
 			c.Ticks++
-			if _, err := port.Write(board.StopFrame()); err == nil {
+			if _, err := pw.Write(board.StopFrame()); err == nil {
 				c.MotorWrites++
 			}
 		case <-done:
@@ -479,8 +495,8 @@ type skeleton struct {
 
 // floorVariant is one of BenchmarkFloor's variants: "rosorin-base" or a skeleton's name with its suffixes.
 type floorVariant struct {
-	name, kind         string // kind: "service", "single" or "rosorin-base"
-	oneP, block, nohop bool
+	name, kind                 string // kind: "service", "single" or "rosorin-base"
+	oneP, block, nohop, osfile bool
 }
 
 func parseFloorVariant(s string) (floorVariant, error) {
@@ -490,6 +506,9 @@ func parseFloorVariant(s string) (floorVariant, error) {
 		switch {
 		case strings.HasSuffix(rest, "-1p"):
 			v.oneP, rest = true, strings.TrimSuffix(rest, "-1p")
+			continue
+		case strings.HasSuffix(rest, "-osfile"):
+			v.osfile, rest = true, strings.TrimSuffix(rest, "-osfile")
 			continue
 		case strings.HasSuffix(rest, "-nohop"):
 			v.nohop, rest = true, strings.TrimSuffix(rest, "-nohop")
@@ -507,15 +526,15 @@ func parseFloorVariant(s string) (floorVariant, error) {
 			return v, fmt.Errorf("%q: -nohop is the service's driver without its hand-overs; single has none", s)
 		}
 	case "dds":
-		if v.block || v.nohop {
+		if v.block || v.nohop || v.osfile {
 			return v, fmt.Errorf("%q: the dds skeleton reads no port (-1p is its only suffix)", s)
 		}
 	case "rosorin-base":
-		if v.oneP || v.block || v.nohop {
+		if v.oneP || v.block || v.nohop || v.osfile {
 			return v, fmt.Errorf("%q: rosorin-base takes no suffix (GOMAXPROCS=1 goes in %s)", s, envArgs)
 		}
 	default:
-		return v, fmt.Errorf("%q: want service, single, dds or rosorin-base, with -1p, -block and (service) -nohop suffixes for the first two", s)
+		return v, fmt.Errorf("%q: want service, single, dds or rosorin-base, with -1p, -osfile, -block and (service) -nohop suffixes for the first two", s)
 	}
 	v.kind = rest
 	return v, nil
@@ -567,6 +586,9 @@ func startSkeleton(tb testing.TB, v floorVariant) *skeleton {
 	}
 	if v.nohop {
 		cmd.Env = append(cmd.Env, envSkelRole+"_NOHOP=1")
+	}
+	if v.osfile {
+		cmd.Env = append(cmd.Env, envSkelRole+"_OSFILE=1")
 	}
 	if v.oneP {
 		cmd.Env = append(cmd.Env, "GOMAXPROCS=1")
@@ -724,16 +746,17 @@ func skelRole(root int) func(Proc) string {
 // BenchmarkFloor measures the skeleton variants and rosorin-base itself (no ROS 2, no capture) back to back,
 // each against its own floor-world sim, in rounds (ROSORIN_FOOTPRINT_ROUNDS) so that the machine's drifting
 // load falls on all of them alike. ROSORIN_FOOTPRINT_FLOOR lists the variants (default
-// "single,single-1p,service,service-1p,service-block,rosorin-base"):
+// "single,service,service-osfile,service-1p,service-nohop,dds,rosorin-base"; dds needs -tags ros2 and is
+// skipped without it):
 //
-//	go test -run '^$' -bench Floor -benchtime 1x ./internal/footprint
+//	go test -tags ros2 -run '^$' -bench Floor -benchtime 1x ./internal/footprint
 func BenchmarkFloor(b *testing.B) {
 	if testkit.RaceEnabled {
 		b.Skip("a measurement of CPU and memory: a -race build costs several times both")
 	}
 	spec := os.Getenv(envFloor)
 	if spec == "" {
-		spec = "single,single-1p,service,service-1p,service-block,rosorin-base"
+		spec = "single,service,service-osfile,service-1p,service-nohop,dds,rosorin-base"
 	}
 	var vs []floorVariant
 	for _, s := range strings.Split(spec, ",") {
