@@ -263,10 +263,18 @@ func role(root int) func(Proc) string {
 // measure samples the tree under the service for window, reading memory each second for its peak.
 func measure(tb testing.TB, s *stack, window time.Duration) []Usage {
 	tb.Helper()
-	root := s.Cmd.Process.Pid
+	us, err := measureTree(s.Cmd.Process.Pid, role(s.Cmd.Process.Pid), window)
+	if err != nil {
+		tb.Fatalf("%v: %s", err, s.Log.String())
+	}
+	return us
+}
+
+// measureTree samples root and its descendants for window, reading memory each second for its peak.
+func measureTree(root int, role func(Proc) string, window time.Duration) ([]Usage, error) {
 	a, err := Tree(root)
 	if err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
 	t0 := time.Now()
 	peak := map[int]Proc{}
@@ -274,7 +282,7 @@ func measure(tb testing.TB, s *stack, window time.Duration) []Usage {
 		time.Sleep(min(time.Second, window-time.Since(t0)))
 		now, err := Tree(root)
 		if err != nil {
-			tb.Fatal(err)
+			return nil, err
 		}
 		for _, p := range now {
 			q := peak[p.PID]
@@ -284,13 +292,9 @@ func measure(tb testing.TB, s *stack, window time.Duration) []Usage {
 	}
 	b, err := Tree(root)
 	if err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
-	us, err := Between(a, b, time.Since(t0).Seconds(), peak, role(root))
-	if err != nil {
-		tb.Fatalf("%v: %s", err, s.Log.String())
-	}
-	return us
+	return Between(a, b, time.Since(t0).Seconds(), peak, role)
 }
 
 // BenchmarkFootprint: the whole service against the sim's floor world at full rates, enabled and driving
@@ -317,20 +321,23 @@ func BenchmarkFootprint(b *testing.B) {
 			b.Run(fmt.Sprintf("ros2=%v/capture=%v", ros2, capture), func(b *testing.B) {
 				for range rounds {
 					for _, bd := range builds(b) {
-						b.Run("build="+bd.name, func(b *testing.B) {
-							s := start(b, bd, ros2, capture)
-							time.Sleep(warmup)
-							s.driving(b)
-							us := measure(b, s, window)
-							s.driving(b)
-							report(b, us)
-							b.ReportMetric(0, "ns/op")
-						})
+						b.Run("build="+bd.name, func(b *testing.B) { benchService(b, bd, ros2, capture, warmup, window) })
 					}
 				}
 			})
 		}
 	}
+}
+
+// benchService runs the service of build bd, drives it for warmup and reports its use over window.
+func benchService(b *testing.B, bd build, ros2, capture bool, warmup, window time.Duration) {
+	s := start(b, bd, ros2, capture)
+	time.Sleep(warmup)
+	s.driving(b)
+	us := measure(b, s, window)
+	s.driving(b)
+	report(b, us)
+	b.ReportMetric(0, "ns/op")
 }
 
 // report gives each process's figures and the totals as metrics, and a line a person reads.

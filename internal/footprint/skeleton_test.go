@@ -780,13 +780,7 @@ func BenchmarkFloor(b *testing.B) {
 			b.Run("what="+v.name, func(b *testing.B) {
 				if v.kind == "rosorin-base" {
 					bd := builds(b)
-					s := start(b, bd[len(bd)-1], false, false)
-					time.Sleep(warmup)
-					s.driving(b)
-					us := measure(b, s, window)
-					s.driving(b)
-					report(b, us)
-					b.ReportMetric(0, "ns/op")
+					benchService(b, bd[len(bd)-1], false, false, warmup, window)
 					return
 				}
 				if v.kind == "dds" && ddsSkeleton == nil {
@@ -794,30 +788,7 @@ func BenchmarkFloor(b *testing.B) {
 				}
 				s := startSkeleton(b, v)
 				time.Sleep(warmup)
-				root := s.cmd.Process.Pid
-				a, err := Tree(root)
-				if err != nil {
-					b.Fatal(err)
-				}
-				t0 := time.Now()
-				peak := map[int]Proc{}
-				for time.Since(t0) < window {
-					time.Sleep(min(time.Second, window-time.Since(t0)))
-					now, err := Tree(root)
-					if err != nil {
-						b.Fatal(err)
-					}
-					for _, p := range now {
-						q := peak[p.PID]
-						q.RSSKB, q.AnonKB, q.PSSKB = max(q.RSSKB, p.RSSKB), max(q.AnonKB, p.AnonKB), max(q.PSSKB, p.PSSKB)
-						peak[p.PID] = q
-					}
-				}
-				z, err := Tree(root)
-				if err != nil {
-					b.Fatal(err)
-				}
-				us, err := Between(a, z, time.Since(t0).Seconds(), peak, skelRole(root))
+				us, err := measureTree(s.cmd.Process.Pid, skelRole(s.cmd.Process.Pid), window)
 				if err != nil {
 					b.Fatal(err)
 				}
