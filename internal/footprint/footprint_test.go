@@ -52,6 +52,19 @@ const (
 	flip  = 10 * time.Second
 )
 
+// envRoundsOf is ROSORIN_FOOTPRINT_ROUNDS (1 when unset).
+func envRoundsOf(tb testing.TB) int {
+	v := os.Getenv(envRounds)
+	if v == "" {
+		return 1
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		tb.Fatalf("%s=%q: want a count such as 3", envRounds, v)
+	}
+	return n
+}
+
 func envDuration(tb testing.TB, name string, def time.Duration) time.Duration {
 	v := os.Getenv(name)
 	if v == "" {
@@ -308,14 +321,7 @@ func BenchmarkFootprint(b *testing.B) {
 		b.Skip("a measurement of CPU and memory: a -race build costs several times both")
 	}
 	window, warmup := envDuration(b, envWindow, 20*time.Second), envDuration(b, envWarmup, 5*time.Second)
-	rounds := 1
-	if v := os.Getenv(envRounds); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			b.Fatalf("%s=%q: want a count such as 3", envRounds, v)
-		}
-		rounds = n
-	}
+	rounds := envRoundsOf(b)
 	for _, ros2 := range []bool{false, true} {
 		for _, capture := range []bool{false, true} {
 			b.Run(fmt.Sprintf("ros2=%v/capture=%v", ros2, capture), func(b *testing.B) {

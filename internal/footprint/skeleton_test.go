@@ -767,14 +767,7 @@ func BenchmarkFloor(b *testing.B) {
 		vs = append(vs, v)
 	}
 	window, warmup := envDuration(b, envWindow, 20*time.Second), envDuration(b, envWarmup, 5*time.Second)
-	rounds := 1
-	if v := os.Getenv(envRounds); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			b.Fatalf("%s=%q: want a count such as 3", envRounds, v)
-		}
-		rounds = n
-	}
+	rounds := envRoundsOf(b)
 	for range rounds {
 		for _, v := range vs {
 			b.Run("what="+v.name, func(b *testing.B) {
