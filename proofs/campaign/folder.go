@@ -233,12 +233,18 @@ func (f *Folder) Finish(r Run) error {
 	return syncDir(filepath.Join(f.Dir, RunsDir))
 }
 
-// writeCut writes r as the slot's next cut record, runs/0007-cutK.json.
+// writeCut writes r as the slot's next cut record, runs/0007-cutK.json: the first K without a file. A Stat
+// that fails otherwise than "no such file" (runs/ is no folder, a permission, an I/O error) is returned: no K
+// would ever be free, and looking further would loop forever (issue 31).
 func (f *Folder) writeCut(r Run) error {
 	for k := 1; ; k++ {
 		p := filepath.Join(f.Dir, RunsDir, fmt.Sprintf("%04d-cut%d.json", r.Seq, k))
-		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+		_, err := os.Stat(p)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
 			return writeJSONAtomic(p, r)
+		case err != nil:
+			return fmt.Errorf("campaign: cannot record the cut run of slot %d: %w; check that %s is a folder this user can write", r.Seq, err, filepath.Join(f.Dir, RunsDir))
 		}
 	}
 }

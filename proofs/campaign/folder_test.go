@@ -410,3 +410,46 @@ func TestRunJSONNull(t *testing.T) {
 		t.Errorf("still %v", runs[0].StillS)
 	}
 }
+
+// TestWriteCutStatError: a cut record whose folder cannot be looked into (runs/ is a regular file: ENOTDIR; a
+// name too long: ENAMETOOLONG) is an error naming the path, returned at once. Before issue 31 writeCut only
+// left its loop on "not found", so it looked for a free K forever; the timeout turns that hang into a FAIL.
+func TestWriteCutStatError(t *testing.T) {
+	notDir := newFolder(t, Shard{})
+	runs := filepath.Join(notDir.Dir, RunsDir)
+	if err := os.RemoveAll(runs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(runs, []byte("not a folder\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	long := &Folder{Dir: filepath.Join(t.TempDir(), strings.Repeat("c", 300))} // a component over NAME_MAX (255)
+	for _, tc := range []struct {
+		name string
+		f    *Folder
+		want string
+	}{
+		{"runs is a file", notDir, "not a directory"},
+		{"name too long", long, "file name too long"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Run{Slot: Slot{Seq: 3, Cell: "estop fwd 0.2", Rep: 1}, Outcome: Cut, StillS: nan(), TravelM: nan()}
+			done := make(chan error, 1)
+			go func() { done <- tc.f.Finish(r) }()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Fatal("Finish of a cut run succeeded with no folder to write it in")
+				}
+				p := filepath.Join(tc.f.Dir, RunsDir, "0003-cut1.json")
+				for _, w := range []string{tc.want, p, "slot 3"} {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q does not say %q", err, w)
+					}
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Finish of a cut run did not return in 5 s: writeCut loops on a Stat error that is not \"not found\"")
+			}
+		})
+	}
+}
