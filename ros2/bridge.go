@@ -80,6 +80,9 @@ type Bridge struct {
 	recentNext   int
 	// watch is the e-stop writers' announced-but-undelivered state (estopWatch), owned by publisherLoop.
 	watch estopWatch
+	// life ends when Run's context does: e-stop retries stop with the bridge.
+	life    context.Context
+	endLife context.CancelFunc
 	// The observability endpoints (obs.go).
 	rosout                *rosout
 	diagPub, tfStatic, tf *Publisher
@@ -179,6 +182,7 @@ func New(cfg Config) (*Bridge, error) {
 	}
 	node.Remap = cfg.Remap
 	b := &Bridge{cfg: cfg, log: cfg.Log, node: node, c: api.NewClient(cfg.Socket), pubs: map[string]*Publisher{}}
+	b.life, b.endLife = context.WithCancel(context.Background())
 	b.watch.repair, b.watch.oneShot = cfg.EStopRepair, cfg.EStopOneShot
 	fail := func(err error) (*Bridge, error) { node.Close(); return nil, err }
 	for _, o := range outputs {
@@ -228,6 +232,8 @@ func (b *Bridge) Node() *Node { return b.node }
 func (b *Bridge) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	stopLife := context.AfterFunc(ctx, b.endLife)
+	defer stopLife()
 	var wg sync.WaitGroup
 	readers := []*dds.Reader{b.enable.Req, b.reset.Req}
 	handlers := []func(dds.Sample){b.onEnable, b.onReset}
@@ -399,24 +405,120 @@ func (b *Bridge) onEStop(s dds.Sample) {
 }
 
 // estop latches the driver's e-stop. Until the driver confirms, velocity commands from the graph are held
-// and the cmd_vel stream is closed, so the driver's deadman stops the wheels even if the e-stop request
-// cannot get through.
+// and the cmd_vel streams are closed, so the driver's deadman stops the wheels even if the e-stop request
+// cannot get through. A failed request is retried (deliverEStop) until the driver confirms the latch or is
+// gone, or the bridge stops.
 func (b *Bridge) estop(reason string) {
 	b.estopPending.Add(1)
 	defer b.estopPending.Add(-1)
-	for i := 0; ; i++ {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_, err := b.c.EStop(ctx, reason)
-		cancel()
-		if err == nil {
-			break
-		}
+	deliverEStop(b.life, b.c, reason, b.log, sleepCtx, func() {
 		b.Stats.DriverErrors.Add(1)
-		if i == 0 {
-			b.log.Error("e-stop request to the driver failed: holding all commands and retrying", "err", err)
-			go b.closeStreams("e-stop not delivered")
+	}, func() { go b.closeStreams("e-stop not delivered") })
+}
+
+// E-stop retries: the first after EStopRetryFirst, doubling up to EStopRetryMax. Short, because every
+// retry is a chance for a driver that stumbled (a full accept queue, a request that timed out under load)
+// to latch; capped, so that a driver that keeps failing is not hammered, and each failure is still logged.
+const (
+	EStopRetryFirst = 20 * time.Millisecond
+	EStopRetryMax   = 200 * time.Millisecond
+)
+
+// estopClient is what deliverEStop needs of the driver's socket (*api.Client).
+type estopClient interface {
+	EStop(ctx context.Context, reason string) (api.Reply, error)
+	State(ctx context.Context) (api.State, error)
+}
+
+var _ estopClient = (*api.Client)(nil)
+
+// EStopOutcome is how an e-stop delivery ended.
+type EStopOutcome int
+
+const (
+	// EStopConfirmed: the driver answered success.
+	EStopConfirmed EStopOutcome = iota
+	// EStopLatchedByState: the request failed (non-2xx, success false, no answer), but the driver's state
+	// record shows the e-stop latched (by this request or another).
+	EStopLatchedByState
+	// EStopDriverGone: nothing listens on the socket (refused, or no socket file). A driver that comes back
+	// after a crash, kill, hang or USB drop starts latched (driver/child.go); the supervisor wrote a stop frame
+	// when it died. Retrying against nothing would only hold the bridge's commands forever.
+	EStopDriverGone
+	// EStopCancelled: the bridge stopped before the driver confirmed (its streams close: the deadman).
+	EStopCancelled
+)
+
+func (o EStopOutcome) String() string {
+	return [...]string{"confirmed", "latched (state record)", "driver gone", "cancelled"}[o]
+}
+
+// deliverEStop sends the e-stop until the driver confirms the latch (Reply.Success, or its state record
+// shows the e-stop latched), the driver is gone (api.ErrNoDriver), or ctx ends. Both ways a driver may refuse
+// an e-stop are failures: 200 with success false, and a non-2xx status (an *api.HTTPError). Each failure is
+// logged at ERROR and counted (failed); firstFailure runs once, at the first. sleep waits between attempts
+// (false: ctx ended). It returns how it ended and the number of e-stop requests sent.
+func deliverEStop(ctx context.Context, c estopClient, reason string, log *slog.Logger,
+	sleep func(context.Context, time.Duration) bool, failed, firstFailure func()) (EStopOutcome, int) {
+	wait := EStopRetryFirst
+	for attempt := 1; ; attempt++ {
+		rctx, cancel := context.WithTimeout(ctx, time.Second)
+		r, err := c.EStop(rctx, reason)
+		cancel()
+		if err == nil && r.Success {
+			if attempt > 1 {
+				log.Warn("e-stop delivered to the driver after failed attempts", "attempts", attempt, "reason", reason)
+			}
+			return EStopConfirmed, attempt
 		}
-		time.Sleep(50 * time.Millisecond)
+		if ctx.Err() != nil {
+			log.Error("e-stop not confirmed by the driver before the bridge stopped (its velocity streams close: the deadman stops the wheels)", "attempts", attempt, "reason", reason)
+			return EStopCancelled, attempt
+		}
+		if errors.Is(err, api.ErrNoDriver) {
+			failed()
+			log.Error("e-stop not delivered: no driver on the socket (gone or restarting: the supervisor wrote a stop frame when it died, and a restarted driver starts latched); not retried",
+				"err", err, "attempts", attempt, "reason", reason)
+			return EStopDriverGone, attempt
+		}
+		why := "driver answered success=false"
+		if err != nil {
+			why = err.Error()
+		} else if r.Message != "" {
+			why += ": " + r.Message
+		}
+		// The latch may be there anyway (a second e-stop, a refusal that came after latching): the state
+		// record is the driver's word on it.
+		sctx, scancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		st, serr := c.State(sctx)
+		scancel()
+		if serr == nil && st.EStop != nil {
+			log.Warn("e-stop request failed, but the driver's state shows the e-stop latched", "failure", why, "latched", *st.EStop, "attempts", attempt)
+			return EStopLatchedByState, attempt
+		}
+		failed()
+		log.Error("e-stop request to the driver failed: holding all commands from the graph and retrying",
+			"failure", why, "attempt", attempt, "retry_in", wait, "reason", reason)
+		if attempt == 1 && firstFailure != nil {
+			firstFailure()
+		}
+		if !sleep(ctx, wait) {
+			log.Error("e-stop not confirmed by the driver before the bridge stopped (its velocity streams close: the deadman stops the wheels)", "attempts", attempt, "reason", reason)
+			return EStopCancelled, attempt
+		}
+		wait = min(2*wait, EStopRetryMax)
+	}
+}
+
+// sleepCtx waits d or until ctx ends (false).
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 
