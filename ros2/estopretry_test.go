@@ -40,9 +40,11 @@ func (f *fakeEStopDriver) State(ctx context.Context) (api.State, error) {
 }
 
 var (
-	ok       = func() (api.Reply, error) { return api.Reply{Success: true, Message: "e-stop latched"}, nil }
-	refused  = func() (api.Reply, error) { return api.Reply{Success: false, Message: "board write failed"}, nil }
-	status   = func() (api.Reply, error) { return api.Reply{}, &api.HTTPError{Status: 503, Message: "board write failed"} }
+	ok      = func() (api.Reply, error) { return api.Reply{Success: true, Message: "e-stop latched"}, nil }
+	refused = func() (api.Reply, error) { return api.Reply{Success: false, Message: "board write failed"}, nil }
+	status  = func() (api.Reply, error) {
+		return api.Reply{}, &api.HTTPError{Status: 503, Message: "board write failed"}
+	}
 	gone     = func() (api.Reply, error) { return api.Reply{}, fmt.Errorf("%w at /x.sock", api.ErrNoDriver) }
 	timedOut = func() (api.Reply, error) { return api.Reply{}, context.DeadlineExceeded }
 )
