@@ -40,13 +40,13 @@ func (f *fakeEStopDriver) State(ctx context.Context) (api.State, error) {
 }
 
 var (
-	ok      = func() (api.Reply, error) { return api.Reply{Success: true, Message: "e-stop latched"}, nil }
-	refused = func() (api.Reply, error) { return api.Reply{Success: false, Message: "board write failed"}, nil }
-	status  = func() (api.Reply, error) {
+	ansOK      = func() (api.Reply, error) { return api.Reply{Success: true, Message: "e-stop latched"}, nil }
+	ansRefused = func() (api.Reply, error) { return api.Reply{Success: false, Message: "board write failed"}, nil }
+	ansStatus  = func() (api.Reply, error) {
 		return api.Reply{}, &api.HTTPError{Status: 503, Message: "board write failed"}
 	}
-	gone     = func() (api.Reply, error) { return api.Reply{}, fmt.Errorf("%w at /x.sock", api.ErrNoDriver) }
-	timedOut = func() (api.Reply, error) { return api.Reply{}, context.DeadlineExceeded }
+	ansGone    = func() (api.Reply, error) { return api.Reply{}, fmt.Errorf("%w at /x.sock", api.ErrNoDriver) }
+	ansTimeout = func() (api.Reply, error) { return api.Reply{}, context.DeadlineExceeded }
 )
 
 // TestDeliverEStop: a failed e-stop is retried (20 ms doubling to 200 ms) until the driver confirms it
@@ -70,15 +70,15 @@ func TestDeliverEStop(t *testing.T) {
 		sleeps       []time.Duration
 		errors       int // ERROR lines
 	}{
-		{"confirmed", []func() (api.Reply, error){ok}, 0, 0, EStopConfirmed, 1, nil, 0},
-		{"http-status-then-ok", []func() (api.Reply, error){status, status, status, ok}, 0, 0, EStopConfirmed, 4, ms(20, 40, 80), 3},
-		{"success-false-then-ok", []func() (api.Reply, error){refused, refused, ok}, 0, 0, EStopConfirmed, 3, ms(20, 40), 2},
-		{"timeouts-capped", []func() (api.Reply, error){timedOut, timedOut, timedOut, timedOut, timedOut, timedOut, timedOut, ok}, 0, 0, EStopConfirmed, 8, ms(20, 40, 80, 160, 200, 200, 200), 7},
-		{"refused-but-latched", []func() (api.Reply, error){refused}, 1, 0, EStopLatchedByState, 1, nil, 0},
-		{"status-latched-later", []func() (api.Reply, error){status}, 3, 0, EStopLatchedByState, 3, ms(20, 40), 2},
-		{"driver-gone", []func() (api.Reply, error){gone}, 0, 0, EStopDriverGone, 1, nil, 1},
-		{"failing-then-gone", []func() (api.Reply, error){status, status, gone}, 0, 0, EStopDriverGone, 3, ms(20, 40), 3},
-		{"bridge-stops", []func() (api.Reply, error){status}, 0, 3, EStopCancelled, 3, ms(20, 40, 80), 4},
+		{"confirmed", []func() (api.Reply, error){ansOK}, 0, 0, EStopConfirmed, 1, nil, 0},
+		{"http-status-then-ok", []func() (api.Reply, error){ansStatus, ansStatus, ansStatus, ansOK}, 0, 0, EStopConfirmed, 4, ms(20, 40, 80), 3},
+		{"success-false-then-ok", []func() (api.Reply, error){ansRefused, ansRefused, ansOK}, 0, 0, EStopConfirmed, 3, ms(20, 40), 2},
+		{"timeouts-capped", []func() (api.Reply, error){ansTimeout, ansTimeout, ansTimeout, ansTimeout, ansTimeout, ansTimeout, ansTimeout, ansOK}, 0, 0, EStopConfirmed, 8, ms(20, 40, 80, 160, 200, 200, 200), 7},
+		{"refused-but-latched", []func() (api.Reply, error){ansRefused}, 1, 0, EStopLatchedByState, 1, nil, 0},
+		{"status-latched-later", []func() (api.Reply, error){ansStatus}, 3, 0, EStopLatchedByState, 3, ms(20, 40), 2},
+		{"driver-gone", []func() (api.Reply, error){ansGone}, 0, 0, EStopDriverGone, 1, nil, 1},
+		{"failing-then-gone", []func() (api.Reply, error){ansStatus, ansStatus, ansGone}, 0, 0, EStopDriverGone, 3, ms(20, 40), 3},
+		{"bridge-stops", []func() (api.Reply, error){ansStatus}, 0, 3, EStopCancelled, 3, ms(20, 40, 80), 4},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
