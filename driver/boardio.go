@@ -94,24 +94,46 @@ func unblockReader(in io.Reader) bool {
 // device) never stops the control loop: the loop keeps publishing the state record that says so. It holds at
 // most one pending frame and the newest wins (every motor frame sets all four wheels, so an older pending one
 // is obsolete; a stop frame replaces a pending motor frame, never the reverse order).
+//
+// Every frame handed over gets a sequence number (send returns it; 1 is the first). writtenSeq is the number
+// of the last frame the port accepted, and wrote() gives a channel closed at the next completed write: the
+// latch persister (persist.go) writes the e-stop file only once the stop frame, or a frame queued after it,
+// has reached the port.
+//
+// Times are read on the writer's own monotonic source (mono: time since the writer started, from Go's
+// monotonic clock), never the wall clock: a wall clock step (NTP, a manual date) must neither fake a hung
+// port nor hide one.
 type boardWriter struct {
 	w       io.Writer
-	ch      chan []byte
+	ch      chan queuedFrame
 	errc    chan error
 	quit    chan struct{}
 	done    chan struct{}
 	stopped sync.Once
+	mono    func() time.Duration // monotonic time since the writer started; replaced by tests
 
-	busySince atomic.Int64  // unix nanoseconds when the current write began; 0 when idle
-	queued    atomic.Uint64 // frames handed over by send
-	replaced  atomic.Uint64 // of which dropped for a newer one
-	written   atomic.Uint64 // of which written
-	lastWrite atomic.Int64  // unix nanoseconds of the last completed write
+	busySince  atomic.Int64  // mono()+1 in nanoseconds when the current write began; 0 when idle
+	queued     atomic.Uint64 // frames handed over by send (also the last sequence number given)
+	replaced   atomic.Uint64 // of which dropped for a newer one
+	written    atomic.Uint64 // of which written
+	writtenSeq atomic.Uint64 // sequence number of the last frame written (0: none yet)
+	lastWrite  atomic.Int64  // mono()+1 in nanoseconds at the last completed write; 0: none yet
+
+	wmu   sync.Mutex
+	wnext chan struct{} // closed at the next completed write; nil while nobody waits
+}
+
+// queuedFrame is a frame and its sequence number.
+type queuedFrame struct {
+	f   []byte
+	seq uint64
 }
 
 func newBoardWriter(w io.Writer) *boardWriter {
-	bw := &boardWriter{w: w, ch: make(chan []byte, 1), errc: make(chan error, 1),
-		quit: make(chan struct{}), done: make(chan struct{})}
+	start := time.Now()
+	bw := &boardWriter{w: w, ch: make(chan queuedFrame, 1), errc: make(chan error, 1),
+		quit: make(chan struct{}), done: make(chan struct{}),
+		mono: func() time.Duration { return time.Since(start) }}
 	go bw.run()
 	return bw
 }
@@ -127,22 +149,41 @@ func (bw *boardWriter) run() {
 		select {
 		case <-bw.quit:
 			return
-		case f := <-bw.ch:
+		case q := <-bw.ch:
 			if bw.quitting() {
 				bw.replaced.Add(1) // dropped, never written: idle() still balances
 				return
 			}
-			bw.busySince.Store(time.Now().UnixNano())
-			_, err := bw.w.Write(f)
+			bw.busySince.Store(int64(bw.mono()) + 1)
+			_, err := bw.w.Write(q.f)
 			bw.busySince.Store(0)
 			if err != nil {
 				bw.errc <- fmt.Errorf("write to the board: %w; the port is gone, the supervisor must reopen it", err)
 				return
 			}
 			bw.written.Add(1)
-			bw.lastWrite.Store(time.Now().UnixNano())
+			bw.lastWrite.Store(int64(bw.mono()) + 1)
+			bw.writtenSeq.Store(q.seq)
+			bw.wmu.Lock()
+			if bw.wnext != nil {
+				close(bw.wnext)
+				bw.wnext = nil
+			}
+			bw.wmu.Unlock()
 		}
 	}
+}
+
+// wrote returns the sequence number of the last frame written and a channel closed when the next write
+// completes (or never, once the writer has ended: select on done as well). Any goroutine may call it.
+func (bw *boardWriter) wrote() (uint64, <-chan struct{}) {
+	bw.wmu.Lock()
+	defer bw.wmu.Unlock()
+	if bw.wnext == nil {
+		bw.wnext = make(chan struct{})
+	}
+	// Read under wmu, after the channel: a write that completes after this read closes this channel.
+	return bw.writtenSeq.Load(), bw.wnext
 }
 
 func (bw *boardWriter) quitting() bool {
@@ -154,12 +195,13 @@ func (bw *boardWriter) quitting() bool {
 	}
 }
 
-// send queues f, replacing a frame still pending. Called only by the control loop (single producer).
-func (bw *boardWriter) send(f []byte) {
-	bw.queued.Add(1)
+// send queues f, replacing a frame still pending, and returns its sequence number. Called only by the control
+// loop (single producer).
+func (bw *boardWriter) send(f []byte) uint64 {
+	q := queuedFrame{f: f, seq: bw.queued.Add(1)}
 	select {
-	case bw.ch <- f:
-		return
+	case bw.ch <- q:
+		return q.seq
 	default:
 	}
 	select {
@@ -167,7 +209,8 @@ func (bw *boardWriter) send(f []byte) {
 		bw.replaced.Add(1)
 	default:
 	}
-	bw.ch <- f // the slot is free: only this goroutine fills it
+	bw.ch <- q // the slot is free: only this goroutine fills it
+	return q.seq
 }
 
 // idle reports whether no frame is pending or being written.
@@ -175,13 +218,15 @@ func (bw *boardWriter) idle() bool {
 	return bw.written.Load()+bw.replaced.Load() == bw.queued.Load()
 }
 
-// busyFor returns how long the current write has been blocked (0 when idle).
-func (bw *boardWriter) busyFor(now time.Time) time.Duration {
+// busyFor returns how long the current write has been blocked (0 when idle), on the writer's monotonic
+// source. The argument is not used (the caller's reading of the wall clock is what a clock step would bend);
+// it stays for the state record's call.
+func (bw *boardWriter) busyFor(time.Time) time.Duration {
 	s := bw.busySince.Load()
 	if s == 0 {
 		return 0
 	}
-	return time.Duration(now.UnixNano() - s)
+	return max(0, time.Duration(int64(bw.mono())+1-s))
 }
 
 // stop ends the writer goroutine, waiting up to wait for a write in progress. It reports whether the goroutine

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"log/slog"
@@ -69,21 +70,65 @@ func (j diskJob) write() error {
 		return err
 	}
 	if j.append {
-		f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-		if err != nil {
+		return appendLine(j.path, j.data)
+	}
+	// plugged.json: replaced durably (temporary file, fsync, rename, fsync of the folder), so a power cut
+	// leaves the old state or the new, never an empty or half-written file.
+	return writeFileDurable(j.path, j.data, 0o644)
+}
+
+// appendLine appends data (whole lines) to the log at path. A log that does not end in a newline was cut in
+// the middle of a line (power lost during a write): the partial line is cut off first, so every line a
+// reader sees is whole and the new one does not run into the old fragment.
+func appendLine(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	err = trimPartialLine(f)
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// trimPartialLine truncates f back to just after its last newline (to empty when it has none) when it does not
+// end in one. Only the tail is read.
+func trimPartialLine(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := st.Size()
+	if size == 0 {
+		return nil
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
+		return err
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	buf := make([]byte, 4096)
+	end := size
+	for end > 0 {
+		n := int64(len(buf))
+		if n > end {
+			n = end
+		}
+		if _, err := f.ReadAt(buf[:n], end-n); err != nil {
 			return err
 		}
-		_, err = f.Write(j.data)
-		if cerr := f.Close(); err == nil {
-			err = cerr
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return f.Truncate(end - n + int64(i) + 1)
 		}
-		return err
+		end -= n
 	}
-	tmp := j.path + ".tmp"
-	if err := os.WriteFile(tmp, j.data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, j.path)
+	return f.Truncate(0)
 }
 
 func readFileLimit(path string, limit int64) ([]byte, error) {

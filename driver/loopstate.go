@@ -22,15 +22,18 @@ type loopState struct {
 
 	cfgView atomic.Pointer[any] // GET /v1/config: the configuration in force (written by the loop on a runtime set)
 	rp      runParams           // runtime parameters (runparams.go), owned by the loop
+	// supStart is the supervisor's start time (/proc/PID/stat), read once: it tags the kept runtime parameters.
+	supStart uint64
 
 	reqs      chan request
 	batches   chan boardBatch
 	readerErr chan error
 	done      chan struct{} // closed when the loop has ended: pending callers give up
 
-	out  *boardWriter
-	disk *diskWriter
-	cr   *contactReflex // the contact reflex (contact.go); its monitor is the loop's
+	out     *boardWriter
+	disk    *diskWriter
+	persist *persister     // the durable latch and runtime parameters (persist.go)
+	cr      *contactReflex // the contact reflex (contact.go); its monitor is the loop's
 
 	tick        time.Duration
 	refresh     time.Duration
@@ -59,6 +62,12 @@ type loopState struct {
 	lastRPS   [4]float64
 	lastWrite time.Time
 	haveWrite bool
+
+	// The durable latch (latchfile.go): what the state directory said at start, the latch last handed to the
+	// persister ("" none) and the sequence number of the last stop frame queued (checkLatch).
+	latchLoad   latchLoad
+	persisted   string
+	lastStopSeq uint64
 
 	scanBlocked  bool
 	silentLogged bool

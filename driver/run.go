@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
@@ -48,17 +49,40 @@ func start(o Options) (*loopState, error) {
 	// The driver's records at INFO and above also go to the socket's log topic (the bridge's /rosout).
 	var tee *api.LogTee
 	o.Log, tee = api.TeeLog(o.Log, "driver")
+	// The durable latch (latchfile.go): a latch kept in the state directory survives the supervisor, and a
+	// file that cannot be trusted latches too.
+	ld := loadLatch(o.StateDir)
+	supLatch := o.StartLatched
+	o.StartLatched = startLatchReason(supLatch, ld)
 	r := newLoopState(o, p)
+	r.latchLoad = ld
+	switch {
+	case ld.err != nil:
+		o.Log.Warn("E-STOP latched at start: the latch file cannot be trusted", "file", ld.path, "err", oneLineErr(ld.err))
+		r.persisted = r.gate.Status().EStop // kept as found (evidence; a newer driver's file is not ours to rewrite)
+	case ld.reason != "":
+		o.Log.Warn("E-STOP latched at start from the latch file: "+ld.rec.Reason, "file", ld.path,
+			"latched_at", ld.rec.Time.Format(time.RFC3339Nano), "source", ld.rec.Source, "supervisor_latch", supLatch)
+		r.persisted = r.gate.Status().EStop // the file already holds this latch: not rewritten (no nesting)
+	}
+	if err := r.loadRunParams(); err != nil {
+		o.Log.Warn("runtime parameters of the previous driver not applied", "err", err)
+	}
 	r.deadline = o.Clock.NewTimer()
 	if r.cr, err = newContactReflex(mode, p.contact); err != nil {
 		return nil, fmt.Errorf("driver start: %w", err)
 	}
 	r.cr.slow = o.testContactSlow
 	if o.SocketPath != "" {
-		srv, err := api.Listen(o.SocketPath, r, o.Log)
+		access := o.Access
+		if access == nil {
+			access = api.DefaultAccess(os.Getuid())
+		}
+		srv, err := api.Listen(o.SocketPath, r, o.Log, api.WithAccess(access))
 		if err != nil {
 			return nil, fmt.Errorf("driver start: %w", err)
 		}
+		o.Log.Info("control socket roles: " + access.Summary())
 		r.tr = srv
 		tee.SetSink(srv.PublishLog)
 	}
@@ -76,6 +100,7 @@ func (r *loopState) run(ctx context.Context) error {
 	}()
 	r.out = newBoardWriter(r.o.BoardOut)
 	r.disk = newDiskWriter(r.log)
+	r.persist = newPersister(r.log, r.out, latchPath(r.o.StateDir))
 	if err := r.cr.startMatcher(); err != nil {
 		r.log.Error("contact reflex: the scan matcher did not start; the reflex cannot judge", "err", err)
 	}
@@ -105,6 +130,11 @@ func (r *loopState) run(ctx context.Context) error {
 	// teardown below can take longer than its watchdog timeout without the wheels being at risk. The same
 	// write tells it whether the e-stop is latched, so the next driver keeps the latch (heartbeat.FinalWord).
 	r.beat(heartbeat.FinalWord(r.gate.Status().EStop))
+	// The latch on disk after the final stop frames: one still waiting for its stop frame is written now.
+	r.checkLatch()
+	if !r.persist.close(2 * time.Second) {
+		r.log.Error("the state directory is stuck (fsync not returning): the e-stop latch may not be kept on disk")
+	}
 	if !writerEnded {
 		r.log.Error("a board write is stuck in the kernel (port hung); the stop frame may not reach the board: use the power switch")
 	}
@@ -144,6 +174,7 @@ func (r *loopState) loop(ctx context.Context) error {
 	r.lastTick = r.clk.Now()
 	r.lastStep = r.lastTick
 	r.checkSource(r.lastTick)
+	r.checkLatch() // a latch the driver started with that the file does not hold yet (the supervisor's)
 	r.beat(beatTick)
 	for {
 		select {
@@ -168,7 +199,30 @@ func (r *loopState) loop(ctx context.Context) error {
 			// stops beating, and the supervisor's watchdog stops the wheels.
 			r.beat(beatTick)
 		}
+		// After every event, whatever latched or reset the gate (a request, a gamepad frame or hold, a trip in
+		// a tick, the contact reflex): the persister keeps the file in step, off this goroutine.
+		r.checkLatch()
 	}
+}
+
+// checkLatch hands a change of the gate's latch to the persister: latched with the sequence number of the last
+// stop frame queued (the file is written once that frame reached the port), or cleared.
+func (r *loopState) checkLatch() {
+	e := r.gate.Status().EStop
+	if e == r.persisted {
+		return
+	}
+	r.persisted = e
+	if r.persist != nil {
+		r.persist.putLatch(latchJobFor(e, r.lastStopSeq, r.wall(r.clk.Now())))
+	}
+}
+
+func latchPath(stateDir string) string {
+	if stateDir == "" {
+		return ""
+	}
+	return filepath.Join(stateDir, LatchFileName)
 }
 
 // onTick is one control tick (chapter 11 control()): publisher rule, gamepad locks, gate step, scan gate log,
@@ -312,7 +366,7 @@ func (r *loopState) writeWheels(rps [4]float64, now time.Time) {
 
 // writeStop queues the stop frame at once (trips, disable, refused commands).
 func (r *loopState) writeStop(now time.Time) {
-	r.out.send(board.StopFrame())
+	r.lastStopSeq = r.out.send(board.StopFrame())
 	r.stopFrames++
 	r.lastRPS, r.lastWrite, r.haveWrite = [4]float64{}, now, true
 }
