@@ -84,8 +84,11 @@ type Run struct {
 	NoRestart bool `json:"no_restart"`
 	// IMUHole: NoRestart is false because a hole in the IMU data, not vibration, broke the quiet after the
 	// stop (stand.Verdict.HoleRestart): no restart cannot be shown, and none was measured either.
-	IMUHole    bool          `json:"imu_hole,omitempty"`
-	Conditions RunConditions `json:"conditions"`
+	IMUHole bool `json:"imu_hole,omitempty"`
+	// EvidenceLost is what of the run's evidence could not be kept (its proof.json not written, its recording
+	// failed, its evidence log not written): such a run is never a PASS, whatever its judge said (issue 31).
+	EvidenceLost string        `json:"evidence_lost,omitempty"`
+	Conditions   RunConditions `json:"conditions"`
 	// Evidence and MCAP are the run's evidence log and recording, relative to the campaign folder.
 	Evidence string `json:"evidence,omitempty"`
 	MCAP     string `json:"mcap,omitempty"`

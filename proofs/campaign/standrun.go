@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -158,22 +159,7 @@ func (r *StandRobot) Run(ctx context.Context, s Slot, cell Cell, dir string) (Ru
 	ev.Logf("stopproof campaign %s: run %d, cell %s, rep %d", r.Version, s.Seq, s.Cell, s.Rep)
 	o.Out, o.Evidence, o.Record = out, ev, rec
 	rep, perr := prove.Prove(ctx, r.Target, []prove.Step{{Spec: &table[0], Motion: cell.Motion()}}, o)
-	if rec != nil {
-		if rep != nil {
-			if b, err := json.MarshalIndent(rep, "", "  "); err == nil {
-				_ = rec.Attach(b)
-			}
-		}
-		ev.SetTap(nil)
-		if err := rec.Close(); err != nil {
-			ev.Logf("recording: %v", err)
-		}
-	}
-	if rep != nil {
-		if b, err := json.MarshalIndent(rep, "", "  "); err == nil {
-			_ = os.WriteFile(filepath.Join(dir, "proof.json"), b, 0o644)
-		}
-	}
+	lost := keepEvidence(dir, rep, rec, ev)
 	run.End = clk.Now().UTC()
 	after, _ := r.battery(ctx)
 	run.Conditions.BatteryAfterV = knownV(after)
@@ -185,7 +171,75 @@ func (r *StandRobot) Run(ctx context.Context, s Slot, cell Cell, dir string) (Ru
 	}
 	run.Conditions.ConfigSHA256 = r.configHash(rep.Config)
 	judge(&run, rep, cell)
+	lackEvidence(&run, lost)
 	return run, nil
+}
+
+// ProofJSON is the proof's report of a run (prove.Report), in the run's folder beside its evidence log.
+const ProofJSON = "proof.json"
+
+// keepEvidence finishes a run's evidence after the proof: the report attached to the recording, the
+// recording closed (finished into its indexed file), the report written to proof.json, the evidence log
+// flushed. It returns what could not be kept (nil: everything was), each failure also logged to the evidence
+// log. rec is nil with NoRecord; rep nil when the proof returned none (nothing to attach or write).
+func keepEvidence(dir string, rep *prove.Report, rec *proofrec.Writer, ev *evidence.Log) error {
+	var lost []error
+	var b []byte
+	if rep != nil {
+		var err error
+		if b, err = json.MarshalIndent(rep, "", "  "); err != nil {
+			lost = append(lost, fmt.Errorf("the proof's report cannot be encoded: %w", err))
+			b = nil
+		}
+	}
+	if rec != nil {
+		if b != nil {
+			if err := rec.Attach(b); err != nil {
+				lost = append(lost, fmt.Errorf("recording %s: attaching the report: %w", rec.Path(), err))
+			}
+		}
+		// A write error stops the recording and the proof goes on (proofrec.Writer); the campaign sets no
+		// OnError, so this is where a recording that stopped during the run is seen.
+		if err := rec.Err(); err != nil && len(lost) == 0 {
+			lost = append(lost, fmt.Errorf("recording %s stopped during the run: %w", rec.Path(), err))
+		}
+		ev.SetTap(nil)
+		if err := rec.Close(); err != nil { // err names the files (capture/mcapfile)
+			lost = append(lost, fmt.Errorf("the recording: %w", err))
+		}
+	}
+	if b != nil {
+		p := filepath.Join(dir, ProofJSON)
+		if err := os.WriteFile(p, append(b, '\n'), 0o644); err != nil {
+			lost = append(lost, fmt.Errorf("%s not written: %w", ProofJSON, err)) // err names the path
+		}
+	}
+	for _, err := range lost {
+		ev.Logf("EVIDENCE LOST: %v", err)
+	}
+	if err := ev.Flush(); err != nil {
+		lost = append(lost, fmt.Errorf("evidence log %s: %w", ev.Path(), err))
+	}
+	return errors.Join(lost...)
+}
+
+// lackEvidence fails a run whose evidence could not be kept (keepEvidence's error): a run is a success only
+// when what shows it is on record (as a hole in the IMU data fails a run: Run.IMUHole). A run judged FAIL or
+// TIMEOUT keeps its outcome and gains the reason; a CUT run stays CUT (never counted anyway).
+func lackEvidence(run *Run, lost error) {
+	if lost == nil {
+		return
+	}
+	run.EvidenceLost = lost.Error()
+	why := "the run's evidence was not kept, so it cannot be shown: " + strings.ReplaceAll(lost.Error(), "\n", "; ")
+	switch {
+	case run.Outcome == Pass || run.Outcome == "":
+		run.Outcome, run.Reason = Fail, why
+	case run.Reason == "":
+		run.Reason = why
+	default:
+		run.Reason += "; and " + why
+	}
 }
 
 // judge maps the proof's report of one step to the run's outcome.

@@ -234,6 +234,9 @@ func analyzeCell(cell Cell, id string, runs []Record, cut, planned int, claimR, 
 			}
 			why = append(why, w)
 		}
+		if r.Outcome == Pass && r.EvidenceLost != "" { // the runner fails such a run; a record that says PASS is not believed
+			why = append(why, "its evidence was not kept ("+r.EvidenceLost+")")
+		}
 		switch {
 		case r.IMUHole: // implies !r.NoRestart
 			res.Holes++
