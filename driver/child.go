@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/childproc"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/internal/rawio"
@@ -34,6 +35,22 @@ type ChildOptions struct {
 	Log          *slog.Logger // nil = slog.Default()
 	// Contact is the contact reflex's mode (Options.Contact).
 	Contact string
+	// ObserveGroups, DriveGroups and SafetyGroups are the control socket's roles (api.Access); nil Drive and
+	// Safety lists take api.DefaultDriveGroup and api.DefaultSafetyGroup.
+	ObserveGroups, DriveGroups, SafetyGroups []string
+}
+
+// access is the control socket's policy of the child: its own uid holds every role.
+func (o ChildOptions) access() *api.Access {
+	a := api.DefaultAccess(os.Getuid())
+	a.Observe = o.ObserveGroups
+	if o.DriveGroups != nil {
+		a.Drive = o.DriveGroups
+	}
+	if o.SafetyGroups != nil {
+		a.Safety = o.SafetyGroups
+	}
+	return a
 }
 
 // SetupError is RunChild's error when the process was not started as a driver child (no board descriptors,
@@ -133,7 +150,7 @@ func runChildDriver(ctx context.Context, o ChildOptions, in io.Reader, out io.Wr
 	return Run(ctx, Options{
 		Config: cfg, BoardIn: in, BoardOut: out, Heartbeat: cio.heartbeat, SocketPath: o.Socket,
 		SupervisorPID: o.SupervisorPID, StateDir: o.StateDir, Log: log, StartLatched: cio.startLatched,
-		Contact: o.Contact,
+		Contact: o.Contact, Access: o.access(),
 	})
 }
 

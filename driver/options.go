@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
 )
 
@@ -47,6 +48,9 @@ type Options struct {
 	// Contact is the contact reflex's mode: "act" (latch the e-stop; "" is act), "log" (report only) or
 	// "off" (driver/contact, docs/contact.md).
 	Contact string
+	// Access says who may do what on the control socket (api.Access: observe, drive, safety); nil =
+	// api.DefaultAccess of this process's uid.
+	Access *api.Access
 
 	// testContactSlow, TEST ONLY: every scan match takes at least this long (the slow-matcher tick test).
 	testContactSlow time.Duration

@@ -75,6 +75,7 @@ func (r *loopState) state(now time.Time) api.State {
 		Throttled:    ts.Throttled,
 		DroppedMsgs:  ts.Dropped,
 		RefusedScans: ts.RefusedScans,
+		RefusedRoles: ts.RefusedRoles,
 		MotorFrames:  r.motorFrames,
 		StopFrames:   r.stopFrames,
 		EncodeErrors: r.encodeErrors,

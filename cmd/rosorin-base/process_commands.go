@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/driver"
+	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/lidar"
 	"github.com/rosorin/rosorin/driver/service"
 	"github.com/rosorin/rosorin/driver/supervisor"
@@ -28,6 +29,30 @@ func configFlag() cli.Flag {
 
 func stateDirFlag() cli.Flag {
 	return &cli.StringFlag{Name: "state-dir", Usage: "where the driver keeps plugged.json and the battery logs (default $XDG_STATE_HOME/rosorin)"}
+}
+
+// accessFlags are the control socket's roles (driver/api/access.go, docs/driver.md "Roles").
+func accessFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "observe-group", Usage: "group whose members may read the state and streams (repeat; default: anyone who can connect to the socket)"},
+		&cli.StringSliceFlag{Name: "drive-group", Usage: "group whose members may drive, enable and disable (repeat; default " + api.DefaultDriveGroup + "; the service's user and root hold every role)"},
+		&cli.StringSliceFlag{Name: "safety-group", Usage: "group whose members may also reset the e-stop, switch the contact reflex and loosen limits (repeat; default " + api.DefaultSafetyGroup + ")"},
+	}
+}
+
+// accessGroups returns the three role lists of c's flags (nil: not set, the default).
+func accessGroups(c *cli.Context) (observe, drive, safety []string) {
+	get := func(name string) []string {
+		if !c.IsSet(name) {
+			return nil
+		}
+		v := c.StringSlice(name)
+		if v == nil {
+			v = []string{}
+		}
+		return v
+	}
+	return get("observe-group"), get("drive-group"), get("safety-group")
 }
 
 func runCommand() *cli.Command {
@@ -58,7 +83,7 @@ func runCommand() *cli.Command {
 				Usage: "a driver whose control loop sends no heartbeat for this long is hung: stop frame, SIGKILL, restart latched (0 = off: a hung driver leaves the wheels turning)"},
 			ros2Flag(),
 			ros2BridgeFlag(),
-		}, captureFlags(false)...),
+		}, append(accessFlags(), captureFlags(false)...)...),
 		Action: func(c *cli.Context) error {
 			o := service.Options{
 				Socket: c.String("socket"), StateDir: c.String("state-dir"), NoLidarRespawn: c.Bool("no-lidar-respawn"),
@@ -67,6 +92,7 @@ func runCommand() *cli.Command {
 				Log: service.ProcLogger("supervisor"), Contact: c.String("contact"), ROS2: c.Bool("ros2"),
 				ROS2Bridge: c.String("ros2-bridge"),
 			}
+			o.ObserveGroups, o.DriveGroups, o.SafetyGroups = accessGroups(c)
 			if _, err := contact.ParseMode(o.Contact); err != nil {
 				return cli.Exit("rosorin-base run: --contact: "+err.Error(), 2)
 			}
@@ -108,18 +134,20 @@ func driverCommand() *cli.Command {
 		Name:   "driver",
 		Hidden: true,
 		Usage:  "the driver child process (started by `rosorin-base run`; the board arrives on fds 3 and 4)",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			socketFlag(), configFlag(), stateDirFlag(),
 			&cli.IntFlag{Name: "supervisor-pid", Usage: "the supervisor's pid, for the state record"},
 			&cli.BoolFlag{Name: "test-hold-board-eof", Hidden: true, Usage: "TEST ONLY: see run --test-driver-holds-board-eof"},
 			contactFlag(),
-		},
+		}, accessFlags()...),
 		Action: func(c *cli.Context) error {
-			err := driver.RunChild(c.Context, driver.ChildOptions{
+			co := driver.ChildOptions{
 				Socket: c.String("socket"), Configs: c.StringSlice("config"), StateDir: c.String("state-dir"),
 				SupervisorPID: c.Int("supervisor-pid"), HoldBoardEOF: c.Bool("test-hold-board-eof"),
 				Log: service.ProcLogger("driver"), Contact: c.String("contact"),
-			})
+			}
+			co.ObserveGroups, co.DriveGroups, co.SafetyGroups = accessGroups(c)
+			err := driver.RunChild(c.Context, co)
 			switch {
 			case driver.IsSetupError(err):
 				return cli.Exit("rosorin-base driver: "+err.Error(), 2)

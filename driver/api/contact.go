@@ -124,6 +124,14 @@ func (s *Server) postContact(w http.ResponseWriter, r *http.Request) {
 		writeReply(w, http.StatusBadRequest, Reply{Message: err.Error()})
 		return
 	}
+	// act makes the reflex stop the robot: anyone who drives may ask for it. Anything else (log mode, back to
+	// a configured mode that may be log) weakens a stop: the safety role.
+	if q.Mode != "act" {
+		if err := s.authorize(r, RoleSafety, fmt.Sprintf("contact reflex mode %q", q.Mode)); err != nil {
+			writeReply(w, http.StatusForbidden, Reply{Message: err.Error()})
+			return
+		}
+	}
 	writeReply(w, http.StatusOK, cm.ContactMode(PeerFrom(r), q))
 }
 

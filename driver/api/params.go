@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"sort"
+	"strings"
 )
 
 // The parameters' part of the API (docs/ros2.md, "Parameters"): GET /v1/params describes every parameter
@@ -79,12 +81,70 @@ func (s *Server) postConfig(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, SetParamsReply{Message: `body is not a JSON object; send {"name": value, ...}`})
 		return
 	}
+	if loosens, err := loosening(pz, b); err != nil {
+		writeReply(w, http.StatusServiceUnavailable, Reply{Message: err.Error()})
+		return
+	} else if len(loosens) > 0 {
+		if err := s.authorize(r, RoleSafety, "loosening "+strings.Join(loosens, ", ")); err != nil {
+			writeJSON(w, http.StatusForbidden, SetParamsReply{Message: err.Error()})
+			return
+		}
+	}
 	rep := pz.SetParams(PeerFrom(r), b)
 	code := http.StatusOK
 	if !rep.Success {
 		code = http.StatusConflict
 	}
 	writeJSON(w, code, rep)
+}
+
+// loosening returns the limits that body would loosen against their running values (a larger value; for a
+// timeout whose 0 means off, 0). Tightening weakens no stop and needs only the drive role; loosening needs
+// safety. Values the driver would refuse anyway (wrong type, read-only) are left to SetParams.
+func loosening(pz Parameterizer, body []byte) ([]string, error) {
+	var set map[string]any
+	if err := json.Unmarshal(body, &set); err != nil {
+		return nil, nil // SetParams says what is wrong with it
+	}
+	ps, err := pz.Params()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range ps {
+		v, ok := set[p.Name]
+		if !ok || !p.Limit {
+			continue
+		}
+		nv, ok1 := v.(float64)
+		cur, ok2 := toFloat(p.Value)
+		if !ok1 || !ok2 {
+			continue
+		}
+		looser := nv > cur
+		if p.Name == "scan_timeout" { // 0 is off, the loosest of all
+			looser = cur != 0 && (nv == 0 || nv > cur)
+		}
+		if looser {
+			out = append(out, p.Name)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case float32:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	}
+	return 0, false
 }
 
 // Params returns the driver's parameter table with the running and start values (GET /v1/params).

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -27,6 +28,44 @@ func nativePeerCred(c net.Conn) (pid, uid, gid int, ok bool) {
 		return 0, 0, 0, false
 	}
 	return int(cred.Pid), int(cred.Uid), int(cred.Gid), true
+}
+
+// nativePeerGroups returns the groups (primary first, then the supplementary ones) of the process that
+// connected, as the kernel recorded them at connect time (SO_PEERGROUPS, Linux 4.13; the primary gid alone
+// when the kernel is older).
+func nativePeerGroups(c net.Conn, gid int) []int {
+	groups := []int{gid}
+	uc, isUnix := c.(*net.UnixConn)
+	if !isUnix {
+		return groups
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return groups
+	}
+	_ = raw.Control(func(fd uintptr) {
+		buf := make([]uint32, 32)
+		for range 3 {
+			n := uint32(len(buf) * 4)
+			// x/sys's GetsockoptString stops at the first zero byte; group ids have them.
+			_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, fd, unix.SOL_SOCKET, unix.SO_PEERGROUPS,
+				uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&n)), 0)
+			if e == unix.ERANGE && int(n/4) > len(buf) {
+				buf = make([]uint32, n/4)
+				continue
+			}
+			if e != 0 {
+				return
+			}
+			for _, g := range buf[:n/4] {
+				if int(g) != gid {
+					groups = append(groups, int(g))
+				}
+			}
+			return
+		}
+	})
+	return groups
 }
 
 // ProcessAlive reports whether a process with this pid exists and has not exited (signal 0 finds zombies too,

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -59,6 +58,15 @@ const (
 	// MaxSafetyBody is the largest body read from an e-stop or enable request. The e-stop latches whatever its
 	// body; an enable body is parsed up to this size, so a padded {"data":false} still disables.
 	MaxSafetyBody = 64 << 10
+	// MaxSafetyActive bounds e-stop and enable requests being read at once, apart from MaxActive. An e-stop
+	// beyond it is still served: it latches at once without reading its body (the reason is lost, the stop is
+	// not). An enable beyond it gets 503.
+	MaxSafetyActive = 32
+	// SafetyBodyTimeout bounds the wait for an e-stop's or an enable's body: a client that sends it a byte at a
+	// time cannot hold a slot. An e-stop whose body does not come in time latches anyway.
+	SafetyBodyTimeout = 2 * time.Second
+	// IdleTimeout closes a kept-alive connection that sends no request for this long.
+	IdleTimeout = 60 * time.Second
 	// SubscriberQueue is the per-subscriber message queue of output streams: 2 s of IMU at 110 Hz.
 	SubscriberQueue = 256
 	// WriteTimeout: an output stream whose client has not taken a message for this long is closed.
@@ -90,7 +98,12 @@ type Server struct {
 	requests  *rate.Limiter // one-shot POSTs over all clients together
 	active    atomic.Int64
 	followers atomic.Int64
+	safety    atomic.Int64
 	conns     atomic.Uint64
+
+	access   *Access
+	refusals *rate.Limiter // log lines of role refusals (each is counted in refused)
+	refused  atomic.Uint64
 
 	badRequests  atomic.Uint64
 	throttled    atomic.Uint64
@@ -107,12 +120,30 @@ type subscriber struct {
 
 type ctxKey struct{}
 
+// ListenOption configures a Server.
+type ListenOption func(*Server)
+
+// WithAccess sets who may do what (access.go). Without it the policy is DefaultAccess of this process's
+// uid: this user and root hold every role, the default groups theirs.
+func WithAccess(a *Access) ListenOption { return func(s *Server) { s.access = a } }
+
 // Listen creates the socket at path (mode 0660) and serves h on it until Close. A socket file nobody
 // answers on (left by a crash) is removed; if a live driver answers, Listen refuses with ErrLiveDriver, and a
 // path that is not a socket is never removed.
-func Listen(path string, h Handler, log *slog.Logger) (*Server, error) {
+func Listen(path string, h Handler, log *slog.Logger, opts ...ListenOption) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
+	}
+	probe := &Server{}
+	for _, o := range opts {
+		o(probe)
+	}
+	access := probe.access
+	if access == nil {
+		access = DefaultAccess(os.Getuid())
+	}
+	if err := access.Resolve(); err != nil {
+		return nil, err
 	}
 	ln, err := listenUnix(path)
 	if err != nil {
@@ -123,21 +154,27 @@ func Listen(path string, h Handler, log *slog.Logger) (*Server, error) {
 		closing: make(chan struct{}), serveDone: make(chan struct{}),
 		subs: map[string]map[*subscriber]struct{}{}, latest: map[string]any{},
 		requests: rate.NewLimiter(RequestRate, RequestBurst),
+		access:   access, refusals: rate.NewLimiter(1, 5),
 	}
 	s.srv = &http.Server{
 		Handler:           s.routes(),
 		ReadHeaderTimeout: 5 * time.Second,
+		IdleTimeout:       IdleTimeout,
 		MaxHeaderBytes:    16 << 10,
 		// No ReadTimeout/WriteTimeout: cmd_vel, scan and follow streams are long-lived by design; stuck
 		// writers are cut per message (WriteTimeout) instead.
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			p := Peer{Conn: s.conns.Add(1)}
+			var groups []int
 			if pid, uid, gid, ok := nativePeerCred(c); ok {
 				p.PID, p.UID, p.GID, p.Comm = pid, uid, gid, procfs.Comm(pid)
+				p.credKnown = true
+				groups = nativePeerGroups(c, gid)
 				if st, err := procfs.ReadStat(pid); err == nil {
 					p.PPID = st.PPID
 				}
 			}
+			p.Roles = s.access.RolesOf(p.UID, groups, p.credKnown)
 			return context.WithValue(ctx, ctxKey{}, p)
 		},
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
@@ -211,7 +248,7 @@ func (s *Server) Stats() TransportStats {
 	}
 	s.mu.Unlock()
 	return TransportStats{BadRequests: s.badRequests.Load(), Throttled: s.throttled.Load(),
-		Dropped: s.dropped.Load(), Subscribers: n, RefusedScans: s.refusedScans.Load()}
+		Dropped: s.dropped.Load(), Subscribers: n, RefusedScans: s.refusedScans.Load(), RefusedRoles: s.refused.Load()}
 }
 
 // Publish hands msg to every subscriber of topic without blocking; a full queue drops this message for that
@@ -262,26 +299,30 @@ func PeerFrom(r *http.Request) Peer {
 
 // routes is the API. GET / prints it.
 func (s *Server) routes() http.Handler {
+	// Each route names the role it needs (access.go); the handlers of config and contact check further by
+	// what the request does. The e-stop needs none, and scans have their own rule (ScanAuthorizer).
 	mux := http.NewServeMux()
+	observe := func(h http.HandlerFunc) http.HandlerFunc { return s.need(RoleObserve, "reading the driver's state", h) }
 	mux.HandleFunc("GET /{$}", s.index)
-	mux.HandleFunc("GET /v1/state", s.getState)
+	mux.HandleFunc("GET /v1/state", observe(s.getState))
 	for _, t := range Topics {
 		if t == TopicState {
 			continue
 		}
-		mux.HandleFunc("GET /v1/"+t, func(w http.ResponseWriter, r *http.Request) { s.getTopic(w, r, t) })
+		mux.HandleFunc("GET /v1/"+t, observe(func(w http.ResponseWriter, r *http.Request) { s.getTopic(w, r, t) }))
 	}
-	mux.HandleFunc("GET /v1/config", s.getConfig)
-	mux.HandleFunc("POST /v1/config", s.postConfig)
-	mux.HandleFunc("GET /v1/params", s.getParams)
-	mux.HandleFunc("POST /v1/cmd_vel", s.postCmdVel)
+	mux.HandleFunc("GET /v1/config", observe(s.getConfig))
+	mux.HandleFunc("POST /v1/config", s.need(RoleDrive, "setting a runtime parameter", s.postConfig))
+	mux.HandleFunc("GET /v1/params", observe(s.getParams))
+	drive := s.need(RoleDrive, "a velocity command", s.postCmdVel)
+	mux.HandleFunc("POST /v1/cmd_vel", drive)
 	// PUT too: `curl -T -` uploads a stream with PUT.
-	mux.HandleFunc("PUT /v1/cmd_vel", s.postCmdVel)
+	mux.HandleFunc("PUT /v1/cmd_vel", drive)
 	mux.HandleFunc("PUT /v1/scan", s.postScan)
 	mux.HandleFunc("POST /v1/estop", s.postEStop)
-	mux.HandleFunc("POST /v1/enable", s.postEnable)
-	mux.HandleFunc("POST /v1/reset", s.postReset)
-	mux.HandleFunc("POST /v1/contact", s.postContact)
+	mux.HandleFunc("POST /v1/enable", s.need(RoleDrive, "enable or disable", s.postEnable))
+	mux.HandleFunc("POST /v1/reset", s.need(RoleSafety, "resetting the e-stop", s.postReset))
+	mux.HandleFunc("POST /v1/contact", s.need(RoleDrive, "changing the contact reflex's mode", s.postContact))
 	mux.HandleFunc("POST /v1/scan", s.postScan)
 	return s.middleware(mux)
 }
@@ -322,9 +363,14 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		}()
 		switch {
 		case isSafety(r):
-			// E-stop and enable are never refused by a limit: not the active cap, not the followers' cap, and
-			// (in their handlers) not the rate limit for e-stop and disable. A client that fills every cap must
-			// not be able to keep anyone from stopping the robot. enable(true) is rate limited in postEnable.
+			// E-stop and enable have a cap of their own (MaxSafetyActive), apart from the others: a client that
+			// fills every other cap must not be able to keep anyone from stopping the robot. An e-stop over
+			// the cap is served without its body (postEStop); an enable over it gets 503. Neither is rate
+			// limited but enable(true) (postEnable).
+			if s.safety.Add(1) > MaxSafetyActive {
+				r = r.WithContext(context.WithValue(r.Context(), overCapKey{}, true))
+			}
+			defer s.safety.Add(-1)
 		case r.Method == http.MethodGet && isFollow(r):
 			if !admit(sw, &s.followers, MaxFollowers, "too many open follow streams (%d); close idle followers and retry") {
 				return
@@ -338,6 +384,41 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(sw, r)
 	})
+}
+
+type overCapKey struct{}
+
+// overSafetyCap: the request came when MaxSafetyActive were already open.
+func overSafetyCap(r *http.Request) bool {
+	v, _ := r.Context().Value(overCapKey{}).(bool)
+	return v
+}
+
+// need wraps h with a check of role: a connection without it is answered 403 with what it lacks and how to
+// get it, h is not called, and the refusal is logged with the caller's uid and pid.
+func (s *Server) need(role Role, op string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := s.authorize(r, role, op); err != nil {
+			refuse(w, http.StatusForbidden, Reply{Message: err.Error()})
+			return
+		}
+		h(w, r)
+	}
+}
+
+// authorize checks that r's connection holds role for op; a refusal is counted and logged.
+func (s *Server) authorize(r *http.Request, role Role, op string) error {
+	p := PeerFrom(r)
+	err := s.access.check(p, role, op)
+	if err == nil {
+		return nil
+	}
+	n := s.refused.Add(1)
+	if s.refusals.Allow() {
+		s.log.Warn("control socket: "+op+" refused: needs the "+role.String()+" role",
+			"uid", p.UID, "pid", p.PID, "comm", p.Comm, "holds", p.Roles.String(), "path", r.URL.Path, "refused", n)
+	}
+	return err
 }
 
 // admit counts one more open request on open, or refuses it with 503 (msg names the cap) when that would
@@ -652,24 +733,46 @@ type estopBody struct {
 
 func (s *Server) postEStop(w http.ResponseWriter, r *http.Request) {
 	p := PeerFrom(r)
-	// No rate limit and no body requirement: an e-stop is never refused. A broken or oversize body still
-	// latches it.
-	b, _ := io.ReadAll(io.LimitReader(r.Body, MaxSafetyBody))
+	// No role, no rate limit and no body requirement: an e-stop is never refused. A broken, oversize or slow
+	// body still latches it, and so does an e-stop beyond MaxSafetyActive, unread.
 	var body estopBody
-	if len(strings.TrimSpace(string(b))) > 0 {
-		if err := strictUnmarshal(b, &body); err != nil {
-			body = estopBody{Reason: "unreadable estop request body"}
+	if overSafetyCap(r) {
+		body.Reason = fmt.Sprintf("body not read: over %d e-stop and enable requests open", MaxSafetyActive)
+		w.Header().Set("Connection", "close")
+	} else {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(SafetyBodyTimeout))
+		b, err := io.ReadAll(io.LimitReader(r.Body, MaxSafetyBody))
+		switch {
+		case err != nil:
+			body.Reason = "estop request body unreadable: " + err.Error()
+			w.Header().Set("Connection", "close")
+		case len(bytes.TrimSpace(b)) > 0:
+			if err := strictUnmarshal(b, &body); err != nil {
+				body = estopBody{Reason: "unreadable estop request body"}
+			}
 		}
 	}
 	if body.Data != nil && !*body.Data {
 		writeReply(w, http.StatusOK, Reply{Success: true, Message: "estop data false: nothing done (reset clears a latch)"})
 		return
 	}
-	writeReply(w, http.StatusOK, s.h.EStop(p, body.Reason))
+	rep := s.h.EStop(p, body.Reason)
+	code := http.StatusOK
+	if !rep.Success {
+		// Not latched (the control loop did not answer): never a 200, so no client takes it for a stop.
+		code = http.StatusServiceUnavailable
+	}
+	writeReply(w, code, rep)
 }
 
 func (s *Server) postEnable(w http.ResponseWriter, r *http.Request) {
 	p := PeerFrom(r)
+	if overSafetyCap(r) {
+		refuse(w, http.StatusServiceUnavailable, Reply{Message: fmt.Sprintf(
+			"too many e-stop and enable requests open (%d); retry (an e-stop is always served)", MaxSafetyActive)})
+		return
+	}
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(SafetyBodyTimeout))
 	b, ok := readBodyUpTo(w, r, MaxSafetyBody)
 	if !ok {
 		return

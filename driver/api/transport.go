@@ -19,6 +19,10 @@ type Peer struct {
 	PPID int `json:"ppid"`
 	// Conn numbers the connection (unique per server) so logs can tell two connections of one process apart.
 	Conn uint64 `json:"conn"`
+	// Roles are what the connection may do (access.go), from its credentials and the server's Access.
+	Roles Role `json:"-"`
+	// credKnown: the kernel gave the connection's credentials (SO_PEERCRED).
+	credKnown bool
 }
 
 func (p Peer) String() string {
@@ -100,4 +104,7 @@ type TransportStats struct {
 	// RefusedScans counts scan requests (streams and one-shots) refused with 403 because the sender may not
 	// feed the scan gate (ScanAuthorizer); they are in BadRequests too.
 	RefusedScans uint64
+	// RefusedRoles counts requests refused with 403 because the connection lacked the role (access.go);
+	// they are in BadRequests too.
+	RefusedRoles uint64
 }

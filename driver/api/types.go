@@ -334,6 +334,8 @@ type LinkHealth struct {
 	// RefusedScans counts scan requests refused (403) because the sender is not the supervisor's LiDAR
 	// reader (driver under a supervisor only; see ScanAuthorizer).
 	RefusedScans uint64 `json:"refused_scans"`
+	// RefusedRoles counts requests refused (403) because the caller lacked the role (observe, drive, safety).
+	RefusedRoles uint64 `json:"refused_roles"`
 	// MotorFrames, StopFrames count frames written; EncodeErrors counts motor frames the encoder refused (a
 	// stop frame went out instead); WriteErrors counts failed writes.
 	MotorFrames  uint64 `json:"motor_frames"`

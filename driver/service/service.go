@@ -40,6 +40,9 @@ type Options struct {
 	Capture *segment.SegmentOptions
 	// Contact is the driver's contact reflex mode (act, log, off; "" = the driver's default, act).
 	Contact string
+	// ObserveGroups, DriveGroups and SafetyGroups are the control socket's roles, passed to the driver (nil:
+	// the driver's defaults, api.DefaultAccess).
+	ObserveGroups, DriveGroups, SafetyGroups []string
 	// ROS2 runs the ROS 2 bridge child (ros2.go); it takes the ROS variables from the environment.
 	ROS2 bool
 	// ROS2Bridge is --ros2-bridge: the bridge binary ("" = FindBridge's choice: beside rosorin-base, or $PATH).
@@ -131,6 +134,14 @@ func ChildArgs(o Options, configs []string, lidarDev string, supervisorPID int) 
 	}
 	if o.Contact != "" {
 		driver = append(driver, "--contact", o.Contact)
+	}
+	for _, g := range []struct {
+		flag   string
+		groups []string
+	}{{"--observe-group", o.ObserveGroups}, {"--drive-group", o.DriveGroups}, {"--safety-group", o.SafetyGroups}} {
+		for _, n := range g.groups {
+			driver = append(driver, g.flag, n)
+		}
 	}
 	if lidarDev != "" {
 		reader = append(append([]string{"lidar-reader", "--lidar", lidarDev}, common...), captureArgs(o.Capture)...)
