@@ -4,8 +4,12 @@ package dds
 
 /*
 #cgo LDFLAGS: -lddsc
+#define _GNU_SOURCE // dl_iterate_phdr
+#include <link.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "dds/version.h"
 #include "dds/dds.h"
 #include "dds/ddsi/ddsi_sertype.h"
 #include "dds/ddsi/ddsi_serdata.h"
@@ -19,6 +23,109 @@ package dds
 #include "dds/ddsi/ddsi_entity_match.h"
 #include "dds/ddsi/q_bswap.h"
 #include "dds/ddsi/q_thread.h"
+
+// The layout of Cyclone 0.10.2's internal structs that this file relies on, as built from Debian's
+// cyclonedds-dev 0.10.2-2 on x86_64 (LP64): the embedded sertype and serdata (allocated here, filled by the
+// library), the received data fragments (rs_from_ser), the domain's entity index, the reader's entity lock
+// (rs_catch_up), the proxy writer and its reader match (rs_progress), and the thread state that the inline
+// thread_state_awake/asleep write. The headers are only the library's description of itself: a Cyclone whose
+// structs moved fails to compile here instead of reading and writing the wrong bytes at run time. The two
+// bitfields (handle_as_transient_local, have_seen_heartbeat) have no offsetof: their neighbours are pinned
+// here and the bits themselves by rs_bitfields (checked when the package loads, and by TestInternalsLayout).
+#if defined(__x86_64__) || defined(__aarch64__)
+_Static_assert(DDS_VERSION_MAJOR == 0 && DDS_VERSION_MINOR == 10 && DDS_VERSION_PATCH == 2, "ros2/dds reads Cyclone 0.10.2's internals: re-check dds_cgo.go for this version");
+_Static_assert(sizeof(struct ddsi_sertype) == 80, "ddsi_sertype size");
+_Static_assert(offsetof(struct ddsi_sertype, ops) == 0, "ddsi_sertype.ops");
+_Static_assert(offsetof(struct ddsi_sertype, serdata_ops) == 8, "ddsi_sertype.serdata_ops");
+_Static_assert(offsetof(struct ddsi_sertype, serdata_basehash) == 16, "ddsi_sertype.serdata_basehash");
+_Static_assert(offsetof(struct ddsi_sertype, type_name) == 32, "ddsi_sertype.type_name");
+_Static_assert(offsetof(struct ddsi_sertype, gv) == 40, "ddsi_sertype.gv");
+_Static_assert(sizeof(struct ddsi_serdata) == 72, "ddsi_serdata size");
+_Static_assert(offsetof(struct ddsi_serdata, ops) == 0, "ddsi_serdata.ops");
+_Static_assert(offsetof(struct ddsi_serdata, hash) == 8, "ddsi_serdata.hash");
+_Static_assert(offsetof(struct ddsi_serdata, refc) == 12, "ddsi_serdata.refc");
+_Static_assert(offsetof(struct ddsi_serdata, type) == 24, "ddsi_serdata.type");
+_Static_assert(sizeof(struct nn_rdata) == 40, "nn_rdata size");
+_Static_assert(offsetof(struct nn_rdata, rmsg) == 0, "nn_rdata.rmsg");
+_Static_assert(offsetof(struct nn_rdata, nextfrag) == 8, "nn_rdata.nextfrag");
+_Static_assert(offsetof(struct nn_rdata, min) == 16, "nn_rdata.min");
+_Static_assert(offsetof(struct nn_rdata, maxp1) == 20, "nn_rdata.maxp1");
+_Static_assert(offsetof(struct nn_rdata, payload_zoff) == 26, "nn_rdata.payload_zoff");
+_Static_assert(sizeof(struct nn_rmsg) == 48, "nn_rmsg size (the payload follows it: NN_RMSG_PAYLOAD)");
+_Static_assert(sizeof(ddsi_guid_t) == 16, "ddsi_guid_t size");
+_Static_assert(sizeof(seqno_t) == 8, "seqno_t size");
+_Static_assert(sizeof(ddsrt_mutex_t) == 40, "ddsrt_mutex_t size");
+_Static_assert(offsetof(struct ddsi_domaingv, entity_index) == 968, "ddsi_domaingv.entity_index");
+_Static_assert(offsetof(struct ddsi_entity_common, lock) == 48, "ddsi_entity_common.lock");
+_Static_assert(sizeof(struct ddsi_reader) == 320, "ddsi_reader size");
+_Static_assert(offsetof(struct ddsi_reader, e) == 0, "ddsi_reader.e");
+_Static_assert(offsetof(struct ddsi_reader, xqos) == 232, "ddsi_reader.xqos (before the bitfields)");
+_Static_assert(sizeof(struct ddsi_proxy_writer) == 424, "ddsi_proxy_writer size");
+_Static_assert(offsetof(struct ddsi_proxy_writer, e) == 0, "ddsi_proxy_writer.e");
+_Static_assert(offsetof(struct ddsi_proxy_writer, readers) == 264, "ddsi_proxy_writer.readers");
+_Static_assert(offsetof(struct ddsi_proxy_writer, last_seq) == 280, "ddsi_proxy_writer.last_seq");
+_Static_assert(offsetof(struct ddsi_proxy_writer, next_deliv_seq_lowword) == 296, "ddsi_proxy_writer.next_deliv_seq_lowword (before the bitfields)");
+_Static_assert(offsetof(struct ddsi_proxy_writer, alive_vclock) == 304, "ddsi_proxy_writer.alive_vclock (after the bitfields)");
+_Static_assert(offsetof(struct ddsi_proxy_writer, reorder) == 320, "ddsi_proxy_writer.reorder");
+_Static_assert(sizeof(struct ddsi_pwr_rd_match) == 168, "ddsi_pwr_rd_match size");
+_Static_assert(offsetof(struct ddsi_pwr_rd_match, rd_guid) == 32, "ddsi_pwr_rd_match.rd_guid (the AVL key)");
+_Static_assert(offsetof(struct ddsi_pwr_rd_match, in_sync) == 136, "ddsi_pwr_rd_match.in_sync");
+_Static_assert(offsetof(struct ddsi_pwr_rd_match, u.not_in_sync.reorder) == 152, "ddsi_pwr_rd_match.u.not_in_sync.reorder");
+_Static_assert(PRMSS_OUT_OF_SYNC == 2, "pwr_rd_match_syncstate");
+_Static_assert(sizeof(struct thread_state) == 64, "thread_state size");
+_Static_assert(offsetof(struct thread_state, vtime) == 0, "thread_state.vtime");
+_Static_assert(offsetof(struct thread_state, gv) == 8, "thread_state.gv");
+#else
+#error "ros2/dds: the layout of Cyclone's internal structs is checked for x86_64 and aarch64 (LP64) only"
+#endif
+
+// rs_bitfields finds the byte and bit of the two internal bitfields this file uses, in a zeroed struct:
+// handle_as_transient_local of ddsi_reader (0.10.2: byte 240, 0x02) and have_seen_heartbeat of
+// ddsi_proxy_writer (0.10.2: byte 300, 0x02). -1 when a bitfield spans more than one byte or none.
+static int rs_bit_of(const unsigned char *p, size_t n, int *byte, int *mask) {
+  *byte = -1; *mask = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (p[i] == 0) continue;
+    if (*byte >= 0) return -1;
+    *byte = (int) i; *mask = p[i];
+  }
+  return *byte >= 0 ? 0 : -1;
+}
+static int rs_bitfields(int *rd_byte, int *rd_mask, int *pwr_byte, int *pwr_mask) {
+  struct ddsi_reader *r = calloc(1, sizeof *r);
+  struct ddsi_proxy_writer *w = calloc(1, sizeof *w);
+  int rc = -1;
+  if (r != NULL && w != NULL) {
+    r->handle_as_transient_local = 1;
+    w->have_seen_heartbeat = 1;
+    rc = rs_bit_of((const unsigned char *) r, sizeof *r, rd_byte, rd_mask) | rs_bit_of((const unsigned char *) w, sizeof *w, pwr_byte, pwr_mask);
+  }
+  free(r); free(w);
+  return rc;
+}
+
+static const char *rs_built_version(void) { return DDS_VERSION; }
+
+// rs_ddsc_path copies the path of the libddsc this process has loaded (the object that holds
+// dds_create_participant) into buf: its file name carries the release (libddsc.so.0.10.2), its SONAME does
+// not (Debian's libddsc.so.0debian).
+struct rs_find { char *buf; size_t n; int found; };
+static int rs_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void) size;
+  struct rs_find *f = arg;
+  const char *name = info->dlpi_name;
+  if (name == NULL || strstr(name, "/libddsc.so") == NULL) return 0;
+  char *rp = realpath(name, NULL);
+  snprintf(f->buf, f->n, "%s", rp ? rp : name);
+  free(rp);
+  f->found = 1;
+  return 1;
+}
+static int rs_ddsc_path(char *buf, size_t n) {
+  struct rs_find f = { buf, n, 0 };
+  dl_iterate_phdr(rs_phdr_cb, &f);
+  return f.found ? 0 : -1;
+}
 
 // An opaque sertype: its serdata is the serialized message (encapsulation header included), never
 // interpreted. After rmw_cyclonedds' serdata.cpp.
@@ -235,6 +342,24 @@ static int rs_catch_up(dds_entity_t rd, const struct ddsi_sertype *st) {
   return r != NULL ? 0 : -1;
 }
 
+// rs_is_catch_up reads back the flag rs_catch_up sets (1, 0; < 0 on error).
+static int rs_is_catch_up(dds_entity_t rd, const struct ddsi_sertype *st) {
+  ddsi_guid_t g;
+  struct ddsi_domaingv *gv = ddsrt_atomic_ldvoidp(&st->gv);
+  if (gv == NULL || rs_guid_of(rd, &g) < 0) return -1;
+  struct thread_state *ts = lookup_thread_state();
+  thread_state_awake(ts, gv);
+  struct ddsi_reader *r = entidx_lookup_reader_guid(gv->entity_index, &g);
+  int v = -1;
+  if (r != NULL) {
+    ddsrt_mutex_lock(&r->e.lock);
+    v = r->handle_as_transient_local;
+    ddsrt_mutex_unlock(&r->e.lock);
+  }
+  thread_state_asleep(ts);
+  return v;
+}
+
 // rs_progress reports, for the writer behind publication handle ih matched by reader rd: the highest
 // sequence number it has announced (0 until its first heartbeat) and the next sequence number this reader still
 // waits for (everything below it was delivered or declared not for this reader by the writer). 1 when
@@ -345,13 +470,107 @@ import "C"
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
 
 // Available reports whether this binary has the Cyclone DDS layer (built with the ros2 tag).
 func Available() bool { return true }
+
+// BuiltVersion is the Cyclone DDS release of the headers this package was compiled against (dds/version.h).
+var BuiltVersion = C.GoString(C.rs_built_version())
+
+// The bitfields' places in 0.10.2 (rs_bitfields).
+const (
+	catchUpByte, catchUpMask     = 240, 0x02
+	heartbeatByte, heartbeatMask = 300, 0x02
+)
+
+// internals is nil when the libddsc loaded at run time is the release this package was compiled against
+// and the internal bitfields are where that release has them; else why not. Checked once, when the package
+// loads (init). While it is not nil, Progress returns it and QoS.CatchUp is not applied.
+var internals atomic.Pointer[error]
+
+func init() { setInternals(checkInternals()) }
+
+func setInternals(err error) { internals.Store(&err) }
+
+// Internals says whether the reader internals this package uses (QoS.CatchUp, Progress) are on: nil, or
+// why they are off (the library loaded at run time is not the release the package was built against). A
+// bridge says it at ERROR and in /diagnostics.
+func Internals() error { return *internals.Load() }
+
+// SetInternalsForTest turns the internals off with err (nil: checks them again) and returns a function that
+// restores the previous state. For tests.
+func SetInternalsForTest(err error) (restore func()) {
+	prev := internals.Load()
+	if err == nil {
+		err = checkInternals()
+	}
+	setInternals(err)
+	return func() { internals.Store(prev) }
+}
+
+func checkInternals() error {
+	var buf [4096]C.char
+	path := ""
+	if C.rs_ddsc_path(&buf[0], C.size_t(len(buf))) == 0 {
+		path = C.GoString(&buf[0])
+	}
+	if err := CheckRuntimeVersion(BuiltVersion, path); err != nil {
+		return err
+	}
+	var rb, rm, pb, pm C.int
+	if C.rs_bitfields(&rb, &rm, &pb, &pm) != 0 || rb != catchUpByte || rm != catchUpMask || pb != heartbeatByte || pm != heartbeatMask {
+		return fmt.Errorf("Cyclone's internal bitfields moved (handle_as_transient_local at byte %d mask %#x, have_seen_heartbeat at byte %d mask %#x; 0.10.2: %d %#x, %d %#x): e-stop watch and catch-up off",
+			rb, rm, pb, pm, catchUpByte, catchUpMask, heartbeatByte, heartbeatMask)
+	}
+	return nil
+}
+
+// CheckRuntimeVersion compares the release in the file name of the libddsc loaded at run time (path, its
+// real path: libddsc.so.0.10.2) with built. Anything else, a name without a release included, is an error
+// that says what to do.
+func CheckRuntimeVersion(built, path string) error {
+	if path == "" {
+		return fmt.Errorf("cannot find the loaded libddsc, so its release is unknown (built against Cyclone DDS %s): e-stop watch and catch-up off", built)
+	}
+	base := filepath.Base(path)
+	const prefix = "libddsc.so."
+	v, ok := "", len(base) > len(prefix) && base[:len(prefix)] == prefix
+	if ok {
+		v = base[len(prefix):]
+	}
+	if !ok || !isRelease(v) {
+		return fmt.Errorf("the loaded libddsc (%s) does not name its release; built against Cyclone DDS %s: e-stop watch and catch-up off", path, built)
+	}
+	if v != built {
+		return fmt.Errorf("the loaded libddsc is Cyclone DDS %s (%s), this binary was built against %s, whose internal structs it reads: e-stop watch and catch-up off; rebuild rosorin-ros2 against the installed cyclonedds-dev (and re-check ros2/dds/dds_cgo.go)", v, path, built)
+	}
+	return nil
+}
+
+// isRelease: digits.digits.digits.
+func isRelease(v string) bool {
+	parts, n := 0, 0
+	for i := 0; i <= len(v); i++ {
+		if i == len(v) || v[i] == '.' {
+			if n == 0 {
+				return false
+			}
+			parts, n = parts+1, 0
+			continue
+		}
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+		n++
+	}
+	return parts == 3
+}
 
 type ddsError struct {
 	op string
@@ -520,7 +739,8 @@ func (p *Participant) NewReader(topicName, typeName string, q QoS, userData stri
 		return nil, err
 	}
 	r := &Reader{e: e, st: t.st}
-	if q.CatchUp && q.Reliable && !q.TransientLocal {
+	// With the internals off (Internals), the reader starts new non-Cyclone writers the library's way.
+	if q.CatchUp && q.Reliable && !q.TransientLocal && Internals() == nil {
 		if C.rs_catch_up(e, t.st) != 0 {
 			C.dds_delete(e)
 			return nil, fmt.Errorf("dds: reader on %s: cannot make it catch up with new writers (Cyclone internals not as expected)", topicName)
@@ -551,6 +771,9 @@ func (r *Reader) Matched() (int, error) {
 // they matched this reader). Only reliable writers announce by heartbeat; a best-effort writer's samples
 // are only known when they arrive.
 func (r *Reader) Progress(dst []WriterProgress) ([]WriterProgress, error) {
+	if err := Internals(); err != nil {
+		return dst, err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	hs, err := r.matchedLocked()
@@ -565,6 +788,26 @@ func (r *Reader) Progress(dst []WriterProgress) ([]WriterProgress, error) {
 		}
 	}
 	return dst, err
+}
+
+// CatchingUp reports whether the reader starts new writers as a transient-local reader does (QoS.CatchUp
+// applied: Cyclone's handle_as_transient_local, read back).
+func (r *Reader) CatchingUp() (bool, error) {
+	if err := Internals(); err != nil {
+		return false, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return false, fmt.Errorf("dds: reader closed")
+	}
+	switch C.rs_is_catch_up(r.e, r.st) {
+	case 1:
+		return true, nil
+	case 0:
+		return false, nil
+	}
+	return false, fmt.Errorf("dds: the reader's internal state cannot be read")
 }
 
 // MatchedWriters appends the publication handles of the writers matched now.

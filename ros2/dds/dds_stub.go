@@ -46,5 +46,10 @@ func (*Reader) Progress(dst []WriterProgress) ([]WriterProgress, error) {
 }
 func (*Reader) MatchedWriters(dst []uint64) ([]uint64, error) { return dst, ErrNotBuilt }
 
+func (*Reader) CatchingUp() (bool, error) { return false, ErrNotBuilt }
+
+// Internals returns ErrNotBuilt in this build.
+func Internals() error { return ErrNotBuilt }
+
 // FillAllocations does nothing in this build.
 func FillAllocations(int) {}
