@@ -80,6 +80,9 @@ type Bridge struct {
 	recentNext   int
 	// watch is the e-stop writers' announced-but-undelivered state (estopWatch), owned by publisherLoop.
 	watch estopWatch
+	// watchHealth is what the last polls of the watch could read (estopwatch.go; /diagnostics).
+	watchMu     sync.Mutex
+	watchHealth EStopWatchHealth
 	// life ends when Run's context does: e-stop retries stop with the bridge.
 	life    context.Context
 	endLife context.CancelFunc
@@ -181,6 +184,9 @@ func New(cfg Config) (*Bridge, error) {
 		return nil, err
 	}
 	node.Remap = cfg.Remap
+	if err := dds.Internals(); err != nil {
+		cfg.Log.Error("Cyclone DDS internals off: the e-stop watch's announced-sample rule and catch-up do not run (a lost e-stop sample is detected only when its publisher comes and goes within the one-shot time); /diagnostics shows it", "err", err)
+	}
 	b := &Bridge{cfg: cfg, log: cfg.Log, node: node, c: api.NewClient(cfg.Socket), pubs: map[string]*Publisher{}}
 	b.life, b.endLife = context.WithCancel(context.Background())
 	b.watch.repair, b.watch.oneShot = cfg.EStopRepair, cfg.EStopOneShot

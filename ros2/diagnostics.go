@@ -311,6 +311,34 @@ func Diagnostics(node string, s, prev *api.State, sup *supervisor.Status) []rosm
 	return out
 }
 
+// TaskEStopWatch is the bridge's own status: the e-stop watch (estopwatch.go), beside the driver's tasks.
+const TaskEStopWatch = "e-stop watch"
+
+// EStopWatchStatus is the e-stop watch's status: ERROR while the watch cannot read the e-stop writers' state
+// (a lost e-stop sample is not detected meanwhile: docs/ros2.md, "When the watch cannot read") or its
+// Cyclone internals are off (another libddsc release at run time), OK while it reads.
+func EStopWatchStatus(node string, h EStopWatchHealth, now time.Time) rosmsg.DiagnosticStatus {
+	var v kvs
+	v.add("writers", h.Writers)
+	v.add("read_errors", h.Errors)
+	v.add("internals", map[bool]string{true: "on", false: "off"}[h.Off == ""])
+	if h.Err != "" {
+		v.add("failing_for_s", now.Sub(h.Since).Round(time.Millisecond).Seconds())
+		v.add("last_error", h.Err)
+	}
+	level, msg := rosmsg.DiagOK, fmt.Sprintf("watching %d e-stop writer(s)", h.Writers)
+	switch {
+	case h.Err != "":
+		level = rosmsg.DiagError
+		msg = fmt.Sprintf("cannot read the e-stop writers' state for %.1f s: a lost e-stop sample is not detected (samples that arrive still latch): %s",
+			now.Sub(h.Since).Seconds(), h.Err)
+	case h.Off != "":
+		level = rosmsg.DiagError
+		msg = "announced-sample rule and catch-up off (a lost e-stop sample is detected only when its publisher comes and goes within the one-shot time): " + h.Off
+	}
+	return rosmsg.DiagnosticStatus{Level: level, Name: node + ": " + TaskEStopWatch, Message: msg, Values: v}
+}
+
 // StaleDiagnostics are the statuses when no state record arrives: every task STALE with why.
 func StaleDiagnostics(node, why string) []rosmsg.DiagnosticStatus {
 	out := make([]rosmsg.DiagnosticStatus, 0, len(diagTasks))
@@ -391,6 +419,8 @@ func (b *Bridge) diagnostics(ctx context.Context) {
 			}
 			st = Diagnostics(name, s, prev, sup)
 		}
+		// The bridge's own status, whatever the driver's state: it is about the bridge.
+		st = append(st, EStopWatchStatus(name, b.WatchHealth(), now))
 		lv := diagLevels(st)
 		if reported && lv == levels && now.Sub(lastPub) < time.Second {
 			continue

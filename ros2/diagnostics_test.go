@@ -246,3 +246,29 @@ func TestStaticTransforms(t *testing.T) {
 		}
 	}
 }
+
+// TestEStopWatchStatus: the watch is OK while it reads; ERROR with the error and for how long while it
+// cannot, and ERROR while Cyclone's internals are off.
+func TestEStopWatchStatus(t *testing.T) {
+	now := time.Unix(2000, 0)
+	for _, tc := range []struct {
+		name  string
+		h     EStopWatchHealth
+		level uint8
+		says  string
+	}{
+		{"reading", EStopWatchHealth{Writers: 2}, rosmsg.DiagOK, "watching 2 e-stop writer(s)"},
+		{"recovered", EStopWatchHealth{Writers: 1, Errors: 40}, rosmsg.DiagOK, "watching 1"},
+		{"read error", EStopWatchHealth{Err: "e-stop reader 0: dds: bad parameter", Since: now.Add(-1500 * time.Millisecond), Errors: 75},
+			rosmsg.DiagError, "cannot read the e-stop writers' state for 1.5 s: a lost e-stop sample is not detected"},
+		{"internals off", EStopWatchHealth{Off: "the loaded libddsc is Cyclone DDS 0.10.3"}, rosmsg.DiagError, "catch-up off"},
+	} {
+		st := EStopWatchStatus(NodeName, tc.h, now)
+		if st.Level != tc.level || !strings.Contains(st.Message, tc.says) || st.Name != NodeName+": "+TaskEStopWatch {
+			t.Errorf("%s: %d %q (%s); want level %d saying %q", tc.name, st.Level, st.Message, st.Name, tc.level, tc.says)
+		}
+		if tc.h.Err != "" && !strings.Contains(st.Message, tc.h.Err) {
+			t.Errorf("%s: the error is not in the message: %q", tc.name, st.Message)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package ros2
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -143,25 +144,118 @@ func (w *estopWatch) observe(now time.Time, progress []dds.WriterProgress) strin
 	return reason
 }
 
-// checkEStopWriters polls the e-stop readers (publisherLoop's tick) and returns a reason to latch,
-// or "".
-func (b *Bridge) checkEStopWriters(now time.Time) string {
+// progressReader is what the watch needs of an e-stop reader (*dds.Reader).
+type progressReader interface {
+	Progress(dst []dds.WriterProgress) ([]dds.WriterProgress, error)
+	MatchedWriters(dst []uint64) ([]uint64, error)
+}
+
+var _ progressReader = (*dds.Reader)(nil)
+
+// pollEStopWriters reads every e-stop reader's matched writers: the reliable-protocol state of the reliable
+// ones (Progress), the handles alone of the best-effort one and of every reader when internalsOff (Cyclone's
+// internals not the ones this binary was built against: dds.Internals). A reader that cannot be read, or a
+// writer whose state cannot be read, is an error in the result, never skipped in silence; the poll goes on
+// with the rest, and a writer whose state is unknown is still listed (announcing nothing), so that its coming
+// and going is judged as a best-effort writer's is.
+func pollEStopWriters(readers []progressReader, reliable []bool, internalsOff bool) ([]dds.WriterProgress, error) {
 	var progress []dds.WriterProgress
-	for i, r := range b.estopReaders {
-		var err error
-		if estopQoS[i].Reliable {
+	var errs []error
+	for i, r := range readers {
+		if reliable[i] && !internalsOff {
+			n := len(progress)
+			var err error
 			progress, err = r.Progress(progress)
-		} else {
-			// A best-effort match has no reliable-protocol state to judge: only its coming and going.
-			var hs []uint64
-			hs, err = r.MatchedWriters(nil)
-			for _, h := range hs {
-				progress = append(progress, dds.WriterProgress{Writer: h, Next: 1, Known: true})
+			if err != nil {
+				errs = append(errs, fmt.Errorf("e-stop reader %d: %w", i, err))
 			}
+			unknown := 0
+			for j := n; j < len(progress); j++ {
+				if !progress[j].Known {
+					unknown++
+					progress[j] = dds.WriterProgress{Writer: progress[j].Writer, Next: 1, Known: true}
+				}
+			}
+			if unknown > 0 {
+				errs = append(errs, fmt.Errorf("e-stop reader %d: the reliable-protocol state of %d matched writer(s) could not be read", i, unknown))
+			}
+			continue
 		}
+		// No reliable-protocol state to judge: only the writers' coming and going.
+		hs, err := r.MatchedWriters(nil)
 		if err != nil {
-			return "" // a closed reader at shutdown; a failing one is logged by its read loop
+			errs = append(errs, fmt.Errorf("e-stop reader %d: %w", i, err))
+		}
+		for _, h := range hs {
+			progress = append(progress, dds.WriterProgress{Writer: h, Next: 1, Known: true})
 		}
 	}
+	return progress, errors.Join(errs...)
+}
+
+// EStopWatchHealth is the e-stop watch's own state, for /diagnostics (EStopWatchStatus) and the log.
+type EStopWatchHealth struct {
+	// Off says why the rules that read Cyclone's internals (announced samples, catch-up) are off; "" when on.
+	Off string
+	// Err is the last poll's error ("" when the last poll read everything); Since the first poll of this run
+	// of errors; Errors the polls with an error since the bridge started.
+	Err    string
+	Since  time.Time
+	Errors uint64
+	// Writers is the number of e-stop writers listed by the last poll.
+	Writers int
+}
+
+// checkEStopWriters polls the e-stop readers (publisherLoop's tick) and returns a reason to latch, or "".
+// A read error is not a reason to latch (docs/ros2.md, "When the watch cannot read"): it is logged at ERROR
+// (at its start and when it changes) and shown at ERROR on /diagnostics until a poll reads again.
+func (b *Bridge) checkEStopWriters(now time.Time) string {
+	readers := make([]progressReader, len(b.estopReaders))
+	reliable := make([]bool, len(b.estopReaders))
+	for i, r := range b.estopReaders {
+		readers[i], reliable[i] = r, estopQoS[i].Reliable
+	}
+	off := ""
+	if err := dds.Internals(); err != nil {
+		off = err.Error()
+	}
+	progress, err := pollEStopWriters(readers, reliable, off != "")
+	if err != nil && b.life.Err() != nil {
+		err = nil // the readers close at shutdown
+	}
+	b.noteWatch(now, off, err, len(progress))
 	return b.watch.observe(now, progress)
+}
+
+// noteWatch records a poll's outcome in b.watchHealth and logs a change of it.
+func (b *Bridge) noteWatch(now time.Time, off string, err error, writers int) {
+	b.watchMu.Lock()
+	h := &b.watchHealth
+	prev := h.Err
+	h.Off, h.Writers = off, writers
+	if err != nil {
+		h.Errors++
+		if h.Err == "" {
+			h.Since = now
+		}
+		h.Err = err.Error()
+	} else {
+		h.Err, h.Since = "", time.Time{}
+	}
+	cur, n := h.Err, h.Errors
+	b.watchMu.Unlock()
+	switch {
+	case cur != "" && cur != prev:
+		b.log.Error("e-stop watch: cannot read the e-stop writers' state; an e-stop sample lost on the way is not detected while this lasts (the samples that arrive still latch)",
+			"err", cur, "errors", n)
+	case cur == "" && prev != "":
+		b.log.Warn("e-stop watch: the e-stop writers' state reads again", "errors", n)
+	}
+}
+
+// WatchHealth returns the e-stop watch's state.
+func (b *Bridge) WatchHealth() EStopWatchHealth {
+	b.watchMu.Lock()
+	defer b.watchMu.Unlock()
+	return b.watchHealth
 }

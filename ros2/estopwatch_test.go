@@ -1,6 +1,8 @@
 package ros2
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -125,5 +127,73 @@ func TestEStopWatch(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// fakeProgress is an e-stop reader for pollEStopWriters: its writers' progress, or an error.
+type fakeProgress struct {
+	p   []dds.WriterProgress
+	err error
+}
+
+func (f fakeProgress) Progress(dst []dds.WriterProgress) ([]dds.WriterProgress, error) {
+	return append(dst, f.p...), f.err
+}
+
+func (f fakeProgress) MatchedWriters(dst []uint64) ([]uint64, error) {
+	for _, p := range f.p {
+		dst = append(dst, p.Writer)
+	}
+	return dst, f.err
+}
+
+// TestPollEStopWritersErrors: a reader that fails, or a writer whose state cannot be read, is an error of
+// the poll, never a silent "nothing to see"; the other readers are still read, and an unreadable writer is
+// still listed, so the come-and-go rule judges it (a one-shot that leaves latches); with the internals off,
+// every reader is read for its matched writers alone.
+func TestPollEStopWritersErrors(t *testing.T) {
+	wp := func(h uint64, ann, next int64, known bool) dds.WriterProgress {
+		return dds.WriterProgress{Writer: h, Announced: ann, Next: next, Known: known}
+	}
+	boom := errors.New("dds: matched publications: bad parameter")
+	p, err := pollEStopWriters([]progressReader{
+		fakeProgress{err: boom},
+		fakeProgress{p: []dds.WriterProgress{wp(2, 3, 4, true), wp(9, 0, 0, false)}},
+		fakeProgress{p: []dds.WriterProgress{wp(5, 0, 0, true)}},
+	}, []bool{true, true, false}, false)
+	if err == nil || !errors.Is(err, boom) || !strings.Contains(err.Error(), "reader 1: the reliable-protocol state of 1 matched writer(s) could not be read") {
+		t.Fatalf("poll error %v: want both the failing reader and the unreadable writer", err)
+	}
+	want := []dds.WriterProgress{wp(2, 3, 4, true), wp(9, 0, 1, true), wp(5, 0, 1, true)}
+	if fmt.Sprint(p) != fmt.Sprint(want) {
+		t.Fatalf("progress %v, want %v", p, want)
+	}
+	if _, err := pollEStopWriters([]progressReader{fakeProgress{p: []dds.WriterProgress{wp(2, 3, 4, true)}}}, []bool{true}, false); err != nil {
+		t.Fatalf("a readable poll: %v", err)
+	}
+	// Internals off: Progress is not called (it would fail); the handles are.
+	p, err = pollEStopWriters([]progressReader{fakeProgress{p: []dds.WriterProgress{wp(2, 3, 4, true)}}}, []bool{true}, true)
+	if err != nil || fmt.Sprint(p) != fmt.Sprint([]dds.WriterProgress{wp(2, 0, 1, true)}) {
+		t.Fatalf("internals off: %v %v", p, err)
+	}
+
+	// The unreadable writer 9, a one-shot: listed while it lives, gone within 5 s with nothing received.
+	w := estopWatch{repair: time.Second, oneShot: 5 * time.Second}
+	t0 := time.Unix(1000, 0)
+	poll := func(ms int, rs ...progressReader) string {
+		rel := make([]bool, len(rs))
+		for i := range rel {
+			rel[i] = true
+		}
+		p, _ := pollEStopWriters(rs, rel, false)
+		return w.observe(t0.Add(time.Duration(ms)*time.Millisecond), p)
+	}
+	unreadable := fakeProgress{p: []dds.WriterProgress{wp(9, 0, 0, false)}}
+	if r := poll(0, unreadable); r != "" {
+		t.Fatalf("latched at once: %s", r)
+	}
+	poll(100)
+	if r := poll(400); !strings.Contains(r, "came and went") {
+		t.Fatalf("an unreadable one-shot writer that left did not latch: %q", r)
 	}
 }
