@@ -1,0 +1,319 @@
+//go:build ros2 && linux && cgo
+
+package dds_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rosorin/rosorin/ros2/dds"
+	"github.com/rosorin/rosorin/ros2/sros2"
+	"github.com/rosorin/rosorin/ros2/sros2/sros2test"
+)
+
+// The security tests run each participant in a process of its own (this test binary, TestSecurityProcess),
+// as on a real graph: Cyclone loads the security plugins once per domain and process, and two participants of
+// one process would also meet through the local shortcut rather than the wire.
+
+const secType = "std_msgs::msg::dds_::String_"
+
+// needSecurity skips without openssl or Cyclone's security plugins, unless ROSORIN_REQUIRE_CYCLONE=1.
+func needSecurity(t *testing.T) sros2.Plugins {
+	t.Helper()
+	pl := sros2.DefaultPlugins()
+	why := ""
+	if !sros2test.HaveOpenSSL() {
+		why = "openssl is not on $PATH (apt-get install openssl)"
+	} else if !filepath.IsAbs(pl.Auth) {
+		why = "Cyclone's security plugins (libdds_security_auth.so ...) are not in libddsc0debian's directory; set ROSORIN_DDS_SECURITY_PLUGINS"
+	}
+	if why == "" {
+		return pl
+	}
+	if os.Getenv("ROSORIN_REQUIRE_CYCLONE") == "1" {
+		t.Fatal("required (ROSORIN_REQUIRE_CYCLONE=1): " + why)
+	}
+	t.Skip(why)
+	return pl
+}
+
+// secProc is one participant in a child process: its stdout lines, parsed.
+type secProc struct {
+	name   string
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	got    map[string]int // payload -> samples received
+	lines  []string
+	done   chan struct{}
+	stderr strings.Builder
+}
+
+func (p *secProc) count(payload string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.got[payload]
+}
+
+func (p *secProc) has(prefix string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, l := range p.lines {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
+}
+
+func (p *secProc) String() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return fmt.Sprintf("%s: lines %q, got %v, stderr %q", p.name, p.lines, p.got, p.stderr.String())
+}
+
+// startSec starts a participant process. role "pub" writes payload on topic every 20 ms; "sub" reads topic and
+// prints what it gets. enclave "" makes an unsecured participant; keystore is where enclave is.
+func startSec(t *testing.T, ctx context.Context, name, role, keystore, enclave, topic, payload string, d time.Duration) *secProc {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSecurityProcess$")
+	cmd.Env = append(os.Environ(), "ROSORIN_SEC_ROLE="+role, "ROSORIN_SEC_KEYSTORE="+keystore, "ROSORIN_SEC_ENCLAVE="+enclave,
+		"ROSORIN_SEC_TOPIC="+topic, "ROSORIN_SEC_PAYLOAD="+payload, "ROSORIN_SEC_FOR="+d.String(),
+		"ROSORIN_SEC_DOMAIN="+strconv.Itoa(testDomain()))
+	p := &secProc{name: name, cmd: cmd, got: map[string]int{}, done: make(chan struct{})}
+	cmd.Stderr = &p.stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(p.done)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			l := sc.Text()
+			p.mu.Lock()
+			if s, ok := strings.CutPrefix(l, "GOT "); ok {
+				p.got[s]++
+			} else {
+				p.lines = append(p.lines, l)
+			}
+			p.mu.Unlock()
+		}
+		io.Copy(io.Discard, out)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-p.done
+		cmd.Wait()
+	})
+	return p
+}
+
+func (p *secProc) wait(t *testing.T) {
+	t.Helper()
+	<-p.done
+	p.cmd.Wait()
+}
+
+// TestSecurityProcess is a participant for the security tests, in a child process (skipped otherwise).
+func TestSecurityProcess(t *testing.T) {
+	role := os.Getenv("ROSORIN_SEC_ROLE")
+	if role == "" {
+		t.Skip("a child process of the security tests")
+	}
+	dom, _ := strconv.Atoi(os.Getenv("ROSORIN_SEC_DOMAIN"))
+	d, _ := time.ParseDuration(os.Getenv("ROSORIN_SEC_FOR"))
+	topic, payload := os.Getenv("ROSORIN_SEC_TOPIC"), os.Getenv("ROSORIN_SEC_PAYLOAD")
+	var p *dds.Participant
+	var err error
+	if enc := os.Getenv("ROSORIN_SEC_ENCLAVE"); enc != "" {
+		e, lerr := sros2.Load(os.Getenv("ROSORIN_SEC_KEYSTORE"), enc, sros2.Options{})
+		if lerr != nil {
+			fmt.Println("PARTICIPANT ERR", lerr)
+			return
+		}
+		var props []dds.Property
+		for _, pr := range e.Properties(sros2.DefaultPlugins()) {
+			props = append(props, dds.Property{Name: pr.Name, Value: pr.Value})
+		}
+		p, err = dds.NewSecureParticipant(dom, e.UserData(), props)
+	} else {
+		p, err = dds.NewParticipant(dom, "enclave=/;")
+	}
+	if err != nil {
+		fmt.Println("PARTICIPANT ERR", err)
+		return
+	}
+	defer p.Close()
+	fmt.Println("PARTICIPANT OK")
+	q := dds.QoS{Reliable: true, Depth: 10}
+	end := time.Now().Add(d)
+	switch role {
+	case "pub":
+		w, err := p.NewWriter(topic, secType, q, "")
+		if err != nil {
+			fmt.Println("WRITER ERR", err)
+			return
+		}
+		fmt.Println("WRITER OK")
+		last := -1
+		for time.Now().Before(end) {
+			if n, _ := w.Matched(); n != last {
+				fmt.Println("MATCHED", n)
+				last = n
+			}
+			w.Write(append([]byte{0, 1, 0, 0}, payload...))
+			time.Sleep(20 * time.Millisecond)
+		}
+	case "sub":
+		r, err := p.NewReader(topic, secType, q, "")
+		if err != nil {
+			fmt.Println("READER ERR", err)
+			return
+		}
+		defer r.Close()
+		fmt.Println("READER OK")
+		var got []dds.Sample
+		last := -1
+		for time.Now().Before(end) {
+			if n, _ := r.Matched(); n != last {
+				fmt.Println("MATCHED", n)
+				last = n
+			}
+			r.Wait(50 * time.Millisecond)
+			if got, err = r.Take(got[:0]); err != nil {
+				fmt.Println("TAKE ERR", err)
+				return
+			}
+			for _, s := range got {
+				if len(s.Data) >= 4 {
+					// Cyclone pads a sample to 4 bytes with zeros (doc.go): the payload ends at the first NUL.
+					fmt.Println("GOT", strings.TrimRight(string(s.Data[4:]), "\x00"))
+				}
+			}
+		}
+	}
+}
+
+// waitFor polls cond every 20 ms until it holds or d has passed.
+func waitFor(d time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
+}
+
+// TestSecureExchange: two participants enrolled in one SROS2 keystore exchange samples on a topic their
+// permissions grant; in the same run, a participant without a certificate and one with a certificate of
+// another CA (same name "sros2CA", another key) receive nothing, and an unsecured writer's samples do not
+// reach the enrolled reader.
+func TestSecureExchange(t *testing.T) {
+	needSecurity(t)
+	ks, err := sros2test.Create(t.TempDir(), sros2test.GovernanceXML(sros2test.SROS2Default))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := testDomain()
+	if _, err := ks.Enclave("/talker", sros2test.Policy{Domain: dom, Publish: []string{"rt/chatter"}}, sros2test.EnclaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ks.Enclave("/listener", sros2test.Policy{Domain: dom, Subscribe: []string{"rt/chatter"}}, sros2test.EnclaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := sros2test.Create(t.TempDir(), sros2test.GovernanceXML(sros2test.SROS2Default))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Enclave("/listener", sros2test.Policy{Domain: dom, Subscribe: []string{"rt/chatter"}}, sros2test.EnclaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const run = 8 * time.Second
+	listener := startSec(t, ctx, "enrolled listener", "sub", ks.Dir, "/listener", "rt/chatter", "", run)
+	anon := startSec(t, ctx, "listener without certificate", "sub", "", "", "rt/chatter", "", run)
+	foreign := startSec(t, ctx, "listener of another CA", "sub", other.Dir, "/listener", "rt/chatter", "", run)
+	talker := startSec(t, ctx, "enrolled talker", "pub", ks.Dir, "/talker", "rt/chatter", "secret from talker", run)
+	rogue := startSec(t, ctx, "talker without certificate", "pub", "", "", "rt/chatter", "from rogue", run)
+	if !waitFor(run, func() bool { return listener.count("secret from talker") >= 20 }) {
+		t.Fatalf("the enrolled listener did not get 20 samples from the enrolled talker:\n%v\n%v", listener, talker)
+	}
+	time.Sleep(time.Second) // the others have had the same time and more to get something
+	if n := anon.count("secret from talker"); n != 0 {
+		t.Errorf("the listener without certificate got %d samples of the enrolled talker", n)
+	}
+	// Positive control: the listener without certificate is on the domain and reads (the unsecured writer's
+	// samples reach it), it just gets nothing from the enrolled talker.
+	if n := anon.count("from rogue"); n == 0 {
+		t.Errorf("the listener without certificate got nothing at all, not even from the unsecured writer: %v", anon)
+	}
+	if n := foreign.count("secret from talker"); n != 0 || foreign.has("MATCHED 1") != "" {
+		t.Errorf("the listener of another CA got %d samples (matched: %q)", n, foreign.has("MATCHED 1"))
+	}
+	if foreign.has("READER OK") == "" {
+		t.Errorf("the listener of another CA did not start (so it proves nothing): %v", foreign)
+	}
+	if n := listener.count("from rogue"); n != 0 {
+		t.Errorf("the enrolled listener got %d samples from the writer without certificate", n)
+	}
+	if rogue.has("WRITER OK") == "" {
+		t.Errorf("the unsecured writer did not start (so it proves nothing): %v", rogue)
+	}
+	t.Logf("enrolled listener: %d samples; without certificate: %d (and %d of the unsecured writer); other CA: %d",
+		listener.count("secret from talker"), anon.count("secret from talker"), anon.count("from rogue"), foreign.count("secret from talker"))
+}
+
+// TestSecurePermissions: an enrolled participant whose permissions do not grant publishing rt/cmd_vel cannot
+// create the writer (Cyclone's access control refuses it), while one that is granted it drives the robot's
+// reader (the positive control, same run).
+func TestSecurePermissions(t *testing.T) {
+	needSecurity(t)
+	ks, err := sros2test.Create(t.TempDir(), sros2test.GovernanceXML(sros2test.SROS2Default))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := testDomain()
+	for name, p := range map[string]sros2test.Policy{
+		"/robot":    {Domain: dom, Subscribe: []string{"rt/cmd_vel"}},
+		"/teleop":   {Domain: dom, Publish: []string{"rt/cmd_vel"}},
+		"/intruder": {Domain: dom, Publish: []string{"rt/chatter"}, Subscribe: []string{"rt/*"}},
+	} {
+		if _, err := ks.Enclave(name, p, sros2test.EnclaveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const run = 8 * time.Second
+	robot := startSec(t, ctx, "robot", "sub", ks.Dir, "/robot", "rt/cmd_vel", "", run)
+	intruder := startSec(t, ctx, "intruder", "pub", ks.Dir, "/intruder", "rt/cmd_vel", "intruder twist", run)
+	teleop := startSec(t, ctx, "teleop", "pub", ks.Dir, "/teleop", "rt/cmd_vel", "teleop twist", run)
+	if !waitFor(run, func() bool { return robot.count("teleop twist") >= 20 }) {
+		t.Fatalf("the robot did not get 20 twists from the granted teleop:\n%v\n%v", robot, teleop)
+	}
+	intruder.wait(t)
+	if l := intruder.has("WRITER ERR"); !strings.Contains(strings.ToLower(l), "not allowed by security") {
+		t.Errorf("the intruder's writer on rt/cmd_vel was not refused by security: %v", intruder)
+	}
+	if intruder.has("PARTICIPANT OK") == "" {
+		t.Errorf("the intruder did not even join (so the refusal proves nothing about permissions): %v", intruder)
+	}
+	if n := robot.count("intruder twist"); n != 0 {
+		t.Errorf("the robot got %d twists from the intruder", n)
+	}
+	t.Logf("intruder: %q; robot got %d teleop twists", intruder.has("WRITER ERR"), robot.count("teleop twist"))
+}
