@@ -83,10 +83,10 @@ func (p *secProc) String() string {
 
 // startSec starts a participant process. role "pub" writes payload on topic every 20 ms; "sub" reads topic and
 // prints what it gets. enclave "" makes an unsecured participant; keystore is where enclave is.
-func startSec(t *testing.T, ctx context.Context, name, role, keystore, enclave, topic, payload string, d time.Duration) *secProc {
+func startSec(t *testing.T, ctx context.Context, name, role, keystore, enclave, topic, payload string, d time.Duration, env ...string) *secProc {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSecurityProcess$")
-	cmd.Env = append(os.Environ(), "ROSORIN_SEC_ROLE="+role, "ROSORIN_SEC_KEYSTORE="+keystore, "ROSORIN_SEC_ENCLAVE="+enclave,
+	cmd.Env = append(append(os.Environ(), env...), "ROSORIN_SEC_ROLE="+role, "ROSORIN_SEC_KEYSTORE="+keystore, "ROSORIN_SEC_ENCLAVE="+enclave,
 		"ROSORIN_SEC_TOPIC="+topic, "ROSORIN_SEC_PAYLOAD="+payload, "ROSORIN_SEC_FOR="+d.String(),
 		"ROSORIN_SEC_DOMAIN="+strconv.Itoa(testDomain()))
 	p := &secProc{name: name, cmd: cmd, got: map[string]int{}, done: make(chan struct{})}
@@ -144,8 +144,19 @@ func TestSecurityProcess(t *testing.T) {
 			fmt.Println("PARTICIPANT ERR", lerr)
 			return
 		}
+		pl := sros2.DefaultPlugins()
+		lax := os.Getenv("ROSORIN_SEC_LAXAC")
 		var props []dds.Property
-		for _, pr := range e.Properties(sros2.DefaultPlugins()) {
+		for _, pr := range e.Properties(pl) {
+			switch {
+			case lax != "" && pr.Name == sros2.PropAccessPath:
+				pr.Value = lax
+				os.Setenv("LAXAC_REAL", pl.Access)
+			case lax != "" && pr.Name == sros2.PropAccessInit:
+				pr.Value = "init_lax_access_control"
+			case lax != "" && pr.Name == sros2.PropAccessFinalize:
+				pr.Value = "finalize_lax_access_control"
+			}
 			props = append(props, dds.Property{Name: pr.Name, Value: pr.Value})
 		}
 		p, err = dds.NewSecureParticipant(dom, e.UserData(), props)
@@ -316,4 +327,104 @@ func TestSecurePermissions(t *testing.T) {
 		t.Errorf("the robot got %d twists from the intruder", n)
 	}
 	t.Logf("intruder: %q; robot got %d teleop twists", intruder.has("WRITER ERR"), robot.count("teleop twist"))
+}
+
+// laxAC is the source of a shim of Cyclone's access-control plugin with the local writer check taken out
+// (built by buildLaxAC). It stands for a participant on a modified DDS library: it creates writers its
+// permissions do not grant, and everything else (its permissions token, governance, security attributes) is
+// the real plugin's, so only the other side's check of the permissions it was sent can stop it.
+const laxAC = `#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "dds/security/dds_security_api.h"
+
+typedef int (*init_fn)(const char *argument, void **context, struct ddsi_domaingv *gv);
+typedef int (*fini_fn)(void *context);
+static void *real;
+
+static DDS_Security_boolean lax_check_create_datawriter(dds_security_access_control *instance,
+    const DDS_Security_PermissionsHandle permissions_handle, const DDS_Security_DomainId domain_id,
+    const DDS_Security_char *topic_name, const DDS_Security_Qos *writer_qos,
+    const DDS_Security_PartitionQosPolicy *partition, const DDS_Security_DataTags *data_tag,
+    DDS_Security_SecurityException *ex)
+{
+  (void) instance; (void) permissions_handle; (void) domain_id; (void) topic_name; (void) writer_qos;
+  (void) partition; (void) data_tag; (void) ex;
+  return true;
+}
+
+int init_lax_access_control(const char *argument, void **context, struct ddsi_domaingv *gv)
+{
+  const char *path = getenv("LAXAC_REAL");
+  if (path == NULL || (real = dlopen(path, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+    fprintf(stderr, "laxac: cannot load the real plugin (LAXAC_REAL=%s): %s\n", path ? path : "", dlerror());
+    return -1;
+  }
+  init_fn init = (init_fn) dlsym(real, "init_access_control");
+  if (init == NULL) return -1;
+  int rc = init(argument, context, gv);
+  if (rc == 0 && *context != NULL)
+    ((dds_security_access_control *) *context)->check_create_datawriter = lax_check_create_datawriter;
+  return rc;
+}
+
+int finalize_lax_access_control(void *context)
+{
+  fini_fn fini = (fini_fn) dlsym(real, "finalize_access_control");
+  return fini ? fini(context) : -1;
+}
+`
+
+// buildLaxAC compiles laxAC into a shared object with gcc.
+func buildLaxAC(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	src, so := filepath.Join(dir, "laxac.c"), filepath.Join(dir, "liblaxac.so")
+	if err := os.WriteFile(src, []byte(laxAC), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("gcc", "-shared", "-fPIC", "-Wall", "-Werror", "-o", so, src, "-ldl").CombinedOutput(); err != nil {
+		t.Fatalf("gcc laxac.c: %v: %s", err, out)
+	}
+	return so
+}
+
+// TestSecureRemoteCheck: the receiving side enforces the permissions too. Two participants on a modified
+// access-control plugin (laxAC: no local writer check) both create a writer on rt/cmd_vel; the robot's reader
+// takes the one whose permissions grant rt/cmd_vel and refuses the one whose permissions do not. The only
+// difference between the two is the grant.
+func TestSecureRemoteCheck(t *testing.T) {
+	needSecurity(t)
+	lax := buildLaxAC(t)
+	ks, err := sros2test.Create(t.TempDir(), sros2test.GovernanceXML(sros2test.SROS2Default))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := testDomain()
+	for name, p := range map[string]sros2test.Policy{
+		"/robot":  {Domain: dom, Subscribe: []string{"rt/cmd_vel"}},
+		"/teleop": {Domain: dom, Publish: []string{"rt/cmd_vel"}},
+		"/rogue":  {Domain: dom, Publish: []string{"rt/chatter"}, Subscribe: []string{"rt/*"}},
+	} {
+		if _, err := ks.Enclave(name, p, sros2test.EnclaveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const run = 8 * time.Second
+	robot := startSec(t, ctx, "robot", "sub", ks.Dir, "/robot", "rt/cmd_vel", "", run)
+	teleop := startSec(t, ctx, "teleop on laxac", "pub", ks.Dir, "/teleop", "rt/cmd_vel", "teleop twist", run, "ROSORIN_SEC_LAXAC="+lax)
+	rogue := startSec(t, ctx, "rogue on laxac", "pub", ks.Dir, "/rogue", "rt/cmd_vel", "rogue twist", run, "ROSORIN_SEC_LAXAC="+lax)
+	if !waitFor(run, func() bool { return robot.count("teleop twist") >= 20 }) {
+		t.Fatalf("the robot did not get 20 twists from the granted teleop on laxac:\n%v\n%v", robot, teleop)
+	}
+	time.Sleep(time.Second)
+	if rogue.has("WRITER OK") == "" {
+		t.Fatalf("the rogue's writer was not created (laxac did not take the local check out): %v", rogue)
+	}
+	if n := robot.count("rogue twist"); n != 0 {
+		t.Errorf("the robot got %d twists from the rogue whose permissions do not grant rt/cmd_vel", n)
+	}
+	t.Logf("robot: %d teleop twists, %d rogue twists; %v; %v", robot.count("teleop twist"), robot.count("rogue twist"), rogue, robot)
 }
