@@ -41,6 +41,12 @@ type Config struct {
 	// EStopRepair is how long a sample that a writer on estop has announced may stay undelivered before
 	// the bridge latches the e-stop in its place (1 s; docs/ros2.md, "A one-shot e-stop").
 	EStopRepair time.Duration
+	// AllowGraphEnable and AllowGraphReset are the bridge's read-only parameters allow_graph_enable and
+	// allow_graph_reset (false unless given: --allow-graph-enable, ROSORIN_ROS2_ALLOW_GRAPH_ENABLE=1, or
+	// rosorin-ros2 --ros-args -p allow_graph_enable:=true; the same for reset). Without DDS security any
+	// participant on the domain can call ~/enable and ~/reset_estop: off, those refuse to turn motion on and
+	// to clear a latch (docs/ros2.md, "Who may do what on the graph"). Disabling is always allowed.
+	AllowGraphEnable, AllowGraphReset bool
 	// SupervisorLog carries the supervisor's log records to /rosout (SupervisorLogFromEnv; nil: none).
 	SupervisorLog *os.File
 }
@@ -265,6 +271,7 @@ func (b *Bridge) Run(ctx context.Context) error {
 	wg.Add(1)
 	go func() { defer wg.Done(); b.params.run(ctx) }()
 	b.runObs(ctx, &wg)
+	b.log.Warn(GraphAccess(b.cfg.Domain, b.cfg.AllowGraphEnable, b.cfg.AllowGraphReset))
 	b.log.Info("ROS 2 node up", "node", b.node.Resolve("~"), "domain", b.cfg.Domain, "socket", b.cfg.Socket)
 	<-ctx.Done()
 	for _, r := range readers {
@@ -540,6 +547,11 @@ func (b *Bridge) onEnable(s dds.Sample) {
 		b.log.Warn("malformed ~/enable request dropped", "err", err, "bytes", len(s.Data))
 		return
 	}
+	if req.Data && !b.cfg.AllowGraphEnable {
+		b.log.Warn("~/enable refused: enabling over the ROS graph is off", "param", ParamAllowGraphEnable)
+		b.reply(b.enable, hdr, &rosmsg.SetBoolResponse{Success: false, Message: GraphEnableRefused})
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	r, err := b.c.Enable(ctx, req.Data)
@@ -561,6 +573,11 @@ func (b *Bridge) onReset(s dds.Sample) {
 		b.log.Warn("malformed ~/reset_estop request dropped", "err", err, "bytes", len(s.Data))
 		return
 	}
+	if !b.cfg.AllowGraphReset {
+		b.log.Warn("~/reset_estop refused: clearing the e-stop over the ROS graph is off", "param", ParamAllowGraphReset)
+		b.reply(b.reset, hdr, &rosmsg.TriggerResponse{Success: false, Message: GraphResetRefused})
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	r, err := b.c.Reset(ctx)
@@ -569,6 +586,40 @@ func (b *Bridge) onReset(s dds.Sample) {
 		r = api.Reply{Message: "driver unreachable: " + err.Error()}
 	}
 	b.reply(b.reset, hdr, &rosmsg.TriggerResponse{Success: r.Success, Message: r.Message})
+}
+
+// The bridge's own parameters (params.go serves them, read-only, beside the driver's).
+const (
+	ParamAllowGraphEnable = "allow_graph_enable"
+	ParamAllowGraphReset  = "allow_graph_reset"
+	// AllowGraphEnableEnv and AllowGraphResetEnv set them for rosorin-ros2 (a `run --ros2` child inherits them
+	// from the service's environment).
+	AllowGraphEnableEnv = "ROSORIN_ROS2_ALLOW_GRAPH_ENABLE"
+	AllowGraphResetEnv  = "ROSORIN_ROS2_ALLOW_GRAPH_RESET"
+)
+
+// The answers of ~/enable (data: true) and ~/reset_estop while their parameter is false: why, and how to allow it.
+var (
+	GraphEnableRefused = "refused: enabling motion over the ROS graph is off (without DDS security any participant on the domain could call it); " +
+		"enable on the robot (rosorin-base enable), or start the bridge with allow_graph_enable true (" + AllowGraphEnableEnv +
+		"=1 in the service's environment, rosorin-ros2 --allow-graph-enable, or --ros-args -p allow_graph_enable:=true) and restart it"
+	GraphResetRefused = "refused: clearing the e-stop over the ROS graph is off (without DDS security any participant on the domain could call it); " +
+		"reset on the robot (rosorin-base reset), or start the bridge with allow_graph_reset true (" + AllowGraphResetEnv +
+		"=1 in the service's environment, rosorin-ros2 --allow-graph-reset, or --ros-args -p allow_graph_reset:=true) and restart it"
+)
+
+// GraphAccess is the bridge's start-up warning: what any participant on the domain can do to the robot.
+func GraphAccess(domain int, allowEnable, allowReset bool) string {
+	say := func(on bool, param string) string {
+		if on {
+			return "ALLOWED (" + param + " true)"
+		}
+		return "refused (" + param + " false)"
+	}
+	return fmt.Sprintf("ROS 2 without DDS security: any participant on domain %d can drive the robot through the velocity inputs "+
+		"(manual/cmd_vel, autonomous/cmd_vel, cmd_vel) while it is enabled, latch the e-stop (estop), disable it (~/enable false) "+
+		"and set its runtime limits (~/set_parameters, never beyond the values the driver started with); ~/enable true (turn motion on): %s; ~/reset_estop (clear the latch): %s",
+		domain, say(allowEnable, ParamAllowGraphEnable), say(allowReset, ParamAllowGraphReset))
 }
 
 func (b *Bridge) reply(s *Service, hdr [RequestHeaderLen]byte, m cdr.Marshaler) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/ros2"
 
 	"github.com/rosorin/rosorin/ros2/dds"
 	"go.uber.org/goleak"
@@ -21,6 +22,11 @@ func TestMain(m *testing.M) {
 	os.Setenv("CYCLONEDDS_URI", dds.LoopbackConfig)
 	os.Setenv("ROS_DOMAIN_ID", strconv.Itoa(150+os.Getpid()%80))
 	os.Unsetenv("ROS_LOCALHOST_ONLY")
+	// The tests that call ~/enable and ~/reset_estop over the graph (TestPeerEndToEnd's peer and goPeer,
+	// TestOneShotEStop's service calls, the proofs' target) run their bridges with both allowed; the refusal
+	// without them is TestGraphEnableResetRefused's, which unsets them.
+	os.Setenv(ros2.AllowGraphEnableEnv, "1")
+	os.Setenv(ros2.AllowGraphResetEnv, "1")
 	code := m.Run()
 	testkit.Cleanup()
 	if code == 0 {

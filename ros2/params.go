@@ -136,6 +136,7 @@ func (ps *paramServer) refresh(ctx context.Context) {
 }
 
 func (ps *paramServer) setTable(tab []api.ParamInfo) {
+	tab = append(tab[:len(tab):len(tab)], BridgeParams(ps.b.cfg.AllowGraphEnable, ps.b.cfg.AllowGraphReset)...)
 	ps.table = tab
 	ps.byName = make(map[string]int, len(tab))
 	for i, p := range tab {
@@ -168,6 +169,29 @@ func (ps *paramServer) snapshot() []api.ParamInfo {
 		ps.mu.Unlock()
 	}
 	return tab
+}
+
+// BridgeParams are the bridge's own parameters, served after the driver's: read at the bridge's start only.
+func BridgeParams(allowEnable, allowReset bool) []api.ParamInfo {
+	return []api.ParamInfo{
+		{Name: ParamAllowGraphEnable, Type: "bool", ReadOnly: true, Value: allowEnable, Start: allowEnable,
+			Description: "the bridge's: ~/enable with data true (turn motion on) is served from the ROS graph; false (the default): refused with the reason, as anyone on the domain could call it without DDS security (disabling is always served)"},
+		{Name: ParamAllowGraphReset, Type: "bool", ReadOnly: true, Value: allowReset, Start: allowReset,
+			Description: "the bridge's: ~/reset_estop (clear the e-stop latch) is served from the ROS graph; false (the default): refused with the reason, as anyone on the domain could call it without DDS security"},
+	}
+}
+
+// bridgeParamHow says how a bridge parameter is set (at the bridge's start).
+func bridgeParamHow(name string) string {
+	env, flag := AllowGraphEnableEnv, "--allow-graph-enable"
+	if name == ParamAllowGraphReset {
+		env, flag = AllowGraphResetEnv, "--allow-graph-reset"
+	}
+	return fmt.Sprintf("%s=1 in the service's environment, rosorin-ros2 %s, or rosorin-ros2 --ros-args -p %s:=true", env, flag, name)
+}
+
+func isBridgeParam(name string) bool {
+	return name == ParamAllowGraphEnable || name == ParamAllowGraphReset
 }
 
 func find(tab []api.ParamInfo, name string) (api.ParamInfo, bool) {
@@ -264,6 +288,9 @@ func check(tab []api.ParamInfo, prm rosmsg.Parameter) (any, string) {
 		return nil, "the driver does not answer on its control socket; nothing was set"
 	case !ok:
 		return nil, fmt.Sprintf("parameter '%s' is not declared by %s; nothing was set", prm.Name, NodeName)
+	case p.ReadOnly && isBridgeParam(p.Name):
+		return nil, fmt.Sprintf("parameter '%s' cannot be set because it is read-only: the bridge reads it only at start (%s); restart the bridge",
+			prm.Name, bridgeParamHow(p.Name))
 	case p.ReadOnly:
 		return nil, fmt.Sprintf("parameter '%s' cannot be set because it is read-only: the driver reads it only at start; "+
 			"change it in the parameter file and restart", prm.Name)
@@ -402,6 +429,8 @@ func (ps *paramServer) onDescribe(s dds.Sample) {
 func Descriptor(p api.ParamInfo) rosmsg.ParameterDescriptor {
 	d := rosmsg.ParameterDescriptor{Name: p.Name, Type: rosType(p.Type), Description: p.Description, ReadOnly: p.ReadOnly}
 	switch {
+	case p.ReadOnly && isBridgeParam(p.Name):
+		d.AdditionalConstraints = "read at the bridge's start only: " + bridgeParamHow(p.Name)
 	case p.ReadOnly:
 		d.AdditionalConstraints = "read at start only: change it in the parameter file and restart"
 	case p.Limit:

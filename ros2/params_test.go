@@ -202,3 +202,42 @@ func FuzzParamRequest(f *testing.F) {
 		}
 	})
 }
+
+// TestBridgeParams: allow_graph_enable and allow_graph_reset are served after the driver's parameters,
+// read-only, with their start values; a set is refused and says how to set them at the bridge's start.
+func TestBridgeParams(t *testing.T) {
+	c := config.Default()
+	tab := append(paramTable(t, c, c), BridgeParams(true, false)...)
+	for _, name := range []string{ParamAllowGraphEnable, ParamAllowGraphReset} {
+		p, ok := find(tab, name)
+		if !ok || !p.ReadOnly || p.Type != "bool" {
+			t.Fatalf("%s: %+v %v", name, p, ok)
+		}
+		d := Descriptor(p)
+		if !d.ReadOnly || d.Type != rosmsg.ParameterBool || !strings.Contains(d.AdditionalConstraints, "bridge's start") {
+			t.Errorf("%s descriptor %+v", name, d)
+		}
+		_, why := check(tab, rosmsg.Parameter{Name: name, Value: rosmsg.ParameterValue{Type: rosmsg.ParameterBool, Bool: true}})
+		if !strings.Contains(why, "read-only: the bridge reads it only at start") || !strings.Contains(why, name+":=true") {
+			t.Errorf("set %s: %q", name, why)
+		}
+	}
+	if p, _ := find(tab, ParamAllowGraphEnable); p.Value != true {
+		t.Errorf("allow_graph_enable %v, want true", p.Value)
+	}
+	if v := rosValue("bool", BridgeParams(false, true)[1].Value); v.Type != rosmsg.ParameterBool || !v.Bool {
+		t.Errorf("allow_graph_reset as a ROS value: %+v", v)
+	}
+	w := GraphAccess(7, false, true)
+	for _, says := range []string{"any participant on domain 7", "velocity inputs", "latch the e-stop",
+		"~/enable true (turn motion on): refused (allow_graph_enable false)", "~/reset_estop (clear the latch): ALLOWED (allow_graph_reset true)"} {
+		if !strings.Contains(w, says) {
+			t.Errorf("start-up warning lacks %q: %s", says, w)
+		}
+	}
+	for _, m := range []string{GraphEnableRefused, GraphResetRefused} {
+		if !strings.HasPrefix(m, "refused: ") || !strings.Contains(m, "=1 in the service's environment") {
+			t.Errorf("refusal %q does not say why and how", m)
+		}
+	}
+}

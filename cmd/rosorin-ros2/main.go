@@ -35,6 +35,10 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "node-name", Value: ros2.NodeName, Usage: "node name"},
 			&cli.StringSliceFlag{Name: "remap", Usage: "a remap rule from:=to (repeat; rcl's syntax; `rosorin-base run --ros-args -r` passes its rules here; docs/ros2.md)"},
 			&cli.StringFlag{Name: "domain", EnvVars: []string{"ROS_DOMAIN_ID"}, Value: "0", Usage: "ROS_DOMAIN_ID (0..232)"},
+			&cli.BoolFlag{Name: "allow-graph-enable", EnvVars: []string{ros2.AllowGraphEnableEnv},
+				Usage: "the parameter allow_graph_enable: serve ~/enable true (turn motion on) from the ROS graph; off by default, as without DDS security anyone on the domain could call it (also --ros-args -p allow_graph_enable:=true)"},
+			&cli.BoolFlag{Name: "allow-graph-reset", EnvVars: []string{ros2.AllowGraphResetEnv},
+				Usage: "the parameter allow_graph_reset: serve ~/reset_estop (clear the e-stop) from the ROS graph; off by default (also --ros-args -p allow_graph_reset:=true)"},
 			&cli.BoolFlag{Name: "cmd-vel-stamped", EnvVars: []string{"ROSORIN_CMD_VEL_STAMPED"},
 				Usage: "the velocity inputs take geometry_msgs/msg/TwistStamped instead of Twist (a run --ros2 child inherits the variable)"},
 		},
@@ -53,11 +57,15 @@ func newApp() *cli.App {
 			if err != nil {
 				return cli.Exit("rosorin-ros2: "+err.Error(), 2)
 			}
+			allowEnable, allowReset, err := bridgeParams(c.Bool("allow-graph-enable"), c.Bool("allow-graph-reset"))
+			if err != nil {
+				return cli.Exit("rosorin-ros2: "+err.Error(), 2)
+			}
 			ctx, stop := service.SignalContext(c.Context)
 			defer stop()
 			b, err := ros2.New(ros2.Config{Socket: c.String("socket"), Domain: dom, Namespace: ns, Name: name,
 				CmdVelStamped: c.Bool("cmd-vel-stamped"), Log: service.ProcLogger("ros2"), Remap: remap,
-				SupervisorLog: ros2.SupervisorLogFromEnv()})
+				SupervisorLog: ros2.SupervisorLogFromEnv(), AllowGraphEnable: allowEnable, AllowGraphReset: allowReset})
 			if err != nil {
 				return cli.Exit("rosorin-ros2: "+err.Error(), 1)
 			}

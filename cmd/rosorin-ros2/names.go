@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/rosorin/rosorin/driver/service"
+	"github.com/rosorin/rosorin/ros2"
 	"github.com/rosorin/rosorin/ros2/rosargs"
 	"github.com/rosorin/rosorin/ros2/rosname"
 )
@@ -27,8 +28,8 @@ func bridgeNames(name, ns string, remaps []string) (string, string, func(fq stri
 	}
 	if rosArgs != nil {
 		a.Remaps = append(a.Remaps, rosArgs.Remaps...)
-		if len(rosArgs.Params) > 0 || len(rosArgs.ParamsFiles) > 0 {
-			fmt.Fprintln(os.Stderr, "rosorin-ros2: --ros-args parameters ignored: the parameters are the driver's (rosorin-base run --ros-args)")
+		if len(rosArgs.ParamsFiles) > 0 || len(rosArgs.Params) > len(bridgeOwn(rosArgs.Params)) {
+			fmt.Fprintln(os.Stderr, "rosorin-ros2: --ros-args parameters ignored but allow_graph_enable and allow_graph_reset given by -p: the others are the driver's (rosorin-base run --ros-args)")
 		}
 	}
 	name, ns, err := rosargs.NodeIn(a, name, ns)
@@ -60,4 +61,35 @@ func splitROSArgs(argv []string) ([]string, error) {
 	}
 	rosArgs = a
 	return rest, nil
+}
+
+// bridgeOwn are the -p assignments of the bridge's own parameters.
+func bridgeOwn(ps []rosargs.Param) []rosargs.Param {
+	var own []rosargs.Param
+	for _, p := range ps {
+		if p.Name == ros2.ParamAllowGraphEnable || p.Name == ros2.ParamAllowGraphReset {
+			own = append(own, p)
+		}
+	}
+	return own
+}
+
+// bridgeParams are allow_graph_enable and allow_graph_reset: the flags (or their environment variables),
+// then a -p of the bridge's own ROS arguments (a later one wins, as in rcl). A -p of either that is not a
+// bool stops the bridge.
+func bridgeParams(enable, reset bool) (bool, bool, error) {
+	if rosArgs == nil {
+		return enable, reset, nil
+	}
+	for _, p := range bridgeOwn(rosArgs.Params) {
+		if p.Value.Type != rosargs.Bool || len(p.Value.Bools) != 1 {
+			return false, false, fmt.Errorf("--ros-args -p %s: %s is a bool parameter (true or false), not %v", p.Arg, p.Name, p.Value.Type)
+		}
+		if p.Name == ros2.ParamAllowGraphEnable {
+			enable = p.Value.Bools[0]
+		} else {
+			reset = p.Value.Bools[0]
+		}
+	}
+	return enable, reset, nil
 }

@@ -27,3 +27,25 @@ func TestBridgeNames(t *testing.T) {
 		t.Errorf("bad --remap: %v", err)
 	}
 }
+
+// TestBridgeParams: allow_graph_enable and allow_graph_reset come from the flags (or their environment
+// variables), a -p of the bridge's ROS arguments wins, and a -p that is no bool stops the bridge.
+func TestBridgeParams(t *testing.T) {
+	defer func() { rosArgs = nil }()
+	rosArgs = nil
+	if e, r, err := bridgeParams(true, false); err != nil || !e || r {
+		t.Errorf("flags only: %v %v %v", e, r, err)
+	}
+	if _, err := splitROSArgs([]string{"rosorin-ros2", "--ros-args", "-p", "allow_graph_reset:=true", "-p", "allow_graph_enable:=false"}); err != nil {
+		t.Fatal(err)
+	}
+	if e, r, err := bridgeParams(true, false); err != nil || e || !r {
+		t.Errorf("-p over the flags: enable %v reset %v %v", e, r, err)
+	}
+	if _, err := splitROSArgs([]string{"rosorin-ros2", "--ros-args", "-p", "allow_graph_enable:=1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := bridgeParams(false, false); err == nil || !strings.Contains(err.Error(), "bool parameter") {
+		t.Errorf("-p allow_graph_enable:=1: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/ros2"
 )
 
 var ros2Once sync.Once
@@ -18,6 +19,10 @@ var ros2Once sync.Once
 // stopproofROS2 builds stopproof with the ros2 tag into binDir (once) and runs it like stopproof does.
 func stopproofROS2(t *testing.T, timeout time.Duration, args ...string) (string, int) {
 	t.Helper()
+	// The ROS 2 target resets and enables through ~/reset_estop and ~/enable: the --sim service's bridge
+	// inherits the parameters that allow them (off by default: docs/ros2.md, "Who may do what on the graph").
+	t.Setenv(ros2.AllowGraphEnableEnv, "1")
+	t.Setenv(ros2.AllowGraphResetEnv, "1")
 	bin := filepath.Join(binDir, "stopproof-ros2")
 	var berr error
 	ros2Once.Do(func() {
