@@ -99,8 +99,10 @@ func TestParamsEndToEnd(t *testing.T) {
 
 	p.wait(t, 0, "ready", 30*time.Second, nil)
 	ev := p.wait(t, 0, "event "+node+" ", 10*time.Second, nil)
-	if f := strings.Fields(ev); len(f) < 4 || f[2] != strconv.Itoa(len(config.Params())) || f[3] != "0" {
-		t.Errorf("start event %q: want %d new parameters, 0 changed", ev, len(config.Params()))
+	// The driver's parameters and the bridge's two (allow_graph_enable, allow_graph_reset).
+	nParams := len(config.Params()) + len(ros2.BridgeParams(false, false))
+	if f := strings.Fields(ev); len(f) < 4 || f[2] != strconv.Itoa(nParams) || f[3] != "0" {
+		t.Errorf("start event %q: want %d new parameters, 0 changed", ev, nParams)
 	}
 
 	ask := func(cmd, prefix string) string {
@@ -116,11 +118,11 @@ func TestParamsEndToEnd(t *testing.T) {
 
 	// list: every parameter the driver reads.
 	f := strings.Fields(ask("list", "list "))
-	if f[1] != strconv.Itoa(len(config.Params())) || len(f) != 2+len(config.Params()) {
+	if f[1] != strconv.Itoa(nParams) || len(f) != 2+nParams {
 		t.Fatalf("list: %v", f)
 	}
 	names := f[2:]
-	for _, want := range []string{"cmd_timeout", "max_linear", "device", "accel_scale", "estop_key", "pad_sounds"} {
+	for _, want := range []string{"cmd_timeout", "max_linear", "device", "accel_scale", "estop_key", "pad_sounds", ros2.ParamAllowGraphEnable, ros2.ParamAllowGraphReset} {
 		if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+want+" ") {
 			t.Errorf("list lacks %s", want)
 		}
@@ -153,6 +155,9 @@ func TestParamsEndToEnd(t *testing.T) {
 	}
 	if l := ask("describe device", "describe "); !strings.HasPrefix(l, "describe 1 device 4 1 - - | read at start only") {
 		t.Errorf("describe device: %q", l)
+	}
+	if l := ask("describe allow_graph_reset", "describe "); !strings.HasPrefix(l, "describe 1 allow_graph_reset 1 1 - - | read at the bridge's start only") {
+		t.Errorf("describe allow_graph_reset: %q", l)
 	}
 
 	// An accepted set: max_linear lower than the start value.
@@ -240,6 +245,22 @@ func TestParamsEndToEnd(t *testing.T) {
 	for i, n := range names {
 		vals[n] = f[2+i]
 	}
+	// The bridge's own two parameters are not the driver's: driver/config does not know them (config.Load
+	// warns "unknown key ignored", --params-file refuses the file), so the dump that goes back to the driver
+	// leaves them out (docs/ros2.md, "Who may do what on the graph").
+	var driverNames []string
+	for _, n := range names {
+		if n != ros2.ParamAllowGraphEnable && n != ros2.ParamAllowGraphReset {
+			driverNames = append(driverNames, n)
+		}
+	}
+	if len(driverNames) != len(names)-2 {
+		t.Errorf("the list has %d parameters that are not the driver's, want the bridge's 2", len(names)-len(driverNames))
+	}
+	if v := vals[ros2.ParamAllowGraphEnable]; v != "b:1" {
+		t.Errorf("allow_graph_enable got as %q, want b:1 (TestMain allows it)", v)
+	}
+	names = driverNames
 	dump := dumpYAML(node, names, vals)
 	path := filepath.Join(dir, "dump.yaml")
 	if err := os.WriteFile(path, []byte(dump), 0o644); err != nil {
