@@ -3,9 +3,13 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/service"
 	"github.com/rosorin/rosorin/ros2/rosargs"
@@ -96,21 +100,15 @@ func applyRunROSArgs(o *service.Options) (cleanup func(), err error) {
 		if err != nil {
 			return cleanup, err
 		}
-		f, err := os.CreateTemp("", "rosorin-params-*.yaml")
+		head := fmt.Sprintf("# rosorin-base run --ros-args: %s, then --params-file %s, then -p (%d); written for the service's processes, removed at exit\n",
+			strings.Join(configs, ", "), strings.Join(a.ParamsFiles, ", "), len(a.Params))
+		merged, err := writeMergedParams(o.Socket, []byte(head+string(b)))
 		if err != nil {
 			return cleanup, fmt.Errorf("the merged parameter file: %w", err)
 		}
-		head := fmt.Sprintf("# rosorin-base run --ros-args: %s, then --params-file %s, then -p (%d); written for the service's processes, removed at exit\n",
-			strings.Join(configs, ", "), strings.Join(a.ParamsFiles, ", "), len(a.Params))
-		if _, err := f.WriteString(head + string(b)); err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			return cleanup, err
-		}
-		f.Close()
-		cleanup = func() { os.Remove(f.Name()) }
-		o.Configs = []string{f.Name()}
-		log.Info("parameters from the ROS arguments", "node", fqn, "params_files", len(a.ParamsFiles), "overrides", len(a.Params), "merged", f.Name())
+		cleanup = func() { os.Remove(merged) }
+		o.Configs = []string{merged}
+		log.Info("parameters from the ROS arguments", "node", fqn, "params_files", len(a.ParamsFiles), "overrides", len(a.Params), "merged", merged)
 	}
 	o.BridgeArgs = []string{"--namespace", ns, "--node-name", name}
 	for _, r := range a.Remaps {
@@ -119,4 +117,63 @@ func applyRunROSArgs(o *service.Options) (cleanup func(), err error) {
 		}
 	}
 	return cleanup, nil
+}
+
+// MergedParamsPath is where `run --ros-args` writes the merged parameter file that every process of the
+// service reads as its --config, and every driver restart reads again: beside the control socket, in the
+// service's runtime directory (/run/rosorin under systemd), named after the socket, so that two services on
+// one machine (two sockets) never share one. Not in /tmp: a tmp cleaner (systemd-tmpfiles ages /tmp files
+// out after 10 days) deleted it under a running service, and the next driver restart failed on a missing
+// --config. The file lives and goes with the socket's directory.
+func MergedParamsPath(socket string) string {
+	if socket == "" {
+		socket = api.DefaultSocket
+	}
+	return socket + ".params.yaml"
+}
+
+// writeMergedParams writes data to MergedParamsPath(socket) durably: a temporary file in the same directory,
+// synced, renamed over the old one (a crashed run's), the directory synced; a reader sees the old file or
+// the whole new one, and a power cut after run started leaves the whole file. It refuses while something
+// serves the socket: that service's restarts read the file.
+func writeMergedParams(socket string, data []byte) (string, error) {
+	if socket == "" {
+		socket = api.DefaultSocket
+	}
+	path := MergedParamsPath(socket)
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o770); err != nil { // as the control socket's directory (driver/api)
+		return "", err
+	}
+	if c, err := net.DialTimeout("unix", socket, time.Second); err == nil {
+		c.Close()
+		return "", fmt.Errorf("a service already serves %s and reads %s at its restarts: stop it first, or pass another --socket", socket, path)
+	}
+	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	if d, err := os.Open(dir); err == nil {
+		err = d.Sync()
+		d.Close()
+		if err != nil {
+			return "", fmt.Errorf("sync %s: %w", dir, err)
+		}
+	}
+	return path, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -72,10 +73,14 @@ func TestApplyRunROSArgs(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		o := service.Options{ROS2: true, Configs: []string{}}
+		sock := filepath.Join(t.TempDir(), "run", "base.sock")
+		o := service.Options{ROS2: true, Configs: []string{}, Socket: sock}
 		cleanup, err := applyRunROSArgs(&o)
 		if err != nil {
 			t.Fatalf("%q: %v", tc.ros, err)
+		}
+		if len(o.Configs) != 1 || o.Configs[0] != sock+".params.yaml" {
+			t.Errorf("%q: merged file %q, want it beside the socket: %s.params.yaml", tc.ros, o.Configs, sock)
 		}
 		if got := strings.Join(o.BridgeArgs, " "); got != tc.bridge {
 			t.Errorf("%q: bridge args %q, want %q", tc.ros, got, tc.bridge)
@@ -88,6 +93,56 @@ func TestApplyRunROSArgs(t *testing.T) {
 		if _, err := os.Stat(o.Configs[0]); !os.IsNotExist(err) {
 			t.Errorf("%q: the merged file is still there after cleanup", tc.ros)
 		}
+	}
+}
+
+// TestMergedParamsFile: the merged parameter file is written beside the control socket (not in the temporary
+// directory, whose cleaner deleted it under a running service), whole, mode 0600, over a crashed run's
+// stale file and its temporary leftovers never kept; and not while a service serves that socket (whose
+// driver restarts read it).
+func TestMergedParamsFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rosorin")
+	sock := filepath.Join(dir, "base.sock")
+	if err := os.MkdirAll(dir, 0o770); err != nil {
+		t.Fatal(err)
+	}
+	stale := MergedParamsPath(sock)
+	if err := os.WriteFile(stale, []byte("max_linear: 9\n"), 0o644); err != nil { // a crashed run's
+		t.Fatal(err)
+	}
+	path, err := writeMergedParams(sock, []byte("cmd_timeout: 0.25\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path != sock+".params.yaml" || filepath.Dir(path) != dir || strings.HasPrefix(path, os.TempDir()+"/rosorin-params") {
+		t.Errorf("merged file at %s, want beside %s", path, sock)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || string(b) != "cmd_timeout: 0.25\n" {
+		t.Errorf("merged file holds %q, %v", b, err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("merged file mode %v, %v; want 0600", fi.Mode(), err)
+	}
+	if left, _ := filepath.Glob(path + ".tmp-*"); len(left) != 0 {
+		t.Errorf("temporary files left: %q", left)
+	}
+	// The directory made when missing, as the socket's.
+	sock2 := filepath.Join(t.TempDir(), "a", "b", "base.sock")
+	if p, err := writeMergedParams(sock2, []byte("x: 1\n")); err != nil || filepath.Dir(p) != filepath.Dir(sock2) {
+		t.Errorf("socket directory missing: %q %v", p, err)
+	}
+	// A service on the socket: refused, and its file left as it is.
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if _, err := writeMergedParams(sock, []byte("cmd_timeout: 0.2\n")); err == nil || !strings.Contains(err.Error(), "already serves") {
+		t.Errorf("with a service on the socket: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "cmd_timeout: 0.25\n" {
+		t.Errorf("the serving service's file changed: %q", b)
 	}
 }
 
@@ -138,6 +193,9 @@ func TestRunROSArgsParams(t *testing.T) {
 	}
 	if _, err := os.Stat(m[1]); err != nil {
 		t.Errorf("the merged file is gone while the service runs: %v", err)
+	}
+	if m[1] != st.Socket+".params.yaml" {
+		t.Errorf("the merged file is %s, want it beside the socket (%s.params.yaml)", m[1], st.Socket)
 	}
 	st.Close()
 	if _, err := os.Stat(m[1]); !os.IsNotExist(err) {
