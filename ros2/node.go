@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
+	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 	"github.com/rosorin/rosorin/ros2/dds"
 	"github.com/rosorin/rosorin/ros2/rosname"
+	"github.com/rosorin/rosorin/ros2/sros2"
 )
 
 // Node is a ROS 2 node at the DDS level, as rmw_cyclonedds (Humble) lays one out: one participant (user
@@ -29,7 +32,8 @@ type Node struct {
 	readers, writers []dds.GUID
 }
 
-// NewNode joins domain as node name in namespace ns.
+// NewNode joins domain as node name in namespace ns. With ROS 2 security on (ROS_SECURITY_ENABLE=true and
+// the other SROS2 variables: docs/ros2-security.md) its participant is enrolled in its enclave.
 func NewNode(domain int, ns, name string) (*Node, error) {
 	ns, err := CheckNamespace(ns)
 	if err != nil {
@@ -38,7 +42,7 @@ func NewNode(domain int, ns, name string) (*Node, error) {
 	if err := rosname.CheckToken(name); err != nil {
 		return nil, fmt.Errorf("node name %q: %w", name, err)
 	}
-	p, err := dds.NewParticipant(domain, "enclave=/;")
+	p, err := nodeParticipant(domain)
 	if err != nil {
 		return nil, err
 	}
@@ -48,6 +52,40 @@ func NewNode(domain int, ns, name string) (*Node, error) {
 		return nil, err
 	}
 	return n, n.announce()
+}
+
+// nodeParticipant is the node's participant as rcl and rmw_cyclonedds make it: unsecured (user data
+// "enclave=/;") unless ROS_SECURITY_ENABLE=true; then enrolled in the enclave of ROS_SECURITY_KEYSTORE
+// (ROS_SECURITY_ENCLAVE_OVERRIDE, else "/"; --enclave does not reach here yet) with user data
+// "enclave=<enclave>;". An unusable enclave refuses the node under ROS_SECURITY_STRATEGY=Enforce and is
+// logged at WARN under Permissive, which then runs unsecured.
+func nodeParticipant(domain int) (*dds.Participant, error) {
+	s, err := sros2.FromEnv(os.Getenv, "")
+	if err != nil {
+		return nil, err
+	}
+	e, warn, err := sros2.Resolve(s, sros2.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if e != nil {
+		var props []dds.Property
+		for _, p := range e.Properties(sros2.DefaultPlugins()) {
+			props = append(props, dds.Property{Name: p.Name, Value: p.Value})
+		}
+		p, perr := dds.NewSecureParticipant(domain, e.UserData(), props)
+		if perr == nil {
+			return p, nil
+		}
+		if s.Strategy == sros2.Enforce {
+			return nil, fmt.Errorf("ROS 2 security enforced (ROS_SECURITY_STRATEGY=Enforce): Cyclone DDS refused enclave %q: %w", e.Name, perr)
+		}
+		warn = fmt.Errorf("Cyclone DDS refused enclave %q, so this node runs WITHOUT security (ROS_SECURITY_STRATEGY=Permissive): %w", e.Name, perr)
+	}
+	if warn != nil {
+		slog.Warn(warn.Error())
+	}
+	return dds.NewParticipant(domain, "enclave=/;")
 }
 
 // Resolve is name's fully qualified form for this node.

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/protocol/rosmsg"
+	"github.com/rosorin/rosorin/ros2"
 	"github.com/rosorin/rosorin/ros2/dds"
 	"github.com/rosorin/rosorin/ros2/sros2"
 	"github.com/rosorin/rosorin/ros2/sros2/sros2test"
@@ -64,6 +66,19 @@ func (p *secProc) count(payload string) int {
 	return p.got[payload]
 }
 
+// containing is the number of samples received that contain marker.
+func (p *secProc) containing(marker string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for s, k := range p.got {
+		if strings.Contains(s, marker) {
+			n += k
+		}
+	}
+	return n
+}
+
 func (p *secProc) has(prefix string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -105,6 +120,9 @@ func startSec(t *testing.T, ctx context.Context, name, role, keystore, enclave, 
 			l := sc.Text()
 			p.mu.Lock()
 			if s, ok := strings.CutPrefix(l, "GOT "); ok {
+				if u, err := strconv.Unquote(s); err == nil {
+					s = u
+				}
 				p.got[s]++
 			} else {
 				p.lines = append(p.lines, l)
@@ -136,6 +154,10 @@ func TestSecurityProcess(t *testing.T) {
 	dom, _ := strconv.Atoi(os.Getenv("ROSORIN_SEC_DOMAIN"))
 	d, _ := time.ParseDuration(os.Getenv("ROSORIN_SEC_FOR"))
 	topic, payload := os.Getenv("ROSORIN_SEC_TOPIC"), os.Getenv("ROSORIN_SEC_PAYLOAD")
+	if role == "node" {
+		secureNodeProcess(dom, d, topic, payload)
+		return
+	}
 	var p *dds.Participant
 	var err error
 	if enc := os.Getenv("ROSORIN_SEC_ENCLAVE"); enc != "" {
@@ -211,10 +233,31 @@ func TestSecurityProcess(t *testing.T) {
 			for _, s := range got {
 				if len(s.Data) >= 4 {
 					// Cyclone pads a sample to 4 bytes with zeros (doc.go): the payload ends at the first NUL.
-					fmt.Println("GOT", strings.TrimRight(string(s.Data[4:]), "\x00"))
+					fmt.Println("GOT", strconv.Quote(strings.TrimRight(string(s.Data[4:]), "\x00")))
 				}
 			}
 		}
+	}
+}
+
+// secureNodeProcess is a ros2.Node (the bridge's participant, security from the ROS_SECURITY_* environment)
+// that publishes std_msgs/String payload on topic every 20 ms for d.
+func secureNodeProcess(dom int, d time.Duration, topic, payload string) {
+	n, err := ros2.NewNode(dom, "", "secure_talker")
+	if err != nil {
+		fmt.Println("NODE ERR", err)
+		return
+	}
+	defer n.Close()
+	fmt.Println("NODE OK")
+	pub, err := n.Publisher(topic, "std_msgs/msg/String", dds.QoS{Reliable: true, Depth: 10})
+	if err != nil {
+		fmt.Println("WRITER ERR", err)
+		return
+	}
+	fmt.Println("WRITER OK")
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		pub.Publish(&rosmsg.String{Data: payload})
 	}
 }
 
@@ -427,4 +470,68 @@ func TestSecureRemoteCheck(t *testing.T) {
 		t.Errorf("the robot got %d twists from the rogue whose permissions do not grant rt/cmd_vel", n)
 	}
 	t.Logf("robot: %d teleop twists, %d rogue twists; %v; %v", robot.count("teleop twist"), robot.count("rogue twist"), rogue, robot)
+}
+
+// TestSecureNode: the bridge's node (ros2.NewNode) takes ROS 2 security from the environment as a ROS node
+// does. Enforce with its enclave: an enrolled listener gets its samples, one without certificate does not.
+// Enforce with an enclave the keystore lacks: NewNode refuses and says why. Permissive with that enclave: it
+// runs unsecured (the listener without certificate gets its samples) and says so at WARN.
+func TestSecureNode(t *testing.T) {
+	needSecurity(t)
+	ks, err := sros2test.Create(t.TempDir(), sros2test.GovernanceXML(sros2test.SROS2Default))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := testDomain()
+	if _, err := ks.Enclave("/robot", sros2test.Policy{Domain: dom, Publish: []string{"rt/chatter", "ros_discovery_info"}}, sros2test.EnclaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ks.Enclave("/listener", sros2test.Policy{Domain: dom, Subscribe: []string{"rt/chatter"}}, sros2test.EnclaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	secEnv := func(strategy, enclave string) []string {
+		return []string{"ROS_SECURITY_ENABLE=true", "ROS_SECURITY_STRATEGY=" + strategy, "ROS_SECURITY_KEYSTORE=" + ks.Dir,
+			"ROS_SECURITY_ENCLAVE_OVERRIDE=" + enclave}
+	}
+	const run = 8 * time.Second
+
+	t.Run("enforce", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		listener := startSec(t, ctx, "enrolled listener", "sub", ks.Dir, "/listener", "rt/chatter", "", run)
+		anon := startSec(t, ctx, "listener without certificate", "sub", "", "", "rt/chatter", "", run)
+		node := startSec(t, ctx, "node", "node", "", "", "chatter", "from the secure node", run, secEnv("Enforce", "/robot")...)
+		if !waitFor(run, func() bool { return listener.containing("from the secure node") >= 20 }) {
+			t.Fatalf("the enrolled listener did not get 20 samples from the node:\n%v\n%v", listener, node)
+		}
+		time.Sleep(time.Second)
+		if n := anon.containing("from the secure node"); n != 0 {
+			t.Errorf("the listener without certificate got %d samples of the secured node", n)
+		}
+		if anon.has("READER OK") == "" {
+			t.Errorf("the listener without certificate did not start: %v", anon)
+		}
+	})
+	t.Run("enforce, no enclave", func(t *testing.T) {
+		node := startSec(t, context.Background(), "node", "node", "", "", "chatter", "x", run, secEnv("Enforce", "/missing")...)
+		node.wait(t)
+		if l := node.has("NODE ERR"); !strings.Contains(l, "Enforce") || !strings.Contains(l, "create_enclave") {
+			t.Errorf("the node did not refuse with the reason: %v", node)
+		}
+	})
+	t.Run("permissive, no enclave", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		anon := startSec(t, ctx, "listener without certificate", "sub", "", "", "rt/chatter", "", run)
+		node := startSec(t, ctx, "node", "node", "", "", "chatter", "from the permissive node", run, secEnv("Permissive", "/missing")...)
+		if !waitFor(run, func() bool { return anon.containing("from the permissive node") >= 5 }) {
+			t.Fatalf("the unsecured listener got nothing from the permissive node:\n%v\n%v", anon, node)
+		}
+		node.mu.Lock()
+		stderr := node.stderr.String()
+		node.mu.Unlock()
+		if !strings.Contains(stderr, "WARN") || !strings.Contains(stderr, "WITHOUT security") {
+			t.Errorf("no WARN that the node runs without security: %v", node)
+		}
+	})
 }
