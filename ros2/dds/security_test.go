@@ -57,7 +57,25 @@ type secProc struct {
 	got    map[string]int // payload -> samples received
 	lines  []string
 	done   chan struct{}
-	stderr strings.Builder
+	stderr syncBuf
+}
+
+// syncBuf is a strings.Builder that exec's stderr copier writes while the test reads it.
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func (p *secProc) count(payload string) int {
@@ -527,9 +545,7 @@ func TestSecureNode(t *testing.T) {
 		if !waitFor(run, func() bool { return anon.containing("from the permissive node") >= 5 }) {
 			t.Fatalf("the unsecured listener got nothing from the permissive node:\n%v\n%v", anon, node)
 		}
-		node.mu.Lock()
 		stderr := node.stderr.String()
-		node.mu.Unlock()
 		if !strings.Contains(stderr, "WARN") || !strings.Contains(stderr, "WITHOUT security") {
 			t.Errorf("no WARN that the node runs without security: %v", node)
 		}
