@@ -69,6 +69,13 @@ func nodeParticipant(domain int) (*dds.Participant, error) {
 		return nil, err
 	}
 	if e != nil {
+		if derr := e.CheckDomain(domain); derr != nil {
+			if s.Strategy == sros2.Enforce {
+				return nil, fmt.Errorf("ROS 2 security enforced (ROS_SECURITY_STRATEGY=Enforce): %w", derr)
+			}
+			slog.Warn(fmt.Sprintf("ROS 2 security is on but enclave %q cannot join this domain, so this node runs WITHOUT security (ROS_SECURITY_STRATEGY=Permissive): %v", e.Name, derr))
+			return dds.NewParticipant(domain, "enclave=/;")
+		}
 		var props []dds.Property
 		for _, p := range e.Properties(sros2.DefaultPlugins()) {
 			props = append(props, dds.Property{Name: p.Name, Value: p.Value})

@@ -119,9 +119,10 @@ func (p *secProc) String() string {
 func startSec(t *testing.T, ctx context.Context, name, role, keystore, enclave, topic, payload string, d time.Duration, env ...string) *secProc {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSecurityProcess$")
-	cmd.Env = append(append(os.Environ(), env...), "ROSORIN_SEC_ROLE="+role, "ROSORIN_SEC_KEYSTORE="+keystore, "ROSORIN_SEC_ENCLAVE="+enclave,
+	// env last: it overrides the defaults (exec keeps the last of duplicate keys).
+	cmd.Env = append(append(os.Environ(), "ROSORIN_SEC_ROLE="+role, "ROSORIN_SEC_KEYSTORE="+keystore, "ROSORIN_SEC_ENCLAVE="+enclave,
 		"ROSORIN_SEC_TOPIC="+topic, "ROSORIN_SEC_PAYLOAD="+payload, "ROSORIN_SEC_FOR="+d.String(),
-		"ROSORIN_SEC_DOMAIN="+strconv.Itoa(testDomain()))
+		"ROSORIN_SEC_DOMAIN="+strconv.Itoa(testDomain())), env...)
 	p := &secProc{name: name, cmd: cmd, got: map[string]int{}, done: make(chan struct{})}
 	cmd.Stderr = &p.stderr
 	out, err := cmd.StdoutPipe()
@@ -535,6 +536,15 @@ func TestSecureNode(t *testing.T) {
 		node.wait(t)
 		if l := node.has("NODE ERR"); !strings.Contains(l, "Enforce") || !strings.Contains(l, "create_enclave") {
 			t.Errorf("the node did not refuse with the reason: %v", node)
+		}
+	})
+	t.Run("enforce, another domain", func(t *testing.T) {
+		other := 230 - os.Getpid()%20 // never testDomain() (100-199): the grant is for that one only
+		node := startSec(t, context.Background(), "node", "node", "", "", "chatter", "x", run,
+			append(secEnv("Enforce", "/robot"), "ROSORIN_SEC_DOMAIN="+strconv.Itoa(other))...)
+		node.wait(t)
+		if l := node.has("NODE ERR"); !strings.Contains(l, "permissions.p7s") || !strings.Contains(l, "domain "+strconv.Itoa(other)) {
+			t.Errorf("the node did not refuse naming the grant and the domain: %v", node)
 		}
 	})
 	t.Run("permissive, no enclave", func(t *testing.T) {

@@ -19,6 +19,8 @@
 // Only the enclave's own files go to DDS; Load checks those: present, the certificate inside its validity
 // period and issued by the identity CA, the key the certificate's, both documents signed by the permissions CA
 // and parseable, a grant for the certificate's subject that is valid now. Every error names the file.
+// CheckDomain adds the domain (a governance rule and an allow rule for ROS_DOMAIN_ID); Resolve turns the
+// settings and Load's verdict into what a node does (secure, refuse under Enforce, warn under Permissive).
 //
 // Differences from rcl, on purpose (fail closed on a robot that moves): ROS_SECURITY_ENABLE and
 // ROS_SECURITY_STRATEGY values other than true/false and Enforce/Permissive are errors here, where rcl takes

@@ -262,3 +262,30 @@ func TestLoadClock(t *testing.T) {
 		t.Errorf("err %v, want expired", err)
 	}
 }
+
+// TestCheckDomain: the governance (0-230) and the grant (domain 0 here) decide which ROS_DOMAIN_ID the enclave
+// may join.
+func TestCheckDomain(t *testing.T) {
+	needOpenSSL(t)
+	ks, err := sros2test.Create(t.TempDir(), sros2test.GovernanceXML(sros2test.SROS2Default))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ks.Enclave("/robot", robotPolicy, sros2test.EnclaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := sros2.Load(ks.Dir, "/robot", sros2.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.CheckDomain(0); err != nil {
+		t.Errorf("domain 0: %v", err)
+	}
+	var se *sros2.Error
+	if err := e.CheckDomain(7); !errors.As(err, &se) || filepath.Base(se.File) != "permissions.p7s" {
+		t.Errorf("domain 7: %v, want the grant named", err)
+	}
+	if err := e.CheckDomain(231); !errors.As(err, &se) || filepath.Base(se.File) != "governance.p7s" {
+		t.Errorf("domain 231: %v, want the governance named", err)
+	}
+}

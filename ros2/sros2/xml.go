@@ -315,3 +315,25 @@ func parseDN(s string) (map[string]int, error) {
 	}
 	return out, nil
 }
+
+// CheckDomain reports, naming the file, why a participant of e could not join domain id: no governance
+// domain_rule covers it, or the grant (default DENY) has no allow_rule for it. SROS2 writes ROS_DOMAIN_ID as it
+// was when the permissions were made, so a robot moved to another domain meets this.
+func (e *Enclave) CheckDomain(id int) error {
+	covered := false
+	for _, r := range e.Governance.DomainRules {
+		covered = covered || r.Domains.Contains(id)
+	}
+	if !covered {
+		return &Error{e.GovernanceFile, fmt.Errorf("no domain_rule for domain %d (ROS_DOMAIN_ID)", id)}
+	}
+	if strings.TrimSpace(e.Grant.Default) == "ALLOW" {
+		return nil
+	}
+	for _, r := range e.Grant.Allow {
+		if r.Domains.Contains(id) {
+			return nil
+		}
+	}
+	return &Error{e.PermissionsFile, fmt.Errorf("grant %q allows nothing in domain %d (ROS_DOMAIN_ID): make the permissions again with that ROS_DOMAIN_ID (`ros2 security create_permission`)", e.Grant.Name, id)}
+}
