@@ -104,6 +104,9 @@ func Load(keystore, enclave string, o Options) (*Enclave, error) {
 	if _, err := cert.Verify(x509.VerifyOptions{Roots: roots, CurrentTime: t, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}); err != nil {
 		return nil, &Error{e.Cert, fmt.Errorf("certificate %q (issuer %q) is not issued by the identity CA %q in %s: %v", cert.Subject, cert.Issuer, idCA.Subject, e.IdentityCA, err)}
 	}
+	if err := checkAlgorithm(cert); err != nil {
+		return nil, &Error{e.Cert, err}
+	}
 	if err := checkKey(e.Key, cert); err != nil {
 		return nil, err
 	}
@@ -148,6 +151,25 @@ func errText(err error, otherwise string) string {
 		return err.Error()
 	}
 	return otherwise
+}
+
+// checkAlgorithm: Cyclone 0.10's authentication plugin knows two key kinds, RSA 2048 and ECDSA P-256
+// (get_authentication_algo_kind in auth_utils.c); any other fails the participant with "Certificate
+// authentication algorithm unknown".
+func checkAlgorithm(cert *x509.Certificate) error {
+	switch k := cert.PublicKey.(type) {
+	case *ecdsa.PublicKey:
+		if k.Curve.Params().BitSize == 256 {
+			return nil
+		}
+		return fmt.Errorf("certificate %q has an ECDSA key on %s: Cyclone DDS 0.10 accepts ECDSA P-256 (SROS2's) or RSA 2048 only", cert.Subject, k.Curve.Params().Name)
+	case *rsa.PublicKey:
+		if k.N.BitLen() == 2048 {
+			return nil
+		}
+		return fmt.Errorf("certificate %q has an RSA key of %d bits: Cyclone DDS 0.10 accepts ECDSA P-256 (SROS2's) or RSA 2048 only", cert.Subject, k.N.BitLen())
+	}
+	return fmt.Errorf("certificate %q has a %T key: Cyclone DDS 0.10 accepts ECDSA P-256 (SROS2's) or RSA 2048 only", cert.Subject, cert.PublicKey)
 }
 
 func readCert(path string) (*x509.Certificate, error) {

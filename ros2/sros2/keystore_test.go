@@ -1,6 +1,7 @@
 package sros2_test
 
 import (
+	"crypto/elliptic"
 	"errors"
 	"os"
 	"path/filepath"
@@ -146,6 +147,7 @@ func TestLoadRejects(t *testing.T) {
 			file: "cert.pem", is: sros2.ErrExpired},
 		{name: "certificate not yet valid", opt: sros2test.EnclaveOptions{NotBefore: now.Add(time.Hour), NotAfter: now.AddDate(1, 0, 0)},
 			file: "cert.pem", is: sros2.ErrExpired},
+		{name: "certificate with a P-384 key", opt: sros2test.EnclaveOptions{Curve: elliptic.P384()}, file: "cert.pem", text: "P-256"},
 		{name: "certificate of a foreign CA", opt: sros2test.EnclaveOptions{Issuer: foreign}, file: "cert.pem", text: "not issued by the identity CA"},
 		{name: "key of another certificate", after: func(t *testing.T, dir string) {
 			_, key, err := foreign.Issue("/robot", now.Add(-time.Hour), now.AddDate(1, 0, 0))

@@ -13,8 +13,10 @@ type Property struct{ Name, Value string }
 // ("dds_security_auth") that Cyclone turns into libdds_security_auth.so on the loader's search path.
 type Plugins struct{ Auth, Access, Crypto string }
 
-// The directory where Debian's libddsc0debian (0.10.2) ships the plugins: not on the loader's search path, and
-// libddsc's RUNPATH ($ORIGIN/../lib/<triplet>) does not reach it, so bare names do not load there.
+// The directory where Debian's libddsc0debian (0.10.2) ships the plugins. It is not on the loader's search path;
+// Debian's libddsc falls back to it for bare names (its ddsrt_dlopen tries "/usr/lib/<triplet>/libddsc0debian/
+// lib%s%s" last, seen with strace), but the full path says in the participant's QoS which file is loaded and
+// does not depend on that patch.
 func debianPluginDirs() []string {
 	triplet := map[string]string{"amd64": "x86_64-linux-gnu", "arm64": "aarch64-linux-gnu", "arm": "arm-linux-gnueabihf", "riscv64": "riscv64-linux-gnu"}[runtime.GOARCH]
 	if triplet == "" {

@@ -37,6 +37,7 @@ func verifySMIME(openssl, file, caFile string) ([]byte, error) {
 		if i := strings.IndexByte(why, '\n'); i > 0 && len(why) > 400 {
 			why = why[:i]
 		}
+		why = strings.ReplaceAll(why, "\n", "; ")
 		return nil, &Error{file, fmt.Errorf("%w %s (openssl smime -verify: %v: %s)", ErrSignature, caFile, err, why)}
 	}
 	return out.Bytes(), nil

@@ -58,9 +58,14 @@ func NewCA(cn string, notBefore, notAfter time.Time) (*CA, error) {
 	return &CA{Cert: cert, Key: key, CertPEM: certPEM(der), KeyPEM: kp}, nil
 }
 
-// Issue makes a key and a leaf certificate for subject cn signed by ca, as SROS2's create_enclave does.
+// Issue makes a key and a leaf certificate for subject cn signed by ca, as SROS2's create_enclave does
+// (ECDSA P-256).
 func (ca *CA) Issue(cn string, notBefore, notAfter time.Time) (certPEMBytes, keyPEMBytes []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	return ca.issue(cn, notBefore, notAfter, elliptic.P256())
+}
+
+func (ca *CA) issue(cn string, notBefore, notAfter time.Time, curve elliptic.Curve) (certPEMBytes, keyPEMBytes []byte, err error) {
+	key, err := ecdsa.GenerateKey(curve, rand.Reader)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -283,11 +288,12 @@ func Create(dir string, gov []byte) (*Keystore, error) {
 
 // EnclaveOptions vary an enclave from what create_enclave makes. The zero value is SROS2's.
 type EnclaveOptions struct {
-	NotBefore, NotAfter time.Time // the certificate's period; default one hour ago to ten years on
-	Issuer              *CA       // who signs the certificate; default the keystore's CA
-	PermissionsSigner   *CA       // who signs permissions.p7s; default the keystore's CA
-	Permissions         []byte    // permissions.xml as is; default PermissionsXML(name, Policy, ...)
-	Unsigned            bool      // permissions.p7s is the bare XML, not S/MIME
+	NotBefore, NotAfter time.Time      // the certificate's period; default one hour ago to ten years on
+	Issuer              *CA            // who signs the certificate; default the keystore's CA
+	PermissionsSigner   *CA            // who signs permissions.p7s; default the keystore's CA
+	Permissions         []byte         // permissions.xml as is; default PermissionsXML(name, Policy, ...)
+	Unsigned            bool           // permissions.p7s is the bare XML, not S/MIME
+	Curve               elliptic.Curve // the enclave key's curve; default P-256 (SROS2's)
 }
 
 // Enclave makes enclave name ("/robot") with policy p, returns its directory.
@@ -312,7 +318,10 @@ func (k *Keystore) Enclave(name string, p Policy, o EnclaveOptions) (string, err
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	cert, key, err := o.Issuer.Issue(name, o.NotBefore, o.NotAfter)
+	if o.Curve == nil {
+		o.Curve = elliptic.P256()
+	}
+	cert, key, err := o.Issuer.issue(name, o.NotBefore, o.NotAfter, o.Curve)
 	if err != nil {
 		return "", err
 	}
