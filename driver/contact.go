@@ -46,7 +46,9 @@ type contactReflex struct {
 	override      contact.Mode
 	overrideUntil time.Time // zero: no override
 	overrideBy    string
-	forever       bool // an "act" override without an end
+	forever       bool      // an "act" override without an end
+	logSince      time.Time // start of the current unbroken log override (api.MaxContactLogSpan)
+	logSpent      bool      // the span was used up: log mode refused until a request of mode "" or act
 	last          *api.ContactEvent
 	loggedWhy     string
 	noScan        string // the scan gate holds a command: the reflex cannot judge (the why), "" otherwise
@@ -352,10 +354,27 @@ func (r *loopState) onContactMode(q request, now time.Time) api.Reply {
 	}
 	switch q.contact.Mode {
 	case "":
-		c.overrideUntil, c.forever = time.Time{}, false
+		c.overrideUntil, c.forever, c.logSpent = time.Time{}, false, false
 	case "log":
-		c.override, c.overrideUntil, c.forever = contact.Log, now.Add(time.Duration(q.contact.ForS*float64(time.Second))), false
+		inLog := c.override == contact.Log && !c.overrideUntil.IsZero() && now.Before(c.overrideUntil)
+		if !inLog && !c.logSpent {
+			c.logSince = now
+		}
+		spanEnd := c.logSince.Add(time.Duration(api.MaxContactLogSpan * float64(time.Second)))
+		if c.logSpent || !now.Before(spanEnd) {
+			c.logSpent = true
+			r.log.Warn("contact reflex: log mode refused: renewed without a break for the longest span allowed",
+				"from", q.peer.String(), "since", c.logSince.Sub(r.start).Seconds(), "span_s", api.MaxContactLogSpan)
+			return api.Reply{Message: fmt.Sprintf("refused: the contact reflex has been in log mode without a break for %.0f s (the most allowed); "+
+				"it goes back to %s when this override ends; set mode \"\" first", api.MaxContactLogSpan, c.configured)}
+		}
+		until := now.Add(time.Duration(q.contact.ForS * float64(time.Second)))
+		if !until.Before(spanEnd) {
+			until, c.logSpent = spanEnd, true
+		}
+		c.override, c.overrideUntil, c.forever = contact.Log, until, false
 	case "act":
+		c.logSpent = false
 		c.override = contact.Act
 		c.forever = q.contact.ForS == 0
 		c.overrideUntil = now.Add(time.Duration(q.contact.ForS * float64(time.Second)))
@@ -363,7 +382,7 @@ func (r *loopState) onContactMode(q request, now time.Time) api.Reply {
 	c.overrideBy = q.peer.String()
 	msg := fmt.Sprintf("contact reflex mode %s", c.mode(now))
 	if q.contact.Mode != "" && !c.forever {
-		msg += fmt.Sprintf(" for %.1f s, then %s", q.contact.ForS, c.configured)
+		msg += fmt.Sprintf(" for %.1f s, then %s", c.overrideUntil.Sub(now).Seconds(), c.configured)
 	}
 	r.log.Warn(msg, "from", q.peer.String())
 	return api.Reply{Success: true, Message: msg}

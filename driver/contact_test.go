@@ -2,11 +2,14 @@ package driver
 
 import (
 	"errors"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/contact"
 	"github.com/rosorin/rosorin/internal/testkit"
 )
 
@@ -162,5 +165,58 @@ func TestSlowMatcherNeverDelaysATick(t *testing.T) {
 	}
 	if st.Loop.TickMaxMs > 100 || st.Loop.TickP99Ms > 30 {
 		t.Fatalf("a slow matcher delayed the control loop: %+v", st.Loop)
+	}
+}
+
+// TestContactLogSpanBounded: log mode renewed without a break ends at api.MaxContactLogSpan: a renewal is cut
+// to the span's end, a renewal after it is refused and changes nothing, and a break (mode "") starts a new
+// span. Pure: the loop's handler called at chosen instants.
+func TestContactLogSpanBounded(t *testing.T) {
+	c, err := newContactReflex(contact.Act, contact.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1000, 0)
+	r := &loopState{cr: c, start: t0, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ask := func(at time.Duration, mode string, forS float64) api.Reply {
+		return r.onContactMode(request{kind: reqContactMode, contact: api.ContactRequest{Mode: mode, ForS: forS}}, t0.Add(at))
+	}
+	span := time.Duration(api.MaxContactLogSpan * float64(time.Second))
+	// Renewed every 500 s for 600 s, without a break.
+	var at time.Duration
+	for ; at+600*time.Second < span; at += 500 * time.Second {
+		if rep := ask(at, "log", 600); !rep.Success {
+			t.Fatalf("renewal at %v refused: %s", at, rep.Message)
+		}
+	}
+	if rep := ask(at, "log", 600); !rep.Success {
+		t.Fatalf("last renewal at %v refused: %s", at, rep.Message)
+	}
+	if end := c.overrideUntil.Sub(t0); end != span {
+		t.Errorf("last renewal runs to %v, want cut to the span's end %v", end, span)
+	}
+	if m := c.mode(t0.Add(span - time.Second)); m != contact.Log {
+		t.Errorf("mode just before the span's end: %v", m)
+	}
+	if m := c.mode(t0.Add(span)); m != contact.Act {
+		t.Errorf("mode at the span's end: %v, want act", m)
+	}
+	// The span is spent: log mode again, at its end or later, is refused and changes nothing, until a break.
+	for _, later := range []time.Duration{span, span + time.Hour} {
+		if rep := ask(later, "log", 60); rep.Success {
+			t.Errorf("log at %v after a spent span accepted: %s", later, rep.Message)
+		} else if !strings.Contains(rep.Message, "without a break") {
+			t.Errorf("refusal says %q", rep.Message)
+		}
+		if m := c.mode(t0.Add(later)); m != contact.Act {
+			t.Errorf("refused request left mode %v", m)
+		}
+	}
+	// A break (back to the configured mode), then log again: accepted, a new span.
+	if rep := ask(span+time.Second, "", 0); !rep.Success {
+		t.Fatalf("back to configured: %s", rep.Message)
+	}
+	if rep := ask(span+2*time.Second, "log", 60); !rep.Success || c.mode(t0.Add(span+3*time.Second)) != contact.Log {
+		t.Errorf("log after a break refused: %s", rep.Message)
 	}
 }

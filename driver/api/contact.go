@@ -83,6 +83,13 @@ type ContactRequest struct {
 // MaxContactOverride bounds a temporary log mode: a forgotten one ends by itself.
 const MaxContactOverride = 600.0
 
+// MaxContactLogSpan bounds log mode renewed without a break (s): a script that renews it every few minutes
+// cannot keep the reflex off for good. Beyond it a renewal is cut to the span's end, and once the span is
+// over, log mode is refused until the reflex has been back in its configured mode (any request of mode ""
+// or act, or the end of the override, is such a break). An hour covers the longest stand proof and
+// characterization (minutes) many times over.
+const MaxContactLogSpan = 3600.0
+
 // Validate says what is wrong with the request.
 func (q ContactRequest) Validate() error {
 	switch {
