@@ -3,6 +3,7 @@ package driver
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
@@ -137,7 +138,7 @@ func (r *loopState) Reset(p api.Peer) api.Reply {
 // A sender that may not feed the scan gate (scanauth.go) is dropped here too, for transports that do not ask
 // AuthorizeScan first (the socket server does, and answers 403).
 func (r *loopState) Scan(p api.Peer, s *api.Scan, stream bool) {
-	if scanSender(p, r.o.SupervisorPID) != nil {
+	if scanSender(p, r.o.SupervisorPID, os.Getuid()) != nil {
 		return
 	}
 	at := r.clk.Now()
@@ -148,7 +149,7 @@ func (r *loopState) Scan(p api.Peer, s *api.Scan, stream bool) {
 
 // ScanStream implements api.Handler.
 func (r *loopState) ScanStream(p api.Peer, open bool) {
-	if scanSender(p, r.o.SupervisorPID) != nil {
+	if scanSender(p, r.o.SupervisorPID, os.Getuid()) != nil {
 		return // never the reader: its pid is not reported
 	}
 	_, _ = r.call(withReply(request{kind: reqScanStream, peer: p, on: open}))

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/rosorin/rosorin/driver/api"
 )
@@ -14,15 +15,17 @@ import (
 // reader, the live scan-loss proofs would SIGKILL that process instead of the reader). So a driver that runs
 // under the supervisor takes scans only from the supervisor's LiDAR reader child: the kernel's SO_PEERCRED
 // pid of the connection, its parent from /proc/PID/stat (the supervisor's pid), and its name from
-// /proc/PID/comm (api.ReaderComm, which `rosorin-base lidar-reader` sets). The name alone is anyone's to take;
-// the parent is not: only the supervisor can have children of its own. Without a supervisor (SupervisorPID
-// 0: tests, a driver run by hand) anyone may send scans.
+// /proc/PID/comm (api.ReaderComm, which `rosorin-base lidar-reader` sets), and its uid (SO_PEERCRED: the
+// service's own, the driver's). The name alone is anyone's to take; the parent is not: only the supervisor
+// can have children of its own; and the uid keeps out the supervisor's other children that run under their
+// own user (the ROS 2 bridge in the deployment, deploy/README.md), whatever name they give themselves.
+// Without a supervisor (SupervisorPID 0: tests, a driver run by hand) anyone may send scans.
 
 var _ api.ScanAuthorizer = (*loopState)(nil)
 
-// scanSender returns nil when p may send scans to a driver whose supervisor is supervisorPID (0: none), or
-// the reason it may not.
-func scanSender(p api.Peer, supervisorPID int) error {
+// scanSender returns nil when p may send scans to a driver whose supervisor is supervisorPID (0: none) and
+// whose own uid is uid, or the reason it may not.
+func scanSender(p api.Peer, supervisorPID, uid int) error {
 	if supervisorPID <= 0 {
 		return nil
 	}
@@ -30,6 +33,9 @@ func scanSender(p api.Peer, supervisorPID int) error {
 	case p.PID <= 0:
 		return fmt.Errorf("scans refused from %s: its credentials are unknown; only the LiDAR reader of rosorin-base run (pid %d) may feed the scan gate",
 			p, supervisorPID)
+	case p.UID != uid:
+		return fmt.Errorf("scans refused from %s: uid %d, not the service's user (uid %d); only the LiDAR reader that rosorin-base run starts may feed the scan gate",
+			p, p.UID, uid)
 	case p.PPID != supervisorPID:
 		return fmt.Errorf("scans refused from %s: its parent is pid %d, not the supervisor (pid %d); only the LiDAR reader that rosorin-base run starts may feed the scan gate",
 			p, p.PPID, supervisorPID)
@@ -43,7 +49,7 @@ func scanSender(p api.Peer, supervisorPID int) error {
 // AuthorizeScan implements api.ScanAuthorizer (called from transport goroutines; reads only immutable
 // options).
 func (r *loopState) AuthorizeScan(p api.Peer) error {
-	err := scanSender(p, r.o.SupervisorPID)
+	err := scanSender(p, r.o.SupervisorPID, os.Getuid())
 	if err != nil {
 		if n := r.scanRefusals.Add(1); n == 1 || n%100 == 0 {
 			r.log.Warn(err.Error(), "count", n)
