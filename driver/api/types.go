@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"time"
@@ -114,7 +115,8 @@ func strictUnmarshal(b []byte, v any) error {
 	if err := d.Decode(v); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadMessage, err)
 	}
-	if d.More() {
+	// One more token must be the end: Decoder.More alone says "no more" before a stray ']' or '}'.
+	if _, err := d.Token(); err != io.EOF {
 		return fmt.Errorf("%w: data after the JSON value", ErrBadMessage)
 	}
 	return nil
