@@ -3,6 +3,7 @@ package driver
 import (
 	"bytes"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -109,5 +110,73 @@ func TestBoardWriterStopWaitsForAWriteInProgress(t *testing.T) {
 	}
 	if w := g.snapshot(); len(w) != 1 || !bytes.Equal(w[0], f1) {
 		t.Fatalf("writes after stop: %d, want only the one in progress", len(w))
+	}
+}
+
+// TestBoardWriterSequence: send numbers frames from 1; wrote reports the last one written and its channel
+// closes at the next write; a frame replaced while pending is never reported, the newer one is.
+func TestBoardWriterSequence(t *testing.T) {
+	f1, _ := board.EncodeWheelRPS([4]float64{1, 1, -1, -1})
+	g := newGateWriter()
+	bw := newBoardWriter(g)
+	defer func() { bw.stop(time.Second) }()
+	if seq, _ := bw.wrote(); seq != 0 {
+		t.Fatalf("written seq %d before any write", seq)
+	}
+	s1 := bw.send(f1)
+	<-g.entered
+	seq, next := bw.wrote()
+	if s1 != 1 || seq != 0 {
+		t.Fatalf("first frame seq %d, written %d while its write is blocked", s1, seq)
+	}
+	s2 := bw.send(board.StopFrame()) // pending behind the blocked write
+	s3 := bw.send(board.StopFrame()) // replaces it
+	if s2 != 2 || s3 != 3 {
+		t.Fatalf("seqs %d %d", s2, s3)
+	}
+	select {
+	case <-next:
+		t.Fatal("write notification before the write completed")
+	default:
+	}
+	close(g.release)
+	<-next
+	for end := time.Now().Add(2 * time.Second); ; time.Sleep(time.Millisecond) {
+		if seq, _ := bw.wrote(); seq == s3 {
+			break
+		}
+		if time.Now().After(end) {
+			seq, _ := bw.wrote()
+			t.Fatalf("written seq %d, want %d (the newest frame)", seq, s3)
+		}
+	}
+	if bw.replaced.Load() != 1 || bw.written.Load() != 2 {
+		t.Fatalf("replaced %d written %d", bw.replaced.Load(), bw.written.Load())
+	}
+}
+
+// TestBoardWriterBusyIsMonotonic: how long a write has been blocked comes from the writer's monotonic source,
+// not from the wall clock the caller passes: a wall clock step of an hour neither fakes a hung port nor hides
+// one.
+func TestBoardWriterBusyIsMonotonic(t *testing.T) {
+	f1, _ := board.EncodeWheelRPS([4]float64{1, 1, -1, -1})
+	g := newGateWriter()
+	var mono atomic.Int64
+	mono.Store(int64(5 * time.Second))
+	bw := &boardWriter{w: g, ch: make(chan queuedFrame, 1), errc: make(chan error, 1),
+		quit: make(chan struct{}), done: make(chan struct{}),
+		mono: func() time.Duration { return time.Duration(mono.Load()) }}
+	go bw.run()
+	defer func() { close(g.release); bw.stop(time.Second) }()
+	if d := bw.busyFor(time.Now()); d != 0 {
+		t.Fatalf("idle writer busy for %v", d)
+	}
+	bw.send(f1)
+	<-g.entered
+	mono.Add(int64(200 * time.Millisecond))
+	for _, wall := range []time.Time{time.Now(), time.Now().Add(time.Hour), time.Now().Add(-time.Hour), time.Now().Round(0).Add(time.Hour)} {
+		if d := bw.busyFor(wall); d != 200*time.Millisecond {
+			t.Fatalf("busy for %v with the wall clock at %v, want 200ms", d, wall)
+		}
 	}
 }
