@@ -600,10 +600,10 @@ const (
 
 // The answers of ~/enable (data: true) and ~/reset_estop while their parameter is false: why, and how to allow it.
 var (
-	GraphEnableRefused = "refused: enabling motion over the ROS graph is off (without DDS security any participant on the domain could call it); " +
+	GraphEnableRefused = "enabling motion over the ROS graph is off (without DDS security any participant on the domain could call it); " +
 		"enable on the robot (rosorin-base enable), or start the bridge with allow_graph_enable true (" + AllowGraphEnableEnv +
 		"=1 in the service's environment, rosorin-ros2 --allow-graph-enable, or --ros-args -p allow_graph_enable:=true) and restart it"
-	GraphResetRefused = "refused: clearing the e-stop over the ROS graph is off (without DDS security any participant on the domain could call it); " +
+	GraphResetRefused = "clearing the e-stop over the ROS graph is off (without DDS security any participant on the domain could call it); " +
 		"reset on the robot (rosorin-base reset), or start the bridge with allow_graph_reset true (" + AllowGraphResetEnv +
 		"=1 in the service's environment, rosorin-ros2 --allow-graph-reset, or --ros-args -p allow_graph_reset:=true) and restart it"
 )

@@ -236,7 +236,7 @@ func TestBridgeParams(t *testing.T) {
 		}
 	}
 	for _, m := range []string{GraphEnableRefused, GraphResetRefused} {
-		if !strings.HasPrefix(m, "refused: ") || !strings.Contains(m, "=1 in the service's environment") {
+		if !strings.Contains(m, "over the ROS graph is off") || !strings.Contains(m, "=1 in the service's environment") {
 			t.Errorf("refusal %q does not say why and how", m)
 		}
 	}
