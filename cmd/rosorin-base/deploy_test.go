@@ -39,7 +39,8 @@ func requireTool(t *testing.T, name string) string {
 
 // bridgeEnv are the variables the bridge (cmd/rosorin-ros2) and Cyclone read; run's own come from its flags.
 var bridgeEnv = map[string]bool{"ROS_DOMAIN_ID": true, "ROS_NAMESPACE": true, "ROSORIN_CMD_VEL_STAMPED": true,
-	"CYCLONEDDS_URI": true, "ROS_LOCALHOST_ONLY": true}
+	"CYCLONEDDS_URI": true, "ROS_LOCALHOST_ONLY": true, "ROS_SECURITY_ENABLE": true, "ROS_SECURITY_STRATEGY": true,
+	"ROS_SECURITY_KEYSTORE": true, "ROS_SECURITY_ENCLAVE_OVERRIDE": true}
 
 // checkUnit checks a unit (and its drop-ins, in order) against this CLI: every ExecStart/ExecStopPost runs
 // /usr/local/bin/rosorin-base with a subcommand it has and flags that subcommand takes, and every
