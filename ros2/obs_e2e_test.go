@@ -15,6 +15,7 @@ import (
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/ros2"
+	"github.com/rosorin/rosorin/ros2/dds"
 )
 
 // TestObsEndToEnd: against `rosorin-base run --ros2` on the simulated robot, the C peer (Cyclone's own types
@@ -86,6 +87,11 @@ func checkObs(t *testing.T, r *rig) {
 		if strings.Contains(l, "not readable") || strings.Contains(l, "without a supervisor") {
 			t.Errorf("supervisor status %q", l)
 		}
+	})
+	t.Run("estop-watch", func(t *testing.T) {
+		// The bridge's own status: the watch reads the e-stop writers' state (OK), Cyclone's internals on.
+		l := p.wait(t, 0, "diag 0 "+ros2.NodeName+": "+ros2.TaskEStopWatch+"|watching ", 10*time.Second, nil)
+		t.Log(l)
 	})
 	t.Run("estop", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -197,5 +203,37 @@ func TestObsStale(t *testing.T) {
 	t.Logf("STALE %v after the service stopped: %s", time.Since(t0).Round(time.Millisecond), l)
 	if !strings.Contains(l, "no state record from the driver") {
 		t.Errorf("stale line %q", l)
+	}
+}
+
+// TestObsInternalsOff: a bridge whose load-time check finds another libddsc release (made to believe so with
+// dds.TestRuntimeLibraryEnv) says at ERROR at start that the e-stop watch's announced-sample rule and catch-up
+// are off, and shows the status "e-stop watch" at ERROR on /diagnostics; the rig's own bridge (the right
+// release) shows it OK at the same time.
+func TestObsInternalsOff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a simulated robot, the driver service with ROS 2 and a C peer")
+	}
+	r := startRigWith(t, buildObsPeer(t))
+	p := r.peer
+	bin := buildTagged(t)
+	var stderr strings.Builder
+	cmd := exec.Command(bin, "ros2", "--socket", r.st.Client().Path(), "--node-name", "obs_off")
+	cmd.Env = append(os.Environ(), dds.TestRuntimeLibraryEnv+"=/usr/lib/x86_64-linux-gnu/libddsc.so.0.10.3")
+	cmd.Stderr = &stderr // read after Wait
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	l := p.wait(t, 0, "diag 2 obs_off: "+ros2.TaskEStopWatch+"|", 15*time.Second, nil)
+	if !strings.Contains(l, "catch-up off") || !strings.Contains(l, "0.10.3") {
+		t.Errorf("the off bridge's watch status %q", l)
+	}
+	p.wait(t, 0, "diag 0 "+ros2.NodeName+": "+ros2.TaskEStopWatch+"|watching ", 10*time.Second, nil)
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	out := stderr.String()
+	if !strings.Contains(out, "level=ERROR") || !strings.Contains(out, "Cyclone DDS internals off") || !strings.Contains(out, "0.10.3") {
+		t.Errorf("the off bridge did not say it at ERROR:\n%s", out)
 	}
 }
