@@ -453,3 +453,26 @@ func TestPersisterNewestWins(t *testing.T) {
 		t.Fatal("a latch reset before its stop frame was written still reached the disk")
 	}
 }
+
+// TestStandLatchFileGamepad: on the pty board, a gamepad button's latch reaches the file (source "gamepad"),
+// and the gamepad's MODE hold reset removes it: the file follows every latch and reset, not only the API's.
+func TestStandLatchFileGamepad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2.5 s of MODE hold")
+	}
+	s := newStand(t)
+	path := filepath.Join(s.dir, "state", LatchFileName)
+	s.b.pad(board.Gamepad{Buttons: board.BtnR1})
+	waitFor(t, "the gamepad latch on disk", func() bool { return fileExists(path) })
+	if rec := readLatchFile(t, path); rec.Reason != "gamepad button 0x8000" || rec.Source != "gamepad" {
+		t.Fatalf("latch file: %+v", rec)
+	}
+	mode := uint16(1 << board.DefaultModeBit)
+	for t0 := time.Now(); time.Since(t0) < 2300*time.Millisecond; time.Sleep(50 * time.Millisecond) {
+		s.b.pad(board.Gamepad{Buttons: mode})
+	}
+	if st := s.state(); st.EStop != nil {
+		t.Fatalf("MODE hold did not reset: %q", *st.EStop)
+	}
+	waitFor(t, "the latch file's removal after the MODE hold", func() bool { return !fileExists(path) })
+}
