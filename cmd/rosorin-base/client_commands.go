@@ -13,6 +13,7 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/service"
+	"github.com/rosorin/rosorin/driver/supervisor"
 )
 
 // socketFlag is --socket on every client command (env ROSORIN_SOCKET, default /run/rosorin/base.sock).
@@ -24,13 +25,13 @@ func socketFlag() cli.Flag {
 // clientCommands returns the control-socket clients: state, enable, disable, estop, reset, drive, imu.
 func clientCommands() []*cli.Command {
 	return []*cli.Command{
-		followCommand("state", "print the driver's state record (JSON); --follow prints one line per record at 10 Hz", api.TopicState,
+		followCommand("state", "print the driver's state record (JSON) with the ROS 2 bridge's status from the supervisor (ros2_bridge); --follow prints one line per record at 10 Hz", api.TopicState,
 			func(ctx context.Context, cl *api.Client) error {
 				s, err := cl.State(ctx)
 				if err != nil {
 					return err
 				}
-				return printJSON(s)
+				return printJSON(withBridge(s, cl.Path()))
 			}),
 		replyCommand("enable", "enable motion (refused while the e-stop is latched)", func(ctx context.Context, cl *api.Client) (api.Reply, error) {
 			return cl.Enable(ctx, true)
@@ -188,4 +189,24 @@ func quietCancel(err error) error {
 		return nil
 	}
 	return err
+}
+
+// stateWithBridge is the state record with the ROS 2 bridge child's status, which the supervisor knows and the
+// driver does not (run --ros2; absent without it).
+type stateWithBridge struct {
+	api.State
+	ROS2Bridge *supervisor.BridgeStatus `json:"ros2_bridge,omitempty"`
+}
+
+// withBridge adds the bridge's status from the supervisor serving socket; a bridge that is down or failing is
+// said on stderr too, so a person reading the record cannot miss it.
+func withBridge(s api.State, socket string) stateWithBridge {
+	out := stateWithBridge{State: s}
+	if st, err := supervisor.ReadStatus(socket); err == nil && st.Bridge != nil {
+		out.ROS2Bridge = st.Bridge
+		if p := st.Bridge.Problem(); p != "" {
+			fmt.Fprintln(os.Stderr, "WARNING:", p)
+		}
+	}
+	return out
 }

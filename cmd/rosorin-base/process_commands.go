@@ -83,6 +83,7 @@ func runCommand() *cli.Command {
 				Usage: "a driver whose control loop sends no heartbeat for this long is hung: stop frame, SIGKILL, restart latched (0 = off: a hung driver leaves the wheels turning)"},
 			ros2Flag(),
 			ros2BridgeFlag(),
+			ros2UserFlag(),
 		}, append(accessFlags(), captureFlags(false)...)...),
 		Action: func(c *cli.Context) error {
 			o := service.Options{
@@ -90,7 +91,7 @@ func runCommand() *cli.Command {
 				RestartDelay: c.Duration("restart-delay"), Watchdog: c.Duration("driver-watchdog"),
 				TestNoPdeathsig: c.Bool("test-no-pdeathsig"), TestDriverHoldsBoardEOF: c.Bool("test-driver-holds-board-eof"),
 				Log: service.ProcLogger("supervisor"), Contact: c.String("contact"), ROS2: c.Bool("ros2"),
-				ROS2Bridge: c.String("ros2-bridge"),
+				ROS2Bridge: c.String("ros2-bridge"), ROS2User: c.String("ros2-user"),
 			}
 			o.ObserveGroups, o.DriveGroups, o.SafetyGroups = accessGroups(c)
 			if _, err := contact.ParseMode(o.Contact); err != nil {
@@ -242,6 +243,14 @@ func supervisorStatusCommand() *cli.Command {
 				fmt.Println("WARNING:", st.Warning)
 			}
 			printCaptureStatus(st.Capture)
+			if b := st.Bridge; b != nil {
+				if p := b.Problem(); p != "" {
+					fmt.Println("WARNING:", p)
+				} else {
+					fmt.Printf("ROS 2 bridge pid %d running since %s (%d starts, last exit: %s)\n", b.PID,
+						b.Since.Format(time.RFC3339), b.Starts, orNone(b.LastExit))
+				}
+			}
 			if st.Port != supervisor.PortClosed && age > 3 {
 				fmt.Println("WARNING: the status is stale: the supervisor is not running or is stuck")
 			}

@@ -32,6 +32,11 @@ func ros2Flag() cli.Flag {
 	return &cli.BoolFlag{Name: "ros2", EnvVars: []string{"ROSORIN_ROS2"}, Usage: "also run the ROS 2 bridge (" + service.BridgeName + ", built with -tags ros2) as a child; without it, or when it cannot start, the driver runs on and the bridge is logged as failed (see docs/ros2.md)"}
 }
 
+func ros2UserFlag() cli.Flag {
+	return &cli.StringFlag{Name: "ros2-user", EnvVars: []string{"ROSORIN_ROS2_USER"},
+		Usage: "run the ROS 2 bridge as this user (name or uid) with its groups, not as the service's own user; needs CAP_SETUID and CAP_SETGID (deploy/ros2.conf)"}
+}
+
 func ros2BridgeFlag() cli.Flag {
 	return &cli.StringFlag{Name: "ros2-bridge", EnvVars: []string{service.BridgeEnv}, Usage: "the ROS 2 bridge binary for --ros2 (default: " + service.BridgeName + " beside rosorin-base, else on $PATH)"}
 }

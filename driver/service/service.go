@@ -47,6 +47,9 @@ type Options struct {
 	ROS2 bool
 	// ROS2Bridge is --ros2-bridge: the bridge binary ("" = FindBridge's choice: beside rosorin-base, or $PATH).
 	ROS2Bridge string
+	// ROS2User is --ros2-user: the bridge runs as this user (name or uid) with its groups ("" = the service's
+	// own). The service needs CAP_SETUID and CAP_SETGID for it (deploy/ros2.conf).
+	ROS2User string
 	// BridgeArgs are added to the bridge child's command line (the ROS arguments' namespace, node name and
 	// remaps: cmd/rosorin-base ros_args.go).
 	BridgeArgs []string
@@ -105,16 +108,19 @@ func Run(ctx context.Context, o Options) error {
 		// Three ticks at 50 Hz: below that a GC pause or a busy CPU would kill healthy drivers.
 		log.Warn("driver watchdog below 3 control ticks: expect healthy drivers to be killed", "driver_watchdog", o.Watchdog)
 	}
+	var bridge func() *supervisor.BridgeStatus
 	if o.ROS2 {
 		var feed *bridgeLog
 		log, feed = teeToBridge(ctx, log) // the supervisor's lines on /rosout (ros2log.go)
-		defer startBridge(ctx, o, log, feed)()
+		var wait func()
+		wait, bridge = startBridge(ctx, o, log, feed)
+		defer wait()
 	}
 	return supervisor.Run(ctx, supervisor.Config{
 		Device: device, Socket: o.Socket, DriverArgs: dargs, ReaderArgs: rargs,
 		RestartDelay: o.RestartDelay, ReaderRespawnDelay: cfg.LidarRespawnDelay(),
 		NoReaderRespawn: o.NoLidarRespawn || !cfg.LidarRespawn, WatchdogTimeout: o.Watchdog, NoWatchdog: o.Watchdog == 0,
-		Log: log, NoDriverPdeathsig: o.TestNoPdeathsig, Capture: o.Capture,
+		Log: log, NoDriverPdeathsig: o.TestNoPdeathsig, Capture: o.Capture, Bridge: bridge,
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 
+	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/internal/testkit"
 )
 
@@ -23,6 +24,9 @@ const openerEnv = "ROSORIN_TEST_OPENER"
 func TestMain(m *testing.M) {
 	if dev := os.Getenv(openerEnv); dev != "" {
 		os.Exit(opener(dev))
+	}
+	if os.Getenv(supervisor.SpawnCapsEnv) != "" {
+		os.Exit(supervisor.SpawnCapsChild())
 	}
 	os.Exit(run(m))
 }

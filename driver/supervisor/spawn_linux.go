@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rosorin/rosorin/driver/childproc"
 	"github.com/rosorin/rosorin/internal/rawio"
 )
 
@@ -42,6 +43,11 @@ func newSpawner() *spawner {
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine, after every child is reaped
 		defer close(s.done)
+		// The driver and the reader start without the capabilities the service may hold for the bridge's
+		// user switch (childproc.DropThreadCapabilities; this thread only). capget, capset and prctl on the
+		// calling thread fail only on a kernel without them; the children then have what the service has,
+		// which for a service without capabilities is none (TestSpawnerDropsCapabilities).
+		_, _ = childproc.DropThreadCapabilities()
 		for r := range s.req {
 			pid, err := syscall.ForkExec(r.argv[0], r.argv, &syscall.ProcAttr{
 				Env:   r.env,

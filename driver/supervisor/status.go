@@ -56,6 +56,8 @@ type Status struct {
 
 	// Capture is the board's recording (--capture): recording false with the error once it stopped.
 	Capture *CaptureStatus `json:"capture,omitempty"`
+	// Bridge is the ROS 2 bridge child (run --ros2; absent without it).
+	Bridge *BridgeStatus `json:"ros2_bridge,omitempty"`
 
 	StopFrames uint64    `json:"stop_frames"` // written by the supervisor itself (the driver's are not counted)
 	LastStop   string    `json:"last_stop,omitempty"`
@@ -67,6 +69,38 @@ type Status struct {
 	RawDroppedClients  uint64 `json:"raw_dropped_clients"` // disconnected for reading too slowly
 
 	Updated time.Time `json:"updated"`
+}
+
+// BridgeStatus is the ROS 2 bridge child as the service sees it: running or not, and why not.
+type BridgeStatus struct {
+	// Running: a bridge process runs now (PID, since Since, as User); Healthy: it has run for the service's
+	// healthy time without exiting.
+	Running bool      `json:"running"`
+	Healthy bool      `json:"healthy"`
+	PID     int       `json:"pid,omitempty"`
+	User    string    `json:"user,omitempty"`
+	Since   time.Time `json:"since,omitzero"`
+	Starts  int       `json:"starts"`
+	// Failures counts the starts in a row that did not last (0 once one lasts); LastExit is how the last
+	// bridge ended, LastError the failure in words with its last words ("" when none).
+	Failures  int    `json:"failures"`
+	LastExit  string `json:"last_exit,omitempty"`
+	LastError string `json:"last_error,omitempty"`
+}
+
+// Problem says what is wrong with the bridge in words for a person, "" when it runs and has lasted.
+func (b *BridgeStatus) Problem() string {
+	switch {
+	case b == nil:
+		return ""
+	case !b.Running && b.LastError != "":
+		return fmt.Sprintf("ROS 2 bridge DOWN (%d failures in a row): %s", b.Failures, b.LastError)
+	case !b.Running:
+		return "ROS 2 bridge DOWN: " + b.LastExit
+	case b.Failures > 0 && !b.Healthy:
+		return fmt.Sprintf("ROS 2 bridge restarting after %d failures: %s", b.Failures, b.LastError)
+	}
+	return ""
 }
 
 // ReadStatus reads the status file of the supervisor serving socket.

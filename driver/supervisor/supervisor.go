@@ -65,6 +65,8 @@ type Config struct {
 	// Capture, when set, records the board's bytes both ways into rotating MCAP segments in Capture.Dir
 	// (board-<UTC time>.mcap; capture.go). Its Prefix is set here.
 	Capture *segment.SegmentOptions
+	// Bridge, when set, reports the ROS 2 bridge child (driver/service runs it) for the status file.
+	Bridge func() *BridgeStatus
 	// Log receives the supervisor's log; nil discards it.
 	Log *slog.Logger
 }
@@ -662,6 +664,9 @@ func (s *supervisor) writeStatus() {
 	if s.capture != nil {
 		cs := s.capture.Status()
 		st.Capture = &CaptureStatus{QueueStatus: cs, TxTapLost: s.tapLost.Load()}
+	}
+	if s.cfg.Bridge != nil {
+		st.Bridge = s.cfg.Bridge()
 	}
 	if s.portState == PortGone {
 		st.Warning = "board port " + s.cfg.Device + " gone for " +
