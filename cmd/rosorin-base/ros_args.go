@@ -96,6 +96,9 @@ func applyRunROSArgs(o *service.Options) (cleanup func(), err error) {
 				log.Warn("parameters: " + n.String())
 			}
 		}
+		// The bridge's own parameters (allow_graph_enable, allow_graph_reset) go to the bridge, not into the
+		// driver's merged file.
+		o.BridgeParams = notes.BridgeParams()
 		b, err := cfg.Marshal()
 		if err != nil {
 			return cleanup, err

@@ -65,6 +65,7 @@ func TestApplyRunROSArgs(t *testing.T) {
 		{"", []string{"-r", "__ns:=/r1", "-r", "__node:=base1", "-r", "cmd_vel:=nav/cmd_vel", "-r", "other:__ns:=/x"},
 			"--namespace /r1 --node-name base1 --remap cmd_vel:=nav/cmd_vel", "r1/odom"},
 		{"/env_ns", []string{"-r", "__ns:=/", "-p", "cmd_timeout:=0.25"}, "--namespace  --node-name rosorin_board_driver", "odom"},
+		{"", []string{"-p", "allow_graph_enable:=true", "-p", "allow_graph_reset:=false"}, "--namespace  --node-name rosorin_board_driver", "odom"},
 	} {
 		rosArgs = nil
 		t.Setenv("ROS_NAMESPACE", tc.env)
@@ -84,6 +85,11 @@ func TestApplyRunROSArgs(t *testing.T) {
 		}
 		if got := strings.Join(o.BridgeArgs, " "); got != tc.bridge {
 			t.Errorf("%q: bridge args %q, want %q", tc.ros, got, tc.bridge)
+		}
+		// The bridge's own parameters go to it (service.BridgeParamArgs), not into the driver's file.
+		wantEnable := strings.Contains(strings.Join(tc.ros, " "), "allow_graph_enable:=true")
+		if got := o.BridgeParams["allow_graph_enable"]; got != wantEnable || o.BridgeParams["allow_graph_reset"] {
+			t.Errorf("%q: bridge params %v", tc.ros, o.BridgeParams)
 		}
 		c, _, err := config.Load(o.Configs...)
 		if err != nil || len(o.Configs) != 1 || c.OdomFrameID != tc.frame {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -24,6 +25,9 @@ const (
 	NoteOtherNode
 	// NoteNoSection: the file has no rosorin_board_driver section; nothing was read from it.
 	NoteNoSection
+	// NoteBridgeKey: a parameter of the ROS 2 bridge (BridgeKeys), not of the driver: not read here; Msg is its
+	// value ("true" or "false"), which `run --ros-args` hands to the bridge.
+	NoteBridgeKey
 )
 
 // String describes the kind in a few words.
@@ -37,6 +41,8 @@ func (k NoteKind) String() string {
 		return "other node ignored"
 	case NoteNoSection:
 		return "no driver section"
+	case NoteBridgeKey:
+		return "the ROS 2 bridge's parameter"
 	}
 	return fmt.Sprintf("NoteKind(%d)", int(k))
 }
@@ -61,8 +67,41 @@ func (n Note) String() string {
 	return s
 }
 
-// Warning reports whether the note deserves a warning in the log (everything but expected arm keys).
-func (n Note) Warning() bool { return n.Kind != NoteArmKey }
+// Warning reports whether the note deserves a warning in the log (everything but expected arm and bridge
+// keys).
+func (n Note) Warning() bool { return n.Kind != NoteArmKey && n.Kind != NoteBridgeKey }
+
+// BridgeKeys are the ROS 2 bridge's own parameters (ros2/bridge.go: who may enable and reset over the graph),
+// read-only booleans that share the node with the driver's: `ros2 param dump` writes them beside the
+// driver's, so the driver's files may hold them.
+var BridgeKeys = map[string]bool{"allow_graph_enable": true, "allow_graph_reset": true}
+
+// BridgeParams returns the bridge keys' values the notes carry, the last one of each key winning (files
+// in order, then -p), as ROS applies them.
+func (ns Notes) BridgeParams() map[string]bool {
+	var m map[string]bool
+	for _, n := range ns {
+		if n.Kind == NoteBridgeKey {
+			if m == nil {
+				m = map[string]bool{}
+			}
+			m[n.Key] = n.Msg == "true"
+		}
+	}
+	return m
+}
+
+// bridgeNote is the note of a bridge key with value v, or an error when v is not a boolean.
+func bridgeNote(file string, k, v *yaml.Node) (*Note, error) {
+	if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
+		return nil, fmt.Errorf("%w: %s:%d: %s: want true or false (a read-only parameter of the ROS 2 bridge)", ErrConfig, file, v.Line, k.Value)
+	}
+	val := "false"
+	if b, err := strconv.ParseBool(v.Value); err == nil && b {
+		val = "true"
+	}
+	return &Note{Kind: NoteBridgeKey, File: file, Line: k.Line, Key: k.Value, Msg: val}, nil
+}
 
 // Notes lists what Load ignored, in file order.
 type Notes []Note
@@ -82,7 +121,7 @@ func (ns Notes) Warnings() Notes {
 func (ns Notes) Ignored() Notes {
 	var w Notes
 	for _, n := range ns {
-		if !n.Warning() {
+		if n.Kind == NoteArmKey {
 			w = append(w, n)
 		}
 	}
@@ -260,6 +299,9 @@ func setKey(c *Config, file string, k, v *yaml.Node, origin map[string]string) (
 	if !ok {
 		if IsArmKey(name) {
 			return &Note{Kind: NoteArmKey, File: file, Line: k.Line, Key: name}, nil
+		}
+		if BridgeKeys[name] {
+			return bridgeNote(file, k, v)
 		}
 		n := &Note{Kind: NoteUnknownKey, File: file, Line: k.Line, Key: name}
 		if s := closest(name); s != "" {

@@ -175,6 +175,8 @@ func setROSKey(c *Config, file string, k, v *yaml.Node, origin map[string]string
 	switch {
 	case IsArmKey(name):
 		return &Note{Kind: NoteArmKey, File: file, Line: k.Line, Key: name}, nil
+	case BridgeKeys[name]:
+		return bridgeNote(file, k, v)
 	case name == "use_sim_time":
 		if v.Tag == "!!bool" && v.Value == "false" {
 			return &Note{Kind: NoteUnknownKey, File: file, Line: k.Line, Key: name, Msg: "the driver runs on the wall clock"}, nil

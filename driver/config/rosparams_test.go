@@ -187,3 +187,34 @@ func TestLoadROSDumpLayout(t *testing.T) {
 		t.Errorf("got accel_scale %v cmd_timeout %v odom %q base %q", c.AccelScale, c.CmdTimeout, c.OdomFrameID, c.BaseFrameID)
 	}
 }
+
+// TestBridgeKeys: the ROS 2 bridge's parameters in the driver's node (as `ros2 param dump` writes them) are
+// neither an error nor a warning, nor the driver's: they come back as notes with their values, the last one
+// winning (a file, then -p). A non-boolean value is an error naming the file and line.
+func TestBridgeKeys(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "dump.yaml")
+	os.WriteFile(f, []byte("rosorin_board_driver:\n  ros__parameters:\n    allow_graph_enable: true\n    allow_graph_reset: true\n    cmd_timeout: 0.25\n"), 0o644)
+	_, notes, err := LoadROS(ROSSources{Node: "/rosorin_board_driver", ParamsFiles: []string{f},
+		Params: overrides(t, "allow_graph_reset:=false")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := notes.Warnings(); len(w) != 0 {
+		t.Errorf("warnings %v", w)
+	}
+	if got := notes.BridgeParams(); !got["allow_graph_enable"] || got["allow_graph_reset"] || len(got) != 2 {
+		t.Errorf("bridge params %v, want enable true, reset false (the -p wins)", got)
+	}
+	// In a --config file too.
+	_, notes, err = Load(f)
+	if err != nil || len(notes.Warnings()) != 0 || !notes.BridgeParams()["allow_graph_reset"] {
+		t.Errorf("--config: %v, notes %v", err, notes)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("rosorin_board_driver:\n  ros__parameters:\n    allow_graph_enable: 1\n"), 0o644)
+	if _, _, err := LoadROS(ROSSources{Node: "/rosorin_board_driver", ParamsFiles: []string{bad}}); err == nil ||
+		!strings.Contains(err.Error(), "bad.yaml:3") {
+		t.Errorf("a non-boolean bridge key: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -50,6 +51,9 @@ type Options struct {
 	// ROS2User is --ros2-user: the bridge runs as this user (name or uid) with its groups ("" = the service's
 	// own). The service needs CAP_SETUID and CAP_SETGID for it (deploy/ros2.conf).
 	ROS2User string
+	// BridgeParams are the bridge's own parameters (config.BridgeKeys) from `run --ros-args` (-p, params
+	// files), which win over the --config files' values.
+	BridgeParams map[string]bool
 	// BridgeArgs are added to the bridge child's command line (the ROS arguments' namespace, node name and
 	// remaps: cmd/rosorin-base ros_args.go).
 	BridgeArgs []string
@@ -73,9 +77,12 @@ func Run(ctx context.Context, o Options) error {
 	ctx, stop := SignalContext(ctx, syscall.SIGHUP)
 	defer stop()
 	configs := ResolveConfigs(o.Configs, log)
-	cfg, err := LoadConfig(configs, log)
+	cfg, notes, err := loadConfig(configs, log)
 	if err != nil {
 		return err
+	}
+	if o.ROS2 {
+		o.BridgeArgs = append(o.BridgeArgs, BridgeParamArgs(o.BridgeParams, notes.BridgeParams())...)
 	}
 	device, lidarDev := cfg.Device, cfg.LidarDevice
 	if o.Device != nil {
@@ -179,9 +186,14 @@ func ResolveConfigs(configs []string, log *slog.Logger) []string {
 
 // LoadConfig loads the files and logs what was ignored (arm keys at info, anything else as a warning).
 func LoadConfig(paths []string, log *slog.Logger) (config.Config, error) {
+	cfg, _, err := loadConfig(paths, log)
+	return cfg, err
+}
+
+func loadConfig(paths []string, log *slog.Logger) (config.Config, config.Notes, error) {
 	cfg, notes, err := config.Load(paths...)
 	if err != nil {
-		return cfg, err
+		return cfg, notes, err
 	}
 	for _, n := range notes {
 		if n.Warning() {
@@ -193,7 +205,24 @@ func LoadConfig(paths []string, log *slog.Logger) (config.Config, error) {
 	if ign := notes.Ignored(); len(ign) > 0 {
 		log.Info("config: arm parameters ignored (the arm is not this driver's business)", "count", len(ign))
 	}
-	return cfg, nil
+	return cfg, notes, nil
+}
+
+// BridgeParamArgs returns the bridge's command-line flags for its parameters (config.BridgeKeys) set true:
+// those of the ROS arguments (ros, from `run --ros-args`, which win) over those of the --config files. A
+// parameter set false adds nothing: false is the bridge's default.
+func BridgeParamArgs(ros, files map[string]bool) []string {
+	var args []string
+	for _, k := range []string{"allow_graph_enable", "allow_graph_reset"} {
+		v, ok := ros[k]
+		if !ok {
+			v = files[k]
+		}
+		if v {
+			args = append(args, "--"+strings.ReplaceAll(k, "_", "-"))
+		}
+	}
+	return args
 }
 
 // ProcLogger logs text lines to stderr (the journal under systemd) tagged with the process's role and pid:

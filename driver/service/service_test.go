@@ -42,3 +42,21 @@ func TestResolveConfigs(t *testing.T) {
 		t.Fatalf("no files and no default: %q, want the built-in defaults", got)
 	}
 }
+
+// TestBridgeParamArgs: the bridge's parameters set true become its flags; the ROS arguments' values win over
+// the --config files' (a -p false drops a file's true).
+func TestBridgeParamArgs(t *testing.T) {
+	for _, c := range []struct {
+		ros, files map[string]bool
+		want       string
+	}{
+		{nil, nil, ""},
+		{nil, map[string]bool{"allow_graph_enable": true}, "--allow-graph-enable"},
+		{map[string]bool{"allow_graph_enable": false}, map[string]bool{"allow_graph_enable": true, "allow_graph_reset": true}, "--allow-graph-reset"},
+		{map[string]bool{"allow_graph_enable": true, "allow_graph_reset": true}, nil, "--allow-graph-enable --allow-graph-reset"},
+	} {
+		if got := strings.Join(BridgeParamArgs(c.ros, c.files), " "); got != c.want {
+			t.Errorf("ros %v files %v: %q, want %q", c.ros, c.files, got, c.want)
+		}
+	}
+}
