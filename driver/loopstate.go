@@ -23,7 +23,9 @@ type loopState struct {
 	cfgView atomic.Pointer[any] // GET /v1/config: the configuration in force (written by the loop on a runtime set)
 	rp      runParams           // runtime parameters (runparams.go), owned by the loop
 	// supStart is the supervisor's start time (/proc/PID/stat), read once: it tags the kept runtime parameters.
-	supStart uint64
+	// dropRunParams: the kept ones found at start are not this supervisor's; the persister removes them.
+	supStart      uint64
+	dropRunParams bool
 
 	reqs      chan request
 	batches   chan boardBatch

@@ -101,6 +101,9 @@ func (r *loopState) run(ctx context.Context) error {
 	r.out = newBoardWriter(r.o.BoardOut)
 	r.disk = newDiskWriter(r.log)
 	r.persist = newPersister(r.log, r.out, latchPath(r.o.StateDir))
+	if r.dropRunParams {
+		r.persist.putParams(paramsJob{path: r.runParamsPath()})
+	}
 	if err := r.cr.startMatcher(); err != nil {
 		r.log.Error("contact reflex: the scan matcher did not start; the reflex cannot judge", "err", err)
 	}

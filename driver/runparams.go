@@ -227,16 +227,14 @@ func (r *loopState) loadRunParams() error {
 	}
 	var rec runParamsRecord
 	if err := json.Unmarshal(b, &rec); err != nil || rec.Version != runParamsFormat {
-		_ = removeFileDurable(path)
+		r.dropRunParams = true
 		return fmt.Errorf("%s: not a runtime parameter record of version %d (removed): %v", path, runParamsFormat, err)
 	}
 	pid, start, ok := r.supervisorIdentity()
 	if !ok || rec.SupervisorPID != pid || rec.SupervisorStart != start {
 		r.log.Info("runtime parameters of an earlier service start dropped: the parameter file's values are in force",
 			"file", path, "their_supervisor", rec.SupervisorPID, "this_supervisor", r.o.SupervisorPID)
-		if err := removeFileDurable(path); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
+		r.dropRunParams = true // removed by the persister, off the start path (an fsync)
 		return nil
 	}
 	raw, _ := json.Marshal(rec.Values)

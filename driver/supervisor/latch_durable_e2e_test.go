@@ -2,6 +2,7 @@ package supervisor_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -205,7 +206,12 @@ func TestSimRuntimeParamsSurviveDriverRestart(t *testing.T) {
 	if st.Config.MaxLinear != fileValue {
 		t.Fatalf("new service start: max_linear %v, want the file's %v", st.Config.MaxLinear, fileValue)
 	}
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
+	if err := testkit.Eventually(testkit.Bound(2*time.Second), func() error {
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			return fmt.Errorf("still there: %v", err)
+		}
+		return nil
+	}); err != nil {
 		t.Fatalf("the earlier service's runtime parameters are still on disk: %v", err)
 	}
 	t.Logf("max_linear %v -> 0.1 at run time; after the driver's SIGKILL 0.1; after a service restart %v", fileValue, st.Config.MaxLinear)
