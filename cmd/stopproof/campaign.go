@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -249,34 +247,15 @@ func execute(c *cli.Context, f *campaign.Folder) error {
 	}
 
 	// The first Ctrl-C stops the taking of runs, the second abandons the runs in progress.
-	takeCtx, stopTaking := context.WithCancel(context.Background())
-	runCtx, abandon := context.WithCancel(context.Background())
-	defer stopTaking()
-	defer abandon()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		n := 0
-		for range sigs {
-			n++
-			if n == 1 {
-				fmt.Fprintln(out, "\ninterrupt: finishing the run(s) in progress, then stopping (Ctrl-C again abandons them: the wheels are disabled, the run is recorded CUT)")
-				stopTaking()
-				continue
-			}
-			fmt.Fprintln(out, "\ninterrupt: abandoning the run(s) in progress")
-			abandon()
-			return
-		}
-	}()
+	intr := campaign.NotifyInterrupts(out)
+	defer intr.Stop()
 
 	// The robots live until closeAll, whatever the signals: the teardown of an abandoned run still needs them.
 	robots, closeAll, err := startRobots(c, f, context.Background(), out)
 	if err != nil {
 		return cli.Exit(err.Error(), exitAbort)
 	}
-	ses, err := campaign.Execute(takeCtx, runCtx, f, campaign.Options{Robots: robots, Out: out, Ask: terminalAsk(c)})
+	ses, err := campaign.Execute(intr.Take, intr.Run, f, campaign.Options{Robots: robots, Out: out, Ask: terminalAsk(c)})
 	closeAll()
 	if err != nil {
 		fmt.Fprintf(c.App.ErrWriter, "stopproof: %v\n", err)
