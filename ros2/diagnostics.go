@@ -31,13 +31,14 @@ const (
 	TaskBattery    = "battery"
 	TaskGate       = "motion gate"
 	TaskSupervisor = "supervisor"
+	TaskBridge     = "ROS 2 bridge"
 	TaskContact    = "contact reflex"
 	TaskLoop       = "control loop"
 	TaskRecording  = "recording"
 )
 
 // diagTasks are the statuses in order (TaskContact only when the driver has the reflex).
-var diagTasks = []string{TaskBoard, TaskIMU, TaskLidar, TaskBattery, TaskGate, TaskSupervisor, TaskContact, TaskLoop, TaskRecording}
+var diagTasks = []string{TaskBoard, TaskIMU, TaskLidar, TaskBattery, TaskGate, TaskSupervisor, TaskBridge, TaskContact, TaskLoop, TaskRecording}
 
 // MinIMUHz is the IMU rate below which the IMU status warns (the board sends about 110 Hz).
 const MinIMUHz = 80
@@ -249,6 +250,24 @@ func Diagnostics(node string, s, prev *api.State, sup *supervisor.Status) []rosm
 		}
 		add(TaskSupervisor, "", level, msg, v)
 	}
+	// This bridge as the service sees it (run --ros2): its restarts and how the last one ended. A bridge that is
+	// down publishes nothing; the one that replaces it says here what happened to its predecessor.
+	if b := supBridge(sup); b != nil {
+		var v kvs
+		v.add("pid", b.PID)
+		v.add("user", b.User)
+		v.add("starts", b.Starts)
+		v.add("last_exit", b.LastExit)
+		v.add("last_error", b.LastError)
+		level, msg := rosmsg.DiagOK, "running"
+		switch {
+		case b.Problem() != "":
+			level, msg = rosmsg.DiagError, b.Problem()
+		case b.Starts > 1:
+			level, msg = rosmsg.DiagWarn, fmt.Sprintf("bridge restarted %d time(s); last exit: %s", b.Starts-1, b.LastExit)
+		}
+		add(TaskBridge, "", level, msg, v)
+	}
 	// The board's recording (--capture), from the supervisor's status.
 	if sup != nil && sup.Capture != nil {
 		c := sup.Capture
@@ -309,6 +328,14 @@ func Diagnostics(node string, s, prev *api.State, sup *supervisor.Status) []rosm
 		add(TaskLoop, "", level, msg, v)
 	}
 	return out
+}
+
+// supBridge is the bridge's entry of the supervisor's status, nil without one.
+func supBridge(sup *supervisor.Status) *supervisor.BridgeStatus {
+	if sup == nil {
+		return nil
+	}
+	return sup.Bridge
 }
 
 // TaskEStopWatch is the bridge's own status: the e-stop watch (estopwatch.go), beside the driver's tasks.

@@ -33,7 +33,8 @@ func healthy() api.State {
 func healthySup() supervisor.Status {
 	return supervisor.Status{PID: 10, Port: supervisor.PortOpen, DriverStarts: 1, ReaderStarts: 1, Watchdog: "150ms",
 		Updated: time.Unix(999, 500e6), Capture: &supervisor.CaptureStatus{QueueStatus: segment.QueueStatus{
-			Recording: true, Dir: "/var/lib/rosorin/capture", Segments: 1, Messages: 100}}}
+			Recording: true, Dir: "/var/lib/rosorin/capture", Segments: 1, Messages: 100}},
+		Bridge: &supervisor.BridgeStatus{Running: true, Healthy: true, PID: 20, Starts: 1}}
 }
 
 func statusOf(t *testing.T, st []rosmsg.DiagnosticStatus, task string) rosmsg.DiagnosticStatus {
@@ -110,6 +111,12 @@ func TestDiagnostics(t *testing.T) {
 		}, TaskRecording, rosmsg.DiagError, "no space left"},
 		{"recording drops", func(s, p *api.State, sup *supervisor.Status) { sup.Capture.Dropped = 5 }, TaskRecording, rosmsg.DiagWarn, "5 messages dropped"},
 		{"loop late", func(s, p *api.State, sup *supervisor.Status) { s.Loop.TickP99Ms = 45 }, TaskLoop, rosmsg.DiagWarn, "over 1.5 ticks"},
+		{"bridge restarted", func(s, p *api.State, sup *supervisor.Status) {
+			sup.Bridge.Starts, sup.Bridge.LastExit = 2, "pid 19: signal: killed"
+		}, TaskBridge, rosmsg.DiagWarn, "restarted 1 time(s); last exit: pid 19: signal: killed"},
+		{"bridge failing", func(s, p *api.State, sup *supervisor.Status) {
+			sup.Bridge.Healthy, sup.Bridge.Failures, sup.Bridge.LastError = false, 3, "exited at start; last_words: libddsc.so.0: cannot open"
+		}, TaskBridge, rosmsg.DiagError, "restarting after 3 failures"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, prev, sup := healthy(), healthy(), healthySup()
@@ -122,7 +129,8 @@ func TestDiagnostics(t *testing.T) {
 				supp = nil
 			}
 			st := Diagnostics(NodeName, &s, &prev, supp)
-			if want := len(diagTasks) - map[bool]int{true: 1}[supp == nil]; len(st) != want {
+			// Without the supervisor's status: no recording and no bridge entry.
+			if want := len(diagTasks) - map[bool]int{true: 2}[supp == nil]; len(st) != want {
 				t.Fatalf("%d statuses, want %d", len(st), want)
 			}
 			for _, x := range st {

@@ -88,6 +88,16 @@ func checkObs(t *testing.T, r *rig) {
 			t.Errorf("supervisor status %q", l)
 		}
 	})
+	t.Run("bridge", func(t *testing.T) {
+		// The service's view of this bridge (run --ros2): its status is in /diagnostics too.
+		l := p.wait(t, 0, "diag ", 10*time.Second, func(l string) bool {
+			return strings.Contains(l, " "+ros2.NodeName+": "+ros2.TaskBridge+"|")
+		})
+		t.Log(l)
+		if strings.HasPrefix(l, "diag 2 ") {
+			t.Errorf("bridge status %q", l)
+		}
+	})
 	t.Run("estop-watch", func(t *testing.T) {
 		// The bridge's own status: the watch reads the e-stop writers' state (OK), Cyclone's internals on.
 		l := p.wait(t, 0, "diag 0 "+ros2.NodeName+": "+ros2.TaskEStopWatch+"|watching ", 10*time.Second, nil)
