@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/rosorin/rosorin/protocol/board"
 )
 
 // IMU noise model, fitted to chapters 10, 11 and 19 (all rad/s unless said otherwise).
@@ -26,7 +28,6 @@ const (
 	// (raw - offset) * scale gives 1 g; white noise and a vibration share.
 	AccelStd    = 0.003
 	AccelVibPer = 3.0 // g of accel noise per rad/s of gyro vibration
-	gravity     = 9.80665
 )
 
 var (
@@ -85,7 +86,7 @@ func (m *IMUModel) Sample(dt time.Duration, p *Physics) IMUReading {
 		r.Gyro[i] = gyro[i]*180/math.Pi + m.Bias[i] + m.wander[i]
 	}
 	sa := math.Hypot(AccelStd, AccelVibPer*vib)
-	acc := [3]float64{p.Accel[0] / gravity, p.Accel[1] / gravity, 1}
+	acc := [3]float64{p.Accel[0] / board.StandardGravity, p.Accel[1] / board.StandardGravity, 1}
 	for i := range acc {
 		r.Accel[i] = (acc[i]+sa*m.rng.NormFloat64())/AccelScale[i] + AccelOffset[i]
 	}

@@ -3,10 +3,9 @@ package motion
 import (
 	"fmt"
 	"math"
-)
 
-// StandardGravity converts g to m/s² (the seed's G).
-const StandardGravity = 9.80665
+	"github.com/rosorin/rosorin/protocol/board"
+)
 
 // IMUCalib is the accelerometer calibration (config/imu_calibration.yaml: accel_offset_g, accel_scale) and the
 // gyro noise used for the covariance (gyro_noise_rad_s).
@@ -28,7 +27,7 @@ func DefaultIMUCalib() IMUCalib {
 func AccelSI(rawG [3]float64, c IMUCalib) [3]float64 {
 	var a [3]float64
 	for i := range a {
-		a[i] = (rawG[i] - c.AccelOffsetG[i]) * c.AccelScale[i] * StandardGravity
+		a[i] = (rawG[i] - c.AccelOffsetG[i]) * c.AccelScale[i] * board.StandardGravity
 	}
 	return a
 }

@@ -225,6 +225,10 @@ func DecodeLED(p []byte) (LED, error) {
 	return LED{p[0], u(p[1:]), u(p[3:]), u(p[5:])}, nil
 }
 
+// StandardGravity is one g in m/s² (the seed's G): the board reports acceleration in g. The one definition
+// for the driver, the capture's decoded channel and the simulator.
+const StandardGravity = 9.80665
+
 // IMU is one IMU report: acceleration in g and angular rate in deg/s, as the board sends them (~110 Hz).
 type IMU struct {
 	Accel [3]float32 // g
