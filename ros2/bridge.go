@@ -49,6 +49,9 @@ type Config struct {
 	AllowGraphEnable, AllowGraphReset bool
 	// SupervisorLog carries the supervisor's log records to /rosout (SupervisorLogFromEnv; nil: none).
 	SupervisorLog *os.File
+	// Enclave is the node's --enclave ROS argument ("" = none): the SROS2 enclave when ROS_SECURITY_ENABLE=true
+	// and ROS_SECURITY_ENCLAVE_OVERRIDE does not name another (docs/ros2-security.md).
+	Enclave string
 }
 
 // Stats are the bridge's counters (logged every 10 s while they change, and at exit).
@@ -185,7 +188,7 @@ func New(cfg Config) (*Bridge, error) {
 	}
 	var tee *api.LogTee
 	cfg.Log, tee = api.TeeLog(cfg.Log, "ros2") // the bridge's own lines on /rosout (rosout.go)
-	node, err := NewNode(cfg.Domain, cfg.Namespace, cfg.Name)
+	node, err := NewNodeWith(cfg.Domain, cfg.Namespace, cfg.Name, NodeOptions{Enclave: cfg.Enclave, Log: cfg.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +274,11 @@ func (b *Bridge) Run(ctx context.Context) error {
 	wg.Add(1)
 	go func() { defer wg.Done(); b.params.run(ctx) }()
 	b.runObs(ctx, &wg)
-	b.log.Warn(GraphAccess(b.cfg.Domain, b.cfg.AllowGraphEnable, b.cfg.AllowGraphReset))
+	if sec := b.node.Security(); sec.Secured {
+		b.log.Info(GraphAccessSecured(b.cfg.Domain, sec, b.cfg.AllowGraphEnable, b.cfg.AllowGraphReset))
+	} else {
+		b.log.Warn(GraphAccess(b.cfg.Domain, b.cfg.AllowGraphEnable, b.cfg.AllowGraphReset))
+	}
 	b.log.Info("ROS 2 node up", "node", b.node.Resolve("~"), "domain", b.cfg.Domain, "socket", b.cfg.Socket)
 	<-ctx.Done()
 	for _, r := range readers {
@@ -620,6 +627,22 @@ func GraphAccess(domain int, allowEnable, allowReset bool) string {
 		"(manual/cmd_vel, autonomous/cmd_vel, cmd_vel) while it is enabled, latch the e-stop (estop), disable it (~/enable false) "+
 		"and set its runtime limits (~/set_parameters, never beyond the values the driver started with); ~/enable true (turn motion on): %s; ~/reset_estop (clear the latch): %s",
 		domain, say(allowEnable, ParamAllowGraphEnable), say(allowReset, ParamAllowGraphReset))
+}
+
+// GraphAccessSecured is the start-up line of a bridge enrolled in an SROS2 enclave: who may do what on the
+// graph is what the signed permissions grant, not anyone on the domain.
+func GraphAccessSecured(domain int, sec Security, allowEnable, allowReset bool) string {
+	say := func(on bool, param string) string {
+		if on {
+			return "served (" + param + " true)"
+		}
+		return "refused (" + param + " false)"
+	}
+	return fmt.Sprintf("ROS 2 with DDS security (SROS2): enclave %s of keystore %s, ROS_SECURITY_STRATEGY=%s; on domain %d only "+
+		"participants with a certificate of the enclave's identity CA are heard, and who may drive the robot (the velocity inputs), "+
+		"latch the e-stop, call ~/enable and ~/reset_estop and set parameters is what their signed permissions grant; "+
+		"~/enable true (turn motion on) from a granted caller: %s; ~/reset_estop from a granted caller: %s",
+		sec.Enclave, sec.Keystore, sec.Strategy, domain, say(allowEnable, ParamAllowGraphEnable), say(allowReset, ParamAllowGraphReset))
 }
 
 func (b *Bridge) reply(s *Service, hdr [RequestHeaderLen]byte, m cdr.Marshaler) {

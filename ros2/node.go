@@ -27,6 +27,7 @@ type Node struct {
 
 	p    *dds.Participant
 	disc *dds.Writer
+	sec  Security
 
 	mu               sync.Mutex
 	readers, writers []dds.GUID
@@ -35,6 +36,28 @@ type Node struct {
 // NewNode joins domain as node name in namespace ns. With ROS 2 security on (ROS_SECURITY_ENABLE=true and
 // the other SROS2 variables: docs/ros2-security.md) its participant is enrolled in its enclave.
 func NewNode(domain int, ns, name string) (*Node, error) {
+	return NewNodeWith(domain, ns, name, NodeOptions{})
+}
+
+// NodeOptions are what a node takes beyond its name: its ROS arguments' enclave and where it logs.
+type NodeOptions struct {
+	// Enclave is the node's --enclave ROS argument ("" = none); ROS_SECURITY_ENCLAVE_OVERRIDE wins over it,
+	// as in rcl.
+	Enclave string
+	// Log receives the WARN of a Permissive fallback to no security (nil: slog.Default()).
+	Log *slog.Logger
+}
+
+// Security is how a node's participant joined the domain.
+type Security struct {
+	// Secured: enrolled in Enclave of Keystore (DDS Security on); false: an unsecured participant.
+	Secured           bool
+	Enclave, Keystore string
+	Strategy          sros2.Strategy
+}
+
+// NewNodeWith is NewNode with options.
+func NewNodeWith(domain int, ns, name string, o NodeOptions) (*Node, error) {
 	ns, err := CheckNamespace(ns)
 	if err != nil {
 		return nil, err
@@ -42,11 +65,14 @@ func NewNode(domain int, ns, name string) (*Node, error) {
 	if err := rosname.CheckToken(name); err != nil {
 		return nil, fmt.Errorf("node name %q: %w", name, err)
 	}
-	p, err := nodeParticipant(domain)
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	p, sec, err := nodeParticipant(domain, o)
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{Name: name, Namespace: ns, p: p}
+	n := &Node{Name: name, Namespace: ns, p: p, sec: sec}
 	if n.disc, err = p.NewWriter(DiscoveryTopic, DiscoveryType, dds.Latched, ""); err != nil {
 		p.Close()
 		return nil, err
@@ -54,27 +80,32 @@ func NewNode(domain int, ns, name string) (*Node, error) {
 	return n, n.announce()
 }
 
+// Security is how the node's participant joined: enrolled in an enclave or not.
+func (n *Node) Security() Security { return n.sec }
+
 // nodeParticipant is the node's participant as rcl and rmw_cyclonedds make it: unsecured (user data
 // "enclave=/;") unless ROS_SECURITY_ENABLE=true; then enrolled in the enclave of ROS_SECURITY_KEYSTORE
-// (ROS_SECURITY_ENCLAVE_OVERRIDE, else "/"; --enclave does not reach here yet) with user data
+// (ROS_SECURITY_ENCLAVE_OVERRIDE, else the --enclave argument o.Enclave, else "/") with user data
 // "enclave=<enclave>;". An unusable enclave refuses the node under ROS_SECURITY_STRATEGY=Enforce and is
-// logged at WARN under Permissive, which then runs unsecured.
-func nodeParticipant(domain int) (*dds.Participant, error) {
-	s, err := sros2.FromEnv(os.Getenv, "")
+// logged at WARN on o.Log under Permissive, which then runs unsecured.
+func nodeParticipant(domain int, o NodeOptions) (*dds.Participant, Security, error) {
+	s, err := sros2.FromEnv(os.Getenv, o.Enclave)
 	if err != nil {
-		return nil, err
+		return nil, Security{}, err
 	}
+	plain := Security{Enclave: "/", Keystore: s.Keystore, Strategy: s.Strategy}
 	e, warn, err := sros2.Resolve(s, sros2.Options{})
 	if err != nil {
-		return nil, err
+		return nil, Security{}, err
 	}
 	if e != nil {
 		if derr := e.CheckDomain(domain); derr != nil {
 			if s.Strategy == sros2.Enforce {
-				return nil, fmt.Errorf("ROS 2 security enforced (ROS_SECURITY_STRATEGY=Enforce): %w", derr)
+				return nil, Security{}, fmt.Errorf("ROS 2 security enforced (ROS_SECURITY_STRATEGY=Enforce): %w", derr)
 			}
-			slog.Warn(fmt.Sprintf("ROS 2 security is on but enclave %q cannot join this domain, so this node runs WITHOUT security (ROS_SECURITY_STRATEGY=Permissive): %v", e.Name, derr))
-			return dds.NewParticipant(domain, "enclave=/;")
+			o.Log.Warn(fmt.Sprintf("ROS 2 security is on but enclave %q cannot join this domain, so this node runs WITHOUT security (ROS_SECURITY_STRATEGY=Permissive): %v", e.Name, derr))
+			p, err := dds.NewParticipant(domain, "enclave=/;")
+			return p, plain, err
 		}
 		var props []dds.Property
 		for _, p := range e.Properties(sros2.DefaultPlugins()) {
@@ -82,17 +113,18 @@ func nodeParticipant(domain int) (*dds.Participant, error) {
 		}
 		p, perr := dds.NewSecureParticipant(domain, e.UserData(), props)
 		if perr == nil {
-			return p, nil
+			return p, Security{Secured: true, Enclave: e.Name, Keystore: s.Keystore, Strategy: s.Strategy}, nil
 		}
 		if s.Strategy == sros2.Enforce {
-			return nil, fmt.Errorf("ROS 2 security enforced (ROS_SECURITY_STRATEGY=Enforce): Cyclone DDS refused enclave %q: %w", e.Name, perr)
+			return nil, Security{}, fmt.Errorf("ROS 2 security enforced (ROS_SECURITY_STRATEGY=Enforce): Cyclone DDS refused enclave %q: %w", e.Name, perr)
 		}
 		warn = fmt.Errorf("Cyclone DDS refused enclave %q, so this node runs WITHOUT security (ROS_SECURITY_STRATEGY=Permissive): %w", e.Name, perr)
 	}
 	if warn != nil {
-		slog.Warn(warn.Error())
+		o.Log.Warn(warn.Error())
 	}
-	return dds.NewParticipant(domain, "enclave=/;")
+	p, err := dds.NewParticipant(domain, "enclave=/;")
+	return p, plain, err
 }
 
 // Resolve is name's fully qualified form for this node.

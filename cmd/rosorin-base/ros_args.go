@@ -50,7 +50,8 @@ func splitROSArgs(argv []string) ([]string, error) {
 
 // applyRunROSArgs applies the ROS arguments to `rosorin-base run`: the parameter files and -p values on top
 // of the configuration (checked now: a bad file starts nothing), merged into one parameter file that every
-// process of the service reads; the node name, namespace and remaps for the bridge child; the log level.
+// process of the service reads; the node name, namespace, remaps and enclave for the bridge child; the log
+// level.
 // The returned function removes the merged file.
 func applyRunROSArgs(o *service.Options) (cleanup func(), err error) {
 	cleanup = func() {}
@@ -114,6 +115,10 @@ func applyRunROSArgs(o *service.Options) (cleanup func(), err error) {
 		log.Info("parameters from the ROS arguments", "node", fqn, "params_files", len(a.ParamsFiles), "overrides", len(a.Params), "merged", merged)
 	}
 	o.BridgeArgs = []string{"--namespace", ns, "--node-name", name}
+	if a.Enclave != "" {
+		// The bridge's SROS2 enclave (ROS_SECURITY_ENCLAVE_OVERRIDE in the service's environment wins over it).
+		o.BridgeArgs = append(o.BridgeArgs, "--enclave", a.Enclave)
+	}
 	for _, r := range a.Remaps {
 		if r.Kind != rosargs.NodeName && r.Kind != rosargs.Namespace {
 			o.BridgeArgs = append(o.BridgeArgs, "--remap", r.Arg)

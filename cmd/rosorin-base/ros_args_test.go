@@ -66,6 +66,7 @@ func TestApplyRunROSArgs(t *testing.T) {
 			"--namespace /r1 --node-name base1 --remap cmd_vel:=nav/cmd_vel", "r1/odom"},
 		{"/env_ns", []string{"-r", "__ns:=/", "-p", "cmd_timeout:=0.25"}, "--namespace  --node-name rosorin_board_driver", "odom"},
 		{"", []string{"-p", "allow_graph_enable:=true", "-p", "allow_graph_reset:=false"}, "--namespace  --node-name rosorin_board_driver", "odom"},
+		{"", []string{"--enclave", "/rosorin", "-p", "cmd_timeout:=0.25"}, "--namespace  --node-name rosorin_board_driver --enclave /rosorin", "odom"},
 	} {
 		rosArgs = nil
 		t.Setenv("ROS_NAMESPACE", tc.env)

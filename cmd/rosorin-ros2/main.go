@@ -39,6 +39,7 @@ func newApp() *cli.App {
 				Usage: "the parameter allow_graph_enable: serve ~/enable true (turn motion on) from the ROS graph; off by default, as without DDS security anyone on the domain could call it (also --ros-args -p allow_graph_enable:=true)"},
 			&cli.BoolFlag{Name: "allow-graph-reset", EnvVars: []string{ros2.AllowGraphResetEnv},
 				Usage: "the parameter allow_graph_reset: serve ~/reset_estop (clear the e-stop) from the ROS graph; off by default (also --ros-args -p allow_graph_reset:=true)"},
+			&cli.StringFlag{Name: "enclave", Usage: "the node's SROS2 enclave (/rosorin) when ROS_SECURITY_ENABLE=true; ROS_SECURITY_ENCLAVE_OVERRIDE wins over it, a --ros-args --enclave over this flag (docs/ros2-security.md)"},
 			&cli.BoolFlag{Name: "cmd-vel-stamped", EnvVars: []string{"ROSORIN_CMD_VEL_STAMPED"},
 				Usage: "the velocity inputs take geometry_msgs/msg/TwistStamped instead of Twist (a run --ros2 child inherits the variable)"},
 		},
@@ -61,11 +62,16 @@ func newApp() *cli.App {
 			if err != nil {
 				return cli.Exit("rosorin-ros2: "+err.Error(), 2)
 			}
+			enclave := c.String("enclave")
+			if rosArgs != nil && rosArgs.Enclave != "" {
+				enclave = rosArgs.Enclave
+			}
 			ctx, stop := service.SignalContext(c.Context)
 			defer stop()
 			b, err := ros2.New(ros2.Config{Socket: c.String("socket"), Domain: dom, Namespace: ns, Name: name,
 				CmdVelStamped: c.Bool("cmd-vel-stamped"), Log: service.ProcLogger("ros2"), Remap: remap,
-				SupervisorLog: ros2.SupervisorLogFromEnv(), AllowGraphEnable: allowEnable, AllowGraphReset: allowReset})
+				SupervisorLog: ros2.SupervisorLogFromEnv(), AllowGraphEnable: allowEnable, AllowGraphReset: allowReset,
+				Enclave: enclave})
 			if err != nil {
 				return cli.Exit("rosorin-ros2: "+err.Error(), 1)
 			}

@@ -23,7 +23,8 @@ type Args struct {
 	LogLevel string
 	// LoggerLevels are the --log-level name:=LEVEL rules in order.
 	LoggerLevels []LoggerLevel
-	// Enclave is -e/--enclave's value ("" if none).
+	// Enclave is -e/--enclave's value ("" if none; the last one wins): the node's SROS2 enclave when
+	// ROS_SECURITY_ENABLE=true, unless ROS_SECURITY_ENCLAVE_OVERRIDE names one (as in rcl).
 	Enclave string
 	// Notes are the arguments accepted but not acted on, each with why (for the log at start).
 	Notes []string
@@ -139,8 +140,7 @@ func Parse(ros []string) (*Args, error) {
 			if !strings.HasPrefix(val, "/") {
 				return nil, &Error{arg, "an enclave is an absolute name such as /robot"}
 			}
-			a.Enclave = val
-			a.Notes = append(a.Notes, arg+" ignored: no SROS2 security here (the participant announces enclave=/)")
+			a.Enclave = val // the node's SROS2 enclave; ROS_SECURITY_ENCLAVE_OVERRIDE wins (ros2/sros2.FromEnv)
 		}
 	}
 	return a, nil

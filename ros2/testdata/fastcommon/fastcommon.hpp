@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <functional>
 #include <memory>
@@ -60,12 +61,39 @@ static inline void die(const std::string &what) {
  * reallocate. Unlike Humble (which keeps Fast DDS's default locators: multicast 239.255.0.1 for discovery),
  * every locator is unicast on 127.0.0.1: the same footing as Cyclone's dds.LoopbackConfig. ROS_DOMAIN_ID from
  * the environment. */
+/* ROS 2 security (SROS2) as rmw_fastrtps_shared_cpp (Humble) applies it: with ROS_SECURITY_ENABLE=true the
+ * builtin plugins of DDS Security (PKI-DH, Access-Permissions, AES-GCM-GMAC) with the enclave's files as file://
+ * URIs (rmw_dds_common's get_security_files: <keystore>/enclaves/<ROS_SECURITY_ENCLAVE_OVERRIDE or />), as
+ * participant properties; the enclave becomes the participant's name and user data. NULL when security is off.
+ * A participant Fast DDS refuses is exit 1 (make_participant), as rcl's Enforce. */
+static inline const char *apply_security(DomainParticipantQos &q) {
+  const char *en = getenv("ROS_SECURITY_ENABLE"), *ks = getenv("ROS_SECURITY_KEYSTORE");
+  const char *enclave = getenv("ROS_SECURITY_ENCLAVE_OVERRIDE");
+  if (en == nullptr || strcmp(en, "true") != 0) return nullptr;
+  if (ks == nullptr || *ks == 0) die("ROS_SECURITY_ENABLE=true but ROS_SECURITY_KEYSTORE is not set");
+  if (enclave == nullptr || *enclave == 0) enclave = "/";
+  std::string dir = std::string("file://") + ks + "/enclaves" + (strcmp(enclave, "/") == 0 ? "" : enclave) + "/";
+  auto &props = q.properties().properties();
+  props.emplace_back("dds.sec.auth.plugin", "builtin.PKI-DH");
+  props.emplace_back("dds.sec.auth.builtin.PKI-DH.identity_ca", dir + "identity_ca.cert.pem");
+  props.emplace_back("dds.sec.auth.builtin.PKI-DH.identity_certificate", dir + "cert.pem");
+  props.emplace_back("dds.sec.auth.builtin.PKI-DH.private_key", dir + "key.pem");
+  props.emplace_back("dds.sec.crypto.plugin", "builtin.AES-GCM-GMAC");
+  props.emplace_back("dds.sec.access.plugin", "builtin.Access-Permissions");
+  props.emplace_back("dds.sec.access.builtin.Access-Permissions.permissions_ca", dir + "permissions_ca.cert.pem");
+  props.emplace_back("dds.sec.access.builtin.Access-Permissions.governance", dir + "governance.p7s");
+  props.emplace_back("dds.sec.access.builtin.Access-Permissions.permissions", dir + "permissions.p7s");
+  return enclave;
+}
+
 static inline DomainParticipant *make_participant() {
   DomainParticipantFactory *f = DomainParticipantFactory::get_instance();
   DomainParticipantQos q = f->get_default_participant_qos();
-  q.name("/");
-  const char enclave[] = "enclave=/;"; /* sizeof includes the NUL, as rmw_fastrtps' user data does */
-  q.user_data().data_vec(std::vector<rtps::octet>(enclave, enclave + sizeof enclave));
+  const char *secure = apply_security(q);
+  std::string enclave = std::string("enclave=") + (secure ? secure : "/") + ";";
+  q.name(secure ? secure : "/");
+  /* with its terminating NUL, as rmw_fastrtps' user data does */
+  q.user_data().data_vec(std::vector<rtps::octet>(enclave.c_str(), enclave.c_str() + enclave.size() + 1));
   q.wire_protocol().builtin.readerHistoryMemoryPolicy = rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
   q.wire_protocol().builtin.writerHistoryMemoryPolicy = rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
 

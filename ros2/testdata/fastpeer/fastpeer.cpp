@@ -17,7 +17,10 @@
  *   - prints one line per event on stdout: "ready", "imu SEC NSEC FRAME WZ AZ COV0", "battery V PRESENT
  *     STATUS", "odom FRAME CHILD X VX", "joy NAXES NBUTTONS", "scan FRAME N", "state JSON",
  *     "node NS NAME NREAD NWRITE", "matched cmd_vel N", "error TEXT".
- * Usage: fastpeer [NAMESPACE_PREFIX] (e.g. "" or "/robot1"); ROS_DOMAIN_ID from the environment.
+ * Usage: fastpeer [NAMESPACE_PREFIX] (e.g. "" or "/robot1"); ROS_DOMAIN_ID from the environment. With
+ * ROS_SECURITY_ENABLE=true (and ROS_SECURITY_KEYSTORE, ROS_SECURITY_ENCLAVE_OVERRIDE) it is enrolled in its SROS2
+ * enclave as rmw_fastrtps_cpp enrols a Humble node (fastcommon.hpp, apply_security); its grant must cover every
+ * endpoint it makes, or it exits 1 naming the one refused.
  *
  * One-shot e-stop, what `ros2 topic pub --once /estop std_msgs/msg/Bool '{data: true}'` does on the wire:
  *   fastpeer oneshot-estop tl|volatile|be KEEPALIVE_MS [1|0|true|false]

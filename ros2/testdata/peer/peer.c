@@ -11,7 +11,15 @@
  *   - prints one line per event on stdout: "ready", "imu SEC NSEC FRAME WZ AZ", "battery V PRESENT STATUS",
  *     "odom FRAME CHILD X VX", "joy NAXES NBUTTONS", "scan FRAME N", "state JSON", "node NS NAME NREAD NWRITE",
  *     "reply enable|reset SEQ SUCCESS MESSAGE", "matched cmd_vel N", "error TEXT".
- * Usage: peer NAMESPACE_PREFIX (e.g. "" or "/robot1"); ROS_DOMAIN_ID and CYCLONEDDS_URI from the environment. */
+ * Usage: peer NAMESPACE_PREFIX (e.g. "" or "/robot1"); ROS_DOMAIN_ID and CYCLONEDDS_URI from the environment.
+ *
+ * ROS 2 security (SROS2) as rmw_cyclonedds_cpp (Humble) sets it up: with ROS_SECURITY_ENABLE=true the participant
+ * is enrolled in the enclave ROS_SECURITY_ENCLAVE_OVERRIDE (else "/") of ROS_SECURITY_KEYSTORE: the dds.sec.*
+ * properties with file: URIs into <keystore>/enclaves/<enclave>, the plugins by their bare names
+ * (dds_security_auth, _ac, _crypto: Debian's libddsc finds them in its libddsc0debian folder), user data
+ * "enclave=<enclave>;". A participant Cyclone refuses is exit 1 (rcl's Enforce). A topic, reader or writer the
+ * permissions do not grant is not an exit: the peer prints "refused topic|reader|writer NAME RETCODE" and goes
+ * on without it (a twist, e-stop or service call on a refused writer is not sent). */
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +30,7 @@
 
 static dds_entity_t pp;
 static char ns[256];
+static int secure; /* ROS_SECURITY_ENABLE=true: refused entities are printed, not fatal */
 
 static dds_qos_t *qos(int reliable, int transient_local, int depth) {
   dds_qos_t *q = dds_create_qos();
@@ -36,24 +45,65 @@ static dds_entity_t topic(const char *prefix, const char *name, const char *suff
   snprintf(full, sizeof full, "%s%s/%s%s", prefix, ns, name, suffix);
   if (strcmp(prefix, "") == 0) snprintf(full, sizeof full, "%s", name);
   dds_entity_t t = dds_create_topic(pp, d, full, NULL, NULL);
+  if (t < 0 && secure) { printf("refused topic %s %s\n", full, dds_strretcode(t)); fflush(stdout); return t; }
   if (t < 0) { fprintf(stderr, "peer: topic %s: %s\n", full, dds_strretcode(t)); exit(1); }
   return t;
 }
 
+static char tname[512];
+static const char *topic_name(dds_entity_t t) {
+  if (dds_get_name(t, tname, sizeof tname) < 0) snprintf(tname, sizeof tname, "?");
+  return tname;
+}
+
 static dds_entity_t reader(dds_entity_t t, int rel, int tl, int depth) {
+  if (t < 0) return t; /* its topic was refused (printed) */
   dds_qos_t *q = qos(rel, tl, depth);
   dds_entity_t r = dds_create_reader(pp, t, q, NULL);
   dds_delete_qos(q);
+  if (r < 0 && secure) { printf("refused reader %s %s\n", topic_name(t), dds_strretcode(r)); fflush(stdout); return r; }
   if (r < 0) { fprintf(stderr, "peer: reader: %s\n", dds_strretcode(r)); exit(1); }
   return r;
 }
 
 static dds_entity_t writer(dds_entity_t t, int rel, int tl, int depth) {
+  if (t < 0) return t;
   dds_qos_t *q = qos(rel, tl, depth);
   dds_entity_t w = dds_create_writer(pp, t, q, NULL);
   dds_delete_qos(q);
+  if (w < 0 && secure) { printf("refused writer %s %s\n", topic_name(t), dds_strretcode(w)); fflush(stdout); return w; }
   if (w < 0) { fprintf(stderr, "peer: writer: %s\n", dds_strretcode(w)); exit(1); }
   return w;
+}
+
+/* security puts SROS2's enclave into q as rmw_cyclonedds_cpp's configure_qos_for_security does and returns the
+ * enclave name (user data), or NULL when ROS_SECURITY_ENABLE is not "true". */
+static const char *security(dds_qos_t *q) {
+  const char *en = getenv("ROS_SECURITY_ENABLE"), *ks = getenv("ROS_SECURITY_KEYSTORE");
+  const char *enclave = getenv("ROS_SECURITY_ENCLAVE_OVERRIDE");
+  if (en == NULL || strcmp(en, "true") != 0) return NULL;
+  if (ks == NULL || *ks == 0) { fprintf(stderr, "peer: ROS_SECURITY_KEYSTORE not set\n"); exit(1); }
+  if (enclave == NULL || *enclave == 0) enclave = "/";
+  static const char *files[][2] = {
+    {"dds.sec.auth.identity_ca", "identity_ca.cert.pem"}, {"dds.sec.auth.identity_certificate", "cert.pem"},
+    {"dds.sec.auth.private_key", "key.pem"}, {"dds.sec.access.permissions_ca", "permissions_ca.cert.pem"},
+    {"dds.sec.access.governance", "governance.p7s"}, {"dds.sec.access.permissions", "permissions.p7s"},
+  };
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    char uri[1024];
+    snprintf(uri, sizeof uri, "file:%s/enclaves%s/%s", ks, strcmp(enclave, "/") == 0 ? "" : enclave, files[i][1]);
+    dds_qset_prop(q, files[i][0], uri);
+  }
+  static const char *libs[][2] = {
+    {"dds.sec.auth.library.path", "dds_security_auth"}, {"dds.sec.auth.library.init", "init_authentication"},
+    {"dds.sec.auth.library.finalize", "finalize_authentication"},
+    {"dds.sec.crypto.library.path", "dds_security_crypto"}, {"dds.sec.crypto.library.init", "init_crypto"},
+    {"dds.sec.crypto.library.finalize", "finalize_crypto"},
+    {"dds.sec.access.library.path", "dds_security_ac"}, {"dds.sec.access.library.init", "init_access_control"},
+    {"dds.sec.access.library.finalize", "finalize_access_control"},
+  };
+  for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) dds_qset_prop(q, libs[i][0], libs[i][1]);
+  return enclave;
 }
 
 enum { R_IMU, R_BAT, R_ODOM, R_JOY, R_SCAN, R_STATE, R_DISC, R_ENABLE, R_RESET, NR };
@@ -130,6 +180,9 @@ static void command(char *line) {
     if (!service_ready(w_reset, rd[R_RESET])) return;
     std_srvs_srv_dds__Trigger_Request_ m = {.client_id = id_reset, .seq = ++seq}; dds_write(w_reset, &m);
   } else if (strncmp(line, "quit", 4) == 0) {
+    /* As a ROS node shuts down: its participant deleted, so the others see its endpoints go at once (an exit
+     * without it leaves them to the lease: 10 s). */
+    dds_delete(pp);
     exit(0);
   } else {
     printf("error unknown command %s", line);
@@ -139,7 +192,11 @@ static void command(char *line) {
 int main(int argc, char **argv) {
   snprintf(ns, sizeof ns, "%s", argc > 1 ? argv[1] : "");
   dds_qos_t *pq = dds_create_qos();
-  dds_qset_userdata(pq, "enclave=/;", 10);
+  const char *enclave = security(pq);
+  secure = enclave != NULL;
+  char ud[600];
+  snprintf(ud, sizeof ud, "enclave=%s;", secure ? enclave : "/");
+  dds_qset_userdata(pq, ud, strlen(ud));
   const char *dom = getenv("ROS_DOMAIN_ID");
   pp = dds_create_participant(dom && *dom ? (dds_domainid_t) atoi(dom) : 0, pq, NULL);
   dds_delete_qos(pq);
@@ -163,16 +220,17 @@ int main(int argc, char **argv) {
   w_enable = writer(topic("rq", "rosorin_board_driver/enable", "Request", &std_srvs_srv_dds__SetBool_Request__desc), 1, 0, 10);
   w_reset = writer(topic("rq", "rosorin_board_driver/reset_estop", "Request", &std_srvs_srv_dds__Trigger_Request__desc), 1, 0, 10);
   /* rmw_cyclonedds' client id: the request writer's instance handle. */
-  dds_get_instance_handle(w_enable, &id_enable);
-  dds_get_instance_handle(w_reset, &id_reset);
+  if (w_enable >= 0) dds_get_instance_handle(w_enable, &id_enable);
+  if (w_reset >= 0) dds_get_instance_handle(w_reset, &id_reset);
 
   dds_entity_t ws = dds_create_waitset(pp);
-  for (int i = 0; i < NR; i++) dds_waitset_attach(ws, dds_create_readcondition(rd[i], DDS_ANY_STATE), i);
+  for (int i = 0; i < NR; i++)
+    if (rd[i] >= 0) dds_waitset_attach(ws, dds_create_readcondition(rd[i], DDS_ANY_STATE), i);
   printf("ready\n");
   fflush(stdout);
   char line[512];
   size_t have = 0;
-  int last_matched = -1;
+  int last_matched = -1, tried_twist = 0, tried_twist2 = 0;
   for (;;) {
     struct pollfd pfd = {.fd = 0, .events = POLLIN};
     if (poll(&pfd, 1, 0) > 0) {
@@ -183,8 +241,9 @@ int main(int argc, char **argv) {
       char *nl;
       while ((nl = strchr(line, '\n')) != NULL) {
         *nl = 0;
-        if (strncmp(line, "twist2", 6) == 0 && w_twist2 < 0) w_twist2 = writer(t_twist, 1, 0, 10);
-        else if (strncmp(line, "twist ", 6) == 0 && w_twist < 0) w_twist = writer(t_twist, 1, 0, 10);
+        /* Made once: a refused writer is printed once and its twists are not sent. */
+        if (strncmp(line, "twist2", 6) == 0 && !tried_twist2) { tried_twist2 = 1; w_twist2 = writer(t_twist, 1, 0, 10); }
+        else if (strncmp(line, "twist ", 6) == 0 && !tried_twist) { tried_twist = 1; w_twist = writer(t_twist, 1, 0, 10); }
         command(line);
         size_t used = (size_t) (nl + 1 - line);
         memmove(line, nl + 1, have - used + 1);
