@@ -2,10 +2,8 @@ package campaign
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"fmt"
-	"html/template"
 	"image/color"
 	"io"
 	"math"
@@ -238,28 +236,6 @@ func (h *History) JSON(w io.Writer) error {
 	return err
 }
 
-// Markdown writes the monitor's report: the rule, and per cell a table of the campaigns.
-func (h *History) Markdown(w io.Writer) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Stop-performance monitor\n\n**%s** over %d campaigns. Tolerance %s. Rule: %s.\n\n", h.Verdict, len(h.Campaigns), h.Tolerance, h.Rule)
-	for _, hc := range h.Cells {
-		fmt.Fprintf(&b, "## %s: %s\n\n| campaign | start | n | worst | bound | requirement | reference (median before: worst / bound) | findings |\n|---|---|---|---|---|---|---|---|\n", hc.Name, hc.Verdict)
-		for _, p := range hc.Points {
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s / %s | %s |\n", p.Campaign, stamp(p.Start), p.N, withUnit(p.Worst, hc.Unit), withUnit(p.Bound, hc.Unit),
-				withUnit(p.Requirement, hc.Unit), withUnit(p.RefWorst, hc.Unit), withUnit(p.RefBound, hc.Unit), strings.Join(p.Findings, "; "))
-		}
-		if len(hc.Findings) > 0 {
-			b.WriteString("\n")
-		}
-		for _, f := range hc.Findings {
-			fmt.Fprintf(&b, "- latest: %s\n", f)
-		}
-		b.WriteString("\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
 // Text writes the gate's verdict lines (for a terminal).
 func (h *History) Text(w io.Writer) {
 	for _, hc := range h.Cells {
@@ -268,31 +244,6 @@ func (h *History) Text(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "MONITOR: %s over %d campaigns (tolerance %s)\n", h.Verdict, len(h.Campaigns), h.Tolerance)
-}
-
-// JUnit writes one testcase per cell (the latest campaign's figures as properties).
-func (h *History) JUnit(w io.Writer) error {
-	s := report.Testsuite{Name: "stop-performance monitor", Time: "0", Properties: []report.Property{{Name: "tolerance", Value: h.Tolerance.String()}, {Name: "rule", Value: h.Rule}}}
-	for _, hc := range h.Cells {
-		last := hc.Points[len(hc.Points)-1]
-		c := report.Testcase{Name: "no growth: " + hc.Name, Classname: "stopproof.campaign.history", Time: "0"}
-		for _, kv := range [][2]string{{"worst", fmtNum(float64(last.Worst))}, {"bound", fmtNum(float64(last.Bound))}, {"requirement", fmtNum(float64(last.Requirement))},
-			{"ref_worst", fmtNum(float64(last.RefWorst))}, {"ref_bound", fmtNum(float64(last.RefBound))}, {"campaigns", strconv.Itoa(len(hc.Points))}} {
-			c.Properties = append(c.Properties, report.Property{Name: kv[0], Value: kv[1]})
-		}
-		if hc.Verdict != Pass {
-			c.Failure = &report.Failure{Message: strings.Join(hc.Findings, "; "), Type: Fail, Text: strings.Join(hc.Findings, "\n")}
-			s.Failures++
-		}
-		s.Cases = append(s.Cases, c)
-	}
-	s.Tests = len(s.Cases)
-	b, err := xml.MarshalIndent(report.Testsuites{Name: "stopproof monitor", Tests: s.Tests, Failures: s.Failures, Suites: []report.Testsuite{s}}, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s%s\n", xml.Header, b)
-	return err
 }
 
 // historyPlot draws a cell's worst (solid) and bound (dashed) per campaign, with the requirement (red).
@@ -353,60 +304,4 @@ func shortName(s string) string {
 		s = s[:24]
 	}
 	return s
-}
-
-var historyPage = template.Must(template.New("history").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
-<title>Stop-performance monitor</title>
-<style>
-body{font-family:sans-serif;margin:1.5em auto;max-width:72em;color:#222}
-table{border-collapse:collapse;margin:.5em 0}
-th,td{border:1px solid #999;padding:.25em .5em;text-align:left;vertical-align:top}
-th{background:#eee}
-.pass{background:#dff0d8}.fail{background:#f2dede;font-weight:bold}
-.verdict{font-size:1.4em;padding:.4em .8em;display:inline-block;border:2px solid #444}
-svg{display:block;margin:.3em 0;border:1px solid #ccc}
-</style></head><body>
-<h1>Stop-performance monitor</h1>
-<p class="verdict {{.Class}}" id="verdict">{{.H.Verdict}} over {{len .H.Campaigns}} campaigns</p>
-<p>Tolerance <b>{{.H.Tolerance}}</b>. Rule: {{.H.Rule}}.</p>
-{{range .Cells}}<h2>{{.Name}}: <span class="{{if eq .Verdict "PASS"}}pass{{else}}fail{{end}}">{{.Verdict}}</span></h2>
-{{if .Findings}}<ul>{{range .Findings}}<li>latest: {{.}}</li>{{end}}</ul>{{end}}
-{{.SVG}}
-<table class="history"><tr><th>campaign</th><th>start</th><th>n</th><th>worst</th><th>bound</th><th>requirement</th><th>median before (worst / bound)</th><th>findings</th></tr>
-{{range .Rows}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td><td>{{index . 5}}</td><td>{{index . 6}}</td><td>{{index . 7}}</td></tr>
-{{end}}</table>
-{{end}}</body></html>
-`))
-
-// HTML writes the monitor's report as one self-contained page with a plot per cell (inline SVG).
-func (h *History) HTML(w io.Writer) error {
-	type cell struct {
-		HistoryCell
-		SVG  template.HTML
-		Rows [][8]string
-	}
-	data := struct {
-		H     *History
-		Class string
-		Cells []cell
-	}{H: h, Class: "fail"}
-	if h.Verdict == Pass {
-		data.Class = "pass"
-	}
-	for _, hc := range h.Cells {
-		c := cell{HistoryCell: hc}
-		if p, err := historyPlot(hc); err == nil {
-			if svg, err := svgOf(p, 6.5*vg.Inch, 3*vg.Inch); err == nil {
-				c.SVG = svg
-			}
-		}
-		for _, p := range hc.Points {
-			c.Rows = append(c.Rows, [8]string{p.Campaign, stamp(p.Start), strconv.Itoa(p.N), withUnit(p.Worst, hc.Unit), withUnit(p.Bound, hc.Unit),
-				withUnit(p.Requirement, hc.Unit), withUnit(p.RefWorst, hc.Unit) + " / " + withUnit(p.RefBound, hc.Unit), strings.Join(p.Findings, "; ")})
-		}
-		data.Cells = append(data.Cells, c)
-	}
-	return historyPage.Execute(w, data)
 }

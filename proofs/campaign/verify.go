@@ -2,7 +2,6 @@ package campaign
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"math"
@@ -13,8 +12,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	"github.com/rosorin/rosorin/proofs/report"
 )
 
 // SummaryKind marks a verification report's JSON (stopproof report --history reads it back).
@@ -358,72 +355,6 @@ func withUnit(x Num, unit string) string {
 	return s + " " + unit
 }
 
-// Markdown writes the report as markdown (the summary table first: CI's job summary).
-func (s *Summary) Markdown(w io.Writer) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Verification report: %s\n\n", s.Name)
-	fmt.Fprintf(&b, "**%s**: %d of %d cells pass. %s proof; %s to %s; folders: %s.\n\n", s.Verdict, s.passing(), len(s.Cells), s.Proof,
-		stamp(s.Start), stamp(s.End), strings.Join(s.Folders, ", "))
-	b.WriteString("## The claim and its basis\n\n")
-	fmt.Fprintf(&b, "R = %s, C = %s, n = %d runs a cell. Method: %s.\n\n", fmtP(s.Method.R), pct(s.Method.C), s.Method.N, s.Method.Basis)
-	fmt.Fprintf(&b, "A success: %s.\n\nWhat the claim says: %s.\n\nWhat it does not say:\n\n", s.Method.Success, s.Method.Says)
-	for _, l := range s.Method.Limits {
-		fmt.Fprintf(&b, "- %s\n", l)
-	}
-	fmt.Fprintf(&b, "\nThe bound: %s.\n\n", s.Method.Bound)
-	b.WriteString("## Summary\n\n| cell | n | failures | worst | bound (order statistic, quantile @ confidence) | requirement | margin (bound / worst) | no restart | verdict |\n|---|---|---|---|---|---|---|---|---|\n")
-	for _, cr := range s.Cells {
-		for _, d := range cr.dists() {
-			fmt.Fprintf(&b, "| %s%s | %d of %d | %d | %s | %s | %s | %s / %s | %d of %d | %s |\n", cellName(cr.Cell), d.label(), cr.N, cr.Planned, cr.Failures,
-				withUnit(d.Worst, d.Unit), boundCol(cr, *d), withUnit(d.Requirement, d.Unit), withUnit(d.MarginBound, d.Unit), withUnit(d.MarginWorst, d.Unit),
-				cr.N-cr.Restarts, cr.N, cr.Verdict)
-		}
-	}
-	b.WriteString("\n## Per cell\n\n")
-	for _, cr := range s.Cells {
-		fmt.Fprintf(&b, "### %s: %s\n\n", cellName(cr.Cell), cr.Verdict)
-		fmt.Fprintf(&b, "- claim: %s\n- bound: %s\n", cr.Claim, cr.BoundText)
-		for _, d := range cr.dists() {
-			fmt.Fprintf(&b, "- %s: min %s, median %s, mean %s, sd %s, p95 %s, max %s (%d values, %d without)\n", d.what(), fmtNum(float64(d.Min)), fmtNum(float64(d.Median)),
-				fmtNum(float64(d.Mean)), fmtNum(float64(d.SD)), fmtNum(float64(d.P95)), fmtNum(float64(d.Max)), d.Values, d.Missing)
-		}
-		for _, r := range cr.Reasons {
-			fmt.Fprintf(&b, "- FAIL: %s\n", r)
-		}
-		for _, n := range cr.Notes {
-			fmt.Fprintf(&b, "- %s\n", n)
-		}
-		for _, f := range cr.Failed {
-			fmt.Fprintf(&b, "- run %d (rep %d, [record](%s)): %s\n", f.Seq, f.Rep, f.File, f.Why)
-		}
-		if cr.Cut > 0 {
-			fmt.Fprintf(&b, "- %d CUT records (not counted)\n", cr.Cut)
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("## Conditions\n\n")
-	for _, kv := range s.conditionRows() {
-		fmt.Fprintf(&b, "- %s: %s\n", kv[0], kv[1])
-	}
-	for _, w := range s.Conditions.Warnings {
-		fmt.Fprintf(&b, "- WARNING: %s\n", w)
-	}
-	b.WriteString("\n## CUT runs (never counted)\n\n")
-	if len(s.Cut) == 0 {
-		b.WriteString("None.\n")
-	}
-	for _, r := range s.Cut {
-		fmt.Fprintf(&b, "- run %d, %s rep %d: %s ([record](%s))\n", r.Seq, r.Cell, r.Rep, r.Reason, r.Record)
-	}
-	b.WriteString("\n## Runs\n\n| seq | cell | rep | outcome | time to still | travel | no restart | start | evidence |\n|---|---|---|---|---|---|---|---|---|\n")
-	for _, r := range s.Runs {
-		fmt.Fprintf(&b, "| %d | %s | %d | %s | %s | %s | %v | %s | %s |\n", r.Seq, r.Cell, r.Rep, r.outcomeText(), withUnit(r.StillS, "s"), withUnit(r.TravelM, "m"),
-			r.NoRestart, stamp(r.Start), r.linksMD())
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
 func (r RunLink) outcomeText() string {
 	o := r.Outcome
 	if r.Outcome == Pass && !r.Success {
@@ -433,20 +364,6 @@ func (r RunLink) outcomeText() string {
 		o += ": " + r.Reason
 	}
 	return o
-}
-
-func (r RunLink) linksMD() string {
-	l := []string{fmt.Sprintf("[record](%s)", r.Record)}
-	if r.Evidence != "" {
-		l = append(l, fmt.Sprintf("[log](%s)", r.Evidence))
-	}
-	if r.MCAP != "" {
-		l = append(l, fmt.Sprintf("[mcap](%s)", r.MCAP))
-	}
-	if len(r.Absent) > 0 {
-		l = append(l, "ABSENT: "+strings.Join(r.Absent, ", "))
-	}
-	return strings.Join(l, " ")
 }
 
 func stamp(t time.Time) string {
@@ -531,79 +448,6 @@ func (s *Summary) conditionRows() [][2]string {
 	rows = append(rows, [2]string{"robots (workers) used", strconv.Itoa(cs.Workers)},
 		[2]string{"seed of the interleaving", strconv.FormatInt(s.Plan.Seed, 10)})
 	return rows
-}
-
-// JUnitOf makes the JUnit document: one testsuite for the campaign (the plan and method as properties), one
-// testcase per cell (its numbers as properties; a failure naming the runs when the cell fails).
-func (s *Summary) JUnitOf() report.Testsuites {
-	p := func(k, v string) report.Property { return report.Property{Name: k, Value: v} }
-	num := func(x Num) string {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return fmtNum(float64(x))
-		}
-		return strconv.FormatFloat(float64(x), 'g', 6, 64)
-	}
-	suite := report.Testsuite{Name: "campaign " + s.Name, Time: secsOf(s.End.Sub(s.Start)),
-		Properties: []report.Property{p("proof", s.Proof), p("r", fmtP(s.Method.R)), p("c", fmtP(s.Method.C)), p("n", strconv.Itoa(s.Method.N)),
-			p("seed", strconv.FormatInt(s.Plan.Seed, 10)), p("method", s.Method.Basis), p("verdict", s.Verdict)}}
-	if !s.Start.IsZero() {
-		suite.Timestamp = s.Start.UTC().Format("2006-01-02T15:04:05")
-	}
-	for _, kv := range s.conditionRows() {
-		suite.Properties = append(suite.Properties, p("condition: "+kv[0], kv[1]))
-	}
-	for _, cr := range s.Cells {
-		tc := report.Testcase{Name: cr.ID, Classname: "stopproof.campaign." + cr.Cell.Path, Time: "0"}
-		tc.Properties = append(tc.Properties, p("n", strconv.Itoa(cr.N)), p("planned", strconv.Itoa(cr.Planned)), p("failures", strconv.Itoa(cr.Failures)),
-			p("restarts", strconv.Itoa(cr.Restarts)), p("cut", strconv.Itoa(cr.Cut)), p("claim", cr.Claim), p("bound", cr.BoundText),
-			p("bound_order_k", strconv.Itoa(cr.BoundK)), p("bound_quantile", strconv.FormatFloat(cr.BoundP, 'g', 6, 64)),
-			p("bound_confidence", strconv.FormatFloat(cr.BoundConf, 'g', 6, 64)))
-		for _, d := range cr.dists() {
-			pre := "still_s_"
-			if d.Unit == "m" {
-				pre = "travel_m_"
-			}
-			for _, kv := range []struct {
-				k string
-				v Num
-			}{{"min", d.Min}, {"median", d.Median}, {"mean", d.Mean}, {"sd", d.SD}, {"p95", d.P95}, {"max", d.Max}, {"worst", d.Worst},
-				{"bound", d.Bound}, {"requirement", d.Requirement}, {"margin_bound", d.MarginBound}, {"margin_worst", d.MarginWorst}, {"resolution", d.Resolution}} {
-				tc.Properties = append(tc.Properties, p(pre+kv.k, num(kv.v)))
-			}
-		}
-		var out []string
-		out = append(out, cr.Notes...)
-		if cr.Verdict != Pass {
-			var text []string
-			text = append(text, cr.Reasons...)
-			for _, f := range cr.Failed {
-				text = append(text, fmt.Sprintf("run %d (rep %d, %s): %s", f.Seq, f.Rep, f.File, f.Why))
-			}
-			tc.Failure = &report.Failure{Message: strings.Join(cr.Reasons, "; "), Type: Fail, Text: strings.Join(text, "\n")}
-			suite.Failures++
-		}
-		tc.SystemOut = strings.Join(append([]string{cr.Claim, cr.BoundText}, out...), "\n")
-		suite.Cases = append(suite.Cases, tc)
-	}
-	suite.Tests = len(suite.Cases)
-	return report.Testsuites{Name: "stopproof campaign", Tests: suite.Tests, Failures: suite.Failures, Suites: []report.Testsuite{suite}}
-}
-
-// JUnit writes the JUnit XML document.
-func (s *Summary) JUnit(w io.Writer) error {
-	b, err := xml.MarshalIndent(s.JUnitOf(), "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s%s\n", xml.Header, b)
-	return err
-}
-
-func secsOf(d time.Duration) string {
-	if d <= 0 {
-		return "0"
-	}
-	return strconv.FormatFloat(d.Seconds(), 'f', 3, 64)
 }
 
 // Table writes the terminal's summary: a line per cell (and per travel), each cell's claim, and RESULT.

@@ -51,7 +51,7 @@ func TestPassingCampaign(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, want := range []string{"**PASS**: 2 of 2 cells pass", "| estop forward 0.2 m/s | 8 of 8 | 0 |", "(max, p80 @ 83.2 %)",
+	for _, want := range []string{"**PASS: 2 of 2 cells pass**", "| estop forward 0.2 m/s | 8 of 8 | 0 |", "(max, p80 @ 83.2 %)",
 		"R >= 0.8 at 80 % confidence: 8 of 8", "- stated: surface: wheels in the air", "- run 4, ", "[record](camp/runs/1.json)",
 		"battery before a run: 12.37 to 12.40 V", "It does not say the robot never fails"} {
 		if !strings.Contains(md.String(), want) {

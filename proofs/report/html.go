@@ -2,9 +2,7 @@ package report
 
 import (
 	"bytes"
-	"encoding/base64"
 	"fmt"
-	"html/template"
 	"image/color"
 	"io"
 	"math"
@@ -13,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/rosorin/rosorin/proofs/reportdoc"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stand/prove"
 )
@@ -117,115 +116,9 @@ func PlotPath(rep *prove.Report, path string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-type htmlPlot struct {
-	Path string
-	Img  template.URL
-	Err  string
-}
-
-type htmlRun struct {
-	Name, Tool, Target, Fault, Result, Rejudged string
-	Motions                                     []string
-	Rows                                        []htmlRow
-	Plots                                       []htmlPlot
-	Failed                                      []string
-}
-
-type htmlRow struct {
-	Label string
-	Cells []htmlCell
-}
-
-type htmlCell struct {
-	Text  string
-	Class string
-	Title string
-}
-
-var page = template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
-<title>Stop proof report</title>
-<style>
-body{font-family:sans-serif;margin:1.5em;color:#222}
-table{border-collapse:collapse;margin:.5em 0}
-th,td{border:1px solid #999;padding:.25em .6em;text-align:left}
-th{background:#eee}
-td.pass{background:#dff0d8}td.fail{background:#f2dede;font-weight:bold}
-.regress{color:#a00;font-weight:bold}
-img{display:block;margin:.5em 0;border:1px solid #ccc}
-</style></head><body>
-<h1>Stop proof report</h1>
-{{if .Cmp}}<h2>Against the baseline</h2>
-<p>Baseline {{.Cmp.Baseline}}, tolerance {{.Cmp.Tolerance}}.</p>
-{{if .Cmp.Regressions}}<ul>{{range .Cmp.Regressions}}<li class="regress">REGRESSION: {{.}}</li>{{end}}</ul>{{else}}<p>No regression.</p>{{end}}
-{{if .Cmp.Notes}}<ul>{{range .Cmp.Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}
-{{range .Runs}}<h2>{{.Name}}</h2>
-<p>{{.Tool}}; target {{.Target}}{{if .Fault}}; fault <code>{{.Fault}}</code> (negative control: every line must FAIL){{end}}</p>
-{{if .Rejudged}}<p>{{.Rejudged}}</p>{{end}}
-<table id="stop-paths"><tr><th>stop path</th>{{range .Motions}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr><td>{{.Label}}</td>{{range .Cells}}<td class="{{.Class}}" title="{{.Title}}">{{.Text}}</td>{{end}}</tr>
-{{end}}</table>
-<p><b>{{.Result}}</b></p>
-{{if .Failed}}<ul>{{range .Failed}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{range .Plots}}<h3>{{.Path}}</h3>{{if .Err}}<p>{{.Err}}</p>{{else}}<img alt="vibration score of {{.Path}}" src="{{.Img}}">{{end}}
-{{end}}{{end}}
-</body></html>
-`))
-
-// HTML writes one self-contained page: for each run the stop-path table and a plot per path (PNG inline as
-// data: URIs, a Content-Security-Policy that forbids fetching anything), and the baseline's verdicts.
+// HTML writes the report (Document) as one self-contained page: the baseline's verdicts, and for each run
+// the stop-path table and a plot per path (PNG inline as data: URIs, a Content-Security-Policy that forbids
+// fetching anything).
 func HTML(w io.Writer, runs []Run, cmp *Comparison) error {
-	data := struct {
-		Runs []htmlRun
-		Cmp  *Comparison
-	}{Cmp: cmp}
-	for _, run := range runs {
-		rep := run.Report
-		hr := htmlRun{Name: run.Name, Tool: rep.Tool, Target: rep.Target, Fault: rep.Fault, Result: rep.ResultLine()}
-		if rj := run.Rejudged; rj != nil {
-			if len(rj.Differences) > 0 {
-				hr.Rejudged = fmt.Sprintf("Re-judged from the recording: DIFFERS from the live run in %d lines.", len(rj.Differences))
-			} else {
-				hr.Rejudged = fmt.Sprintf("Re-judged from the recording: the same verdicts and times as the live run (%d lines).", rj.Judged)
-			}
-		}
-		motions, rows := layout(rep)
-		hr.Motions = motions
-		var paths []string
-		for _, k := range rows {
-			row := htmlRow{Label: rowLabel(rep, k)}
-			for _, m := range motions {
-				c := htmlCell{Text: "-"}
-				for _, r := range rep.Results {
-					if KeyOf(r) == (Key{k.Path, m, k.Release}) {
-						c = htmlCell{Text: cell(r), Class: "fail", Title: r.Line}
-						if r.Outcome == stand.Pass {
-							c.Class = "pass"
-						}
-					}
-				}
-				row.Cells = append(row.Cells, c)
-			}
-			hr.Rows = append(hr.Rows, row)
-			if !k.Release {
-				paths = append(paths, k.Path)
-			}
-		}
-		for _, r := range rep.Results {
-			if r.Outcome != stand.Pass {
-				hr.Failed = append(hr.Failed, fmt.Sprintf("%s: %s %s", r.Name, r.Outcome, r.Reason))
-			}
-		}
-		for _, path := range paths {
-			png, err := PlotPath(rep, path)
-			if err != nil {
-				hr.Plots = append(hr.Plots, htmlPlot{Path: path, Err: err.Error()})
-				continue
-			}
-			hr.Plots = append(hr.Plots, htmlPlot{Path: path, Img: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(png))})
-		}
-		data.Runs = append(data.Runs, hr)
-	}
-	return page.Execute(w, data)
+	return reportdoc.HTML(w, Document(runs, cmp))
 }
