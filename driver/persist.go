@@ -20,6 +20,8 @@ type persister struct {
 	log       *slog.Logger
 	bw        *boardWriter
 	latchPath string
+	// writeFile replaces a file durably (writeFileDurable); tests make it slow.
+	writeFile func(path string, data []byte, perm os.FileMode) error
 
 	latch  chan latchJob
 	params chan paramsJob
@@ -53,7 +55,7 @@ type paramsJob struct {
 }
 
 func newPersister(log *slog.Logger, bw *boardWriter, latchPath string) *persister {
-	p := &persister{log: log, bw: bw, latchPath: latchPath,
+	p := &persister{log: log, bw: bw, latchPath: latchPath, writeFile: writeFileDurable,
 		latch: make(chan latchJob, 1), params: make(chan paramsJob, 1),
 		final: make(chan struct{}), quit: make(chan struct{}), done: make(chan struct{})}
 	go p.run()
@@ -157,7 +159,7 @@ func (p *persister) doLatch(j latchJob) {
 		break
 	}
 	p.waitingFor.Store(0)
-	if err := writeFileDurable(p.latchPath, marshalLatch(j.rec), 0o644); err != nil {
+	if err := p.writeFile(p.latchPath, marshalLatch(j.rec), 0o644); err != nil {
 		p.fail("e-stop latch NOT kept on disk: a restart of the service would clear it; reset and latch again, or keep the service running", err)
 		return
 	}
@@ -173,7 +175,7 @@ func (p *persister) doParams(j paramsJob) {
 	if j.data == nil {
 		err = removeFileDurable(j.path)
 	} else {
-		err = writeFileDurable(j.path, j.data, 0o644)
+		err = p.writeFile(j.path, j.data, 0o644)
 	}
 	if err != nil {
 		p.fail("runtime parameters NOT kept on disk: a driver restart returns to the parameter file's values", err)

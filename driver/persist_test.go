@@ -474,3 +474,38 @@ func TestStandLatchFileGamepad(t *testing.T) {
 	}
 	waitFor(t, "the latch file's removal after the MODE hold", func() bool { return !fileExists(path) })
 }
+
+// TestSlowDiskNeverDelaysTheLoop: the latch file's write (its fsync) is stuck for as long as the test likes:
+// the control loop ticks on, answers requests and resets the latch meanwhile; when the disk comes back, the
+// newest state (reset: no file) is what the file ends up showing.
+func TestSlowDiskNeverDelaysTheLoop(t *testing.T) {
+	g := newLoopRig(t)
+	g.tick() // run has started the persister
+	path := filepath.Join(g.r.o.StateDir, LatchFileName)
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unblock)
+	g.r.persist.writeFile = func(path string, data []byte, perm os.FileMode) error {
+		entered <- struct{}{}
+		<-release
+		return writeFileDurable(path, data, perm)
+	}
+	g.r.EStop(testPeer, "slow disk")
+	<-entered      // the persister is inside the write
+	for range 50 { // one second of virtual ticks, each answered while the disk is stuck
+		st := g.tick()
+		if st.EStop == nil {
+			t.Fatal("latch lost while its file was being written")
+		}
+	}
+	if rep := g.r.Reset(testPeer); !rep.Success {
+		t.Fatalf("reset while the disk is stuck: %+v", rep)
+	}
+	g.tick()
+	unblock()
+	waitFor(t, "the reset to reach the disk", func() bool { return g.r.persist.latchRemoves.Load() == 1 })
+	if fileExists(path) {
+		t.Fatal("the latch file is left after a reset made while it was being written")
+	}
+}
