@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
-	"github.com/rosorin/rosorin/driver/contact"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/judge/contact"
 	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/coind6"
 	"github.com/rosorin/rosorin/scanmatch"
 )
 
-// The contact reflex (driver/contact, docs/contact.md): the wheels commanded, the LiDAR odometry seeing no
+// The contact reflex (judge/contact, docs/contact.md): the wheels commanded, the LiDAR odometry seeing no
 // motion along the command (the gyro for turns) -> the e-stop, through the loop's own trip path.
 //
 // The scan matcher runs in a goroutine of its own, fed the scans the driver already receives (Handler.Scan,

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
-	"github.com/rosorin/rosorin/driver/contact"
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/judge/contact"
 )
 
 // The contact reflex in the driver, on the fake board: the scans come from feedScans (a still room), so

@@ -18,7 +18,7 @@
 //	state.go      the state record (meters.go: its rates and tick timing)
 //	loopstate.go  the loop's state; params.go: the configuration in driver/motion's types
 //	disk.go       plugged.json and the battery log, written off the loop
-//	contact.go    the contact reflex: its scan matcher's goroutine, its trip (decision: driver/contact)
+//	contact.go    the contact reflex: its scan matcher's goroutine, its trip (decision: judge/contact)
 //
 // One goroutine, the control loop, owns the gate and every counter; the others (board reader, board writer,
 // transport handlers, disk writer, the contact reflex's scan matcher) talk to it over channels and never

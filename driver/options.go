@@ -46,7 +46,7 @@ type Options struct {
 	// The first start of a service is not latched.
 	StartLatched string
 	// Contact is the contact reflex's mode: "act" (latch the e-stop; "" is act), "log" (report only) or
-	// "off" (driver/contact, docs/contact.md).
+	// "off" (judge/contact, docs/contact.md).
 	Contact string
 	// Access says who may do what on the control socket (api.Access: observe, drive, safety); nil =
 	// api.DefaultAccess of this process's uid.

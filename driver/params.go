@@ -8,8 +8,8 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/charger"
 	"github.com/rosorin/rosorin/driver/config"
-	"github.com/rosorin/rosorin/driver/contact"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/judge/contact"
 	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/board"
 )

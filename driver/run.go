@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
-	"github.com/rosorin/rosorin/driver/contact"
 	"github.com/rosorin/rosorin/driver/heartbeat"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/judge/contact"
 	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/board"
 )

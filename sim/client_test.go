@@ -12,7 +12,7 @@ import (
 	"go.bug.st/serial"
 
 	"github.com/rosorin/rosorin/internal/testkit"
-	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/judge/stand"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 

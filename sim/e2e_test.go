@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/internal/testkit"
-	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/judge/stand"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -84,7 +84,7 @@ func TestBoardEndToEnd(t *testing.T) {
 	time.Sleep(2500 * time.Millisecond)
 	g = c.gyro(tStop.Add(-time.Second))
 	v := judgeStop(g, 1.0)
-	t.Logf("stop -> still %.3f s (proofs/stand judge): %s", v.StillFrom, v.Line("stop frame, fwd 0.2"))
+	t.Logf("stop -> still %.3f s (judge/stand judge): %s", v.StillFrom, v.Line("stop frame, fwd 0.2"))
 	if lim := boundS(0.6); math.IsNaN(v.StillFrom) || v.StillFrom > lim {
 		t.Errorf("stop frame: still after %.2f s, want within %.1f s", v.StillFrom, lim)
 	}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/judge/stand"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 

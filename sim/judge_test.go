@@ -5,10 +5,10 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/internal/testkit"
-	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/judge/stand"
 )
 
-// The sim is calibrated and checked with the stand judge CI itself runs (proofs/stand), not a copy of it:
+// The sim is calibrated and checked with the stand judge CI itself runs (judge/stand), not a copy of it:
 // a copy can drift from the real judge (window grid, "no data" rule, time labels) and then the sim would be
 // fitted to a judge nobody uses. These are thin adapters only.
 

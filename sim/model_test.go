@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/judge/stand"
 )
 
 const imuDT = time.Second / 110
@@ -156,7 +156,7 @@ func proofRun(seed int64, v [3]float64, delay time.Duration, ignore bool) stand.
 
 // TestLagFitEstopColumn pins WheelTau to chapter 19's e-stop column (afternoon table, stricter judge):
 // 0.40 s at 0.2 m/s, 0.50 s at 0.35 m/s, 0.25 s rotating at 1.0 rad/s, within +-0.15 s, judged by
-// proofs/stand.Judge on the pure models with the stop frame at the trigger. The e-stop column is the fit
+// judge/stand.Judge on the pure models with the stop frame at the trigger. The e-stop column is the fit
 // target because its trigger is the stop itself (plus the driver's few tens of ms); the deadman column is
 // not (see the fit in docs/sim.md). Controls: the stop frame 0.3 s late (the deadman's own wait) lands
 // outside the band, and a board that ignores the stop never settles.

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/rosorin/rosorin/driver/contact"
+	"github.com/rosorin/rosorin/judge/contact"
 
 	"github.com/urfave/cli/v2"
 

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/rosorin/rosorin/driver/contact"
+	"github.com/rosorin/rosorin/judge/contact"
 	"github.com/rosorin/rosorin/proofs/target"
 )
 

@@ -7,7 +7,7 @@ import (
 	"net/http"
 )
 
-// The contact reflex's part of the API (driver/contact, docs/contact.md): its status in the state record,
+// The contact reflex's part of the API (judge/contact, docs/contact.md): its status in the state record,
 // its events on TopicContact, and a temporary mode change for the stand proof (the seed stopped the
 // rosorin-contact service for the stand's drive tests: with the wheels in the air every spin looks like a
 // contact).

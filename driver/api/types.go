@@ -437,6 +437,6 @@ type State struct {
 	Publishers []Publisher   `json:"publishers"`
 	Loop       LoopStats     `json:"loop"`
 	Config     ConfigSummary `json:"config"`
-	// Contact is the contact reflex's status (driver/contact), null when the driver has none.
+	// Contact is the contact reflex's status (judge/contact), null when the driver has none.
 	Contact *ContactState `json:"contact,omitempty"`
 }

@@ -91,7 +91,7 @@ type Config struct {
 	LidarRespawn       bool    `yaml:"lidar_respawn"`
 	LidarRespawnDelayS float64 `yaml:"lidar_respawn_delay_s"`
 
-	// The contact reflex (driver/contact, chapter 19's contact_monitor.py): the command delayed by
+	// The contact reflex (judge/contact, chapter 19's contact_monitor.py): the command delayed by
 	// ContactLag (s) and averaged over ContactWin (s); judged when at least ContactVMin (m/s) or, turning,
 	// ContactWMin (rad/s) for ContactSettle (s); a stall under ContactRatio of the command for ContactHold
 	// (s) is a contact.

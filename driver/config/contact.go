@@ -1,8 +1,8 @@
 package config
 
-import "github.com/rosorin/rosorin/driver/contact"
+import "github.com/rosorin/rosorin/judge/contact"
 
-// ContactConfig returns the contact reflex's constants (driver/contact; chapter 19's LAG, WIN, V_MIN,
+// ContactConfig returns the contact reflex's constants (judge/contact; chapter 19's LAG, WIN, V_MIN,
 // SETTLE, RATIO, HOLD and our W_MIN for turns). The values are checked by contact.Config.Validate.
 func (c Config) ContactConfig() contact.Config {
 	k := contact.DefaultConfig()

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rosorin/rosorin/judge/stand"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/proofrec"
-	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stand/prove"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/judge/stand"
 )
 
 // Tolerance is how much slower than the baseline a stop may get before it is a regression: a stop is a

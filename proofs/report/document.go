@@ -3,8 +3,8 @@ package report
 import (
 	"fmt"
 
+	"github.com/rosorin/rosorin/judge/stand"
 	"github.com/rosorin/rosorin/proofs/reportdoc"
-	"github.com/rosorin/rosorin/proofs/stand"
 )
 
 // Document is the proof report as the one report model: the regression verdicts against the baseline (cmp

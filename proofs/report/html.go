@@ -11,8 +11,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/rosorin/rosorin/judge/stand"
 	"github.com/rosorin/rosorin/proofs/reportdoc"
-	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stand/prove"
 )
 

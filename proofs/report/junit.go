@@ -6,8 +6,8 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/rosorin/rosorin/judge/stand"
 	"github.com/rosorin/rosorin/proofs/reportdoc"
-	"github.com/rosorin/rosorin/proofs/stand"
 )
 
 // The JUnit XML tree is the report model's (reportdoc); these names stay for the tests and tools that parse

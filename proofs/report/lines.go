@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/judge/stand"
 	"github.com/rosorin/rosorin/proofs/stand/prove"
 )
 

@@ -8,7 +8,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/rosorin/rosorin/proofs/floor"
+	"github.com/rosorin/rosorin/judge/floor"
 	"github.com/rosorin/rosorin/proofs/target"
 )
 

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/judge/floor"
 	"github.com/rosorin/rosorin/proofs/clock"
-	"github.com/rosorin/rosorin/proofs/floor"
 	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/protocol/coind6"

@@ -5,9 +5,9 @@ import (
 	"io"
 	"time"
 
+	"github.com/rosorin/rosorin/judge/floor"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
-	"github.com/rosorin/rosorin/proofs/floor"
 	"github.com/rosorin/rosorin/proofs/stoppath"
 )
 

@@ -6,8 +6,8 @@ import (
 	"io"
 	"math"
 
+	"github.com/rosorin/rosorin/judge/floor"
 	"github.com/rosorin/rosorin/kinematics"
-	"github.com/rosorin/rosorin/proofs/floor"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 )
 

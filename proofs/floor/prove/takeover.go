@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/rosorin/rosorin/proofs/floor"
+	"github.com/rosorin/rosorin/judge/floor"
 )
 
 // The take-over's release on the floor (a path with a Release line): after the stop's judge the operator lets

@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/judge/stand"
 	"github.com/rosorin/rosorin/proofs/target/targettest"
 )
 
-// The contact path on the fake stand (the driver's own decision, driver/contact): the reflex trips by
+// The contact path on the fake stand (the driver's own decision, judge/contact): the reflex trips by
 // itself and the wheels stop; the other paths ran in log mode and said so.
 func TestContactPathPasses(t *testing.T) {
 	run(t, targettest.Options{Seed: 31}, "estop,contact", nil, func(t *testing.T, rep *Report, f *targettest.Fake, out string, err error) {

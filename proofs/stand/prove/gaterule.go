@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/judge/stand"
 )
 
 // The scan gate's rule (Rule.ScanGate): the gate lets go by itself once scans are back, so the path keeps

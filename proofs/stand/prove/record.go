@@ -3,8 +3,8 @@ package prove
 import (
 	"math"
 
+	"github.com/rosorin/rosorin/judge/stand"
 	"github.com/rosorin/rosorin/kinematics"
-	"github.com/rosorin/rosorin/proofs/stand"
 )
 
 // JudgeInput is one judge call of a run as the recording holds it (/proof/judge_input): with the samples it

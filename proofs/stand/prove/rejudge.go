@@ -10,10 +10,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rosorin/rosorin/judge/stand"
 	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/proofrec"
-	"github.com/rosorin/rosorin/proofs/stand"
 )
 
 // Rejudged is a recorded run judged again offline by the live run's judges.

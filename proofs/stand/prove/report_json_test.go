@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/judge/stand"
 )
 
 // A path that failed before its trigger (the driver replaced during spin-up, seen in a sim run) has no trigger

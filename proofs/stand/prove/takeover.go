@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/judge/stand"
 )
 
 // The take-over's release (a path with a Release line and no scan-gate rule): after the stop's judge the

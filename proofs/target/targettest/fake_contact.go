@@ -6,12 +6,12 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
-	"github.com/rosorin/rosorin/driver/contact"
+	"github.com/rosorin/rosorin/judge/contact"
 	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/scanmatch"
 )
 
-// The fake's contact reflex: the driver's own decision (driver/contact) fed the gate's command, the fake's
+// The fake's contact reflex: the driver's own decision (judge/contact) fed the gate's command, the fake's
 // gyro z and, at each scan, the body's pose as the odometry would measure it (still on the stand, the floor
 // physics' pose on the floor). In mode act a contact latches the gate's e-stop, as the driver's trip does.
 // Options.Contact sets the configured mode; ContactMode the temporary one (POST /v1/contact).

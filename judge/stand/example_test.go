@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rosorin/rosorin/proofs/stand"
+	"github.com/rosorin/rosorin/judge/stand"
 )
 
 // vibration builds a deterministic recording at 110 Hz: gyro x and y shaken by two sines whose hypot of

@@ -1,7 +1,9 @@
 // Package stand judges the stand stop proof: with the wheels in the air, spinning wheels shake the body, and
 // the board's gyro sees it. Every function here is pure: recorded samples and times in, a verdict out. There
-// is no I/O, no clock and no goroutine, so the runner (cmd/stopproof), the simulator and a replay of a
-// recorded run all get the same answer from the same numbers.
+// is no I/O, no clock and no goroutine, so the runner (proofs/stand/prove), the simulator and a replay of a
+// recorded run all get the same answer from the same numbers. It is one of the judges (judge/...), below
+// both driver/ and proofs/: the standard library and gonum only (internal/layers checks it). The measured
+// levels and stop times are in docs/safety-case.md.
 //
 // # What it follows
 //
@@ -41,9 +43,9 @@
 // The spinning level is measured on the windows that end at the trigger, at the trigger-Step, ... back to
 // SpinWindow before it, and is their median: the threshold was characterized on 0.2 s windows, so the
 // spinning level is measured on the same scale, and the median keeps one bump from making still wheels look
-// like spinning ones (or the reverse). Over a 1 s SpinWindow the median of a spin just above the threshold
-// (rotation, ~0.0041) scatters by about 0.0003, so such a spin is now and then called "not spinning": a FAIL
-// on the safe side. A longer SpinWindow (the runner spins up for 3 s) makes that rarer.
+// like spinning ones (or the reverse). The median of a spin just above the threshold (rotation) scatters, so
+// such a spin is now and then called "not spinning": a FAIL on the safe side (the scatter measured:
+// docs/safety-case.md). A longer SpinWindow makes that rarer.
 //
 // # No data is never evidence of stillness
 //

@@ -1,7 +1,8 @@
 // Package floor holds the judges of chapter 19's floor stop proof (stop_proof_floor.py): pure functions of
 // the robot's measured motion (LiDAR odometry from package scanmatch, the gyro's z) and of one LiDAR scan, no
-// I/O and no clock. The runner that drives the legs is proofs/floor/prove; docs/floor.md has the rules'
-// origins and the measured figures.
+// I/O and no clock. It is one of the judges (judge/...), below both driver/ and proofs/: the standard library
+// and gonum only (internal/layers checks it). The runner that drives the legs is proofs/floor/prove;
+// docs/floor.md has the rules' origins and the measured figures.
 //
 // The rules and numbers are the seed's (Params): moving is at least 0.04 m/s measured over 0.3 s; turning is
 // gyro z of at least 0.08 rad/s; a forward leg needs a corridor of half width 0.30 m clear for 1.2 m with at

@@ -3,8 +3,10 @@
 // disagreement is how it knows it has run into something (or is held, or stuck).
 //
 // It is pure: the gated command that reached the wheels, the gyro and the LiDAR odometry (package
-// scanmatch) come in with their times; decisions and a status come out. No I/O, goroutines or clocks. The
-// driver runs the matcher off its control loop and feeds this package from the loop (driver/contact.go).
+// scanmatch) come in with their times; decisions and a status come out. No I/O, goroutines or clocks. It is
+// one of the judges (judge/...), below both driver/ and proofs/: the standard library, kinematics and
+// scanmatch only (internal/layers checks it). The driver runs the matcher off its control loop and feeds
+// this package from the loop (driver/contact.go).
 //
 // Spec: chapter 19's behavior/contact_monitor.py, on_rf2o: the command delayed by LAG 0.2 s (odometry lags
 // it), velocities averaged over WIN 0.3 s, judged only when the command has been at least V_MIN 0.08 m/s
