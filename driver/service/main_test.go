@@ -61,7 +61,14 @@ func TestBridgeExecsWithoutCapabilities(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(bin, b, 0o755)
-	script := "#!/bin/sh\ngrep CapEff /proc/self/status | cut -f2 > " + dir + "/caps.tmp && mv " + dir + "/caps.tmp " + dir + "/caps\nexec sleep 30\n"
+	// The bridge reports its capabilities and (python3, exec'd so that it is the bridge process: the
+	// parent-death signal is not inherited across fork) its parent-death signal, which an exec that gained
+	// capabilities would have cleared.
+	script := "#!/bin/sh\n" +
+		"grep CapEff /proc/self/status | cut -f2 > " + dir + "/caps.tmp\n" +
+		"command -v python3 >/dev/null || { mv " + dir + "/caps.tmp " + dir + "/caps; exec sleep 30; }\n" +
+		"exec python3 -c 'import ctypes, os, time; s = ctypes.c_int(); ctypes.CDLL(None).prctl(2, ctypes.byref(s)); " +
+		"open(\"" + dir + "/sig\", \"w\").write(str(s.value)); os.rename(\"" + dir + "/caps.tmp\", \"" + dir + "/caps\"); time.sleep(30)'\n"
 	os.WriteFile(filepath.Join(dir, BridgeName), []byte(script), 0o755)
 	run := func(args ...string) string {
 		c := exec.Command(bin, args...)
@@ -81,6 +88,13 @@ func TestBridgeExecsWithoutCapabilities(t *testing.T) {
 	if got := strings.TrimSpace(string(caps)); got != "0000000000000000" {
 		t.Errorf("the bridge execs with capabilities %s, want none\n%s", got, out)
 	}
+	if sig, err := os.ReadFile(filepath.Join(dir, "sig")); err == nil && len(strings.TrimSpace(string(sig))) > 0 {
+		if got := strings.TrimSpace(string(sig)); got != "15" {
+			t.Errorf("the bridge's parent-death signal is %s, want 15 (SIGTERM): it would outlive the service", got)
+		}
+	} else {
+		t.Log("no python3: the bridge's parent-death signal not checked")
+	}
 	// Control: the same process holds the capabilities, and a child forked from an ordinary thread keeps them.
 	c := exec.Command("/bin/sh", "-c", "grep CapEff /proc/self/status | cut -f2")
 	c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}, AmbientCaps: []uintptr{6, 7}}
@@ -88,5 +102,6 @@ func TestBridgeExecsWithoutCapabilities(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(ctl)) == "0000000000000000" {
 		t.Fatalf("control: a process started like the service holds %q (%v): the test cannot tell", ctl, err)
 	}
-	t.Logf("service started with %s; its bridge %s", strings.TrimSpace(string(ctl)), strings.TrimSpace(string(caps)))
+	sig, _ := os.ReadFile(filepath.Join(dir, "sig"))
+	t.Logf("service started with %s; its bridge %s, parent-death signal %s", strings.TrimSpace(string(ctl)), strings.TrimSpace(string(caps)), strings.TrimSpace(string(sig)))
 }

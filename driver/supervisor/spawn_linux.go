@@ -46,8 +46,12 @@ func newSpawner() *spawner {
 		// The driver and the reader start without the capabilities the service may hold for the bridge's
 		// user switch (childproc.DropThreadCapabilities; this thread only). capget, capset and prctl on the
 		// calling thread fail only on a kernel without them; the children then have what the service has,
-		// which for a service without capabilities is none (TestSpawnerDropsCapabilities).
-		_, _ = childproc.DropThreadCapabilities()
+		// which for a service without capabilities is none (TestSpawnerDropsCapabilities). Not as root: its
+		// children regain every capability at exec anyway, and an exec that gains capabilities the forking
+		// thread lacks clears the parent-death signal (the kernel's commit_creds), the supervisor-death stop.
+		if os.Geteuid() != 0 {
+			_, _ = childproc.DropThreadCapabilities()
+		}
 		for r := range s.req {
 			pid, err := syscall.ForkExec(r.argv[0], r.argv, &syscall.ProcAttr{
 				Env:   r.env,

@@ -5,6 +5,9 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // SpawnCapsEnv makes the test binary the process of TestSpawnerDropsCapabilities (SpawnCapsChild), which
@@ -13,13 +16,25 @@ import (
 const SpawnCapsEnv = "ROSORIN_TEST_SPAWNCAPS"
 
 // SpawnCapsChild prints its own effective capabilities, then those of a child started by the spawner (as the
-// driver and the reader are) and of a child forked from an ordinary thread (as anything else would be): lines
-// "self HEX", "spawner HEX", "plain HEX".
+// driver and the reader are, with the parent-death signal SIGTERM) and of a child forked from an ordinary
+// thread (as anything else would be): lines "self HEX", "spawner HEX SIGNAL", "plain HEX". With
+// SpawnCapsEnv=report it is that spawner's child: it prints its capabilities and its parent-death signal.
 func SpawnCapsChild() int {
+	if os.Getenv(SpawnCapsEnv) == "report" {
+		var sig int
+		unix.Prctl(unix.PR_GET_PDEATHSIG, uintptr(unsafe.Pointer(&sig)), 0, 0, 0)
+		fmt.Println("spawner", capEff("/proc/self/status"), sig)
+		return 0
+	}
 	fmt.Println("self", capEff("/proc/self/status"))
 	sh := []string{"/bin/sh", "-c", `echo "$0 $(grep CapEff /proc/self/status | cut -f2)"`}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Println("executable:", err)
+		return 1
+	}
 	sp := newSpawner()
-	pid, err := sp.start(append(sh[:3:3], "spawner"), nil, []uintptr{0, 1, 2}, 0)
+	pid, err := sp.start([]string{exe}, []string{SpawnCapsEnv + "=report"}, []uintptr{0, 1, 2}, syscall.SIGTERM)
 	if err != nil {
 		fmt.Println("spawner start:", err)
 		return 1
