@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -77,7 +78,8 @@ func parseLatch(b []byte) (latchRecord, error) {
 	if err := d.Decode(&rec); err != nil {
 		return latchRecord{}, fmt.Errorf("not a latch record: %w", err)
 	}
-	if d.More() {
+	// One more token must be the end (Decoder.More alone says "no more" before a stray ']' or '}').
+	if _, err := d.Token(); err != io.EOF {
 		return latchRecord{}, errors.New("trailing data after the record")
 	}
 	if !utf8.ValidString(rec.Reason) || !utf8.ValidString(rec.Source) {

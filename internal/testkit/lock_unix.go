@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -40,7 +41,14 @@ func realTimeLock() string {
 // So `go test ./...` may build and run the other packages two at a time while the real-time ones run one
 // after the other, as CI's part 2 runs them (-p 1). Test helper processes a test binary starts from itself
 // must not call it (their parent holds the lock).
+//
+// A fuzz worker (go test -fuzz starts the test binary again with -test.fuzzworker) takes no lock: its
+// coordinator holds it, and a worker that waited for it would wait the whole fuzz time, fuzzing nothing while
+// the run reported PASS.
 func RealTimeAlone() (release func()) {
+	if isFuzzWorker(os.Args) {
+		return func() {}
+	}
 	f, err := os.OpenFile(realTimeLock(), os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testkit: %v: running without the real-time lock\n", err)
@@ -56,4 +64,14 @@ func RealTimeAlone() (release func()) {
 		fmt.Fprintf(os.Stderr, "testkit: waited %v for another real-time test package (%s)\n", time.Since(start).Round(time.Millisecond), realTimeLock())
 	}
 	return func() { f.Close() }
+}
+
+// isFuzzWorker reports whether args are a fuzz worker's (-test.fuzzworker, as go test passes it).
+func isFuzzWorker(args []string) bool {
+	for _, a := range args {
+		if a == "-test.fuzzworker" || strings.HasPrefix(a, "-test.fuzzworker=") {
+			return true
+		}
+	}
+	return false
 }
