@@ -18,6 +18,8 @@
 //	state.go      the state record (meters.go: its rates and tick timing)
 //	loopstate.go  the loop's state; params.go: the configuration in driver/motion's types
 //	disk.go       plugged.json and the battery log, written off the loop
+//	latchfile.go  the durable e-stop latch (estop.json in the state directory): format, start-up reading
+//	persist.go    the persister: the latch after its stop frame, the kept runtime parameters, never on the loop
 //	contact.go    the contact reflex: its scan matcher's goroutine, its trip (decision: judge/contact)
 //
 // One goroutine, the control loop, owns the gate and every counter; the others (board reader, board writer,
@@ -34,5 +36,6 @@
 //   - The contact reflex (chapter 19's rosorin-contact, a DDS node there) runs inside the driver and trips
 //     through the loop's own trip path; a contact latch is cleared only by reset (docs/contact.md).
 //   - A restart does not clear an e-stop: a driver started after one that crashed, was killed, hung, lost the
-//     board or exited latched starts latched (Options.StartLatched).
+//     board or exited latched starts latched (Options.StartLatched), and neither does a restart of the
+//     supervisor, the service or the machine (the latch file, latchfile.go).
 package driver

@@ -26,7 +26,8 @@ type Options struct {
 	// scans are accepted only from that process's child named api.ReaderComm, the LiDAR reader it started
 	// (scanauth.go); with 0 anyone on the socket may send them.
 	SupervisorPID int
-	// StateDir holds plugged.json and the battery CSV logs (battery/YYYYMMDD.csv); default
+	// StateDir holds estop.json (the durable e-stop latch), runtime-params.json (runtime limits kept for the
+	// drivers of one supervisor), plugged.json and the battery CSV logs (battery/YYYYMMDD.csv); default
 	// $XDG_STATE_HOME/rosorin or $HOME/.local/state/rosorin.
 	StateDir string
 	// Log receives the driver's log lines; nil = slog.Default().

@@ -28,7 +28,7 @@ func configFlag() cli.Flag {
 }
 
 func stateDirFlag() cli.Flag {
-	return &cli.StringFlag{Name: "state-dir", Usage: "where the driver keeps plugged.json and the battery logs (default $XDG_STATE_HOME/rosorin)"}
+	return &cli.StringFlag{Name: "state-dir", Usage: "where the driver keeps the e-stop latch (estop.json: a restart stays latched), runtime limits, plugged.json and the battery logs (default $XDG_STATE_HOME/rosorin)"}
 }
 
 // accessFlags are the control socket's roles (driver/api/access.go, docs/driver.md "Roles").
