@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -466,4 +467,66 @@ func TestSecureEndToEnd(t *testing.T) {
 		}
 	})
 	t.Logf("TestSecureEndToEnd: %.1f s", time.Since(began).Seconds())
+}
+
+// TestSecureNodeEnclaveArg: the node's --enclave argument (NodeOptions.Enclave, which rosorin-ros2 --enclave
+// and `run --ros-args --enclave` set) selects the enclave; ROS_SECURITY_ENCLAVE_OVERRIDE wins over it, as in rcl
+// (an override naming an enclave the keystore lacks refuses the node under Enforce, although --enclave names a
+// good one); under Permissive that fallback's WARN goes to the logger the node is given (the bridge's), not
+// slog's default. The start-up line of a secured bridge names its enclave, keystore and strategy.
+func TestSecureNodeEnclaveArg(t *testing.T) {
+	needSROS2(t)
+	dom := loopbackEnv(t)
+	ks, err := sros2test.Create(t.TempDir(), sros2test.GovernanceXML(sros2test.SROS2Default))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ks.Enclave("/robot", sros2test.Policy{Domain: dom, Publish: []string{"ros_discovery_info"}}, sros2test.EnclaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range securityEnv(ks.Dir, "") {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	t.Setenv(sros2.EnvEnclaveOverride, "")
+	n, err := ros2.NewNodeWith(dom, "", "enclave_arg", ros2.NodeOptions{Enclave: "/robot"})
+	if err != nil {
+		t.Fatalf("Enforce with --enclave /robot: %v", err)
+	}
+	sec := n.Security()
+	n.Close()
+	if !sec.Secured || sec.Enclave != "/robot" || sec.Keystore != ks.Dir || sec.Strategy != sros2.Enforce {
+		t.Errorf("security %+v; want secured in /robot of %s, Enforce", sec, ks.Dir)
+	}
+	line := ros2.GraphAccessSecured(dom, sec, false, true)
+	for _, says := range []string{"with DDS security (SROS2): enclave /robot of keystore " + ks.Dir, "ROS_SECURITY_STRATEGY=Enforce",
+		"signed permissions grant", "~/enable true (turn motion on) from a granted caller: refused (allow_graph_enable false)"} {
+		if !strings.Contains(line, says) {
+			t.Errorf("start-up line lacks %q: %s", says, line)
+		}
+	}
+
+	t.Setenv(sros2.EnvEnclaveOverride, "/missing")
+	if n, err := ros2.NewNodeWith(dom, "", "enclave_arg", ros2.NodeOptions{Enclave: "/robot"}); err == nil {
+		n.Close()
+		t.Fatal("Enforce, --enclave /robot, ROS_SECURITY_ENCLAVE_OVERRIDE=/missing: the node came up; the override must win")
+	} else if !strings.Contains(err.Error(), "/missing") {
+		t.Errorf("the refusal does not name the override's enclave: %v", err)
+	}
+
+	t.Setenv(sros2.EnvStrategy, "Permissive")
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	n, err = ros2.NewNodeWith(dom, "", "enclave_arg", ros2.NodeOptions{Enclave: "/robot", Log: log})
+	if err != nil {
+		t.Fatalf("Permissive with a missing enclave: %v", err)
+	}
+	sec = n.Security()
+	n.Close()
+	if sec.Secured {
+		t.Errorf("Permissive with a missing enclave: secured %+v", sec)
+	}
+	if !strings.Contains(buf.String(), "level=WARN") || !strings.Contains(buf.String(), "WITHOUT security") {
+		t.Errorf("the Permissive fallback did not warn on the node's logger: %q", buf.String())
+	}
 }
