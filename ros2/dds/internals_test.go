@@ -24,7 +24,7 @@ func TestInternalsOn(t *testing.T) {
 		t.Fatalf("internals off with the library this package was built against: %v", err)
 	}
 	if dds.BuiltVersion != "0.10.2" {
-		t.Errorf("built against %q; the layout asserts in dds_cgo.go are 0.10.2's", dds.BuiltVersion)
+		t.Errorf("built against %q; the layout asserts in rosorin_dds.c are 0.10.2's", dds.BuiltVersion)
 	}
 }
 
