@@ -607,10 +607,12 @@ const (
 
 // The answers of ~/enable (data: true) and ~/reset_estop while their parameter is false: why, and how to allow it.
 var (
-	GraphEnableRefused = "enabling motion over the ROS graph is off (without DDS security any participant on the domain could call it); " +
+	GraphEnableRefused = "enabling motion over the ROS graph is off (allow_graph_enable false, the default: every participant that may call the service could enable, " +
+		"which without DDS security is any participant on the domain); " +
 		"enable on the robot (rosorin-base enable), or start the bridge with allow_graph_enable true (" + AllowGraphEnableEnv +
 		"=1 in the service's environment, rosorin-ros2 --allow-graph-enable, or --ros-args -p allow_graph_enable:=true) and restart it"
-	GraphResetRefused = "clearing the e-stop over the ROS graph is off (without DDS security any participant on the domain could call it); " +
+	GraphResetRefused = "clearing the e-stop over the ROS graph is off (allow_graph_reset false, the default: every participant that may call the service could reset, " +
+		"which without DDS security is any participant on the domain); " +
 		"reset on the robot (rosorin-base reset), or start the bridge with allow_graph_reset true (" + AllowGraphResetEnv +
 		"=1 in the service's environment, rosorin-ros2 --allow-graph-reset, or --ros-args -p allow_graph_reset:=true) and restart it"
 )
