@@ -33,7 +33,7 @@ type Config struct {
 	// writers' announced samples checked (20 ms).
 	PollPublishers time.Duration
 	// Remap, when set, maps each fully qualified topic or service name the node uses (the -r rules of
-	// --ros-args; ros2/rosargs).
+	// --ros-args; protocol/rosargs).
 	Remap func(fq string, service bool) string
 	// EStopOneShot: an e-stop writer that leaves within this time of appearing, none of whose samples
 	// reached the bridge, latches the e-stop (5 s; docs/ros2.md, "A one-shot e-stop").

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rosorin/rosorin/ros2/rosname"
+	"github.com/rosorin/rosorin/protocol/rosname"
 )
 
 // NodeName is the seed's node name (chapter 11): the Python driver's, so tools and launch files that name

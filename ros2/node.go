@@ -11,8 +11,8 @@ import (
 
 	"github.com/rosorin/rosorin/protocol/cdr"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
+	"github.com/rosorin/rosorin/protocol/rosname"
 	"github.com/rosorin/rosorin/ros2/dds"
-	"github.com/rosorin/rosorin/ros2/rosname"
 	"github.com/rosorin/rosorin/ros2/sros2"
 )
 

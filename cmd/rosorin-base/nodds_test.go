@@ -29,7 +29,7 @@ func TestROS2NoDDSInService(t *testing.T) {
 		}
 		for _, p := range strings.Fields(string(out)) {
 			// The node (package ros2) and the DDS binding (ros2/dds, cgo); the pure name and argument rules
-			// (ros2/rosname, ros2/rosargs) are the command line's too.
+			// (protocol/rosname, protocol/rosargs) are the command line's too.
 			if p == "github.com/rosorin/rosorin/ros2" || p == "github.com/rosorin/rosorin/ros2/dds" {
 				t.Errorf("-tags %q: cmd/rosorin-base depends on %s", tags, p)
 			}

@@ -12,8 +12,8 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/service"
-	"github.com/rosorin/rosorin/ros2/rosargs"
-	"github.com/rosorin/rosorin/ros2/rosname"
+	"github.com/rosorin/rosorin/protocol/rosargs"
+	"github.com/rosorin/rosorin/protocol/rosname"
 )
 
 // rosArgs are the command line's ROS arguments (`--ros-args ... [--]`, as ros2 launch passes them), taken

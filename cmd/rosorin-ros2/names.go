@@ -5,9 +5,9 @@ import (
 	"os"
 
 	"github.com/rosorin/rosorin/driver/service"
+	"github.com/rosorin/rosorin/protocol/rosargs"
+	"github.com/rosorin/rosorin/protocol/rosname"
 	"github.com/rosorin/rosorin/ros2"
-	"github.com/rosorin/rosorin/ros2/rosargs"
-	"github.com/rosorin/rosorin/ros2/rosname"
 )
 
 // rosArgs are the command line's ROS arguments (`--ros-args ... [--]`), taken out before urfave/cli parses

@@ -8,7 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/rosorin/rosorin/ros2/rosargs"
+	"github.com/rosorin/rosorin/protocol/rosargs"
 )
 
 // ROSSources are a node's parameter sources when it is started with ROS arguments (`--ros-args`), in the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rosorin/rosorin/ros2/rosargs"
+	"github.com/rosorin/rosorin/protocol/rosargs"
 )
 
 func writeFile(t *testing.T, name, body string) string {

@@ -26,9 +26,6 @@ func (e Edge) String() string { return trim(e.From) + " -> " + trim(e.To) }
 // Exceptions are the arrows that run the wrong way today, each to be removed by the change that removes the
 // import. Check asserts them exactly: a new one fails, and so does one whose import is gone (delete it here).
 var Exceptions = []Edge{
-	// ROS parameter YAML is a format, not DDS: rosargs (and rosname, which it uses) move under protocol/
-	// (issue 32); then this exception goes.
-	{Module + "/driver/config", Module + "/ros2/rosargs"},
 	// driver/standtest is a test kit (the stand harness as a conformance suite) that lives beside the driver
 	// it tests; no command links it (the cmd rule below checks that).
 	{Module + "/driver/standtest", Module + "/internal/testkit"},

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rosorin/rosorin/ros2/rosname"
+	"github.com/rosorin/rosorin/protocol/rosname"
 )
 
 // RuleKind says what a remap rule applies to.

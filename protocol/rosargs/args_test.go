@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rosorin/rosorin/ros2/rosname"
+	"github.com/rosorin/rosorin/protocol/rosname"
 )
 
 func TestSplit(t *testing.T) {

@@ -3,7 +3,7 @@ package rosargs
 import (
 	"fmt"
 
-	"github.com/rosorin/rosorin/ros2/rosname"
+	"github.com/rosorin/rosorin/protocol/rosname"
 )
 
 // NodeIn is the node's name and namespace after a's __node and __ns rules (a may be nil), from the defaults
