@@ -129,28 +129,70 @@ const (
 	typeTwistSt = "geometry_msgs/msg/TwistStamped"
 	typeBool    = "std_msgs/msg/Bool"
 	typeString  = "std_msgs/msg/String"
-	typeImu     = "sensor_msgs/msg/Imu"
-	typeBattery = "sensor_msgs/msg/BatteryState"
-	typeOdom    = "nav_msgs/msg/Odometry"
-	typeJoy     = "sensor_msgs/msg/Joy"
-	typeScan    = "sensor_msgs/msg/LaserScan"
 	srvSetBool  = "std_srvs/srv/SetBool"
 	srvTrigger  = "std_srvs/srv/Trigger"
 )
 
-// outputs maps the driver's streams to the node's topics and QoS. Publishers are reliable (they match both
+// output is one topic the node publishes from one of the driver's streams: the stream, the topic, its QoS, and
+// the conversion of one record of the stream into the message, which names its own ROS type. A new topic is
+// one entry of outputs (and its words in the README's topic list, which internal/readmecheck checks).
+type output struct {
+	api, topic string
+	qos        dds.QoS
+	conv       func(line []byte) (rosMessage, error)
+}
+
+// rosMessage is a message the node publishes: its CDR and its ROS type.
+type rosMessage interface {
+	cdr.Marshaler
+	ROSType() string
+}
+
+// rosType is the ROS type of o's messages, asked of the conversion's result for an empty record.
+func (o output) rosType() string {
+	m, _ := o.conv([]byte("{}"))
+	if m == nil {
+		return ""
+	}
+	return m.ROSType()
+}
+
+// decoded is the conversion of a stream whose records are JSON of T, by f.
+func decoded[T any, M rosMessage](topic string, f func(*T) M) func([]byte) (rosMessage, error) {
+	return func(line []byte) (rosMessage, error) {
+		var v T
+		if err := json.Unmarshal(line, &v); err != nil {
+			return f(&v), fmt.Errorf("%s record from the driver: %w", topic, err)
+		}
+		return f(&v), nil
+	}
+}
+
+// outputs are the node's published topics from the driver's streams. Publishers are reliable (they match both
 // reliable and best-effort subscribers) except the scan, which has the sensor-data profile Nav2 expects.
-var outputs = []struct {
-	api, topic, rosType string
-	qos                 dds.QoS
-}{
-	{api.TopicIMU, "imu/data_raw", typeImu, dds.Default},
-	{api.TopicBattery, "battery", typeBattery, dds.Default},
-	{api.TopicOdom, "wheel/odom", typeOdom, dds.Default},
-	{api.TopicGamepad, "gamepad", typeJoy, dds.Default},
-	{api.TopicScan, "scan", typeScan, dds.SensorData},
-	{api.TopicState, "~/state", typeString, dds.Latched},
-	{api.TopicSource, "~/source", typeString, dds.Latched},
+// (/tf_static and /tf: tf.go; /rosout: rosout.go; /diagnostics: diagnostics.go.)
+var outputs = []output{
+	{api.TopicIMU, "imu/data_raw", dds.Default, decoded(api.TopicIMU, IMUMsg)},
+	{api.TopicBattery, "battery", dds.Default, decoded(api.TopicBattery, BatteryMsg)},
+	{api.TopicOdom, "wheel/odom", dds.Default, decoded(api.TopicOdom, OdomMsg)},
+	{api.TopicGamepad, "gamepad", dds.Default, decoded(api.TopicGamepad, JoyMsg)},
+	{api.TopicScan, "scan", dds.SensorData, decoded(api.TopicScan, ScanMsg)},
+	// ~/state carries the driver's state record as it is (the seed's ~/state JSON plus link health).
+	{api.TopicState, "~/state", dds.Latched, func(l []byte) (rosMessage, error) { return &rosmsg.String{Data: string(l)}, nil }},
+	// ~/source carries the input name alone ("manual", "autonomous", "cmd_vel", "none"), as the peer's.
+	{api.TopicSource, "~/source", dds.Latched, sourceMsg},
+}
+
+// sourceMsg is ~/source's conversion: the source name of a hand-over record, which must have one.
+func sourceMsg(l []byte) (rosMessage, error) {
+	var m api.SourceChange
+	if err := json.Unmarshal(l, &m); err != nil {
+		return &rosmsg.String{}, fmt.Errorf("%s record from the driver: %w", api.TopicSource, err)
+	}
+	if m.Source == "" {
+		return &rosmsg.String{}, fmt.Errorf("%s record from the driver without a source", api.TopicSource)
+	}
+	return &rosmsg.String{Data: m.Source}, nil
 }
 
 // estopQoS are the e-stop readers, so that every publisher a user will meet matches at least one and none
@@ -201,7 +243,7 @@ func New(cfg Config) (*Bridge, error) {
 	b.watch.repair, b.watch.oneShot = cfg.EStopRepair, cfg.EStopOneShot
 	fail := func(err error) (*Bridge, error) { node.Close(); return nil, err }
 	for _, o := range outputs {
-		p, err := node.Publisher(o.topic, o.rosType, o.qos)
+		p, err := node.Publisher(o.topic, o.rosType(), o.qos)
 		if err != nil {
 			return fail(err)
 		}
@@ -755,43 +797,12 @@ func (b *Bridge) follow(ctx context.Context, topic string) {
 	}
 }
 
-func converter(topic string) func([]byte) (cdr.Marshaler, error) {
-	dec := func(line []byte, v any) error {
-		if err := json.Unmarshal(line, v); err != nil {
-			return fmt.Errorf("%s record from the driver: %w", topic, err)
-		}
-		return nil
-	}
-	switch topic {
-	case api.TopicIMU:
-		return func(l []byte) (cdr.Marshaler, error) { var m api.IMU; err := dec(l, &m); return IMUMsg(&m), err }
-	case api.TopicBattery:
-		return func(l []byte) (cdr.Marshaler, error) {
-			var m api.Battery
-			err := dec(l, &m)
-			return BatteryMsg(&m), err
-		}
-	case api.TopicOdom:
-		return func(l []byte) (cdr.Marshaler, error) { var m api.Odom; err := dec(l, &m); return OdomMsg(&m), err }
-	case api.TopicGamepad:
-		return func(l []byte) (cdr.Marshaler, error) { var m api.Gamepad; err := dec(l, &m); return JoyMsg(&m), err }
-	case api.TopicScan:
-		return func(l []byte) (cdr.Marshaler, error) { var m api.Scan; err := dec(l, &m); return ScanMsg(&m), err }
-	case api.TopicState:
-		// ~/state carries the driver's state record as it is (the seed's ~/state JSON plus link health).
-		return func(l []byte) (cdr.Marshaler, error) { return &rosmsg.String{Data: string(l)}, nil }
-	case api.TopicSource:
-		// ~/source carries the input name alone ("manual", "autonomous", "cmd_vel", "none"), as the peer's.
-		return func(l []byte) (cdr.Marshaler, error) {
-			var m api.SourceChange
-			if err := dec(l, &m); err != nil {
-				return nil, err
-			}
-			if m.Source == "" {
-				return nil, fmt.Errorf("%s record from the driver without a source", api.TopicSource)
-			}
-			return &rosmsg.String{Data: m.Source}, nil
+// converter is the conversion of the driver's stream topic (outputs).
+func converter(topic string) func([]byte) (rosMessage, error) {
+	for _, o := range outputs {
+		if o.api == topic {
+			return o.conv
 		}
 	}
-	return func([]byte) (cdr.Marshaler, error) { return nil, errors.New("no such topic") }
+	return func([]byte) (rosMessage, error) { return nil, errors.New("no such topic") }
 }

@@ -120,7 +120,7 @@ func TestREADMENamesEveryTopic(t *testing.T) {
 
 // bridgeTopics returns the topic strings of the bridge's outputs table: {api.TopicX, "topic", ...}.
 func bridgeTopics(src []byte) []string {
-	_, table, ok := bytes.Cut(src, []byte("var outputs = []struct"))
+	_, table, ok := bytes.Cut(src, []byte("var outputs = []"))
 	if !ok {
 		return nil
 	}
@@ -141,7 +141,7 @@ func TestREADMECheckCanFail(t *testing.T) {
 	if m := missingWords(rm, []string{"/tf"}); len(m) != 1 {
 		t.Errorf("missing topics %v", m)
 	}
-	src := []byte("var outputs = []struct {\n\tapi string\n}{\n\t{api.TopicIMU, \"imu/data_raw\", x},\n\t{api.TopicScan, \"scan\", y},\n}\n")
+	src := []byte("var outputs = []output{\n\t{api.TopicIMU, \"imu/data_raw\", x},\n\t{api.TopicScan, \"scan\", y},\n}\n")
 	if got := bridgeTopics(src); !slices.Equal(got, []string{"imu/data_raw", "scan"}) {
 		t.Errorf("bridgeTopics %v", got)
 	}
