@@ -3,6 +3,7 @@ package ros2
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -250,21 +251,24 @@ func Diagnostics(node string, s, prev *api.State, sup *supervisor.Status) []rosm
 		}
 		add(TaskSupervisor, "", level, msg, v)
 	}
-	// This bridge as the service sees it (run --ros2): its restarts and how the last one ended. A bridge that is
-	// down publishes nothing; the one that replaces it says here what happened to its predecessor.
+	// This bridge as the service sees it (run --ros2): its restarts and how the last one ended. The bridge that
+	// publishes this is up by definition; the service's record may still describe its predecessor (it is
+	// written on the supervisor's tick), and a bridge that is down publishes nothing: the one that replaces it
+	// says here what happened before it.
 	if b := supBridge(sup); b != nil {
 		var v kvs
 		v.add("pid", b.PID)
 		v.add("user", b.User)
 		v.add("starts", b.Starts)
+		v.add("failures", b.Failures)
 		v.add("last_exit", b.LastExit)
 		v.add("last_error", b.LastError)
 		level, msg := rosmsg.DiagOK, "running"
 		switch {
-		case b.Problem() != "":
-			level, msg = rosmsg.DiagError, b.Problem()
-		case b.Starts > 1:
-			level, msg = rosmsg.DiagWarn, fmt.Sprintf("bridge restarted %d time(s); last exit: %s", b.Starts-1, b.LastExit)
+		case b.Failures > 0:
+			level, msg = rosmsg.DiagWarn, fmt.Sprintf("running after %d failed start(s); last: %s", b.Failures, b.LastError)
+		case b.Starts > 1 || (b.Starts == 1 && b.LastExit != "" && b.PID != os.Getpid()):
+			level, msg = rosmsg.DiagWarn, fmt.Sprintf("bridge restarted; last exit: %s", b.LastExit)
 		}
 		add(TaskBridge, "", level, msg, v)
 	}

@@ -113,10 +113,10 @@ func TestDiagnostics(t *testing.T) {
 		{"loop late", func(s, p *api.State, sup *supervisor.Status) { s.Loop.TickP99Ms = 45 }, TaskLoop, rosmsg.DiagWarn, "over 1.5 ticks"},
 		{"bridge restarted", func(s, p *api.State, sup *supervisor.Status) {
 			sup.Bridge.Starts, sup.Bridge.LastExit = 2, "pid 19: signal: killed"
-		}, TaskBridge, rosmsg.DiagWarn, "restarted 1 time(s); last exit: pid 19: signal: killed"},
+		}, TaskBridge, rosmsg.DiagWarn, "restarted; last exit: pid 19: signal: killed"},
 		{"bridge failing", func(s, p *api.State, sup *supervisor.Status) {
 			sup.Bridge.Healthy, sup.Bridge.Failures, sup.Bridge.LastError = false, 3, "exited at start; last_words: libddsc.so.0: cannot open"
-		}, TaskBridge, rosmsg.DiagError, "restarting after 3 failures"},
+		}, TaskBridge, rosmsg.DiagWarn, "running after 3 failed start(s); last: exited at start"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, prev, sup := healthy(), healthy(), healthySup()

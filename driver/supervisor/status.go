@@ -91,7 +91,7 @@ type BridgeStatus struct {
 // Problem says what is wrong with the bridge in words for a person, "" when it runs and has lasted.
 func (b *BridgeStatus) Problem() string {
 	switch {
-	case b == nil:
+	case b == nil, !b.Running && b.Starts == 0 && b.LastError == "": // none, or not started yet
 		return ""
 	case !b.Running && b.LastError != "":
 		return fmt.Sprintf("ROS 2 bridge DOWN (%d failures in a row): %s", b.Failures, b.LastError)

@@ -293,3 +293,23 @@ func TestWatcherDeliversTheFinalWord(t *testing.T) {
 		t.Fatal("no final word")
 	}
 }
+
+// TestBridgeProblem: what `rosorin-base state` says of the bridge: nothing while it runs or before its first
+// start, DOWN with the reason once it failed or ended.
+func TestBridgeProblem(t *testing.T) {
+	for _, c := range []struct {
+		b    *BridgeStatus
+		want string
+	}{
+		{nil, ""},
+		{&BridgeStatus{}, ""},
+		{&BridgeStatus{Running: true, Healthy: true, Starts: 1}, ""},
+		{&BridgeStatus{Starts: 1, LastExit: "pid 9: signal: killed"}, "DOWN: pid 9"},
+		{&BridgeStatus{Failures: 2, LastError: "not found"}, "DOWN (2 failures in a row): not found"},
+		{&BridgeStatus{Running: true, Starts: 3, Failures: 2, LastError: "exited at start"}, "restarting after 2 failures"},
+	} {
+		if got := c.b.Problem(); (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%+v: %q, want %q", c.b, got, c.want)
+		}
+	}
+}
