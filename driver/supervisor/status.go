@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -142,4 +143,52 @@ func writeStatus(path string, s Status) error {
 		os.Remove(tmp.Name())
 	}
 	return werr
+}
+
+func (s *supervisor) writeStatus() {
+	count, last, at := s.stop.stats()
+	st := Status{
+		PID: os.Getpid(), Device: s.cfg.Device, Port: s.portState, PortSince: s.portSince,
+		DriverStarts: s.driverStarts, DriverLastExit: s.driverLastExit, DriverStartLatched: s.startLatched,
+		ReaderStarts: s.readerStarts, ReaderLastExit: s.readerExit,
+		StopFrames: count, LastStop: last, LastStopAt: at,
+		BoardBytes: s.tee.bytes.Load(), DriverDroppedBytes: s.tee.driverDrops.Load(),
+		RawClients: int(s.tee.rawSinks.Load()), RawDroppedClients: s.tee.droppedRaw.Load(),
+		Updated: time.Now(),
+	}
+	if s.driver != nil {
+		st.DriverPID = s.driver.pid
+		st.DriverHeartbeats = s.driver.beats.Load()
+		st.DriverHeartbeatMaxGapMS = float64(s.driver.maxGap.Load()/1000) / 1000
+		if ns := s.driver.lastBeat.Load(); ns != 0 {
+			st.LastHeartbeatAt = time.Unix(0, ns)
+		}
+	}
+	st.Watchdog = "off"
+	if !s.cfg.NoWatchdog {
+		st.Watchdog = s.cfg.WatchdogTimeout.String()
+	}
+	st.WatchdogTrips = s.watchdogTrips.Load()
+	st.WatchdogLateWakes = s.watchdogLate.Load()
+	if w := s.lastWatchdog.Load(); w != nil {
+		st.LastWatchdog = *w
+	}
+	if s.reader != nil {
+		st.ReaderPID = s.reader.pid
+	}
+	if s.capture != nil {
+		cs := s.capture.Status()
+		st.Capture = &CaptureStatus{QueueStatus: cs, TxTapLost: s.tapLost.Load()}
+	}
+	if s.cfg.Bridge != nil {
+		st.Bridge = s.cfg.Bridge()
+	}
+	if s.portState == PortGone {
+		st.Warning = "board port " + s.cfg.Device + " gone for " +
+			strconv.FormatFloat(time.Since(s.portSince).Seconds(), 'f', 1, 64) +
+			" s: the wheels keep their last speed and nothing can stop them until it returns"
+	}
+	if err := writeStatus(StatusPath(s.cfg.Socket), st); err != nil && s.portState != PortClosed {
+		s.log.Debug("status file", "err", err)
+	}
 }
