@@ -34,7 +34,7 @@ type Status struct {
 	DriverStarts   int    `json:"driver_starts"`
 	DriverLastExit string `json:"driver_last_exit,omitempty"`
 	// DriverStartLatched is the e-stop reason the current driver was started latched with ("": not latched;
-	// the first driver of a service never is). See restartLatch in supervisor.go.
+	// the first driver of a service never is). See restartLatch in policy.go.
 	DriverStartLatched string `json:"driver_start_latched,omitempty"`
 	ReaderPID          int    `json:"reader_pid"` // 0 while no LiDAR reader runs
 	ReaderStarts       int    `json:"reader_starts"`
