@@ -350,83 +350,46 @@ func terminalAsk(c *cli.Context) func(string) bool {
 	}
 }
 
-// startRobots starts one simulated robot per --parallel (in parallel), or reaches the running driver. The
-// returned close tears every target down.
+// startRobots starts one simulated robot per --parallel (campaign.StartRobots: at once), or reaches the
+// running driver. The returned close tears every target down.
 func startRobots(c *cli.Context, f *campaign.Folder, ctx context.Context, out io.Writer) ([]campaign.Robot, func(), error) {
 	host, _ := os.Hostname()
 	ses := &campaign.SessionClock{}
 	clk := clock.Real{}
-	var (
-		mu      sync.Mutex
-		targets []target.Target
-		logs    []*evidence.Log
-	)
-	closeAll := func() {
-		mu.Lock()
-		defer mu.Unlock()
-		var wg sync.WaitGroup
-		for _, t := range targets {
-			wg.Add(1)
-			go func() { defer wg.Done(); t.Close() }()
-		}
-		wg.Wait()
-		for _, l := range logs {
-			l.Close()
-		}
-		targets, logs = nil, nil
-	}
 	n := c.Int("parallel")
-	robots := make([]campaign.Robot, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			wdir := filepath.Join(f.Dir, "workers", fmt.Sprint(i+1))
-			ev, err := evidence.Create(wdir, evidence.Name("target", clk.Now()), clk)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			mu.Lock()
-			logs = append(logs, ev)
-			mu.Unlock()
-			var t target.Target
-			if c.Bool("sim") {
-				if i == 0 {
-					fmt.Fprintf(out, "starting %d simulated stand robot(s) and rosorin-base ...\n", n)
-				}
-				st, err := target.StartSim(ctx, target.SimConfig{BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed") + int64(i),
-					Fault: c.String("sim-fault"), BaseLog: filepath.Join(wdir, "rosorin-base.log"), Clock: clk, Evidence: ev, Out: io.Discard})
-				if err != nil {
-					errs[i] = fmt.Errorf("simulated robot %d: %w", i+1, err)
-					return
-				}
-				t = st
-			} else {
-				lc := target.DefaultLiveConfig()
-				if s := c.String("socket"); s != "" {
-					lc.Socket = s
-				}
-				lc.Device, lc.ServiceStop, lc.ServiceStart = c.String("device"), c.String("service-stop"), c.String("service-start")
-				lc.Clock, lc.Evidence = clk, ev
-				t = target.NewLiveTarget(lc)
-			}
-			mu.Lock()
-			targets = append(targets, t)
-			mu.Unlock()
-			o, _ := proveOptions(c, nil)
-			robots[i] = &campaign.StandRobot{Target: t, Options: o, Version: version(), Host: host,
-				ConfigFile: c.String("driver-config"), NoRecord: c.Bool("no-record"), Session: ses}
-		}()
+	if c.Bool("sim") {
+		fmt.Fprintf(out, "starting %d simulated stand robot(s) and rosorin-base ...\n", n)
 	}
-	wg.Wait()
-	for _, err := range errs {
+	robots, closeAll, err := campaign.StartRobots(n, func(i int) (campaign.Robot, io.Closer, error) {
+		wdir := filepath.Join(f.Dir, "workers", fmt.Sprint(i+1))
+		ev, err := evidence.Create(wdir, evidence.Name("target", clk.Now()), clk)
 		if err != nil {
-			closeAll()
 			return nil, nil, err
 		}
+		var t target.Target
+		if c.Bool("sim") {
+			st, err := target.StartSim(ctx, target.SimConfig{BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed") + int64(i),
+				Fault: c.String("sim-fault"), BaseLog: filepath.Join(wdir, "rosorin-base.log"), Clock: clk, Evidence: ev, Out: io.Discard})
+			if err != nil {
+				return nil, ev, fmt.Errorf("simulated robot %d: %w", i+1, err)
+			}
+			t = st
+		} else {
+			lc := target.DefaultLiveConfig()
+			if s := c.String("socket"); s != "" {
+				lc.Socket = s
+			}
+			lc.Device, lc.ServiceStop, lc.ServiceStart = c.String("device"), c.String("service-stop"), c.String("service-start")
+			lc.Clock, lc.Evidence = clk, ev
+			t = target.NewLiveTarget(lc)
+		}
+		o, _ := proveOptions(c, nil)
+		return &campaign.StandRobot{Target: t, Options: o, Version: version(), Host: host,
+				ConfigFile: c.String("driver-config"), NoRecord: c.Bool("no-record"), Session: ses},
+			campaign.Closers{t, ev}, nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	if t, ok := robots[0].(*campaign.StandRobot); ok {
 		fmt.Fprintf(out, "robot 1: %s\n", t.Target.Describe())
