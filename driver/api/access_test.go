@@ -227,15 +227,7 @@ func (h *failingEStop) EStop(p Peer, reason string) Reply {
 // TestEStopNotLatchedIsNot200: an e-stop the driver did not latch is answered 503, never 200, and the client
 // returns an error, so no caller takes it for a stop.
 func TestEStopNotLatchedIsNot200(t *testing.T) {
-	h := &failingEStop{}
-	path := filepath.Join(shortDir(t), "base.sock")
-	s, err := Listen(path, h, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	c := NewClient(path)
-	defer c.CloseIdle()
+	_, c := listenFor(t, &failingEStop{})
 	if code, msg := post(t, c, "/v1/estop", `{"reason":"x"}`); code != http.StatusServiceUnavailable || !strings.Contains(msg, "NOT latched") {
 		t.Errorf("failed e-stop answered %d %s, want 503", code, msg)
 	}

@@ -3,10 +3,7 @@ package api
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -34,14 +31,7 @@ var _ Parameterizer = (*paramHandler)(nil)
 
 func TestParamRoutes(t *testing.T) {
 	h := &paramHandler{}
-	path := filepath.Join(shortDir(t), "base.sock")
-	s, err := Listen(path, h, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	c := NewClient(path)
-	defer c.CloseIdle()
+	_, c := listenFor(t, h)
 	ctx := context.Background()
 	ps, err := c.Params(ctx)
 	if err != nil || len(ps) != 1 || ps[0].Value != 0.3 {

@@ -124,15 +124,23 @@ func shortDir(t *testing.T) string {
 func newTestServer(t *testing.T) (*Server, *fakeHandler, *Client) {
 	t.Helper()
 	h := &fakeHandler{}
+	s, c := listenFor(t, h)
+	return s, h, c
+}
+
+// listenFor serves h on a socket of its own (logs discarded) and returns the server and a client of it; both
+// end with the test.
+func listenFor(t *testing.T, h Handler, opts ...ListenOption) (*Server, *Client) {
+	t.Helper()
 	path := filepath.Join(shortDir(t), "base.sock")
-	s, err := Listen(path, h, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s, err := Listen(path, h, slog.New(slog.NewTextHandler(io.Discard, nil)), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
 	c := NewClient(path)
 	t.Cleanup(c.CloseIdle)
-	return s, h, c
+	return s, c
 }
 
 func post(t *testing.T, c *Client, route, body string) (int, string) {
@@ -648,14 +656,7 @@ func (h *gatedHandler) AuthorizeScan(p Peer) error {
 // reader pid); the refusals are counted. Allowed again, the same client's stream is accepted.
 func TestServerScanSenderRefused(t *testing.T) {
 	h := &gatedHandler{allow: func(p Peer) error { return errors.New("not the LiDAR reader") }}
-	path := filepath.Join(shortDir(t), "base.sock")
-	s, err := Listen(path, h, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	c := NewClient(path)
-	t.Cleanup(c.CloseIdle)
+	s, c := listenFor(t, h)
 	sc := Scan{Stamp: time.Now(), Ranges: Ranges{1, 2}, AngleIncrement: 0.1}
 	ss, err := c.StreamScans(context.Background())
 	if err != nil {
