@@ -12,7 +12,7 @@ import (
 	"go.bug.st/serial"
 
 	"github.com/rosorin/rosorin/internal/testkit"
-	"github.com/rosorin/rosorin/judge/stand"
+	"github.com/rosorin/rosorin/judge/vibration"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -145,14 +145,14 @@ func (c *boardClient) readErr() error {
 }
 
 // gyro returns the IMU samples for the stand judge (rad/s) with arrival times relative to t0, from t0 on.
-func (c *boardClient) gyro(t0 time.Time) []stand.Sample {
-	var out []stand.Sample
+func (c *boardClient) gyro(t0 time.Time) []vibration.Sample {
+	var out []vibration.Sample
 	for _, f := range c.since(t0, board.FuncIMU) {
 		m, ok := f.val.(board.IMU)
 		if !ok {
 			continue
 		}
-		out = append(out, stand.SampleFromBoard(f.t.Sub(t0).Seconds(), m.Gyro))
+		out = append(out, vibration.SampleFromBoard(f.t.Sub(t0).Seconds(), m.Gyro))
 	}
 	return out
 }

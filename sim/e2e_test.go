@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/internal/testkit"
-	"github.com/rosorin/rosorin/judge/stand"
+	"github.com/rosorin/rosorin/judge/vibration"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -68,7 +68,7 @@ func TestBoardEndToEnd(t *testing.T) {
 		t.Errorf("0.2 m/s mean vibration %.4f, want ~0.005-0.006", spin)
 	}
 	// No watchdog: every window from 1 s to 6.2 s after the only motor frame is loud.
-	for _, w := range stand.WindowsBetween(g, 1.0, 6.2, judgeParams) {
+	for _, w := range vibration.WindowsBetween(g, 1.0, 6.2, judgeParams) {
 		if w.NoData || w.Score < judgeParams.Threshold {
 			t.Errorf("vibration dropped to %.4f (%d samples) at %.2f s with no stop sent: the board must keep the wheels turning", w.Score, w.N, w.End)
 			break
@@ -84,7 +84,7 @@ func TestBoardEndToEnd(t *testing.T) {
 	time.Sleep(2500 * time.Millisecond)
 	g = c.gyro(tStop.Add(-time.Second))
 	v := judgeStop(g, 1.0)
-	t.Logf("stop -> still %.3f s (judge/stand judge): %s", v.StillFrom, v.Line("stop frame, fwd 0.2"))
+	t.Logf("stop -> still %.3f s (judge/vibration judge): %s", v.StillFrom, v.Line("stop frame, fwd 0.2"))
 	if lim := boundS(0.6); math.IsNaN(v.StillFrom) || v.StillFrom > lim {
 		t.Errorf("stop frame: still after %.2f s, want within %.1f s", v.StillFrom, lim)
 	}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rosorin/rosorin/judge/stand"
+	"github.com/rosorin/rosorin/judge/vibration"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -119,7 +119,7 @@ func TestFaultIgnoreMotor(t *testing.T) {
 		t.Fatalf("received %+v, want the stop frame", rx)
 	}
 	g := c.gyro(tStop.Add(-500 * time.Millisecond))
-	if v := judgeStop(g, 0.5); !math.IsNaN(v.StillFrom) || v.Outcome == stand.Pass {
+	if v := judgeStop(g, 0.5); !math.IsNaN(v.StillFrom) || v.Outcome == vibration.Pass {
 		t.Errorf("the stand judge says still %.2f s after an ignored stop: %s", v.StillFrom, v.Line("ignore-motor"))
 	}
 	if sc := meanScore(g, 0.5, 2.0); sc < 0.0045 {

@@ -6,17 +6,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rosorin/rosorin/judge/stand"
+	"github.com/rosorin/rosorin/judge/vibration"
 )
 
 const imuDT = time.Second / 110
 
 // standRun simulates the stand with pure models: spin at v for spin, stop (target 0), run for after.
 // Returns the samples and the stop time.
-func standRun(seed int64, v [3]float64, spin, after time.Duration) ([]stand.Sample, float64) {
+func standRun(seed int64, v [3]float64, spin, after time.Duration) ([]vibration.Sample, float64) {
 	p := NewPhysics(Stand, nil)
 	m := NewIMUModel(seed)
-	var out []stand.Sample
+	var out []vibration.Sample
 	var t time.Duration
 	stop := spin
 	p.Target = WheelRPS(v)
@@ -123,12 +123,12 @@ func TestStopToStillFit(t *testing.T) {
 	p := NewPhysics(Stand, nil)
 	m := NewIMUModel(3)
 	p.Target = WheelRPS([3]float64{0.2, 0, 0})
-	var s []stand.Sample
+	var s []vibration.Sample
 	for t0 := time.Duration(0); t0 < 6*time.Second; t0 += imuDT {
 		p.Step(imuDT)
 		s = append(s, sampleFromReading(t0, m.Sample(imuDT, p)))
 	}
-	if v := judgeStop(s, 3); !math.IsNaN(v.StillFrom) || v.Outcome == stand.Pass || !(v.Spinning > judgeParams.Threshold) {
+	if v := judgeStop(s, 3); !math.IsNaN(v.StillFrom) || v.Outcome == vibration.Pass || !(v.Spinning > judgeParams.Threshold) {
 		t.Errorf("wheels still turning: want spinning and NEVER settled, got %s", v.Line("ignore-motor, fwd 0.2"))
 	}
 }
@@ -137,12 +137,12 @@ func TestStopToStillFit(t *testing.T) {
 // stop reaches the board delay after the trigger (the target drops to zero), 5 s of hold, then
 // stand.Judge with the seed's parameters on the trigger's timeline. ignore keeps the target (a board that
 // ignores the stop).
-func proofRun(seed int64, v [3]float64, delay time.Duration, ignore bool) stand.Verdict {
+func proofRun(seed int64, v [3]float64, delay time.Duration, ignore bool) vibration.Verdict {
 	const spin, hold = 3 * time.Second, 5 * time.Second
 	p := NewPhysics(Stand, nil)
 	m := NewIMUModel(seed)
 	p.Target = WheelRPS(v)
-	var s []stand.Sample
+	var s []vibration.Sample
 	for t := time.Duration(0); t < spin+hold; {
 		if t >= spin+delay && !ignore {
 			p.Target = [4]float64{}
@@ -151,12 +151,12 @@ func proofRun(seed int64, v [3]float64, delay time.Duration, ignore bool) stand.
 		t += imuDT
 		s = append(s, sampleFromReading(t, m.Sample(imuDT, p)))
 	}
-	return stand.Judge(s, spin.Seconds(), (spin + hold).Seconds(), judgeParams)
+	return vibration.Judge(s, spin.Seconds(), (spin + hold).Seconds(), judgeParams)
 }
 
 // TestLagFitEstopColumn pins WheelTau to chapter 19's e-stop column (afternoon table, stricter judge):
 // 0.40 s at 0.2 m/s, 0.50 s at 0.35 m/s, 0.25 s rotating at 1.0 rad/s, within +-0.15 s, judged by
-// judge/stand.Judge on the pure models with the stop frame at the trigger. The e-stop column is the fit
+// judge/vibration.Judge on the pure models with the stop frame at the trigger. The e-stop column is the fit
 // target because its trigger is the stop itself (plus the driver's few tens of ms); the deadman column is
 // not (see the fit in docs/sim.md). Controls: the stop frame 0.3 s late (the deadman's own wait) lands
 // outside the band, and a board that ignores the stop never settles.
@@ -175,7 +175,7 @@ func TestLagFitEstopColumn(t *testing.T) {
 		sum := 0.0
 		for seed := int64(1); seed <= seeds; seed++ {
 			vd := proofRun(seed, v, delay, false)
-			if vd.Outcome != stand.Pass {
+			if vd.Outcome != vibration.Pass {
 				t.Fatalf("%s seed %d: %s", name, seed, vd.Line(name))
 			}
 			sum += vd.StillFrom
@@ -193,7 +193,7 @@ func TestLagFitEstopColumn(t *testing.T) {
 			t.Errorf("%s: a stop 0.3 s late still reads %.3f s, inside %.2f+-%.2f: the check cannot tell the lag", c.name, late, c.estop, tol)
 		}
 		vd := proofRun(1, c.v, 0, true)
-		if vd.Outcome == stand.Pass || !math.IsNaN(vd.StillFrom) || !strings.HasPrefix(vd.Reason, "NEVER settled") {
+		if vd.Outcome == vibration.Pass || !math.IsNaN(vd.StillFrom) || !strings.HasPrefix(vd.Reason, "NEVER settled") {
 			t.Errorf("%s, stop ignored: %s", c.name, vd.Line(c.name))
 		}
 	}

@@ -21,7 +21,7 @@ func (k WorldKind) String() string {
 }
 
 // WheelTau is the first-order time constant of every wheel, spin-up and run-down alike. Fitted so the
-// stand judge (judge/stand, threshold 0.0035 rad/s on 0.2 s windows) reads "still" as chapter 19's
+// stand judge (judge/vibration, threshold 0.0035 rad/s on 0.2 s windows) reads "still" as chapter 19's
 // e-stop column does (0.40 / 0.50 / 0.25 s at 0.2 m/s, 0.35 m/s, 1.0 rad/s): 0.30 / 0.43 / 0.265 s with
 // the stop frame at the trigger (TestLagFitEstopColumn pins +-0.15 s). Not fitted to the deadman column,
 // whose figures are shorter than its own 0.3 s wait allows: see docs/sim.md.
@@ -29,7 +29,7 @@ const WheelTau = 0.22
 
 // FloorRunDownTau is the time constant of a wheel slowing down on the floor (a stop, or a lower target),
 // where the rollers' drag on the rug brakes the robot beside the motor controller. Fitted to chapter 19's
-// floor table with the floor judge (judge/floor: the speed over 0.3 s windows, the window included in
+// floor table with the floor judge (judge/odometry: the speed over 0.3 s windows, the window included in
 // "still after"): e-stop 0.38 s and travel 3.1 cm at 0.2 m/s, deadman 0.69-0.70 s at 0.1 m/s; the stand's
 // WheelTau read 0.60 s and 4.9 cm for that e-stop and put the deadman at 0.2 m/s past the 0.8 s rule
 // (docs/floor.md). Spin-up keeps WheelTau: the floor table says nothing about it.

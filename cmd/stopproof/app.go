@@ -15,10 +15,10 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/proofs/basebin"
-	floorprove "github.com/rosorin/rosorin/proofs/floor/prove"
-	gateprove "github.com/rosorin/rosorin/proofs/scangate/prove"
+	"github.com/rosorin/rosorin/proofs/floor"
+	"github.com/rosorin/rosorin/proofs/scangate"
 	"github.com/rosorin/rosorin/proofs/session"
-	"github.com/rosorin/rosorin/proofs/stand/prove"
+	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/target"
 )
 
@@ -90,7 +90,7 @@ Safety: robot on a stand with all four wheels in the air, charger unplugged, the
 Stop navigation and anything else that publishes velocity commands first.
 
 Examples:
-   stopproof prove --sim ` + prove.PathList() + `
+   stopproof prove --sim ` + stand.PathList() + `
    stopproof prove --sim --sim-fault ignore-motor estop,kill      (the negative control: must FAIL)
    stopproof prove --sim --sim-param priority_manual=5 takeover   (arbitration broken: must FAIL)
    stopproof prove --spin 2s --hold 3s --json proof.json estop,kill
@@ -112,13 +112,13 @@ func proveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "prove",
 		Usage:     "spin, stop, keep commanding and judge each stop path from the IMU",
-		ArgsUsage: "PATHS (comma-separated: " + prove.PathList() + ", or all)",
+		ArgsUsage: "PATHS (comma-separated: " + stand.PathList() + ", or all)",
 		Description: `Paths, in the order they run:
-` + prove.PathHelp() + `While the driver is gone (kill, service) the board's IMU is read from below the driver: the
+` + stand.PathHelp() + `While the driver is gone (kill, service) the board's IMU is read from below the driver: the
 supervisor's raw stream, or the port itself.
 
 Examples:
-   stopproof prove --sim ` + prove.PathList() + `
+   stopproof prove --sim ` + stand.PathList() + `
    stopproof prove --sim --spin 2s --hold 3s estop,kill
    stopproof prove --sim --sim-fault ignore-motor all
    stopproof prove --socket /run/rosorin/base.sock --json proof.json all`,
@@ -237,8 +237,8 @@ func writeJSON(path string, v any) error {
 	return nil
 }
 
-func proveOptions(c *cli.Context, s *session.Session) (prove.Options, error) {
-	o := prove.DefaultOptions()
+func proveOptions(c *cli.Context, s *session.Session) (stand.Options, error) {
+	o := stand.DefaultOptions()
 	o.Spin, o.Hold, o.PathTimeout = c.Duration("spin"), c.Duration("hold"), c.Duration("timeout-per-path")
 	o.Params.Threshold = c.Float64("threshold")
 	o.AllowPlugged = c.Bool("allow-plugged")
@@ -256,7 +256,7 @@ func proveOptions(c *cli.Context, s *session.Session) (prove.Options, error) {
 }
 
 func runProve(c *cli.Context) error {
-	steps, err := stepsArg(c, "stopproof prove --sim "+prove.PathList(), prove.ParsePaths)
+	steps, err := stepsArg(c, "stopproof prove --sim "+stand.PathList(), stand.ParsePaths)
 	if err != nil {
 		return err
 	}
@@ -269,7 +269,7 @@ func runProve(c *cli.Context) error {
 	}
 	defer s.Close()
 	o, _ := proveOptions(c, s)
-	rep, err := prove.Prove(s.Ctx, s.Target, steps, o)
+	rep, err := stand.Prove(s.Ctx, s.Target, steps, o)
 	if rep == nil {
 		return finish(c, nil, err, nil)
 	}
@@ -298,7 +298,7 @@ func finishWith(c *cli.Context, record any, err error, status func() int) error 
 		}
 	}
 	switch {
-	case errors.Is(err, prove.ErrAborted), errors.Is(err, gateprove.ErrAborted), errors.Is(err, floorprove.ErrAborted):
+	case errors.Is(err, stand.ErrAborted), errors.Is(err, scangate.ErrAborted), errors.Is(err, floor.ErrAborted):
 		return cli.Exit("", exitAbort)
 	case err != nil:
 		return cli.Exit(err.Error(), exitAbort)
@@ -320,7 +320,7 @@ func runCharacterize(c *cli.Context) error {
 	}
 	defer s.Close()
 	o.Evidence = s.Evidence
-	cr, err := prove.Characterize(s.Ctx, s.Target, prove.DefaultPhases(), o)
+	cr, err := stand.Characterize(s.Ctx, s.Target, stand.DefaultPhases(), o)
 	if cr == nil {
 		return finish(c, nil, err, nil)
 	}
@@ -329,14 +329,14 @@ func runCharacterize(c *cli.Context) error {
 }
 
 func runScangate(c *cli.Context) error {
-	s, err := open(c, gateprove.RecordingKind, target.SimConfig{NoLidarRespawn: c.Bool("sim-no-lidar-respawn")})
+	s, err := open(c, scangate.RecordingKind, target.SimConfig{NoLidarRespawn: c.Bool("sim-no-lidar-respawn")})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	o := gateprove.DefaultOptions()
+	o := scangate.DefaultOptions()
 	o.Watch, o.Out, o.Evidence, o.Record = c.Duration("watch"), c.App.Writer, s.Evidence, s.Recording
-	rep, err := gateprove.Run(s.Ctx, s.Target, o)
+	rep, err := scangate.Run(s.Ctx, s.Target, o)
 	if rep == nil {
 		return finish(c, nil, err, nil)
 	}

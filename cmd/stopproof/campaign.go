@@ -16,7 +16,7 @@ import (
 	"github.com/rosorin/rosorin/proofs/campaign"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
-	"github.com/rosorin/rosorin/proofs/stand/prove"
+	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/target"
 )
 
@@ -112,7 +112,7 @@ Examples:
 	}
 }
 
-func campaignPaths() string { return strings.ReplaceAll(prove.PathList(), ",", ", ") }
+func campaignPaths() string { return strings.ReplaceAll(stand.PathList(), ",", ", ") }
 
 func runCampaign(c *cli.Context) error {
 	if c.NArg() != 1 {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	floorprove "github.com/rosorin/rosorin/proofs/floor/prove"
+	"github.com/rosorin/rosorin/proofs/floor"
 	"github.com/rosorin/rosorin/proofs/session"
 	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/sim"
@@ -57,9 +57,9 @@ func floorProveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "prove",
 		Usage:     "drive a short leg per path and motion, trigger its stop, judge it from the measured motion",
-		ArgsUsage: "PATHS (comma-separated: " + floorprove.Paths.List() + ", or all)",
+		ArgsUsage: "PATHS (comma-separated: " + floor.Paths.List() + ", or all)",
 		Description: `Paths and their legs, in the order they run:
-` + floorprove.Paths.Help() + `
+` + floor.Paths.Help() + `
 Result lines as chapter 19's: "estop 0.2 fwd before: 0.19 m/s measured; measured still after 0.38 s; travel
 after the trigger: LiDAR 3.1 cm PASS", then the table and RESULT.
 
@@ -91,7 +91,7 @@ func runFloorLook(c *cli.Context) error {
 		return err
 	}
 	defer s.Close()
-	rep, err := floorprove.Look(s.Ctx, s.Target, c.Duration("seconds"), c.App.Writer)
+	rep, err := floor.Look(s.Ctx, s.Target, c.Duration("seconds"), c.App.Writer)
 	if err != nil {
 		return cli.Exit(err.Error(), exitAbort)
 	}
@@ -104,8 +104,8 @@ func runFloorLook(c *cli.Context) error {
 	return nil
 }
 
-func floorOptions(c *cli.Context, s *session.Session) (floorprove.Options, error) {
-	o := floorprove.DefaultOptions()
+func floorOptions(c *cli.Context, s *session.Session) (floor.Options, error) {
+	o := floor.DefaultOptions()
 	o.Leg, o.Hold, o.PathTimeout = c.Duration("leg"), c.Duration("hold"), c.Duration("timeout-per-path")
 	o.Out = c.App.Writer
 	if s != nil {
@@ -121,7 +121,7 @@ func floorOptions(c *cli.Context, s *session.Session) (floorprove.Options, error
 }
 
 func runFloorProve(c *cli.Context) error {
-	steps, err := stepsArg(c, "stopproof floor prove --sim "+floorprove.Paths.List(), floorprove.Paths.Parse)
+	steps, err := stepsArg(c, "stopproof floor prove --sim "+floor.Paths.List(), floor.Paths.Parse)
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func runFloorProve(c *cli.Context) error {
 	}
 	defer s.Close()
 	o, _ := floorOptions(c, s)
-	rep, err := floorprove.Prove(s.Ctx, s.Target, steps, o)
+	rep, err := floor.Prove(s.Ctx, s.Target, steps, o)
 	if rep == nil {
 		return finish(c, nil, err, nil)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rosorin/rosorin/proofs/proofrec"
-	gateprove "github.com/rosorin/rosorin/proofs/scangate/prove"
-	"github.com/rosorin/rosorin/proofs/stand/prove"
+	"github.com/rosorin/rosorin/proofs/scangate"
+	"github.com/rosorin/rosorin/proofs/stand"
 )
 
 // exitDiffers: a re-judge that does not agree with the live run (the judge or its inputs changed).
@@ -43,7 +43,7 @@ not be read, 3 a re-judged line differs from the live run.`,
 
 // judgeFile re-judges one recording and prints it; it reports whether every line passed and whether the
 // re-judge agrees with the live run.
-func judgeFile(w io.Writer, path string) (passed, agrees bool, rep *prove.Report, err error) {
+func judgeFile(w io.Writer, path string) (passed, agrees bool, rep *stand.Report, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return false, false, nil, err
@@ -53,26 +53,26 @@ func judgeFile(w io.Writer, path string) (passed, agrees bool, rep *prove.Report
 	if err != nil {
 		return false, false, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if pf.Meta["kind"] == gateprove.RecordingKind {
+	if pf.Meta["kind"] == scangate.RecordingKind {
 		return judgeScangate(w, path, pf)
 	}
-	rj, err := prove.Rejudge(pf)
+	rj, err := stand.Rejudge(pf)
 	if err != nil {
 		return false, false, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := prove.WriteRejudged(w, path, pf, rj); err != nil {
+	if err := stand.WriteRejudged(w, path, pf, rj); err != nil {
 		return false, false, nil, err
 	}
 	r := rj.Report
 	return r.Planned > 0 && r.Passed == r.Planned && r.Aborted == "", len(rj.Differences) == 0, r, nil
 }
 
-func judgeScangate(w io.Writer, path string, pf *proofrec.File) (bool, bool, *prove.Report, error) {
-	rj, err := gateprove.RejudgeRecording(pf)
+func judgeScangate(w io.Writer, path string, pf *proofrec.File) (bool, bool, *stand.Report, error) {
+	rj, err := scangate.RejudgeRecording(pf)
 	if err != nil {
 		return false, false, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return rj.Passed(), rj.Agrees(), nil, gateprove.WriteRejudged(w, path, pf, rj)
+	return rj.Passed(), rj.Agrees(), nil, scangate.WriteRejudged(w, path, pf, rj)
 }
 
 func runJudge(c *cli.Context) error {
@@ -81,7 +81,7 @@ func runJudge(c *cli.Context) error {
 		return cli.Exit("which recordings? e.g. stopproof judge reports/evidence/stop_proof_stand_*.mcap", exitAbort)
 	}
 	allPassed, allAgree, unreadable := true, true, 0
-	var last *prove.Report
+	var last *stand.Report
 	for i, path := range files {
 		if i > 0 {
 			fmt.Fprintln(c.App.Writer)

@@ -5,7 +5,7 @@
 //
 // It talks to a running rosorin-base through its control socket, or, with --sim, starts a simulated stand
 // robot and the real driver against it in a temporary folder. This file only wires flags to packages:
-// proofs/stand/prove runs the proof, proofs/scangate/prove the scan-gate check, proofs/target the targets.
+// proofs/stand runs the proof, proofs/scangate the scan-gate check, proofs/target the targets.
 package main
 
 import (

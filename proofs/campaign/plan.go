@@ -15,8 +15,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rosorin/rosorin/kinematics"
-	floorprove "github.com/rosorin/rosorin/proofs/floor/prove"
-	"github.com/rosorin/rosorin/proofs/stand/prove"
+	"github.com/rosorin/rosorin/proofs/floor"
+	"github.com/rosorin/rosorin/proofs/stand"
 )
 
 // The proofs a plan may name. The floor's campaign is not built yet: Validate refuses it.
@@ -121,11 +121,11 @@ func (p *Plan) Runnable() error {
 
 func (c *Cell) validate(proof string) error {
 	if proof == ProofFloor {
-		if _, ok := floorprove.Paths.Lookup(c.Path); !ok {
-			return fmt.Errorf("unknown path %q: a floor cell's path is one of %s", c.Path, floorprove.Paths.List())
+		if _, ok := floor.Paths.Lookup(c.Path); !ok {
+			return fmt.Errorf("unknown path %q: a floor cell's path is one of %s", c.Path, floor.Paths.List())
 		}
-	} else if _, ok := prove.Paths.Lookup(c.Path); !ok {
-		return fmt.Errorf("unknown path %q: a stand cell's path is one of %s", c.Path, prove.PathList())
+	} else if _, ok := stand.Paths.Lookup(c.Path); !ok {
+		return fmt.Errorf("unknown path %q: a stand cell's path is one of %s", c.Path, stand.PathList())
 	}
 	if _, ok := directions[c.Direction]; !ok && c.Direction != "" {
 		return fmt.Errorf("unknown direction %q: use %s", c.Direction, DirectionList)
@@ -195,7 +195,7 @@ func (p *Plan) n() (int, error) {
 }
 
 // Motion is the cell's drive command, named as the stand proof names its motions ("fwd 0.2", "rot 1.0").
-func (c Cell) Motion() prove.Motion {
+func (c Cell) Motion() stand.Motion {
 	dir := c.Direction
 	if dir == "" {
 		dir = "forward"
@@ -213,7 +213,7 @@ func (c Cell) Motion() prove.Motion {
 	case "turn":
 		tw.WZ = c.Speed
 	}
-	return prove.Motion{Name: directions[dir] + " " + speedName(c.Speed), Twist: tw}
+	return stand.Motion{Name: directions[dir] + " " + speedName(c.Speed), Twist: tw}
 }
 
 // speedName writes 0.2 as "0.2", 0.35 as "0.35" and 1 as "1.0" (the stand proof's "rot 1.0").

@@ -15,10 +15,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rosorin/rosorin/judge/stand"
+	"github.com/rosorin/rosorin/judge/vibration"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/proofrec"
-	"github.com/rosorin/rosorin/proofs/stand/prove"
+	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
 	"github.com/rosorin/rosorin/proofs/target"
 )
@@ -29,7 +29,7 @@ type StandRobot struct {
 	Target target.Target
 	// Options are the proof's options (spin, hold, the judge's params, ...); each run sets its own Out,
 	// Evidence and Record.
-	Options prove.Options
+	Options stand.Options
 	// Version is the toolkit's version; Host the machine's name.
 	Version, Host string
 	// ConfigFile, when set, is the driver's configuration file whose SHA-256 is recorded; otherwise the
@@ -101,14 +101,14 @@ func batteryV(raw json.RawMessage) float64 {
 
 // Run runs the cell once.
 func (r *StandRobot) Run(ctx context.Context, s Slot, cell Cell, dir string) (Run, error) {
-	spec, ok := prove.Paths.Lookup(cell.Path)
+	spec, ok := stand.Paths.Lookup(cell.Path)
 	if !ok {
 		return Run{}, fmt.Errorf("unknown stand path %q", cell.Path)
 	}
 	// A table of the one path at the cell's motion: the proof's table and record show this run only.
 	one := *spec
 	one.At = stoppath.Once(cell.Motion(), 0)
-	table := stoppath.Table[prove.Rule]{one}
+	table := stoppath.Table[stand.Rule]{one}
 	o := r.Options
 	o.Paths = table
 	clk := o.Clock
@@ -158,7 +158,7 @@ func (r *StandRobot) Run(ctx context.Context, s Slot, cell Cell, dir string) (Ru
 	}
 	ev.Logf("stopproof campaign %s: run %d, cell %s, rep %d", r.Version, s.Seq, s.Cell, s.Rep)
 	o.Out, o.Evidence, o.Record = out, ev, rec
-	rep, perr := prove.Prove(ctx, r.Target, []prove.Step{{Spec: &table[0], Motion: cell.Motion()}}, o)
+	rep, perr := stand.Prove(ctx, r.Target, []stand.Step{{Spec: &table[0], Motion: cell.Motion()}}, o)
 	lost := keepEvidence(dir, rep, rec, ev)
 	run.End = clk.Now().UTC()
 	after, _ := r.battery(ctx)
@@ -182,7 +182,7 @@ const ProofJSON = "proof.json"
 // recording closed (finished into its indexed file), the report written to proof.json, the evidence log
 // flushed. It returns what could not be kept (nil: everything was), each failure also logged to the evidence
 // log. rec is nil with NoRecord; rep nil when the proof returned none (nothing to attach or write).
-func keepEvidence(dir string, rep *prove.Report, rec *proofrec.Writer, ev *evidence.Log) error {
+func keepEvidence(dir string, rep *stand.Report, rec *proofrec.Writer, ev *evidence.Log) error {
 	var lost []error
 	var b []byte
 	if rep != nil {
@@ -251,11 +251,11 @@ func lackEvidence(run *Run, lost error) {
 //
 // PASS needs every line of the step to pass (a release line too), the teardown to have disabled the wheels,
 // and StillS within the cell's requirement; TIMEOUT when a line timed out; FAIL otherwise.
-func judge(run *Run, rep *prove.Report, cell Cell) {
+func judge(run *Run, rep *stand.Report, cell Cell) {
 	if strings.HasPrefix(rep.Aborted, "interrupted") {
 		run.Outcome, run.Reason = Cut, rep.Aborted
 	}
-	var stop *prove.Result
+	var stop *stand.Result
 	for i := range rep.Results {
 		if !rep.Results[i].Release {
 			stop = &rep.Results[i]
@@ -265,7 +265,7 @@ func judge(run *Run, rep *prove.Report, cell Cell) {
 	if stop != nil {
 		v := stop.Verdict
 		run.StillS = stop.StopS
-		run.NoRestart = v.Kind == stand.KindStop && !math.IsNaN(v.StillFrom) && v.WorstAfter < v.Params.Threshold &&
+		run.NoRestart = v.Kind == vibration.KindStop && !math.IsNaN(v.StillFrom) && v.WorstAfter < v.Params.Threshold &&
 			v.QuietFor >= v.Params.NeedQuiet-1e-9
 		run.IMUHole = !run.NoRestart && v.HoleRestart && v.WorstAfter < v.Params.Threshold
 	}
@@ -275,9 +275,9 @@ func judge(run *Run, rep *prove.Report, cell Cell) {
 	run.Outcome = Pass
 	for _, x := range rep.Results {
 		switch x.Outcome {
-		case stand.Pass:
+		case vibration.Pass:
 			continue
-		case stand.Timeout:
+		case vibration.Timeout:
 			run.Outcome = Timeout
 		default:
 			if run.Outcome == Pass {
@@ -322,7 +322,7 @@ func (r *StandRobot) configHash(reported json.RawMessage) string {
 }
 
 // thresholds are the judge's limits and the cell's requirement, by name.
-func thresholds(p stand.Params, cell Cell) map[string]float64 {
+func thresholds(p vibration.Params, cell Cell) map[string]float64 {
 	return map[string]float64{
 		"vibration_threshold_rad_s": p.Threshold, "window_s": p.Window, "step_s": p.Step,
 		"judge_max_stop_s": p.MaxStop, "need_quiet_s": p.NeedQuiet, "spin_window_s": p.SpinWindow,

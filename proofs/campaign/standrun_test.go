@@ -9,45 +9,45 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rosorin/rosorin/judge/stand"
+	"github.com/rosorin/rosorin/judge/vibration"
 	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/proofrec"
-	"github.com/rosorin/rosorin/proofs/stand/prove"
+	"github.com/rosorin/rosorin/proofs/stand"
 )
 
 // TestJudgeMapsTheProof: the run's outcome from the proof's report of one step.
 func TestJudgeMapsTheProof(t *testing.T) {
-	p := stand.DefaultParams()
-	stop := func(o stand.Outcome, still, worst, quiet float64) prove.Result {
-		v := stand.Verdict{Kind: stand.KindStop, Outcome: o, StillFrom: still, WorstAfter: worst, QuietFor: quiet, Params: p}
-		if o != stand.Pass {
+	p := vibration.DefaultParams()
+	stop := func(o vibration.Outcome, still, worst, quiet float64) stand.Result {
+		v := vibration.Verdict{Kind: vibration.KindStop, Outcome: o, StillFrom: still, WorstAfter: worst, QuietFor: quiet, Params: p}
+		if o != vibration.Pass {
 			v.Reason = "NEVER settled in 3.0 s"
 		}
-		return prove.Result{Name: "estop request, fwd 0.2", Outcome: o, Reason: v.Reason, StopS: still, Verdict: v}
+		return stand.Result{Name: "estop request, fwd 0.2", Outcome: o, Reason: v.Reason, StopS: still, Verdict: v}
 	}
-	release := func(o stand.Outcome) prove.Result {
-		return prove.Result{Name: "LiDAR back", Release: true, Outcome: o, Reason: "not released",
-			Verdict: stand.Verdict{Kind: stand.KindRelease, Outcome: o, Params: p}}
+	release := func(o vibration.Outcome) stand.Result {
+		return stand.Result{Name: "LiDAR back", Release: true, Outcome: o, Reason: "not released",
+			Verdict: vibration.Verdict{Kind: vibration.KindRelease, Outcome: o, Params: p}}
 	}
 	cell := Cell{Path: "estop", Speed: 0.2, MaxStillS: 1.0}
 	nan := math.NaN()
 	for _, tc := range []struct {
 		name      string
-		rep       prove.Report
+		rep       stand.Report
 		outcome   string
 		noRestart bool
 		reason    string
 	}{
-		{"pass", prove.Report{Results: []prove.Result{stop(stand.Pass, 0.35, 0.002, 2.6)}}, Pass, true, ""},
-		{"above the requirement", prove.Report{Results: []prove.Result{stop(stand.Pass, 1.2, 0.002, 2.0)}}, Fail, true, "above the requirement 1.00 s"},
-		{"never still", prove.Report{Results: []prove.Result{stop(stand.Fail, nan, nan, 0)}}, Fail, false, "NEVER settled"},
-		{"timeout", prove.Report{Results: []prove.Result{stop(stand.Timeout, nan, nan, 0)}}, Timeout, false, ""},
-		{"release failed", prove.Report{Results: []prove.Result{stop(stand.Pass, 0.4, 0.002, 2.0), release(stand.Fail)}}, Fail, true, "LiDAR back"},
-		{"teardown failed", prove.Report{Results: []prove.Result{stop(stand.Pass, 0.4, 0.002, 2.0)}, Ending: endingNotOK()}, Fail, true, "teardown"},
-		{"interrupted", prove.Report{Results: []prove.Result{stop(stand.Fail, nan, nan, 0)}, Aborted: "interrupted: context canceled"}, Cut, false, "interrupted"},
-		{"no result", prove.Report{}, Fail, false, "no result"},
+		{"pass", stand.Report{Results: []stand.Result{stop(vibration.Pass, 0.35, 0.002, 2.6)}}, Pass, true, ""},
+		{"above the requirement", stand.Report{Results: []stand.Result{stop(vibration.Pass, 1.2, 0.002, 2.0)}}, Fail, true, "above the requirement 1.00 s"},
+		{"never still", stand.Report{Results: []stand.Result{stop(vibration.Fail, nan, nan, 0)}}, Fail, false, "NEVER settled"},
+		{"timeout", stand.Report{Results: []stand.Result{stop(vibration.Timeout, nan, nan, 0)}}, Timeout, false, ""},
+		{"release failed", stand.Report{Results: []stand.Result{stop(vibration.Pass, 0.4, 0.002, 2.0), release(vibration.Fail)}}, Fail, true, "LiDAR back"},
+		{"teardown failed", stand.Report{Results: []stand.Result{stop(vibration.Pass, 0.4, 0.002, 2.0)}, Ending: endingNotOK()}, Fail, true, "teardown"},
+		{"interrupted", stand.Report{Results: []stand.Result{stop(vibration.Fail, nan, nan, 0)}, Aborted: "interrupted: context canceled"}, Cut, false, "interrupted"},
+		{"no result", stand.Report{}, Fail, false, "no result"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := tc.rep
@@ -63,7 +63,7 @@ func TestJudgeMapsTheProof(t *testing.T) {
 	}
 	// A stop whose quiet was broken (the wheels turned again) has no NoRestart, whatever said PASS.
 	run := Run{}
-	judge(&run, &prove.Report{Results: []prove.Result{stop(stand.Pass, 0.4, 0.01, 2.0)}, Ending: endingOK()}, cell)
+	judge(&run, &stand.Report{Results: []stand.Result{stop(vibration.Pass, 0.4, 0.01, 2.0)}, Ending: endingOK()}, cell)
 	if run.NoRestart || run.Outcome != Fail || !strings.Contains(run.Reason, "moved again") {
 		t.Errorf("loud after still: %s %q, no restart %v", run.Outcome, run.Reason, run.NoRestart)
 	}
@@ -80,17 +80,17 @@ func endingNotOK() runcore.Ending {
 // with and without a recording. The failures are injected where they happen on a real disk: a folder in the
 // way of proof.json, and one in the way of the finished recording (the MCAP's rename in Close).
 func TestLostEvidenceFailsTheRun(t *testing.T) {
-	p := stand.DefaultParams()
+	p := vibration.DefaultParams()
 	cell := Cell{Path: "estop", Speed: 0.2, MaxStillS: 1.0}
-	passing := func() *prove.Report {
-		v := stand.Verdict{Kind: stand.KindStop, Outcome: stand.Pass, StillFrom: 0.35, WorstAfter: 0.002, QuietFor: 2.6, Params: p}
-		return &prove.Report{Results: []prove.Result{{Name: "estop request, fwd 0.2", Outcome: stand.Pass, StopS: 0.35, Verdict: v}},
+	passing := func() *stand.Report {
+		v := vibration.Verdict{Kind: vibration.KindStop, Outcome: vibration.Pass, StillFrom: 0.35, WorstAfter: 0.002, QuietFor: 2.6, Params: p}
+		return &stand.Report{Results: []stand.Result{{Name: "estop request, fwd 0.2", Outcome: vibration.Pass, StopS: 0.35, Verdict: v}},
 			Ending: endingOK()}
 	}
-	failing := func() *prove.Report {
-		v := stand.Verdict{Kind: stand.KindStop, Outcome: stand.Fail, StillFrom: math.NaN(), WorstAfter: math.NaN(), Params: p,
+	failing := func() *stand.Report {
+		v := vibration.Verdict{Kind: vibration.KindStop, Outcome: vibration.Fail, StillFrom: math.NaN(), WorstAfter: math.NaN(), Params: p,
 			Reason: "NEVER settled in 3.0 s"}
-		return &prove.Report{Results: []prove.Result{{Name: "estop request, fwd 0.2", Outcome: stand.Fail, StopS: math.NaN(),
+		return &stand.Report{Results: []stand.Result{{Name: "estop request, fwd 0.2", Outcome: vibration.Fail, StopS: math.NaN(),
 			Reason: v.Reason, Verdict: v}}, Ending: endingOK()}
 	}
 	blockWith := func(t *testing.T, path string) { // a non-empty folder: no file can be written or renamed there
@@ -101,7 +101,7 @@ func TestLostEvidenceFailsTheRun(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name     string
-		rep      func() *prove.Report
+		rep      func() *stand.Report
 		noRecord bool
 		inject   func(t *testing.T, dir string, rec *proofrec.Writer)
 		outcome  string
@@ -161,7 +161,7 @@ func TestLostEvidenceFailsTheRun(t *testing.T) {
 					t.Errorf("evidence lost in a control: %v", lost)
 				}
 				b, err := os.ReadFile(filepath.Join(dir, ProofJSON))
-				var back prove.Report
+				var back stand.Report
 				if err == nil {
 					err = json.Unmarshal(b, &back)
 				}

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rosorin/rosorin/judge/stand"
+	"github.com/rosorin/rosorin/judge/vibration"
 )
 
 // Tolerance is how much slower than the baseline a stop may get before it is a regression: a stop is a
@@ -98,8 +98,8 @@ type Baseline struct {
 // BaselineLine is one line of the baseline.
 type BaselineLine struct {
 	Key
-	Outcome stand.Outcome `json:"outcome"`
-	StopS   *float64      `json:"stop_s"` // null when not a pass
+	Outcome vibration.Outcome `json:"outcome"`
+	StopS   *float64          `json:"stop_s"` // null when not a pass
 }
 
 // BaselineOf makes a baseline from runs: every line, the last run's where several runs have it.
@@ -113,7 +113,7 @@ func BaselineOf(runs []Run, note string) Baseline {
 				order = append(order, k)
 			}
 			l := BaselineLine{Key: k, Outcome: r.Outcome}
-			if r.Outcome == stand.Pass && !math.IsNaN(r.StopS) {
+			if r.Outcome == vibration.Pass && !math.IsNaN(r.StopS) {
 				s := math.Round(r.StopS*1000) / 1000
 				l.StopS = &s
 			}
@@ -185,19 +185,19 @@ func Compare(runs []Run, b Baseline, name string, tol Tolerance) *Comparison {
 			l, ok := base[k]
 			var msg string
 			switch {
-			case !ok && r.Outcome != stand.Pass:
+			case !ok && r.Outcome != vibration.Pass:
 				msg = fmt.Sprintf("%s: %s in %s and not in the baseline (%s)", k, r.Outcome, run.Name, r.Reason)
 			case !ok:
 				c.Notes = append(c.Notes, fmt.Sprintf("%s is not in the baseline (%s in %s): refresh it (reports/README.md)", k, cell(r), run.Name))
-			case l.Outcome == stand.Pass && r.Outcome != stand.Pass:
+			case l.Outcome == vibration.Pass && r.Outcome != vibration.Pass:
 				msg = fmt.Sprintf("%s: passed in the baseline (%s), now %s in %s: %s", k, stopStr(l.StopS), r.Outcome, run.Name, r.Reason)
-			case l.Outcome == stand.Pass && l.StopS != nil && !math.IsNaN(r.StopS):
+			case l.Outcome == vibration.Pass && l.StopS != nil && !math.IsNaN(r.StopS):
 				was, now := *l.StopS, r.StopS
 				if now-was > tol.Abs+1e-9 && now-was > tol.Rel*was+1e-9 {
 					msg = fmt.Sprintf("%s: stop %.2f s in %s, %.2f s in the baseline: +%.2f s (+%.0f %%), beyond %s", k, now, run.Name, was,
 						now-was, (now-was)/was*100, tol)
 				}
-			case l.Outcome != stand.Pass && r.Outcome == stand.Pass:
+			case l.Outcome != vibration.Pass && r.Outcome == vibration.Pass:
 				c.Notes = append(c.Notes, fmt.Sprintf("%s %s in the baseline, now PASS in %s: refresh the baseline if that is the fix", k, l.Outcome, run.Name))
 			}
 			if msg != "" {

@@ -3,7 +3,7 @@ package report
 import (
 	"fmt"
 
-	"github.com/rosorin/rosorin/judge/stand"
+	"github.com/rosorin/rosorin/judge/vibration"
 	"github.com/rosorin/rosorin/proofs/reportdoc"
 )
 
@@ -61,7 +61,7 @@ func document(runs []Run, cmp *Comparison, plots bool) *reportdoc.Document {
 				for _, r := range rep.Results {
 					if KeyOf(r) == (Key{k.Path, m, k.Release}) {
 						c = reportdoc.Cell{Text: T(cell(r)), Status: reportdoc.Fail, Title: r.Line}
-						if r.Outcome == stand.Pass {
+						if r.Outcome == vibration.Pass {
 							c.Status = reportdoc.Pass
 						}
 					}
@@ -76,7 +76,7 @@ func document(runs []Run, cmp *Comparison, plots bool) *reportdoc.Document {
 		sec.Blocks = append(sec.Blocks, tab, reportdoc.Para{Text: reportdoc.Text{reportdoc.Strong(rep.ResultLine())}})
 		var failed []reportdoc.Text
 		for _, r := range rep.Results {
-			if r.Outcome != stand.Pass {
+			if r.Outcome != vibration.Pass {
 				failed = append(failed, T(fmt.Sprintf("%s: %s %s", r.Name, r.Outcome, r.Reason)))
 			}
 		}

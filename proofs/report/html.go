@@ -11,9 +11,9 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/rosorin/rosorin/judge/stand"
+	"github.com/rosorin/rosorin/judge/vibration"
 	"github.com/rosorin/rosorin/proofs/reportdoc"
-	"github.com/rosorin/rosorin/proofs/stand/prove"
+	"github.com/rosorin/rosorin/proofs/stand"
 )
 
 // palette: one colour per motion of a path (the still-from mark takes its line's colour).
@@ -22,7 +22,7 @@ var palette = []color.RGBA{{0x1f, 0x77, 0xb4, 0xff}, {0xd6, 0x27, 0x28, 0xff}, {
 
 // PlotPath draws one path's lines of rep: each line's window scores against seconds after the trigger, the
 // threshold, the trigger (x = 0) and each line's judged still-from, as a PNG.
-func PlotPath(rep *prove.Report, path string) ([]byte, error) {
+func PlotPath(rep *stand.Report, path string) ([]byte, error) {
 	p := plot.New()
 	p.X.Label.Text = "seconds after the trigger"
 	p.Y.Label.Text = "vibration score (rad/s)"
@@ -76,7 +76,7 @@ func PlotPath(rep *prove.Report, path string) ([]byte, error) {
 			xmin, xmax, ymax = math.Min(xmin, v.X), math.Max(xmax, v.X), math.Max(ymax, v.Y)
 		}
 		thr = r.Verdict.Params.Threshold
-		if !r.Release && r.Verdict.Kind == stand.KindStop && !math.IsNaN(r.StopS) {
+		if !r.Release && r.Verdict.Kind == vibration.KindStop && !math.IsNaN(r.StopS) {
 			marks = append(marks, mark{r.StopS, col})
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/rosorin/rosorin/judge/stand"
+	"github.com/rosorin/rosorin/judge/vibration"
 	"github.com/rosorin/rosorin/proofs/reportdoc"
 )
 
@@ -45,7 +45,7 @@ func suites(runs []Run, cmp *Comparison) []Testsuite {
 			for _, m := range r.Measurements {
 				c.Properties = append(c.Properties, prop(m.Name, fmt.Sprintf("%s %s (%s %s)", numStr(m.Value), m.Unit, m.Rule, numStr(m.Limit))))
 			}
-			if r.Outcome != stand.Pass {
+			if r.Outcome != vibration.Pass {
 				c.Failure = &Failure{Message: r.Reason, Type: r.Outcome.String(), Text: r.Line}
 			}
 			s.Cases = append(s.Cases, c)

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rosorin/rosorin/judge/stand"
-	"github.com/rosorin/rosorin/proofs/stand/prove"
+	"github.com/rosorin/rosorin/judge/vibration"
+	"github.com/rosorin/rosorin/proofs/stand"
 )
 
 // Key names a result line across runs: path, motion and whether it is the release line.
@@ -24,21 +24,21 @@ func (k Key) String() string {
 }
 
 // KeyOf is a result's key.
-func KeyOf(r prove.Result) Key { return Key{string(r.Path), r.Motion, r.Release} }
+func KeyOf(r stand.Result) Key { return Key{string(r.Path), r.Motion, r.Release} }
 
 // cell is a line's table cell: the stop time for a pass, the outcome otherwise.
-func cell(r prove.Result) string {
+func cell(r stand.Result) string {
 	switch {
-	case r.Outcome == stand.Pass && !math.IsNaN(r.StopS):
+	case r.Outcome == vibration.Pass && !math.IsNaN(r.StopS):
 		return fmt.Sprintf("%.2f s PASS", r.StopS)
-	case r.Outcome == stand.Pass:
+	case r.Outcome == vibration.Pass:
 		return "PASS"
 	}
 	return r.Outcome.String()
 }
 
 // motions lists the runs' motions in first-seen order, and rows the lines' (path, release) rows.
-func layout(rep *prove.Report) (motions []string, rows []Key) {
+func layout(rep *stand.Report) (motions []string, rows []Key) {
 	seenM, seenR := map[string]bool{}, map[Key]bool{}
 	for _, r := range rep.Results {
 		if r.Motion != "" && !seenM[r.Motion] {
@@ -53,7 +53,7 @@ func layout(rep *prove.Report) (motions []string, rows []Key) {
 	}
 	// The proof table's order (fwd 0.2, fwd 0.35, rot 1.0), then any other in first-seen order.
 	var ordered []string
-	for _, m := range prove.Paths.Motions() {
+	for _, m := range stand.Paths.Motions() {
 		if seenM[m.Name] {
 			ordered = append(ordered, m.Name)
 			delete(seenM, m.Name)
@@ -68,7 +68,7 @@ func layout(rep *prove.Report) (motions []string, rows []Key) {
 }
 
 // rowLabel is the label of a row: the result's name without its motion.
-func rowLabel(rep *prove.Report, k Key) string {
+func rowLabel(rep *stand.Report, k Key) string {
 	for _, r := range rep.Results {
 		if string(r.Path) == k.Path && r.Release == k.Release {
 			if r.Release {

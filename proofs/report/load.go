@@ -8,16 +8,16 @@ import (
 
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/proofs/proofrec"
-	"github.com/rosorin/rosorin/proofs/stand/prove"
+	"github.com/rosorin/rosorin/proofs/stand"
 )
 
 // Run is one proof run to report on.
 type Run struct {
 	Name   string // the file's base name
-	Report *prove.Report
+	Report *stand.Report
 	// Rejudged is set for a recording: the lines were judged again from it (Differences says whether the
 	// re-judge agreed with the live run).
-	Rejudged *prove.Rejudged
+	Rejudged *stand.Rejudged
 }
 
 // maxRecordFile bounds a JSON record read into memory.
@@ -40,7 +40,7 @@ func Parse(name string, b []byte) (Run, error) {
 		if err != nil {
 			return run, fmt.Errorf("%s: %w", name, err)
 		}
-		rj, err := prove.Rejudge(f)
+		rj, err := stand.Rejudge(f)
 		if err != nil {
 			return run, fmt.Errorf("%s: %w", name, err)
 		}
@@ -50,7 +50,7 @@ func Parse(name string, b []byte) (Run, error) {
 	if len(b) > maxRecordFile {
 		return run, fmt.Errorf("%s: %d bytes is no proof record", name, len(b))
 	}
-	rep, err := prove.ReadReport(b)
+	rep, err := stand.ReadReport(b)
 	if err != nil {
 		return run, fmt.Errorf("%s: not a stop proof record (--json of stopproof prove) nor a recording: %w", name, err)
 	}

@@ -1,5 +1,5 @@
-// Package stoppath describes stop paths as data, for every stop proof (the stand proof in proofs/stand/prove,
-// the floor proof in proofs/floor/prove): one Spec per path (its name, labels, the motions it runs at and its place in the
+// Package stoppath describes stop paths as data, for every stop proof (the stand proof in proofs/stand,
+// the floor proof in proofs/floor): one Spec per path (its name, labels, the motions it runs at and its place in the
 // schedule, whether it kills the driver or stops the service, its trigger, its release line if any, and the
 // proof's own judging rule as a type parameter) drives parsing, scheduling, the runner, the report and the
 // help. Adding a path is one table entry plus its trigger function.

@@ -1,5 +1,5 @@
-// Package runcore is the part of a stop proof's run that the stand proof (proofs/stand/prove) and the floor
-// proof (proofs/floor/prove) share: the run's set-up and its record's common fields (Head, States, Ending),
+// Package runcore is the part of a stop proof's run that the stand proof (proofs/stand) and the floor
+// proof (proofs/floor) share: the run's set-up and its record's common fields (Head, States, Ending),
 // the guards before anything is sent, the driver waits, one path's step skeleton (Path.Run: wait, reset,
 // record, publish, enable, drive, fault, trigger, hold, judge, release), its trigger side (Path, the
 // stoppath.Firing both proofs hand to chapter 19's triggers) and its clean-up, the teardown that disables
