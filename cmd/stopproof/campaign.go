@@ -13,8 +13,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/proofs/campaign"
-	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/target"

@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/proofs/session"
 	"github.com/rosorin/rosorin/proofs/target"
 	"github.com/rosorin/rosorin/ros2"

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/judge/vibration"
-	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/proofrec"

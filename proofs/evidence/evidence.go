@@ -3,12 +3,13 @@ package evidence
 import (
 	"bufio"
 	"fmt"
-	"github.com/rosorin/rosorin/proofs/clock"
 	"io"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/rosorin/rosorin/clock"
 )
 
 // Log is the run's evidence log: every state line, every command, every IMU sample count and every

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/clock"
 )
 
 func TestLines(t *testing.T) {

@@ -9,10 +9,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/judge/odometry"
-	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/stoppath"
 	"github.com/rosorin/rosorin/proofs/target/targettest"
 	"github.com/rosorin/rosorin/sim"

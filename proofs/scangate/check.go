@@ -9,9 +9,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/judge/scanloss"
 	"github.com/rosorin/rosorin/proofs/basebin"
-	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/proofrec"

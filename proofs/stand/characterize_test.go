@@ -8,8 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/internal/testkit"
-	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/target/targettest"
 )
 

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/judge/vibration"
-	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/stoppath"
 	"github.com/rosorin/rosorin/proofs/target/targettest"
 )

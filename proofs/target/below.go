@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/protocol/board"

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/internal/tty"
-	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/protocol/board"
 	"golang.org/x/sys/unix"

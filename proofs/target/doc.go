@@ -2,7 +2,7 @@
 // control API, LiveTarget; or a simulated stand robot with the real driver started against it, SimTarget;
 // or ROS2Target over either), the board's IMU read from below the driver and the state watcher. Beside it:
 // the samples and their recordings (proofs/imu), the evidence log (proofs/evidence), the clock
-// (proofs/clock), the driver binary a simulation runs (proofs/basebin), a command's run (proofs/session) and
+// (package clock), the driver binary a simulation runs (proofs/basebin), a command's run (proofs/session) and
 // its MCAP recording (proofs/proofrec).
 //
 // # Targets

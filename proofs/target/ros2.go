@@ -8,11 +8,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/basebin"
-	"github.com/rosorin/rosorin/proofs/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/protocol/cdr"

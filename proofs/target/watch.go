@@ -2,10 +2,11 @@ package target
 
 import (
 	"context"
-	"github.com/rosorin/rosorin/proofs/clock"
-	"github.com/rosorin/rosorin/proofs/evidence"
 	"sync"
 	"time"
+
+	"github.com/rosorin/rosorin/clock"
+	"github.com/rosorin/rosorin/proofs/evidence"
 )
 
 // StateWatcher polls the driver's state record for the whole run: every line goes to the evidence log, and

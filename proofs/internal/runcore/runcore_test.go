@@ -10,7 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/rosorin/rosorin/proofs/clock"
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/target/targettest"
 )
