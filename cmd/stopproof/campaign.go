@@ -243,7 +243,7 @@ func execute(c *cli.Context, f *campaign.Folder) error {
 	pending := f.Pending()
 	if len(pending) == 0 {
 		fmt.Fprintln(out, "every run of this folder is on record: nothing to run")
-		return countsAndStatus(c, f, campaign.Session{})
+		return countsAndStatus(c, f, campaign.Tally{})
 	}
 
 	// The first Ctrl-C stops the taking of runs, the second abandons the runs in progress.
@@ -271,7 +271,7 @@ func basis(p *campaign.Plan) string {
 }
 
 // countsAndStatus prints the count table and the failed runs, calls Summarize, and picks the exit status.
-func countsAndStatus(c *cli.Context, f *campaign.Folder, ses campaign.Session, errs ...error) error {
+func countsAndStatus(c *cli.Context, f *campaign.Folder, ses campaign.Tally, errs ...error) error {
 	out := c.App.Writer
 	cs, err := campaign.Counts(f)
 	if err != nil {

@@ -74,7 +74,7 @@ func runReport(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(err.Error(), exitAbort)
 	}
-	var runs []report.Run
+	var runs []report.ProofFile
 	for _, p := range c.Args().Slice() {
 		run, err := report.Load(p)
 		if err != nil {

@@ -164,7 +164,7 @@ func (r *fakeRobot) Battery(context.Context) float64 {
 	return r.battery
 }
 
-func execute(t *testing.T, f *Folder, o Options) Session {
+func execute(t *testing.T, f *Folder, o Options) Tally {
 	t.Helper()
 	if o.Now == nil {
 		o.Now = func() time.Time { return t0 }

@@ -12,8 +12,8 @@ import (
 	"strings"
 )
 
-// Record is one run record as the report reads it, with where it came from.
-type Record struct {
+// FiledRun is one run record as the report reads it, with where it came from.
+type FiledRun struct {
 	Run
 	Folder string // the campaign folder it was read from, as given
 	File   string // its path inside Folder ("runs/17.json")
@@ -23,7 +23,7 @@ type Record struct {
 type Campaign struct {
 	Plan    Plan
 	Folders []string
-	Records []Record // by Seq, a slot's CUT records before its counted one
+	Records []FiledRun // by Seq, a slot's CUT records before its counted one
 }
 
 // maxRunFile bounds a run record read into memory: one is about a kilobyte.
@@ -121,7 +121,7 @@ func LoadCampaign(dirs ...string) (*Campaign, error) {
 	}
 	c := &Campaign{}
 	seenDir := map[string]string{}
-	bySeq := map[int]Record{}       // the counted (non-CUT) record of each slot
+	bySeq := map[int]FiledRun{}     // the counted (non-CUT) record of each slot
 	folderOfSeq := map[int]string{} // which folder holds a slot
 	seqOf := map[[2]string]int{}    // (cell, rep) -> seq
 	for i, dir := range dirs {
@@ -167,7 +167,7 @@ func LoadCampaign(dirs ...string) (*Campaign, error) {
 				return nil, err
 			}
 			rel, _ := filepath.Rel(dir, f)
-			rec := Record{Run: r, Folder: dir, File: filepath.ToSlash(rel)}
+			rec := FiledRun{Run: r, Folder: dir, File: filepath.ToSlash(rel)}
 			if _, ok := cells[r.Cell]; !ok {
 				return nil, fmt.Errorf("%s: cell %q is not in the plan (its cells: %s)", f, r.Cell, cellList(c.Plan))
 			}

@@ -35,8 +35,8 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Outcome of Execute: what this session did.
-type Session struct {
+// Tally is the outcome of Execute: what this session (one invocation of the campaign) did.
+type Tally struct {
 	Ran      int   // results recorded in this session
 	Failed   []Run // runs of this session that did not pass (FAIL, TIMEOUT)
 	Cut      []Run // runs recorded CUT in this session (found on resume, or abandoned at the second Ctrl-C)
@@ -52,7 +52,7 @@ type Session struct {
 // runCtx ending (the second Ctrl-C) abandons the runs in progress: the proof engine's teardown still
 // disables the wheels, and the run is recorded CUT (its slot runs again on resume). The error is non-nil
 // only when the folder cannot be written or a robot cannot run (nothing moved in that run).
-func Execute(ctx, runCtx context.Context, f *Folder, o Options) (Session, error) {
+func Execute(ctx, runCtx context.Context, f *Folder, o Options) (Tally, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -60,10 +60,10 @@ func Execute(ctx, runCtx context.Context, f *Folder, o Options) (Session, error)
 		o.Out = io.Discard
 	}
 	if len(o.Robots) == 0 {
-		return Session{}, errors.New("campaign: no robot to run on")
+		return Tally{}, errors.New("campaign: no robot to run on")
 	}
 	start := o.Now()
-	var ses Session
+	var ses Tally
 	cut, err := f.Recover(start)
 	if err != nil {
 		return ses, err

@@ -184,7 +184,7 @@ func TestLostEvidenceFailsTheRun(t *testing.T) {
 				t.Errorf("the evidence log does not report the loss:\n%s", b)
 			}
 			// The report counts it as a failure too.
-			res := analyzeCell(cell, cell.ID(), []Record{{Run: run}}, 0, 1, 0.8, 0.8)
+			res := analyzeCell(cell, cell.ID(), []FiledRun{{Run: run}}, 0, 1, 0.8, 0.8)
 			if res.Failures != 1 || res.ClaimHolds {
 				t.Errorf("the report counts %d failures, claim holds %v", res.Failures, res.ClaimHolds)
 			}
@@ -217,7 +217,7 @@ func TestLackEvidenceOutcomes(t *testing.T) {
 	// A record that says PASS beside a loss (written by hand, or by an older runner) is not believed.
 	r := Run{Slot: Slot{Seq: 4, Cell: "estop fwd 0.2"}, Outcome: Pass, StillS: 0.3, NoRestart: true, EvidenceLost: lost.Error()}
 	cell := Cell{Path: "estop", Speed: 0.2, MaxStillS: 1.0}
-	if res := analyzeCell(cell, cell.ID(), []Record{{Run: r}}, 0, 1, 0.8, 0.8); res.Failures != 1 {
+	if res := analyzeCell(cell, cell.ID(), []FiledRun{{Run: r}}, 0, 1, 0.8, 0.8); res.Failures != 1 {
 		t.Errorf("a PASS record with its evidence lost counted as a success: %+v", res.Failed)
 	}
 }

@@ -195,7 +195,7 @@ func Analyze(c *Campaign) []CellResult {
 	var out []CellResult
 	for _, cell := range c.Plan.Cells {
 		id := cell.ID()
-		var runs []Record
+		var runs []FiledRun
 		cut := 0
 		for _, r := range c.Records {
 			if r.Cell != id {
@@ -212,7 +212,7 @@ func Analyze(c *Campaign) []CellResult {
 	return out
 }
 
-func analyzeCell(cell Cell, id string, runs []Record, cut, planned int, claimR, claimC float64) CellResult {
+func analyzeCell(cell Cell, id string, runs []FiledRun, cut, planned int, claimR, claimC float64) CellResult {
 	res := CellResult{ID: id, Cell: cell, Planned: planned, N: len(runs), Cut: cut, ClaimR: claimR, ClaimC: claimC}
 	travel := cell.MaxTravelM > 0
 	for _, r := range runs {

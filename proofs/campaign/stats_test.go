@@ -165,8 +165,8 @@ func TestBoundConfidenceBySimulation(t *testing.T) {
 	}
 }
 
-func record(seq int, cell string, still float64) Record {
-	return Record{Run: Run{Slot: Slot{Seq: seq, Cell: cell, Rep: seq}, Outcome: Pass, StillS: still, TravelM: math.NaN(), NoRestart: true,
+func record(seq int, cell string, still float64) FiledRun {
+	return FiledRun{Run: Run{Slot: Slot{Seq: seq, Cell: cell, Rep: seq}, Outcome: Pass, StillS: still, TravelM: math.NaN(), NoRestart: true,
 		Conditions: RunConditions{ResolutionS: 0.01}}, File: "runs/x.json"}
 }
 
@@ -174,8 +174,8 @@ func record(seq int, cell string, still float64) Record {
 func TestAnalyzeCellByHand(t *testing.T) {
 	vals := []float64{0.30, 0.10, 0.20, 0.40, 0.25, 0.35, 0.15, 0.45}
 	cell := Cell{Path: "estop", Speed: 0.2, MaxStillS: 0.5}
-	mk := func(mod func([]Record)) CellResult {
-		var rs []Record
+	mk := func(mod func([]FiledRun)) CellResult {
+		var rs []FiledRun
 		for i, v := range vals {
 			rs = append(rs, record(i+1, "estop fwd 0.2", v))
 		}
@@ -214,19 +214,19 @@ func TestAnalyzeCellByHand(t *testing.T) {
 	// Negative controls: each must FAIL the cell and say why.
 	for _, c := range []struct {
 		name string
-		mod  func([]Record)
+		mod  func([]FiledRun)
 		want []string
 	}{
-		{"a failed run", func(rs []Record) { rs[3].Outcome, rs[3].StillS, rs[3].Reason = Fail, math.NaN(), "never still" },
+		{"a failed run", func(rs []FiledRun) { rs[3].Outcome, rs[3].StillS, rs[3].Reason = Fail, math.NaN(), "never still" },
 			[]string{"cannot be made: 1 of 8 runs did not succeed (runs 4)", "FAIL (never still)"}},
-		{"a restart", func(rs []Record) { rs[5].NoRestart = false },
+		{"a restart", func(rs []FiledRun) { rs[5].NoRestart = false },
 			[]string{"restart: the wheels moved again after the stop in 1 of 8 runs (runs 6)"}},
-		{"a hole in the IMU data after the stop", func(rs []Record) { rs[2].NoRestart, rs[2].IMUHole = false, true },
+		{"a hole in the IMU data after the stop", func(rs []FiledRun) { rs[2].NoRestart, rs[2].IMUHole = false, true },
 			[]string{"evidence: a hole in the IMU data broke the quiet after the stop in 1 of 8 runs (runs 3)",
 				"no restart cannot be shown"}},
-		{"a run past the requirement", func(rs []Record) { rs[0].StillS = 0.55 },
+		{"a run past the requirement", func(rs []FiledRun) { rs[0].StillS = 0.55 },
 			[]string{"still after 0.550 s > 0.500 s required", "the bound 0.550 s is past the requirement 0.500 s"}},
-		{"a timeout", func(rs []Record) { rs[7].Outcome, rs[7].StillS = Timeout, math.NaN() },
+		{"a timeout", func(rs []FiledRun) { rs[7].Outcome, rs[7].StillS = Timeout, math.NaN() },
 			[]string{"TIMEOUT", "the bound never is past the requirement 0.500 s"}},
 	} {
 		r := mk(c.mod)
@@ -245,7 +245,7 @@ func TestAnalyzeCellByHand(t *testing.T) {
 	}
 
 	// Too few runs: 6 of 8 show R >= 0.2^(1/6) = 0.764 at 80 %.
-	r = analyzeCell(cell, "estop fwd 0.2", []Record{record(1, "x", .1), record(2, "x", .1), record(3, "x", .1), record(4, "x", .1), record(5, "x", .1), record(6, "x", .1)}, 0, 8, 0.8, 0.8)
+	r = analyzeCell(cell, "estop fwd 0.2", []FiledRun{record(1, "x", .1), record(2, "x", .1), record(3, "x", .1), record(4, "x", .1), record(5, "x", .1), record(6, "x", .1)}, 0, 8, 0.8, 0.8)
 	if r.Verdict != Fail || r.BoundK != 0 || !strings.Contains(r.Claim, "6 of the 8 runs done; 6 successes show R >= 0.764 at 80 % confidence") ||
 		!strings.Contains(r.BoundText, "the maximum bounds it at 73.7 %, or the 76.4th percentile at 80 %") {
 		t.Errorf("6 of 8: %s; %s; %s", r.Verdict, r.Claim, r.BoundText)

@@ -103,7 +103,7 @@ type BaselineLine struct {
 }
 
 // BaselineOf makes a baseline from runs: every line, the last run's where several runs have it.
-func BaselineOf(runs []Run, note string) Baseline {
+func BaselineOf(runs []ProofFile, note string) Baseline {
 	byKey := map[Key]BaselineLine{}
 	var order []Key
 	for _, run := range runs {
@@ -168,7 +168,7 @@ type Comparison struct {
 
 // Compare judges runs against b: a line that passed in the baseline and does not now, a passing stop later
 // than the baseline beyond tol, or a new line (not in the baseline) that does not pass, is a regression.
-func Compare(runs []Run, b Baseline, name string, tol Tolerance) *Comparison {
+func Compare(runs []ProofFile, b Baseline, name string, tol Tolerance) *Comparison {
 	c := &Comparison{Baseline: name, Tolerance: tol, ByKey: map[Key]string{}}
 	base := map[Key]BaselineLine{}
 	for _, l := range b.Lines {

@@ -12,10 +12,12 @@ import (
 // outcome; the line as tooltip), its RESULT line, the reasons of the lines that did not pass and a plot per
 // path (PNG, see PlotPath), and the JUnit suites (see JUnitOf). The renderers (Markdown, JUnit, HTML) write
 // it.
-func Document(runs []Run, cmp *Comparison) *reportdoc.Document { return document(runs, cmp, true) }
+func Document(runs []ProofFile, cmp *Comparison) *reportdoc.Document {
+	return document(runs, cmp, true)
+}
 
 // document is the Document, with the plots drawn or not (markdown leaves figures out: no need to draw them).
-func document(runs []Run, cmp *Comparison, plots bool) *reportdoc.Document {
+func document(runs []ProofFile, cmp *Comparison, plots bool) *reportdoc.Document {
 	d := &reportdoc.Document{Title: "Stop proof report", TestsName: "stopproof", Suites: suites(runs, cmp)}
 	T := reportdoc.T
 	if cmp != nil {

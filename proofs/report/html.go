@@ -119,6 +119,6 @@ func PlotPath(rep *stand.Report, path string) ([]byte, error) {
 // HTML writes the report (Document) as one self-contained page: the baseline's verdicts, and for each run
 // the stop-path table and a plot per path (PNG inline as data: URIs, a Content-Security-Policy that forbids
 // fetching anything).
-func HTML(w io.Writer, runs []Run, cmp *Comparison) error {
+func HTML(w io.Writer, runs []ProofFile, cmp *Comparison) error {
 	return reportdoc.HTML(w, Document(runs, cmp))
 }

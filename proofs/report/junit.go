@@ -24,7 +24,7 @@ type (
 // stopproof.PATH, name the line's name: "estop request, fwd 0.2"), the measurements and the stop time as
 // properties, a failure (message: the judge's reason; type FAIL or TIMEOUT) for a line that did not pass,
 // and a testcase per regression against the baseline.
-func suites(runs []Run, cmp *Comparison) []Testsuite {
+func suites(runs []ProofFile, cmp *Comparison) []Testsuite {
 	var out []Testsuite
 	for _, run := range runs {
 		rep := run.Report
@@ -67,12 +67,12 @@ func suites(runs []Run, cmp *Comparison) []Testsuite {
 }
 
 // JUnitOf is the report's JUnit document, counted.
-func JUnitOf(runs []Run, cmp *Comparison) Testsuites {
+func JUnitOf(runs []ProofFile, cmp *Comparison) Testsuites {
 	return reportdoc.JUnitOf(&reportdoc.Document{TestsName: "stopproof", Suites: suites(runs, cmp)})
 }
 
 // JUnit writes the JUnit XML document.
-func JUnit(w io.Writer, runs []Run, cmp *Comparison) error {
+func JUnit(w io.Writer, runs []ProofFile, cmp *Comparison) error {
 	return reportdoc.JUnit(w, &reportdoc.Document{TestsName: "stopproof", Suites: suites(runs, cmp)})
 }
 

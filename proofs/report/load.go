@@ -11,8 +11,8 @@ import (
 	"github.com/rosorin/rosorin/proofs/stand"
 )
 
-// Run is one proof run to report on.
-type Run struct {
+// ProofFile is one proof run to report on, as read from its file: a --json record or an MCAP recording.
+type ProofFile struct {
 	Name   string // the file's base name
 	Report *stand.Report
 	// Rejudged is set for a recording: the lines were judged again from it (Differences says whether the
@@ -24,17 +24,17 @@ type Run struct {
 const maxRecordFile = 256 << 20
 
 // Load reads a run: a proof's --json record, or a recording (MCAP) re-judged through the live judges.
-func Load(path string) (Run, error) {
+func Load(path string) (ProofFile, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Run{}, err
+		return ProofFile{}, err
 	}
 	return Parse(filepath.Base(path), b)
 }
 
 // Parse reads a run from its bytes (see Load).
-func Parse(name string, b []byte) (Run, error) {
-	run := Run{Name: name}
+func Parse(name string, b []byte) (ProofFile, error) {
+	run := ProofFile{Name: name}
 	if mcapfile.IsMCAP(b) {
 		f, err := proofrec.Read(bytes.NewReader(b))
 		if err != nil {

@@ -26,9 +26,9 @@ func capture(t testing.TB, name string) string {
 }
 
 // runs loads the committed recordings: the passing run and the negative control.
-func runs(t testing.TB) []Run {
+func runs(t testing.TB) []ProofFile {
 	t.Helper()
-	var out []Run
+	var out []ProofFile
 	for _, n := range []string{"stand-sim-pass.mcap", "stand-sim-ignore-motor.mcap"} {
 		r, err := Load(capture(t, n))
 		if err != nil {
