@@ -46,11 +46,9 @@ func valueOf[V any](r Record) (V, bool) {
 
 // IMUMessage converts a board IMU frame (g, deg/s) to sensor_msgs/msg/Imu (m/s², rad/s), orientation unknown.
 func IMUMessage(t time.Time, v board.IMU) *rosmsg.Imu {
-	m := &rosmsg.Imu{Header: rosmsg.Header{Stamp: rosmsg.TimeFromNanos(t.UnixNano()), FrameID: "imu_link"}}
-	m.OrientationCovariance[0] = -1 // REP 145: no orientation estimate
-	m.LinearAcceleration = rosmsg.Vector3{X: float64(v.Accel[0]) * board.StandardGravity,
-		Y: float64(v.Accel[1]) * board.StandardGravity, Z: float64(v.Accel[2]) * board.StandardGravity}
 	d := math.Pi / 180
-	m.AngularVelocity = rosmsg.Vector3{X: float64(v.Gyro[0]) * d, Y: float64(v.Gyro[1]) * d, Z: float64(v.Gyro[2]) * d}
-	return m
+	return rosmsg.ImuOf(rosmsg.IMUReading{Stamp: rosmsg.TimeFromNanos(t.UnixNano()), FrameID: "imu_link",
+		Accel: [3]float64{float64(v.Accel[0]) * board.StandardGravity, float64(v.Accel[1]) * board.StandardGravity,
+			float64(v.Accel[2]) * board.StandardGravity},
+		Gyro: [3]float64{float64(v.Gyro[0]) * d, float64(v.Gyro[1]) * d, float64(v.Gyro[2]) * d}})
 }

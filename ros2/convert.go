@@ -54,16 +54,12 @@ func stamp(t time.Time) rosmsg.Time {
 	return rosmsg.TimeFromNanos(t.UnixNano())
 }
 
-// IMUMsg is the driver's IMU record as sensor_msgs/Imu (no orientation: covariance[0] = -1, chapter 11).
+// IMUMsg is the driver's IMU record as sensor_msgs/Imu (no orientation: covariance[0] = -1, chapter 11; the
+// record has no orientation, so its orientation_covariance, always that, is not read).
 func IMUMsg(m *api.IMU) *rosmsg.Imu {
-	out := &rosmsg.Imu{Header: rosmsg.Header{Stamp: stamp(m.Stamp), FrameID: m.FrameID},
-		OrientationCovariance:        m.OrientationCovariance,
-		AngularVelocityCovariance:    m.AngularVelocityCovariance,
-		LinearAccelerationCovariance: m.LinearAccelerationCovariance,
-		AngularVelocity:              rosmsg.Vector3{X: m.AngularVelocity[0], Y: m.AngularVelocity[1], Z: m.AngularVelocity[2]},
-		LinearAcceleration:           rosmsg.Vector3{X: m.LinearAcceleration[0], Y: m.LinearAcceleration[1], Z: m.LinearAcceleration[2]},
-	}
-	return out
+	return rosmsg.ImuOf(rosmsg.IMUReading{Stamp: stamp(m.Stamp), FrameID: m.FrameID,
+		Gyro: m.AngularVelocity, GyroCov: m.AngularVelocityCovariance,
+		Accel: m.LinearAcceleration, AccelCov: m.LinearAccelerationCovariance})
 }
 
 // BatteryMsg is the battery record as sensor_msgs/BatteryState: voltage and presence measured, everything

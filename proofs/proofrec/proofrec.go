@@ -222,12 +222,9 @@ func (p *Writer) IMU(t []float64, gyro [][3]float64) (first uint32, n uint32, in
 		}
 	}
 	n = uint32(known)
-	m := rosmsg.Imu{OrientationCovariance: [9]float64{-1}, LinearAccelerationCovariance: [9]float64{-1}}
-	m.Header.FrameID = "imu_link"
 	for _, k := range keys[known:] {
-		m.Header.Stamp = rosmsg.TimeFromNanos(k.ns)
-		m.AngularVelocity = rosmsg.Vector3{X: k.gyro[0], Y: k.gyro[1], Z: k.gyro[2]}
-		if err := p.writeLocked(TopicJudgedIMU, k.ns, &m); err != nil {
+		m := rosmsg.ImuOf(rosmsg.IMUReading{Stamp: rosmsg.TimeFromNanos(k.ns), FrameID: "imu_link", Gyro: k.gyro, NoAccel: true})
+		if err := p.writeLocked(TopicJudgedIMU, k.ns, m); err != nil {
 			p.failLocked(err)
 			return first, n, inexact
 		}
