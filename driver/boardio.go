@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -29,7 +30,7 @@ type boardBatch struct {
 //
 // The send to the loop blocks (bounded by ctx): a gamepad trip must not be lost, and while the loop is busy the
 // bytes wait in the pipe or the tty buffer instead.
-func readBoard(ctx context.Context, in io.Reader, clk Clock, out chan<- boardBatch, errc chan<- error) {
+func readBoard(ctx context.Context, in io.Reader, clk clock.Timers, out chan<- boardBatch, errc chan<- error) {
 	var p board.Parser
 	var malformed uint64
 	var imuStamps board.IMUStamper // one read can hold several IMU frames: each gets its own stamp
@@ -105,6 +106,7 @@ func unblockReader(in io.Reader) bool {
 // port nor hide one.
 type boardWriter struct {
 	w       io.Writer
+	clk     clock.Full // its latencies and the stop wait; the persister's too
 	ch      chan queuedFrame
 	errc    chan error
 	quit    chan struct{}
@@ -129,11 +131,11 @@ type queuedFrame struct {
 	seq uint64
 }
 
-func newBoardWriter(w io.Writer) *boardWriter {
-	start := time.Now()
-	bw := &boardWriter{w: w, ch: make(chan queuedFrame, 1), errc: make(chan error, 1),
+func newBoardWriter(w io.Writer, clk clock.Full) *boardWriter {
+	start := clk.Now()
+	bw := &boardWriter{w: w, clk: clk, ch: make(chan queuedFrame, 1), errc: make(chan error, 1),
 		quit: make(chan struct{}), done: make(chan struct{}),
-		mono: func() time.Duration { return time.Since(start) }}
+		mono: func() time.Duration { return clk.Now().Sub(start) }}
 	go bw.run()
 	return bw
 }
@@ -244,7 +246,7 @@ func (bw *boardWriter) stop(wait time.Duration) bool {
 	select {
 	case <-bw.done:
 		return true
-	case <-time.After(wait):
+	case <-bw.clk.After(wait):
 		return false
 	}
 }

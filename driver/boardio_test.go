@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -60,7 +61,7 @@ func TestBoardWriterNoFrameAfterTimedOutStop(t *testing.T) {
 	}
 	for i := range 40 {
 		g := newGateWriter()
-		bw := newBoardWriter(g)
+		bw := newBoardWriter(g, clock.Real{})
 		bw.send(stuck)
 		<-g.entered
 		bw.send(pending)
@@ -100,7 +101,7 @@ func TestBoardWriterStopWaitsForAWriteInProgress(t *testing.T) {
 	f1, _ := board.EncodeWheelRPS([4]float64{1, 1, -1, -1})
 	f2, _ := board.EncodeWheelRPS([4]float64{2, 2, -2, -2})
 	g := newGateWriter()
-	bw := newBoardWriter(g)
+	bw := newBoardWriter(g, clock.Real{})
 	bw.send(f1)
 	<-g.entered
 	bw.send(f2)
@@ -118,7 +119,7 @@ func TestBoardWriterStopWaitsForAWriteInProgress(t *testing.T) {
 func TestBoardWriterSequence(t *testing.T) {
 	f1, _ := board.EncodeWheelRPS([4]float64{1, 1, -1, -1})
 	g := newGateWriter()
-	bw := newBoardWriter(g)
+	bw := newBoardWriter(g, clock.Real{})
 	defer func() { bw.stop(time.Second) }()
 	if seq, _ := bw.wrote(); seq != 0 {
 		t.Fatalf("written seq %d before any write", seq)
@@ -163,7 +164,7 @@ func TestBoardWriterBusyIsMonotonic(t *testing.T) {
 	g := newGateWriter()
 	var mono atomic.Int64
 	mono.Store(int64(5 * time.Second))
-	bw := &boardWriter{w: g, ch: make(chan queuedFrame, 1), errc: make(chan error, 1),
+	bw := &boardWriter{w: g, clk: clock.Real{}, ch: make(chan queuedFrame, 1), errc: make(chan error, 1),
 		quit: make(chan struct{}), done: make(chan struct{}),
 		mono: func() time.Duration { return time.Duration(mono.Load()) }}
 	go bw.run()

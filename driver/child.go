@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/childproc"
 	"github.com/rosorin/rosorin/driver/config"
@@ -199,12 +200,14 @@ func (h heldEOF) Read(p []byte) (int, error) {
 // hands its children to a sibling thread of the same, still dying process; getppid changes only when the
 // supervisor's last thread is gone, a moment later. Asked at once, a driver whose supervisor was killed
 // mostly read its old parent and logged "stop requested". The stop frame is written before this wait.
-func parentGone(ppid int, wait time.Duration) bool {
-	for end := time.Now().Add(wait); ; time.Sleep(time.Millisecond) {
+func parentGone(ppid int, wait time.Duration) bool { return parentGoneOn(clock.Real{}, ppid, wait) }
+
+func parentGoneOn(clk clock.Clock, ppid int, wait time.Duration) bool {
+	for end := clk.Now().Add(wait); ; _ = clk.Sleep(context.Background(), time.Millisecond) {
 		if os.Getppid() != ppid {
 			return true
 		}
-		if time.Now().After(end) {
+		if clk.Now().After(end) {
 			return false
 		}
 	}

@@ -1,12 +1,14 @@
 package driver
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
 	"sync/atomic"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/judge/contact"
@@ -36,6 +38,8 @@ type contactReflex struct {
 	done    chan struct{}
 	// slow, TEST ONLY: every match takes at least this long (the slow-matcher tick test).
 	slow time.Duration
+	// clk times the matches (Options' wall clock; clock.Real{} from newContactReflex).
+	clk clock.Full
 
 	scansDropped, resultsDropped      atomic.Uint64
 	matches, matchNS, matchMax, cpuNS atomic.Int64
@@ -70,7 +74,7 @@ func newContactReflex(mode contact.Mode, cfg contact.Config) (*contactReflex, er
 	if err != nil {
 		return nil, err
 	}
-	return &contactReflex{configured: mode, odoCfg: scanmatch.DefaultConfig(), mon: mon,
+	return &contactReflex{configured: mode, clk: clock.Real{}, odoCfg: scanmatch.DefaultConfig(), mon: mon,
 		scans: make(chan contactScan, 1), results: make(chan contactMatch, 16),
 		stop: make(chan struct{}), done: make(chan struct{})}, nil
 }
@@ -145,12 +149,12 @@ func (c *contactReflex) matcher(odo *scanmatch.Odometry) {
 			return
 		case in = <-c.scans:
 		}
-		w0, c0 := time.Now(), threadCPU()
+		w0, c0 := c.clk.Now(), threadCPU()
 		e, err := odo.Add(in.s, scanmatch.Aux{})
 		if c.slow > 0 {
-			time.Sleep(c.slow - time.Since(w0))
+			_ = c.clk.Sleep(context.Background(), c.slow-c.clk.Now().Sub(w0))
 		}
-		wall, cpu := time.Since(w0), threadCPU()-c0
+		wall, cpu := c.clk.Now().Sub(w0), threadCPU()-c0
 		c.matches.Add(1)
 		c.matchNS.Add(int64(wall))
 		c.cpuNS.Add(int64(cpu))

@@ -61,13 +61,12 @@ var errLoopGone = errors.New("driver is shutting down")
 
 // call hands q to the loop and waits for its answer (when q.reply is set).
 func (r *loopState) call(q request) (response, error) {
-	t := time.NewTimer(CallTimeout)
-	defer t.Stop()
+	timeout := r.o.wall.After(CallTimeout) // one bound for the hand-over and the answer together
 	select {
 	case r.reqs <- q:
 	case <-r.done:
 		return response{}, errLoopGone
-	case <-t.C:
+	case <-timeout:
 		return response{}, fmt.Errorf("driver control loop not answering for %v; it is stuck, restart rosorin-base", CallTimeout)
 	}
 	if q.reply == nil {
@@ -78,7 +77,7 @@ func (r *loopState) call(q request) (response, error) {
 		return res, nil
 	case <-r.done:
 		return response{}, errLoopGone
-	case <-t.C:
+	case <-timeout:
 		return response{}, fmt.Errorf("driver control loop not answering for %v; it is stuck, restart rosorin-base", CallTimeout)
 	}
 }

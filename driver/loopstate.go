@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/charger"
 	"github.com/rosorin/rosorin/driver/motion"
@@ -17,7 +18,7 @@ type loopState struct {
 	o   Options
 	p   params
 	log *slog.Logger
-	clk Clock
+	clk clock.Timers
 	tr  api.Transport
 
 	cfgView atomic.Pointer[any] // GET /v1/config: the configuration in force (written by the loop on a runtime set)
@@ -58,7 +59,7 @@ type loopState struct {
 	// deadline fires at the gate's next time-driven change (motion.Gate.NextDeadline): the deadman and the
 	// hand-overs act at their instant, not at the next tick. armedFor is the instant it is armed for (zero: not
 	// armed); source is the input that drove at the last check (motion.Gate.Driving).
-	deadline  Timer
+	deadline  clock.Timer
 	armedFor  time.Time
 	source    string
 	lastRPS   [4]float64
@@ -110,7 +111,7 @@ func newLoopState(o Options, p params) *loopState {
 	// The wall reading is taken next to the monotonic one: message stamps are startWall plus monotonic time
 	// since start, so any work between the two readings would shift every stamp (it once made the state's
 	// cmd_age put a command's arrival 2 ms after its real one under -race).
-	now, startWall := o.Clock.Now(), time.Now()
+	now, startWall := o.Clock.Now(), o.wall.Now()
 	pad, err := motion.NewPad(p.pad)
 	if err != nil {
 		// paramsFrom validated it; a locked default pad keeps the driver safe if that ever changes.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
 )
@@ -32,8 +33,11 @@ type Options struct {
 	StateDir string
 	// Log receives the driver's log lines; nil = slog.Default().
 	Log *slog.Logger
-	// Clock gives monotonic time and the control ticker; nil = the real clock.
-	Clock Clock
+	// Clock is the control loop's: its ticks, its deadline timer and every reading the gate decides on;
+	// nil = clock.Real{}. The driver's other waits (shutdown bounds, the board writer's and the latch file's
+	// latencies) use it too when it is a clock.Full, else clock.Real{} (a fake that drives the loop tick by
+	// tick leaves those in real time).
+	Clock clock.Timers
 	// Heartbeat, if set, receives one heartbeat.Tick byte from the control loop when it starts and after every
 	// tick, and heartbeat.FinalWord (the e-stop latch) after the final stop frames (heartbeat.go).
 	// The supervisor's watchdog reads it to tell a hung driver from a live one. Write must never block (a
@@ -53,45 +57,22 @@ type Options struct {
 	// api.DefaultAccess of this process's uid.
 	Access *api.Access
 
+	// wall is the clock of the waits outside the loop's decisions (Clock when it is a clock.Full, else
+	// clock.Real{}; withDefaults).
+	wall clock.Full
+
 	// testContactSlow, TEST ONLY: every scan match takes at least this long (the slow-matcher tick test).
 	testContactSlow time.Duration
 }
 
-// Clock is the driver's time source. The real one is time.Now (which carries the monotonic reading every
-// duration here is computed from), time.NewTicker and time.NewTimer.
-type Clock interface {
-	Now() time.Time
-	NewTicker(d time.Duration) Ticker
-	// NewTimer returns a timer that is not armed.
-	NewTimer() Timer
-}
-
-// Ticker is a running ticker.
-type Ticker interface {
-	C() <-chan time.Time
-	Stop()
-}
-
-// Timer fires once, d after Reset(d); Reset and Stop discard a firing not yet received (Go 1.23 timers).
-type Timer interface {
-	C() <-chan time.Time
-	Reset(d time.Duration)
-	Stop()
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time                   { return time.Now() }
-func (realClock) NewTicker(d time.Duration) Ticker { return realTicker{time.NewTicker(d)} }
-func (realClock) NewTimer() Timer                  { return newPreciseTimer() }
-
-type realTicker struct{ t *time.Ticker }
-
-func (t realTicker) C() <-chan time.Time { return t.t.C }
-func (t realTicker) Stop()               { t.t.Stop() }
-
-// RealClock returns the real monotonic clock.
-func RealClock() Clock { return realClock{} }
+// Ticker and Timer are the clock's.
+//
+// Deprecated: use clock.Ticker and clock.Timer; kept only for the fake clock of run_test.go, until it is
+// migrated (issue 32).
+type (
+	Ticker = clock.Ticker
+	Timer  = clock.Timer
+)
 
 // DefaultStateDir returns $XDG_STATE_HOME/rosorin or $HOME/.local/state/rosorin ("" if neither is known).
 func DefaultStateDir() string {
@@ -109,7 +90,14 @@ func (o Options) withDefaults() Options {
 		o.Log = slog.Default()
 	}
 	if o.Clock == nil {
-		o.Clock = realClock{}
+		o.Clock = clock.Real{}
+	}
+	if o.wall == nil {
+		if f, ok := o.Clock.(clock.Full); ok {
+			o.wall = f
+		} else {
+			o.wall = clock.Real{}
+		}
 	}
 	if o.StateDir == "" {
 		o.StateDir = DefaultStateDir()

@@ -136,7 +136,7 @@ func (p *persister) doLatch(j latchJob) {
 	for {
 		seq, next := p.bw.wrote()
 		if seq >= j.seq {
-			writtenAt = time.Now()
+			writtenAt = p.bw.clk.Now()
 			break
 		}
 		p.waitingFor.Store(j.seq)
@@ -155,7 +155,7 @@ func (p *persister) doLatch(j latchJob) {
 			p.doParams(pj)
 			continue
 		}
-		writtenAt = time.Now()
+		writtenAt = p.bw.clk.Now()
 		break
 	}
 	p.waitingFor.Store(0)
@@ -163,7 +163,7 @@ func (p *persister) doLatch(j latchJob) {
 		p.fail("e-stop latch NOT kept on disk: a restart of the service would clear it; reset and latch again, or keep the service running", err)
 		return
 	}
-	lat := time.Since(writtenAt)
+	lat := p.bw.clk.Now().Sub(writtenAt)
 	p.lastLatency.Store(int64(lat))
 	p.latchWrites.Add(1)
 	p.log.Info("e-stop latch kept on disk: a restart stays latched until reset", "file", p.latchPath,
@@ -196,12 +196,10 @@ func (p *persister) fail(what string, err error) {
 // ended in time (false: a write is stuck in the kernel). Idempotent.
 func (p *persister) close(wait time.Duration) bool {
 	p.once.Do(func() { close(p.final); close(p.quit) })
-	t := time.NewTimer(wait)
-	defer t.Stop()
 	select {
 	case <-p.done:
 		return true
-	case <-t.C:
+	case <-p.bw.clk.After(wait):
 		return false
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/protocol/board"
 )
@@ -432,7 +433,7 @@ func TestRunParamsCheckedAgain(t *testing.T) {
 func TestPersisterNewestWins(t *testing.T) {
 	hw := newHoldWriter()
 	t.Cleanup(hw.unhold)
-	bw := newBoardWriter(hw)
+	bw := newBoardWriter(hw, clock.Real{})
 	dir := t.TempDir()
 	p := newPersister(quietLog(), bw, filepath.Join(dir, LatchFileName))
 	hw.hold()

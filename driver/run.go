@@ -72,7 +72,7 @@ func start(o Options) (*loopState, error) {
 	if r.cr, err = newContactReflex(mode, p.contact); err != nil {
 		return nil, fmt.Errorf("driver start: %w", err)
 	}
-	r.cr.slow = o.testContactSlow
+	r.cr.slow, r.cr.clk = o.testContactSlow, o.wall
 	if o.SocketPath != "" {
 		access := o.Access
 		if access == nil {
@@ -98,7 +98,7 @@ func (r *loopState) run(ctx context.Context) error {
 		defer close(readerDone)
 		readBoard(rctx, r.o.BoardIn, r.clk, r.batches, r.readerErr)
 	}()
-	r.out = newBoardWriter(r.o.BoardOut)
+	r.out = newBoardWriter(r.o.BoardOut, r.o.wall)
 	r.disk = newDiskWriter(r.log)
 	r.persist = newPersister(r.log, r.out, latchPath(r.o.StateDir))
 	if r.dropRunParams {
@@ -150,7 +150,7 @@ func (r *loopState) run(ctx context.Context) error {
 	}
 	select {
 	case <-readerDone:
-	case <-time.After(200 * time.Millisecond):
+	case <-r.o.wall.After(200 * time.Millisecond):
 	}
 	r.disk.close()
 	r.cr.stopMatcher()

@@ -88,7 +88,7 @@ func (r *loopState) state(now time.Time) api.State {
 	if silent, age := r.boardSilent(now); silent {
 		s.BoardSilent = true
 		s.Warning = silentWarning(age)
-	} else if busy := r.out.busyFor(time.Now()); busy > BoardSilentAfter {
+	} else if busy := r.out.busyFor(now); busy > BoardSilentAfter {
 		s.Warning = "board write blocked for " + busy.Round(time.Millisecond).String() +
 			": the driver CANNOT stop the wheels (USB gone or firmware hung); use the power switch"
 	}

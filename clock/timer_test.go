@@ -1,16 +1,18 @@
-package driver
+package clock_test
 
 import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/internal/testkit"
 )
 
-// TestPreciseTimer: never before its instant; a Reset replaces the pending firing and a Stop cancels it. The
-// lateness is logged (the deadman's figure is driver/simtest's TestTimingDeadman, end to end).
+// TestPreciseTimer: Real's timer (the driver's deadline timer) never fires before its instant; a Reset replaces
+// the pending firing and a Stop cancels it. The lateness is logged (the deadman's figure is driver/simtest's
+// TestTimingDeadman, end to end).
 func TestPreciseTimer(t *testing.T) {
-	p := newPreciseTimer()
+	p := clock.Real{}.NewTimer()
 	var late []time.Duration
 	for i := range testkit.Reps(100, 20) {
 		d := time.Duration(3+i%7) * time.Millisecond
