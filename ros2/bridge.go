@@ -77,8 +77,12 @@ type Bridge struct {
 	inputs        []*input
 	estopReaders  []*dds.Reader
 	enable, reset *Service
-	params        *paramServer // params.go
-	pubs          map[string]*Publisher
+	params        *paramServer          // params.go
+	pubs          map[string]*Publisher // by output topic
+	// frames is the driver's frame configuration, read once by transforms (tf.go); framesReady is closed
+	// when it is known, for the outputs that depend on it (output.when).
+	frames      Frames
+	framesReady chan struct{}
 	// estopPending counts e-stops from the graph not yet confirmed by the driver: commands are held. Not
 	// under an input's mu: a cmd_vel Send stuck on a stalled driver must not hold an e-stop up.
 	estopPending atomic.Int32
@@ -96,8 +100,8 @@ type Bridge struct {
 	life    context.Context
 	endLife context.CancelFunc
 	// The observability endpoints (obs.go).
-	rosout                *rosout
-	diagPub, tfStatic, tf *Publisher
+	rosout            *rosout
+	diagPub, tfStatic *Publisher
 }
 
 // input is one velocity input of the driver's arbitration on the graph: its subscription and its own
@@ -133,13 +137,16 @@ const (
 	srvTrigger  = "std_srvs/srv/Trigger"
 )
 
-// output is one topic the node publishes from one of the driver's streams: the stream, the topic, its QoS, and
-// the conversion of one record of the stream into the message, which names its own ROS type. A new topic is
-// one entry of outputs (and its words in the README's topic list, which internal/readmecheck checks).
+// output is one topic the node publishes from one of the driver's streams: the stream, the topic, its QoS, the
+// conversion of one record of the stream into the message, which names its own ROS type, and when, if not nil,
+// the condition on the driver's frame configuration under which the topic is published (/tf: publish_odom_tf;
+// the publisher exists either way). A new topic is one entry of outputs, its conversion test and its words in
+// the README's topic list (TestOutputsRegistry; internal/readmecheck reads the topics from this table).
 type output struct {
 	api, topic string
 	qos        dds.QoS
 	conv       func(line []byte) (rosMessage, error)
+	when       func(Frames) bool
 }
 
 // rosMessage is a message the node publishes: its CDR and its ROS type.
@@ -170,17 +177,19 @@ func decoded[T any, M rosMessage](topic string, f func(*T) M) func([]byte) (rosM
 
 // outputs are the node's published topics from the driver's streams. Publishers are reliable (they match both
 // reliable and best-effort subscribers) except the scan, which has the sensor-data profile Nav2 expects.
-// (/tf_static and /tf: tf.go; /rosout: rosout.go; /diagnostics: diagnostics.go.)
+// (/tf_static, from the configuration once: tf.go; /rosout: rosout.go; /diagnostics: diagnostics.go.)
 var outputs = []output{
-	{api.TopicIMU, "imu/data_raw", dds.Default, decoded(api.TopicIMU, IMUMsg)},
-	{api.TopicBattery, "battery", dds.Default, decoded(api.TopicBattery, BatteryMsg)},
-	{api.TopicOdom, "wheel/odom", dds.Default, decoded(api.TopicOdom, OdomMsg)},
-	{api.TopicGamepad, "gamepad", dds.Default, decoded(api.TopicGamepad, JoyMsg)},
-	{api.TopicScan, "scan", dds.SensorData, decoded(api.TopicScan, ScanMsg)},
+	{api.TopicIMU, "imu/data_raw", dds.Default, decoded(api.TopicIMU, IMUMsg), nil},
+	{api.TopicBattery, "battery", dds.Default, decoded(api.TopicBattery, BatteryMsg), nil},
+	{api.TopicOdom, "wheel/odom", dds.Default, decoded(api.TopicOdom, OdomMsg), nil},
+	{api.TopicGamepad, "gamepad", dds.Default, decoded(api.TopicGamepad, JoyMsg), nil},
+	{api.TopicScan, "scan", dds.SensorData, decoded(api.TopicScan, ScanMsg), nil},
 	// ~/state carries the driver's state record as it is (the seed's ~/state JSON plus link health).
-	{api.TopicState, "~/state", dds.Latched, func(l []byte) (rosMessage, error) { return &rosmsg.String{Data: string(l)}, nil }},
+	{api.TopicState, "~/state", dds.Latched, func(l []byte) (rosMessage, error) { return &rosmsg.String{Data: string(l)}, nil }, nil},
 	// ~/source carries the input name alone ("manual", "autonomous", "cmd_vel", "none"), as the peer's.
-	{api.TopicSource, "~/source", dds.Latched, sourceMsg},
+	{api.TopicSource, "~/source", dds.Latched, sourceMsg, nil},
+	// /tf: odom -> base_link from each odometry record when publish_odom_tf is set (tf.go; docs/ros2.md, "tf").
+	{api.TopicOdom, "/tf", tfQoS, decoded(api.TopicOdom, OdomTransform), publishOdomTF},
 }
 
 // sourceMsg is ~/source's conversion: the source name of a hand-over record, which must have one.
@@ -238,7 +247,8 @@ func New(cfg Config) (*Bridge, error) {
 	if err := dds.Internals(); err != nil {
 		cfg.Log.Error("Cyclone DDS internals off: the e-stop watch's announced-sample rule and catch-up do not run (a lost e-stop sample is detected only when its publisher comes and goes within the one-shot time); /diagnostics shows it", "err", err)
 	}
-	b := &Bridge{cfg: cfg, log: cfg.Log, node: node, c: api.NewClient(cfg.Socket), pubs: map[string]*Publisher{}}
+	b := &Bridge{cfg: cfg, log: cfg.Log, node: node, c: api.NewClient(cfg.Socket), pubs: map[string]*Publisher{},
+		framesReady: make(chan struct{})}
 	b.life, b.endLife = context.WithCancel(context.Background())
 	b.watch.repair, b.watch.oneShot = cfg.EStopRepair, cfg.EStopOneShot
 	fail := func(err error) (*Bridge, error) { node.Close(); return nil, err }
@@ -247,7 +257,7 @@ func New(cfg Config) (*Bridge, error) {
 		if err != nil {
 			return fail(err)
 		}
-		b.pubs[o.api] = p
+		b.pubs[o.topic] = p
 	}
 	cmdType := typeTwist
 	if cfg.CmdVelStamped {
@@ -309,7 +319,7 @@ func (b *Bridge) Run(ctx context.Context) error {
 	}
 	for _, o := range outputs {
 		wg.Add(1)
-		go func() { defer wg.Done(); b.follow(ctx, o.api) }()
+		go func() { defer wg.Done(); b.follow(ctx, o) }()
 	}
 	wg.Add(1)
 	go func() { defer wg.Done(); b.publisherLoop(ctx) }()
@@ -764,14 +774,24 @@ func (b *Bridge) countPublishers(in *input) {
 	}
 }
 
-// follow publishes one of the driver's streams on its topic, reconnecting while the driver is away.
-func (b *Bridge) follow(ctx context.Context, topic string) {
-	p := b.pubs[topic]
-	conv := converter(topic)
+// follow publishes o's stream on its topic, reconnecting while the driver is away; an output with a
+// condition first waits for the driver's frame configuration, and ends if the condition is false.
+func (b *Bridge) follow(ctx context.Context, o output) {
+	if o.when != nil {
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.framesReady:
+		}
+		if !o.when(b.frames) {
+			return
+		}
+	}
+	p := b.pubs[o.topic]
 	warned := false
 	for ctx.Err() == nil {
-		err := b.c.Follow(ctx, topic, func(line []byte) error {
-			m, err := conv(line)
+		err := b.c.Follow(ctx, o.api, func(line []byte) error {
+			m, err := o.conv(line)
 			if err != nil {
 				return err
 			}
@@ -787,7 +807,7 @@ func (b *Bridge) follow(ctx context.Context, topic string) {
 			return
 		}
 		if !warned {
-			b.log.Warn("driver stream ended; reconnecting", "topic", topic, "err", err)
+			b.log.Warn("driver stream ended; reconnecting", "topic", o.api, "ros_topic", o.topic, "err", err)
 			warned = true
 		}
 		select {
@@ -795,14 +815,4 @@ func (b *Bridge) follow(ctx context.Context, topic string) {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-}
-
-// converter is the conversion of the driver's stream topic (outputs).
-func converter(topic string) func([]byte) (rosMessage, error) {
-	for _, o := range outputs {
-		if o.api == topic {
-			return o.conv
-		}
-	}
-	return func([]byte) (rosMessage, error) { return nil, errors.New("no such topic") }
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/rosorin/rosorin/driver/api"
@@ -67,7 +66,7 @@ func TestDecodeTwistStamped(t *testing.T) {
 
 // TestSourceConverter: ~/source carries the driver's source name alone; a record without one is an error.
 func TestSourceConverter(t *testing.T) {
-	conv := converter(api.TopicSource)
+	conv := outputConv(t, "~/source")
 	m, err := conv([]byte(`{"stamp":"2026-01-01T00:00:00Z","source":"manual","previous":"autonomous","previous_cmd_age_s":0.01}`))
 	if err != nil {
 		t.Fatal(err)
@@ -152,40 +151,5 @@ func TestBatteryMsg(t *testing.T) {
 		if back.PowerSupplyStatus != tc.want || back.Voltage != float32(12.4) || !math.IsNaN(float64(back.Percentage)) || !back.Present {
 			t.Errorf("plugged %v: %+v", tc.plugged, back)
 		}
-	}
-}
-
-// TestOutputsRegistry: every published topic is one entry: a stream and a topic of its own, a ROS type its
-// conversion names, and a conversion that turns a record of the stream into that type and refuses garbage.
-func TestOutputsRegistry(t *testing.T) {
-	seen := map[string]bool{}
-	for _, o := range outputs {
-		if seen[o.api] || seen["topic "+o.topic] {
-			t.Errorf("%s / %s: twice in outputs", o.api, o.topic)
-		}
-		seen[o.api], seen["topic "+o.topic] = true, true
-		typ := o.rosType()
-		if !strings.Contains(typ, "/msg/") {
-			t.Errorf("%s: ROS type %q", o.topic, typ)
-		}
-		rec := map[string]string{api.TopicSource: `{"source":"manual"}`}[o.api]
-		if rec == "" {
-			rec = `{"stamp":"2026-01-01T00:00:00Z"}`
-		}
-		m, err := o.conv([]byte(rec))
-		if err != nil || m == nil || m.ROSType() != typ {
-			t.Errorf("%s: %q -> %#v, %v (want a %s)", o.topic, rec, m, err, typ)
-		}
-		if o.api != api.TopicState { // ~/state carries the record as it is
-			if _, err := o.conv([]byte("not json")); err == nil {
-				t.Errorf("%s: garbage accepted", o.topic)
-			}
-		}
-		if c := converter(o.api); c == nil {
-			t.Errorf("%s: no converter", o.api)
-		}
-	}
-	if _, err := converter("no-such-topic")([]byte("{}")); err == nil {
-		t.Error("a topic outside the registry converted")
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/rosorin/rosorin/ros2/dds"
 )
 
-// newObs creates the observability endpoints (/rosout, /diagnostics, /tf_static, /tf) and points the bridge's
-// own log tee at /rosout.
+// newObs creates the observability endpoints (/rosout, /diagnostics, /tf_static; /tf is one of the outputs)
+// and points the bridge's own log tee at /rosout.
 func (b *Bridge) newObs(tee *api.LogTee) error {
 	var err error
 	b.rosout = &rosout{name: LoggerName(b.node.Namespace, b.node.Name), ch: make(chan api.LogRecord, rosoutQueue)}
@@ -20,9 +20,6 @@ func (b *Bridge) newObs(tee *api.LogTee) error {
 		return err
 	}
 	if b.tfStatic, err = b.node.Publisher("/tf_static", typeTF, tfStaticQoS); err != nil {
-		return err
-	}
-	if b.tf, err = b.node.Publisher("/tf", typeTF, tfQoS); err != nil {
 		return err
 	}
 	tee.SetSink(b.rosout.put)

@@ -12,8 +12,8 @@ import (
 	"github.com/rosorin/rosorin/ros2/dds"
 )
 
-// tf: the sensor mounts on /tf_static, odom -> base_link on /tf when publish_odom_tf is set (docs/ros2.md,
-// "tf").
+// tf: the sensor mounts on /tf_static, odom -> base_link on /tf when publish_odom_tf is set (an entry of
+// outputs, bridge.go) (docs/ros2.md, "tf").
 
 const typeTF = "tf2_msgs/msg/TFMessage"
 
@@ -54,6 +54,9 @@ func StaticTransforms(f Frames, stamp time.Time) *rosmsg.TFMessage {
 	return config.StaticTransforms(f.Base, f.Lidar, f.IMU, stamp)
 }
 
+// publishOdomTF is /tf's condition: publish_odom_tf.
+func publishOdomTF(f Frames) bool { return f.PublishOdomTF }
+
 // OdomTransform is odom -> base_link of one odometry record.
 func OdomTransform(o *api.Odom) *rosmsg.TFMessage {
 	return &rosmsg.TFMessage{Transforms: []rosmsg.TransformStamped{{
@@ -64,8 +67,8 @@ func OdomTransform(o *api.Odom) *rosmsg.TFMessage {
 	}}}
 }
 
-// transforms publishes /tf_static once the driver's configuration is known, and, when publish_odom_tf is set,
-// odom -> base_link on /tf from each odometry record.
+// transforms publishes /tf_static once the driver's configuration is known, and then hands the frames to
+// the outputs that wait for them (/tf).
 func (b *Bridge) transforms(ctx context.Context) {
 	var f Frames
 	for {
@@ -88,23 +91,6 @@ func (b *Bridge) transforms(ctx context.Context) {
 	} else {
 		b.log.Info("/tf_static published", "lidar", f.Base+" -> "+f.Lidar, "imu", f.Base+" -> "+f.IMU, "publish_odom_tf", f.PublishOdomTF)
 	}
-	if !f.PublishOdomTF {
-		return
-	}
-	for ctx.Err() == nil {
-		_ = b.c.Follow(ctx, api.TopicOdom, func(line []byte) error {
-			var o api.Odom
-			if err := json.Unmarshal(line, &o); err != nil {
-				return err
-			}
-			if err := b.tf.Publish(OdomTransform(&o)); err != nil {
-				b.Stats.PublishErrors.Add(1)
-			}
-			return nil
-		})
-		select {
-		case <-ctx.Done():
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	b.frames = f
+	close(b.framesReady)
 }
