@@ -57,8 +57,18 @@ type peer struct {
 	wake  chan struct{}
 }
 
+// startPeer starts the peer bin with args; it ends with the test.
 func startPeer(t *testing.T, bin string, args ...string) *peer {
+	return startPeerEnv(t, bin, nil, args...)
+}
+
+// startPeerEnv is startPeer with extra environment (the secured peers read the SROS2 variables as a ROS node
+// does; nil: the test's own).
+func startPeerEnv(t *testing.T, bin string, env []string, args ...string) *peer {
 	p := &peer{cmd: exec.Command(bin, args...), wake: make(chan struct{}, 1)}
+	if env != nil {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
 	p.cmd.Stderr = os.Stderr
 	out, _ := p.cmd.StdoutPipe()
 	p.in, _ = p.cmd.StdinPipe()

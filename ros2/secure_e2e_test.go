@@ -3,7 +3,6 @@
 package ros2_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -11,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -86,33 +84,6 @@ func securityEnv(ks, enclave string) []string {
 		env = append(env, sros2.EnvEnclaveOverride+"="+enclave)
 	}
 	return env
-}
-
-// startPeerEnv is startPeer with extra environment (the peers read the SROS2 variables as a ROS node does).
-func startPeerEnv(t *testing.T, bin string, env []string, args ...string) *peer {
-	p := &peer{cmd: exec.Command(bin, args...), wake: make(chan struct{}, 1)}
-	p.cmd.Env = append(os.Environ(), env...)
-	p.cmd.Stderr = os.Stderr
-	out, _ := p.cmd.StdoutPipe()
-	p.in, _ = p.cmd.StdinPipe()
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			p.mu.Lock()
-			p.lines = append(p.lines, sc.Text())
-			p.mu.Unlock()
-			select {
-			case p.wake <- struct{}{}:
-			default:
-			}
-		}
-	}()
-	t.Cleanup(func() { p.in.Close(); p.cmd.Process.Kill(); p.cmd.Wait() })
-	return p
 }
 
 // wireMarkers are payloads of the bridge's topics that a capture must not find in plain text under
