@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -127,15 +128,17 @@ func inputTopic(in motion.Input) string {
 	return in.String() + "/cmd_vel"
 }
 
-// ros2 message types of the interface.
-const (
-	typeTwist   = "geometry_msgs/msg/Twist"
-	typeTwistSt = "geometry_msgs/msg/TwistStamped"
-	typeBool    = "std_msgs/msg/Bool"
-	typeString  = "std_msgs/msg/String"
-	srvSetBool  = "std_srvs/srv/SetBool"
-	srvTrigger  = "std_srvs/srv/Trigger"
+// ROS 2 types of the interface's inputs and services, as their protocol/rosmsg types name themselves.
+var (
+	typeTwist   = (*rosmsg.Twist)(nil).ROSType()
+	typeTwistSt = (*rosmsg.TwistStamped)(nil).ROSType()
+	typeBool    = (*rosmsg.Bool)(nil).ROSType()
+	srvSetBool  = serviceType((*rosmsg.SetBoolRequest)(nil))
+	srvTrigger  = serviceType((*rosmsg.TriggerRequest)(nil))
 )
+
+// serviceType is the service of a request type: "std_srvs/srv/SetBool" of "std_srvs/srv/SetBool_Request".
+func serviceType(req rosmsg.Message) string { return strings.TrimSuffix(req.ROSType(), "_Request") }
 
 // output is one topic the node publishes from one of the driver's streams: the stream, the topic, its QoS, the
 // conversion of one record of the stream into the message, which names its own ROS type, and when, if not nil,

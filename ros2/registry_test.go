@@ -149,3 +149,15 @@ func registryProblems(table []output, readme []byte) []string {
 	}
 	return out
 }
+
+// TestInterfaceTypes: the types of the inputs and services, which protocol/rosmsg's types name, are the ROS
+// names the graph knows (docs/ros2.md's table).
+func TestInterfaceTypes(t *testing.T) {
+	for got, want := range map[string]string{typeTwist: "geometry_msgs/msg/Twist", typeTwistSt: "geometry_msgs/msg/TwistStamped",
+		typeBool: "std_msgs/msg/Bool", srvSetBool: "std_srvs/srv/SetBool", srvTrigger: "std_srvs/srv/Trigger",
+		typeTF: "tf2_msgs/msg/TFMessage"} {
+		if got != want {
+			t.Errorf("%q, want %q", got, want)
+		}
+	}
+}

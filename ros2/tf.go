@@ -15,7 +15,7 @@ import (
 // tf: the sensor mounts on /tf_static, odom -> base_link on /tf when publish_odom_tf is set (an entry of
 // outputs, bridge.go) (docs/ros2.md, "tf").
 
-const typeTF = "tf2_msgs/msg/TFMessage"
+var typeTF = (*rosmsg.TFMessage)(nil).ROSType()
 
 // tfStaticQoS is tf2_ros::StaticTransformBroadcaster's: reliable, transient local, keep last 1 (every static
 // transform in the one message).
