@@ -98,13 +98,13 @@ func (s *supervisor) follow(ctx context.Context, topic string, ch int) {
 	cl := api.NewClient(s.cfg.Socket)
 	for ctx.Err() == nil {
 		_ = cl.Follow(ctx, topic, func(line []byte) error {
-			s.capture.PutMessage(ch, time.Now(), &rosmsg.String{Data: string(line)})
+			s.capture.PutMessage(ch, s.clk.Now(), &rosmsg.String{Data: string(line)})
 			return nil
 		})
 		cl.CloseIdle()
 		select {
 		case <-ctx.Done():
-		case <-time.After(stateFollowRetry):
+		case <-s.clk.After(stateFollowRetry):
 		}
 	}
 }

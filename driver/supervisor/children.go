@@ -42,7 +42,7 @@ func (s *supervisor) startDriver() bool {
 		s.log.Error("capture: no tx tap for this driver; its writes are not recorded", "err", d.tapErr)
 	}
 	pid := d.pid
-	c := &child{name: "driver", p: d.p, pid: pid, started: time.Now(), sink: s.tee.addFeed(d.board),
+	c := &child{name: "driver", p: d.p, pid: pid, started: s.clk.Now(), sink: s.tee.addFeed(d.board),
 		watchDone: make(chan struct{})}
 	s.driver = c
 	s.driverStarts++
@@ -73,7 +73,7 @@ func (s *supervisor) startReader() bool {
 		s.log.Error("cannot start the LiDAR reader", "err", err)
 		return false
 	}
-	c := &child{name: "lidar reader", p: p, pid: pid, started: time.Now()}
+	c := &child{name: "lidar reader", p: p, pid: pid, started: s.clk.Now()}
 	s.reader = c
 	s.readerStarts++
 	s.wg.Add(1)
@@ -101,6 +101,7 @@ func (s *supervisor) watchDriver(c *child, hb heartbeatSource) {
 		},
 		hung:  func(why string) { s.driverHung(c, why) },
 		final: func(word []byte) { c.final = word },
+		clk:   s.clk,
 	})
 }
 
@@ -110,11 +111,11 @@ func (s *supervisor) watchDriver(c *child, hb heartbeatSource) {
 func (s *supervisor) waitChild(c *child, isDriver bool) {
 	defer s.wg.Done()
 	ws, err := c.p.wait()
-	ev := exitEvent{c: c, ws: ws, err: err, reaped: time.Now()}
+	ev := exitEvent{c: c, ws: ws, err: err, reaped: s.clk.Now()}
 	if isDriver {
 		ev.stopped = true
 		ev.stopErr = s.stop.crash("driver " + c.exitHow(ws))
-		ev.stopDur = time.Since(ev.reaped)
+		ev.stopDur = s.clk.Now().Sub(ev.reaped)
 	}
 	s.exits <- ev
 }
@@ -133,7 +134,7 @@ func (s *supervisor) driverExited(ev exitEvent) {
 	// already caused; the wait is for the watcher goroutine to get there.
 	select {
 	case <-c.watchDone:
-	case <-time.After(200 * time.Millisecond):
+	case <-s.clk.After(200 * time.Millisecond):
 	}
 	end := driverEnd{how: how}
 	if latch, ok := heartbeat.ParseFinalWord(c.final); ok {

@@ -32,7 +32,7 @@ func (s *supervisor) startPump() {
 			if n > 0 {
 				chunk := append([]byte(nil), buf[:n]...)
 				if s.capture != nil {
-					s.capture.Put(capRx, time.Now(), chunk) // never blocks (segment.Queue)
+					s.capture.Put(capRx, s.clk.Now(), chunk) // never blocks (segment.Queue)
 				}
 				s.tee.write(chunk)
 			}
@@ -61,8 +61,8 @@ func (s *supervisor) portLost(err error) {
 	s.stop.set(nil)
 	s.port.Close()
 	s.port = nil
-	s.portState, s.portSince = PortGone, time.Now()
-	s.goneLogged = time.Now()
+	s.portState, s.portSince = PortGone, s.clk.Now()
+	s.goneLogged = s.clk.Now()
 	s.log.Error("BOARD PORT LOST: the wheels keep their last speed and nothing can stop them until it returns; "+
 		"stopping the driver, reopening", "device", s.cfg.Device, "err", err, "every", s.cfg.ReopenEvery)
 	if s.driver != nil {
@@ -74,14 +74,14 @@ func (s *supervisor) portLost(err error) {
 func (s *supervisor) tryReopen() bool {
 	f, err := s.sys.openBoard(s.cfg.Device)
 	if err != nil {
-		if time.Since(s.goneLogged) >= s.cfg.GoneLogEvery {
-			s.goneLogged = time.Now()
+		if s.clk.Now().Sub(s.goneLogged) >= s.cfg.GoneLogEvery {
+			s.goneLogged = s.clk.Now()
 			s.log.Error("BOARD PORT STILL GONE: the wheels keep their last speed and nothing can stop them",
-				"device", s.cfg.Device, "gone_for", time.Since(s.portSince).Round(time.Second), "err", err)
+				"device", s.cfg.Device, "gone_for", s.clk.Now().Sub(s.portSince).Round(time.Second), "err", err)
 		}
 		return false
 	}
-	gone := time.Since(s.portSince)
+	gone := s.clk.Now().Sub(s.portSince)
 	s.setPort(f)
 	if err := s.stop.crash("board port returned"); err != nil {
 		s.log.Error("board port back but the stop frame failed", "device", s.cfg.Device, "err", err)

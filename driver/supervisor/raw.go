@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/rosorin/rosorin/clock"
 )
 
 // rawQueue is the per-client queue in reads: at 1 Mbaud a read returns a few frames, so this is seconds of
@@ -18,6 +21,7 @@ const rawQueue = 1024
 type rawServer struct {
 	ln   net.Listener
 	tee  *tee
+	clk  clock.Full
 	wg   sync.WaitGroup
 	once sync.Once
 }
@@ -25,7 +29,7 @@ type rawServer struct {
 // listenRaw creates the raw socket at path with mode 0660 (only the service's user and group may listen to
 // the board). A stale socket file is removed first: the caller holds the board's flock, so no other
 // supervisor of this board can be serving it.
-func listenRaw(path string, t *tee) (*rawServer, error) {
+func listenRaw(path string, t *tee, clk clock.Full) (*rawServer, error) {
 	if fi, err := os.Lstat(path); err == nil {
 		if fi.Mode().Type() != fs.ModeSocket {
 			return nil, fmt.Errorf("raw socket %s exists and is not a socket; remove it or pass another --socket", path)
@@ -40,7 +44,7 @@ func listenRaw(path string, t *tee) (*rawServer, error) {
 		ln.Close()
 		return nil, fmt.Errorf("raw socket: %w", err)
 	}
-	r := &rawServer{ln: ln, tee: t}
+	r := &rawServer{ln: ln, tee: t, clk: clk}
 	r.wg.Add(1)
 	go r.accept()
 	return r, nil
@@ -54,7 +58,7 @@ func (r *rawServer) accept() {
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
-			time.Sleep(10 * time.Millisecond) // EMFILE and the like: do not spin
+			_ = r.clk.Sleep(context.Background(), 10*time.Millisecond) // EMFILE and the like: do not spin
 			continue
 		}
 		s := r.tee.addRaw(rawQueue)
@@ -71,7 +75,7 @@ func (r *rawServer) serve(c net.Conn, s *sink) {
 		if failed {
 			continue // drain until remove closes the queue
 		}
-		_ = c.SetWriteDeadline(time.Now().Add(2 * time.Second))
+		_ = c.SetWriteDeadline(r.clk.Now().Add(2 * time.Second))
 		if _, err := c.Write(chunk); err != nil {
 			failed = true
 			r.tee.remove(s)

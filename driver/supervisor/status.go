@@ -154,7 +154,7 @@ func (s *supervisor) writeStatus() {
 		StopFrames: count, LastStop: last, LastStopAt: at,
 		BoardBytes: s.tee.bytes.Load(), DriverDroppedBytes: s.tee.driverDrops.Load(),
 		RawClients: int(s.tee.rawSinks.Load()), RawDroppedClients: s.tee.droppedRaw.Load(),
-		Updated: time.Now(),
+		Updated: s.clk.Now(),
 	}
 	if s.driver != nil {
 		st.DriverPID = s.driver.pid
@@ -185,7 +185,7 @@ func (s *supervisor) writeStatus() {
 	}
 	if s.portState == PortGone {
 		st.Warning = "board port " + s.cfg.Device + " gone for " +
-			strconv.FormatFloat(time.Since(s.portSince).Seconds(), 'f', 1, 64) +
+			strconv.FormatFloat(s.clk.Now().Sub(s.portSince).Seconds(), 'f', 1, 64) +
 			" s: the wheels keep their last speed and nothing can stop them until it returns"
 	}
 	if err := writeStatus(StatusPath(s.cfg.Socket), st); err != nil && s.portState != PortClosed {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/serialport"
 )
@@ -25,6 +26,8 @@ type StopMotorsConfig struct {
 	Frames int
 	// Warn receives the one-time warning line (stderr); may be nil.
 	Warn io.Writer
+	// Clock times the retries (clock.Real{}).
+	Clock clock.Full
 }
 
 // StopMotors opens the board without lock or exclusivity (it must not lock out the driver that systemd
@@ -43,7 +46,10 @@ func StopMotors(ctx context.Context, c StopMotorsConfig) (time.Duration, error) 
 	if c.Frames <= 0 {
 		c.Frames = 3
 	}
-	t0 := time.Now()
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	t0 := c.Clock.Now()
 	warned := false
 	for {
 		f, err := serialport.OpenShared(c.Device, serialport.BoardBaud)
@@ -51,15 +57,15 @@ func StopMotors(ctx context.Context, c StopMotorsConfig) (time.Duration, error) 
 			defer f.Close()
 			stop := board.StopFrame()
 			// A wedged device must not hang systemd's stop job: the kill timeout would end us silently.
-			_ = f.SetWriteDeadline(time.Now().Add(2 * time.Second))
+			_ = f.SetWriteDeadline(c.Clock.Now().Add(2 * time.Second))
 			for i := 0; i < c.Frames; i++ {
 				if _, err := f.Write(stop); err != nil {
-					return time.Since(t0), fmt.Errorf("write stop frame %d/%d to %s: %w", i+1, c.Frames, c.Device, err)
+					return c.Clock.Now().Sub(t0), fmt.Errorf("write stop frame %d/%d to %s: %w", i+1, c.Frames, c.Device, err)
 				}
 			}
-			return time.Since(t0), nil
+			return c.Clock.Now().Sub(t0), nil
 		}
-		el := time.Since(t0)
+		el := c.Clock.Now().Sub(t0)
 		if el >= c.Wait {
 			return el, fmt.Errorf("cannot open %s for %.0f s: %w", c.Device, c.Wait.Seconds(), err)
 		}
@@ -69,8 +75,8 @@ func StopMotors(ctx context.Context, c StopMotorsConfig) (time.Duration, error) 
 		}
 		select {
 		case <-ctx.Done():
-			return time.Since(t0), fmt.Errorf("stop-motors interrupted before %s opened: %w", c.Device, ctx.Err())
-		case <-time.After(min(c.Retry, c.Wait-el)):
+			return c.Clock.Now().Sub(t0), fmt.Errorf("stop-motors interrupted before %s opened: %w", c.Device, ctx.Err())
+		case <-c.Clock.After(min(c.Retry, c.Wait-el)):
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -21,11 +22,12 @@ type stopper struct {
 	lastAt time.Time
 	// onWrite, when set (--capture), is handed every stop frame written; it must not block.
 	onWrite func(at time.Time, b []byte)
+	clk     clock.Clock // stamps the stop frames (clock.Real{}; the supervisor's)
 }
 
 func newStopper() *stopper {
 	f := board.StopFrame()
-	return &stopper{frame: f, double: append(append([]byte(nil), f...), f...)}
+	return &stopper{clk: clock.Real{}, frame: f, double: append(append([]byte(nil), f...), f...)}
 }
 
 func (s *stopper) set(f boardPort) {
@@ -62,12 +64,12 @@ func (s *stopper) put(reason string, b []byte, frames uint64) error {
 	if s.f == nil {
 		return fmt.Errorf("board port gone: cannot write the stop frame (%s); the wheels keep their last speed until the device returns", reason)
 	}
-	_ = s.f.SetWriteDeadline(time.Now().Add(stopWriteTimeout))
+	_ = s.f.SetWriteDeadline(s.clk.Now().Add(stopWriteTimeout))
 	if _, err := s.f.Write(b); err != nil {
 		return fmt.Errorf("stop frame (%s): %w", reason, err)
 	}
 	s.count += frames
-	s.last, s.lastAt = reason, time.Now()
+	s.last, s.lastAt = reason, s.clk.Now()
 	if s.onWrite != nil {
 		s.onWrite(s.lastAt, b)
 	}

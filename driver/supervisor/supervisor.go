@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/capture/segment"
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/childproc"
 	"github.com/rosorin/rosorin/serialport"
 )
@@ -63,6 +64,9 @@ type Config struct {
 	Bridge func() *BridgeStatus
 	// Log receives the supervisor's log; nil discards it.
 	Log *slog.Logger
+	// Clock is the supervisor's time: back-offs, reopen and shutdown timers, the watchdog's readings, the
+	// status stamps (clock.Real{}; virtual in the tests' testing/synctest bubbles).
+	Clock clock.Full
 }
 
 func (c *Config) defaults() {
@@ -83,6 +87,9 @@ func (c *Config) defaults() {
 	def(&c.WatchdogStartGrace, DefaultWatchdogStartGrace)
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
 	}
 }
 
@@ -121,6 +128,7 @@ type exitEvent struct {
 type supervisor struct {
 	cfg   Config
 	log   *slog.Logger
+	clk   clock.Full // cfg.Clock
 	sys   osys
 	tee   *tee
 	stop  *stopper
@@ -184,8 +192,9 @@ func run(ctx context.Context, cfg Config, sys osys, serveRaw bool) error {
 		}
 		return fmt.Errorf("board port: %w; check the cable and --device", err)
 	}
-	s := &supervisor{cfg: cfg, log: cfg.Log, sys: sys, tee: newTee(), stop: newStopper(), exits: make(chan exitEvent, 4),
-		crashDelay: cfg.RestartDelay}
+	s := &supervisor{cfg: cfg, log: cfg.Log, clk: cfg.Clock, sys: sys, tee: newTee(), stop: newStopper(),
+		exits: make(chan exitEvent, 4), crashDelay: cfg.RestartDelay}
+	s.stop.clk = s.clk
 	s.capture = startCapture(&s.cfg, s.log)
 	if s.capture != nil {
 		s.stop.onWrite = func(at time.Time, b []byte) { s.capture.Put(capTx, at, b) }
@@ -197,7 +206,7 @@ func run(ctx context.Context, cfg Config, sys osys, serveRaw bool) error {
 		return fmt.Errorf("board port %s: %w", cfg.Device, err)
 	}
 	if serveRaw {
-		s.raw, err = listenRaw(childproc.RawPath(cfg.Socket), s.tee)
+		s.raw, err = listenRaw(childproc.RawPath(cfg.Socket), s.tee, s.clk)
 		if err != nil {
 			f.Close()
 			return err
@@ -222,7 +231,7 @@ func run(ctx context.Context, cfg Config, sys osys, serveRaw bool) error {
 func (s *supervisor) setPort(f boardPort) {
 	s.port = f
 	s.stop.set(f)
-	s.portState, s.portSince = PortOpen, time.Now()
+	s.portState, s.portSince = PortOpen, s.clk.Now()
 }
 
 func (s *supervisor) loop(ctx context.Context) {
@@ -232,10 +241,10 @@ func (s *supervisor) loop(ctx context.Context) {
 		readerRestart <-chan time.Time
 		reopen        <-chan time.Time
 		kill          <-chan time.Time
-		tick          = time.NewTicker(time.Second)
+		tick          = s.clk.NewTicker(time.Second)
 	)
 	defer tick.Stop()
-	var reopenTicker *time.Ticker
+	var reopenTicker clock.Ticker
 	defer func() {
 		if reopenTicker != nil {
 			reopenTicker.Stop()
@@ -243,10 +252,10 @@ func (s *supervisor) loop(ctx context.Context) {
 	}()
 	// A child that could not be started (fork failed: out of memory, pids) is retried like a dead one.
 	if s.driver == nil {
-		driverRestart = time.After(s.cfg.RestartDelay)
+		driverRestart = s.clk.After(s.cfg.RestartDelay)
 	}
 	if s.reader == nil && s.cfg.ReaderArgs != nil {
-		readerRestart = time.After(s.cfg.ReaderRespawnDelay)
+		readerRestart = s.clk.After(s.cfg.ReaderRespawnDelay)
 	}
 	s.writeStatus()
 	for !(s.stopping && s.driver == nil && s.reader == nil) {
@@ -255,12 +264,12 @@ func (s *supervisor) loop(ctx context.Context) {
 			if ev.c == s.driver {
 				s.driverExited(ev)
 				if !s.stopping && s.port != nil {
-					driverRestart = time.After(s.restartDelay(ev))
+					driverRestart = s.clk.After(s.restartDelay(ev))
 				}
 			} else if ev.c == s.reader {
 				s.readerExited(ev)
 				if !s.stopping && !s.cfg.NoReaderRespawn {
-					readerRestart = time.After(s.cfg.ReaderRespawnDelay)
+					readerRestart = s.clk.After(s.cfg.ReaderRespawnDelay)
 				}
 			}
 		case err := <-s.pumpDone:
@@ -270,8 +279,8 @@ func (s *supervisor) loop(ctx context.Context) {
 				break
 			}
 			driverRestart = nil
-			reopenTicker = time.NewTicker(s.cfg.ReopenEvery)
-			reopen = reopenTicker.C
+			reopenTicker = s.clk.NewTicker(s.cfg.ReopenEvery)
+			reopen = reopenTicker.C()
 		case <-reopen:
 			if s.tryReopen() {
 				reopenTicker.Stop()
@@ -284,13 +293,13 @@ func (s *supervisor) loop(ctx context.Context) {
 			driverRestart = nil
 			if s.port != nil {
 				if !s.startDriver() {
-					driverRestart = time.After(s.cfg.RestartDelay)
+					driverRestart = s.clk.After(s.cfg.RestartDelay)
 				}
 			}
 		case <-readerRestart:
 			readerRestart = nil
 			if !s.startReader() {
-				readerRestart = time.After(s.cfg.ReaderRespawnDelay)
+				readerRestart = s.clk.After(s.cfg.ReaderRespawnDelay)
 			}
 		case <-done:
 			done = nil
@@ -302,7 +311,7 @@ func (s *supervisor) loop(ctx context.Context) {
 					_ = c.p.signal(syscall.SIGINT)
 				}
 			}
-			kill = time.After(s.cfg.StopTimeout)
+			kill = s.clk.After(s.cfg.StopTimeout)
 		case <-kill:
 			kill = nil
 			for _, c := range []*child{s.driver, s.reader} {
@@ -312,11 +321,11 @@ func (s *supervisor) loop(ctx context.Context) {
 					_ = c.p.signal(syscall.SIGKILL)
 				}
 			}
-		case <-tick.C:
-			if s.port == nil && time.Since(s.goneLogged) >= s.cfg.GoneLogEvery {
-				s.goneLogged = time.Now()
+		case <-tick.C():
+			if s.port == nil && s.clk.Now().Sub(s.goneLogged) >= s.cfg.GoneLogEvery {
+				s.goneLogged = s.clk.Now()
 				s.log.Error("BOARD PORT STILL GONE: the wheels keep their last speed and nothing can stop them",
-					"device", s.cfg.Device, "gone_for", time.Since(s.portSince).Round(time.Second))
+					"device", s.cfg.Device, "gone_for", s.clk.Now().Sub(s.portSince).Round(time.Second))
 			}
 		}
 		s.writeStatus()
@@ -353,7 +362,7 @@ func (s *supervisor) finish() {
 			s.log.Info("capture: recording finished", "dir", s.cfg.Capture.Dir)
 		}
 	}
-	s.portState, s.portSince = PortClosed, time.Now()
+	s.portState, s.portSince = PortClosed, s.clk.Now()
 	s.writeStatus()
 	count, _, _ := s.stop.stats()
 	s.log.Info("supervisor stopped", "stop_frames", count)

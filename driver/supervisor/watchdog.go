@@ -35,6 +35,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/heartbeat"
 	"github.com/rosorin/rosorin/internal/rawio"
 )
@@ -155,6 +156,8 @@ type watchHooks struct {
 	late  func(late time.Duration, silent time.Duration)
 	hung  func(why string)
 	final func(word []byte)
+	// clk reads the time of each heartbeat; nil = clock.Real{}.
+	clk clock.Clock
 }
 
 // maxFinalWord bounds what is kept of the driver's final word (heartbeat.FinalWord: 3 bytes plus a reason of
@@ -195,13 +198,17 @@ func watchHeartbeat(r heartbeatSource, wd *watchdog, enabled bool, h watchHooks)
 			h.final(fw.b)
 		}
 	}()
+	clk := h.clk
+	if clk == nil {
+		clk = clock.Real{}
+	}
 	buf := make([]byte, 256)
 	for {
 		if enabled {
 			_ = r.SetReadDeadline(wd.deadline())
 		}
 		n, err := r.Read(buf)
-		now := time.Now()
+		now := clk.Now()
 		if n > 0 {
 			wd.beat(now, buf[:n])
 			h.seen(now, fw.add(buf[:n]))
