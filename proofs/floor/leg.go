@@ -2,6 +2,7 @@ package floor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -206,7 +207,7 @@ func (p *legRun) held(ctx context.Context) error {
 	if _, ok := r.waitOdo(ctx, r.o.OdoWait); !ok {
 		return fmt.Errorf("no scans after starting the service again")
 	}
-	if err := r.sleep(ctx, 1500*time.Millisecond); err != nil { // windows of their own after the gap
+	if err := r.core.Wait(ctx, 1500*time.Millisecond); err != nil { // windows of their own after the gap
 		return err
 	}
 	p.HoldEnd = r.clk.Now()
@@ -221,25 +222,27 @@ func (p *legRun) stopIfAborted() error {
 	return nil
 }
 
-// drive publishes the motion every CmdPeriod until until (after a stop fired, nothing more is sent).
+// errQuiet ends the drive loop once a stop fired: nothing more is sent.
+var errQuiet = errors.New("a stop fired: nothing more is sent")
+
+// drive publishes the motion every CmdPeriod until until on the run's drive loop (after a stop fired,
+// nothing more is sent: it waits out until, taking in scans).
 func (p *legRun) drive(ctx context.Context, until time.Time, tolerate bool) error {
 	r := p.r
-	for {
+	err := r.core.Drive(ctx, r.o.CmdPeriod, until, func(ctx context.Context) error {
 		r.pump()
 		if p.aborted != "" || len(p.fired) > 0 {
-			return r.sleep(ctx, until.Sub(r.clk.Now()))
+			return errQuiet
 		}
 		if err := p.send(ctx); err != nil && !tolerate {
 			return err
 		}
-		left := until.Sub(r.clk.Now())
-		if left <= 0 {
-			return nil
-		}
-		if err := r.sleep(ctx, min(r.o.CmdPeriod, left)); err != nil {
-			return err
-		}
+		return nil
+	})
+	if errors.Is(err, errQuiet) {
+		return r.core.Wait(ctx, until.Sub(r.clk.Now()))
 	}
+	return err
 }
 
 func (p *legRun) send(ctx context.Context) error {

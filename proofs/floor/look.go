@@ -8,6 +8,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/judge/odometry"
 	"github.com/rosorin/rosorin/proofs/target"
 )
@@ -39,7 +40,11 @@ type LookReport struct {
 // Look reads the driver's state and d of scans (2 s in the seed's spirit), runs the odometry over them and
 // prints the seed's look lines: state, battery, plug state, the LiDAR's coverage per 30 degree bearing and
 // the odometry's health. It sends nothing.
-func Look(ctx context.Context, t target.Target, d time.Duration, out io.Writer) (*LookReport, error) {
+// t is a target.Target, or anything that describes and reads the state (and streams scans: ScanFollower).
+func Look(ctx context.Context, t interface {
+	target.Describer
+	target.StateReader
+}, d time.Duration, out io.Writer) (*LookReport, error) {
 	if out == nil {
 		out = io.Discard
 	}
@@ -77,7 +82,7 @@ func Look(ctx context.Context, t target.Target, d time.Duration, out io.Writer) 
 	if err != nil {
 		return nil, err
 	}
-	t0 := time.Now()
+	t0 := clock.Real{}.Now() // the scans' zero: Look runs against a running driver, whose scans are stamped on the wall clock
 	lctx, lcancel := context.WithTimeout(ctx, d)
 	defer lcancel()
 	ferr := sf.FollowScans(lctx, func(s target.ScanSample) error {

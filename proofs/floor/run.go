@@ -47,7 +47,8 @@ func (r *runner) rel(t time.Time) float64 { return r.core.Rel(t) }
 
 func (r *runner) now() float64 { return r.rel(r.clk.Now()) }
 
-// pump runs every scan that has arrived through the odometry (and the live rules hooked on it).
+// pump runs every scan that has arrived through the odometry (and the live rules hooked on it). It is the
+// run's engine's TakeIn: every wait of the proof's goroutine takes in scans.
 func (r *runner) pump() {
 	for {
 		select {
@@ -55,21 +56,6 @@ func (r *runner) pump() {
 			r.odo.add(r.rel(s.At), s.Scan)
 		default:
 			return
-		}
-	}
-}
-
-// sleep waits d while taking in scans.
-func (r *runner) sleep(ctx context.Context, d time.Duration) error {
-	end := r.clk.Now().Add(d)
-	for {
-		r.pump()
-		left := end.Sub(r.clk.Now())
-		if left <= 0 {
-			return nil
-		}
-		if err := r.clk.Sleep(ctx, min(left, 20*time.Millisecond)); err != nil {
-			return err
 		}
 	}
 }
@@ -84,7 +70,7 @@ func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Repo
 	rep := &Report{Params: o.Params, LegS: o.Leg.Seconds(), HoldS: o.Hold.Seconds(), Planned: stoppath.Lines(steps), motions: o.Paths.Motions()}
 	c := runcore.New(t, o.Clock, o.Evidence, o.Out, "stopproof floor prove", runcore.Record{Head: &rep.Head, States: &rep.States, Ending: &rep.Ending, Aborted: &rep.Aborted})
 	r := &runner{core: c, t: t, o: o, clk: c.Clock, ev: c.Ev, out: c.Out, rep: rep}
-	c.ErrAborted, c.DriverBack, c.Sleep = ErrAborted, o.DriverBack, r.sleep
+	c.ErrAborted, c.DriverBack, c.TakeIn = ErrAborted, o.DriverBack, r.pump // the engine takes in scans while it waits
 	for _, s := range o.Paths {
 		r.rep.rows = append(r.rep.rows, row{name: s.Name, label: s.RowLabel()})
 		if s.Release != "" {

@@ -3,8 +3,10 @@ package floor
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/rosorin/rosorin/judge/odometry"
+	"github.com/rosorin/rosorin/proofs/internal/runcore"
 )
 
 // The take-over's release on the floor (a path with a Release line): after the stop's judge the operator lets
@@ -31,10 +33,10 @@ func (p *legRun) letGo(ctx context.Context) error {
 	p.Phase = "driving after letting go of the take-over"
 	giveUp := last.Add(r.o.ReleaseWait)
 	var v odometry.Release
-	for {
+	err := r.core.Drive(ctx, r.o.CmdPeriod, time.Time{}, func(ctx context.Context) error {
 		r.pump()
 		if p.aborted != "" {
-			break
+			return runcore.ErrDone
 		}
 		if err := p.send(ctx); err != nil && ctx.Err() != nil {
 			return err
@@ -42,11 +44,12 @@ func (p *legRun) letGo(ctx context.Context) error {
 		now := r.clk.Now()
 		v = odometry.JudgeRelease(r.odo.samples(from-2*prm.Window, p.dx, p.dy), from, r.rel(now), prm)
 		if v.Outcome == odometry.Pass || !now.Before(giveUp) {
-			break
+			return runcore.ErrDone
 		}
-		if err := r.sleep(ctx, r.o.CmdPeriod); err != nil {
-			return err
-		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	// Stop at once: the release is shown (or not), and the floor ahead is the next leg's.
 	if err := r.t.Enable(ctx, false); err != nil {

@@ -74,8 +74,16 @@ func alive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
+// Target is what the check needs of the robot: its description and configuration, its state, and the
+// reader's kill (a target.Target is one).
+type Target interface {
+	target.Describer
+	target.StateReader
+	target.Killer
+}
+
 // Run performs the check. The error is non-nil only when it aborted before killing anything.
-func Run(ctx context.Context, t target.Target, o Options) (*Report, error) {
+func Run(ctx context.Context, t Target, o Options) (*Report, error) {
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}
@@ -102,22 +110,18 @@ func Run(ctx context.Context, t target.Target, o Options) (*Report, error) {
 	var got bool
 	deadline := clk.Now().Add(max(o.StateTimeout, o.Settle))
 	settled := clk.Now().Add(o.Settle)
-	for {
-		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		st, err := t.State(qctx)
-		cancel()
+	eng := runcore.Engine{Clock: clk}
+	eng.Poll(ctx, t, o.StatePeriod, 2*time.Second, time.Time{}, func(st target.State, err error) error {
 		if err == nil {
 			last, got = st, true
 			ev.Logf("state: %s", st.Raw)
 		}
 		now := clk.Now()
 		if (got && !now.Before(settled)) || !now.Before(deadline) || ctx.Err() != nil {
-			break
+			return runcore.ErrDone
 		}
-		if clk.Sleep(ctx, o.StatePeriod) != nil {
-			break
-		}
-	}
+		return nil
+	})
 	switch {
 	case !got:
 		return abort("abort: no driver state - nothing killed")
@@ -151,16 +155,14 @@ func Run(ctx context.Context, t target.Target, o Options) (*Report, error) {
 	}
 	in.Killed = []int{pid}
 
-	end := t0.Add(o.Watch)
 	var final target.State
-	for clk.Now().Before(end) && ctx.Err() == nil {
-		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		st, err := t.State(qctx)
-		cancel()
-		if err != nil {
-			rep.StateErrors++
-			ev.Logf("state: %v", err)
-		} else {
+	if ctx.Err() == nil {
+		eng.Poll(ctx, t, o.StatePeriod, 2*time.Second, t0.Add(o.Watch), func(st target.State, err error) error {
+			if err != nil {
+				rep.StateErrors++
+				ev.Logf("state: %v", err)
+				return nil
+			}
 			final = st
 			ev.Logf("state: %s", st.Raw)
 			obs := scanloss.Observation{T: st.At.Sub(t0).Seconds(), Blocked: st.Blocked}
@@ -169,10 +171,8 @@ func Run(ctx context.Context, t target.Target, o Options) (*Report, error) {
 				obs.ScanAge = &a
 			}
 			in.Obs = append(in.Obs, obs)
-		}
-		if clk.Sleep(ctx, o.StatePeriod) != nil {
-			break
-		}
+			return nil
+		})
 	}
 	if p := final.Pids.LidarReader; p > 0 && o.Alive(p) {
 		in.ReaderPIDsNow = []int{p}

@@ -135,25 +135,26 @@ func Characterize(ctx context.Context, t target.Target, phases []CharPhase, o Op
 		r.printf("[%d/%d] %s for %.0f s ...", i+1, len(phases), ph.Name, ph.Dur.Seconds())
 		from := r.clk.Now()
 		end := from.Add(ph.Dur)
-		for {
-			if ph.Commands {
-				qctx, cancel := context.WithTimeout(ctx, time.Second)
-				err := pub.Send(qctx, ph.Twist)
-				cancel()
-				if err != nil {
-					cr.Aborted = fmt.Sprintf("%s: command refused: %v", ph.Name, err)
-					break
-				}
-				r.ev.Logf("cmd %+.2f %+.2f %+.2f", ph.Twist.VX, ph.Twist.VY, ph.Twist.WZ)
+		refused := false
+		err := r.core.Drive(ctx, o.CmdPeriod, end, func(ctx context.Context) error {
+			if !ph.Commands {
+				return nil
 			}
-			now := r.clk.Now()
-			if !now.Before(end) {
-				break
+			qctx, cancel := context.WithTimeout(ctx, time.Second)
+			err := pub.Send(qctx, ph.Twist)
+			cancel()
+			if err != nil {
+				refused = true
+				return err
 			}
-			if err := r.clk.Sleep(ctx, min(o.CmdPeriod, end.Sub(now))); err != nil {
-				cr.Aborted = "interrupted: " + err.Error()
-				break
-			}
+			r.ev.Logf("cmd %+.2f %+.2f %+.2f", ph.Twist.VX, ph.Twist.VY, ph.Twist.WZ)
+			return nil
+		})
+		switch {
+		case err != nil && refused:
+			cr.Aborted = fmt.Sprintf("%s: command refused: %v", ph.Name, err)
+		case err != nil:
+			cr.Aborted = "interrupted: " + err.Error()
 		}
 		if cr.Aborted != "" {
 			break

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/stoppath"
 	"github.com/rosorin/rosorin/proofs/target"
 )
@@ -37,45 +38,46 @@ func (r *runner) contactOverride() time.Duration {
 // latched by the contact reflex; the trigger time is the reflex's decision, from the driver's record.
 var awaitContact stoppath.Trigger = func(ctx context.Context, f stoppath.Firing) error {
 	return f.Await("contact reflex", func(ctx context.Context, prompt func(string)) (time.Time, string, error) {
-		t := f.Target()
-		give := time.Now().Add(contactGiveUp)
+		clk := f.Clock()
+		give := clk.Now().Add(contactGiveUp)
 		var last target.State
-		for {
-			qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			st, err := t.State(qctx)
-			cancel()
+		var trig time.Time
+		var how string
+		// The event runs beside the drive commands, on a goroutine of its own: an engine of its own.
+		err := runcore.Engine{Clock: clk}.Poll(ctx, f.Target(), 50*time.Millisecond, 2*time.Second, time.Time{}, func(st target.State, err error) error {
 			if err == nil {
 				last = st
 				if st.Estop != "" {
 					c := contactOf(st)
 					if !strings.HasPrefix(st.Estop, "contact:") || c == nil || c.LastContact == nil {
-						return time.Time{}, "", fmt.Errorf("the e-stop was latched by something else: %q", st.Estop)
+						return fmt.Errorf("the e-stop was latched by something else: %q", st.Estop)
 					}
 					lc := c.LastContact
 					up := upOf(st)
-					trig := st.At.Add(-time.Duration((up - lc.UptimeS) * float64(time.Second)))
+					trig = st.At.Add(-time.Duration((up - lc.UptimeS) * float64(time.Second)))
 					after := lc.UptimeS - lc.WheelsStartedS
 					prompt(fmt.Sprintf("contact reflex: e-stop %q %.2f s after the wheels started", st.Estop, after))
 					if after > ContactWithin.Seconds() {
-						return time.Time{}, "", fmt.Errorf("the contact e-stop came %.2f s after the wheels started, later than %.1f s", after, ContactWithin.Seconds())
+						return fmt.Errorf("the contact e-stop came %.2f s after the wheels started, later than %.1f s", after, ContactWithin.Seconds())
 					}
-					return trig, fmt.Sprintf("the driver's contact reflex, %.2f s after the wheels started (driver clock)", after), nil
+					how = fmt.Sprintf("the driver's contact reflex, %.2f s after the wheels started (driver clock)", after)
+					return runcore.ErrDone
 				}
 			}
-			if time.Now().After(give) {
+			if clk.Now().After(give) {
 				mode, status := "unknown", "no state"
 				if c := contactOf(last); c != nil {
 					mode, status = c.Mode, c.Status
 				}
-				return time.Time{}, "", fmt.Errorf("no contact e-stop %.1f s after the spin-up: the wheels kept turning (reflex mode %s, status %q); only the deadman or a person stops them",
+				return fmt.Errorf("no contact e-stop %.1f s after the spin-up: the wheels kept turning (reflex mode %s, status %q); only the deadman or a person stops them",
 					contactGiveUp.Seconds(), mode, status)
 			}
-			select {
-			case <-ctx.Done():
-				return time.Time{}, "", ctx.Err()
-			case <-time.After(50 * time.Millisecond):
-			}
+			return nil
+		})
+		if err != nil {
+			return time.Time{}, "", err
 		}
+		return trig, how, nil
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/judge/vibration"
+	"github.com/rosorin/rosorin/proofs/internal/runcore"
 )
 
 // The scan gate's rule (Rule.ScanGate): the gate lets go by itself once scans are back, so the path keeps
@@ -22,8 +23,8 @@ func (p *pathRun) holdScanLoss(ctx context.Context) error {
 	giveUp := p.Trig.Add(r.o.Hold + r.o.ReleaseWait)
 	const probe = 1.0 // s: the release check looks at the last second of IMU
 	nextCheck := time.Time{}
-	for {
-		if err := p.send(ctx, true); err != nil {
+	return r.core.Drive(ctx, r.o.CmdPeriod, time.Time{}, func(ctx context.Context) error {
+		if err := p.send(ctx); err != nil && ctx.Err() != nil {
 			return err
 		}
 		now := r.clk.Now()
@@ -38,18 +39,16 @@ func (p *pathRun) holdScanLoss(ctx context.Context) error {
 				if v.Passed() {
 					p.releasedAt = now
 					p.HoldEnd = now
-					return nil
+					return runcore.ErrDone
 				}
 			}
 		}
 		if !now.Before(giveUp) {
 			p.HoldEnd = now
-			return nil
+			return runcore.ErrDone
 		}
-		if err := r.clk.Sleep(ctx, r.o.CmdPeriod); err != nil {
-			return err
-		}
-	}
+		return nil
+	})
 }
 
 // scanTimeline reads the driver's scan_age after the trigger from the state history: when it went stale

@@ -33,7 +33,7 @@ type runner struct {
 	ev    *evidence.Log
 	out   io.Writer
 	t0    time.Time
-	watch *target.StateWatcher
+	watch *runcore.StateWatcher
 	fault target.Faulter
 	rep   *Report
 
@@ -134,7 +134,7 @@ func (r *runner) open(ctx context.Context) (target.State, error) {
 	if v := st.Config.ScanTimeoutS; v > 0 {
 		r.scanTimeout = time.Duration(v * float64(time.Second))
 	}
-	r.watch = target.WatchState(ctx, r.t, r.clk, r.ev, r.o.StatePeriod)
+	r.watch = runcore.Watch(ctx, r.t, r.clk, r.ev, r.o.StatePeriod)
 	r.core.DisableLeftEnabled(ctx, st)
 	return st, nil
 }

@@ -40,7 +40,7 @@ type pathRun struct {
 func (r *runner) step(ctx context.Context, i, n int, s Step) []Result {
 	p := &pathRun{r: r, s: s}
 	p.Path = runcore.NewPath(r.core, s, r.o.CmdPeriod)
-	p.Send = func(ctx context.Context) error { return p.send(ctx, true) }
+	p.Send = p.send
 	err, timedOut := p.Step(ctx, i, n, r.o.PathTimeout, p.leg())
 	res := p.res
 	switch {
@@ -66,7 +66,6 @@ func (p *pathRun) leg() runcore.Leg {
 			return p.contactMode(ctx, st) // contact.go: log mode for the drive paths
 		},
 		Start: func() { p.event("spin-up", nil) },
-		Drive: p.drive,
 		Triggered: func() {
 			p.event("trigger", map[string]any{"t": r.rel(p.Trig), "how": p.TrigHow})
 		},
@@ -74,7 +73,7 @@ func (p *pathRun) leg() runcore.Leg {
 			if s.Spec.Rule.ScanGate {
 				return p.holdScanLoss(ctx) // gaterule.go
 			}
-			return p.HoldFor(ctx, r.o.Hold, p.drive)
+			return p.HoldFor(ctx, r.o.Hold, p.Drive)
 		},
 		Judge: func(ctx context.Context) error {
 			p.catchUp(ctx)
@@ -99,25 +98,9 @@ func (p *pathRun) leg() runcore.Leg {
 	return l
 }
 
-// drive publishes the motion every CmdPeriod until until. During the spin-up a refused command ends the path
-// (tolerate false); after the trigger the driver may be gone or refusing, and the commands go on regardless:
-// the point of every path is that the wheels stay stopped while commands keep coming.
-func (p *pathRun) drive(ctx context.Context, until time.Time, tolerate bool) error {
-	for {
-		if err := p.send(ctx, tolerate); err != nil {
-			return err
-		}
-		now := p.r.clk.Now()
-		if !now.Before(until) {
-			return nil
-		}
-		if err := p.r.clk.Sleep(ctx, min(p.r.o.CmdPeriod, until.Sub(now))); err != nil {
-			return err
-		}
-	}
-}
-
-func (p *pathRun) send(ctx context.Context, tolerate bool) error {
+// send publishes the motion once (the path's Send, for the run's drive loop: runcore.Path.Drive), counting
+// and logging refusals once per change.
+func (p *pathRun) send(ctx context.Context) error {
 	tw := p.s.Motion.Twist
 	qctx, cancel := context.WithTimeout(ctx, time.Second)
 	err := p.Pub.Send(qctx, tw)
@@ -132,10 +115,7 @@ func (p *pathRun) send(ctx context.Context, tolerate bool) error {
 			p.r.ev.Logf("cmd %+.2f %+.2f %+.2f: %v", tw.VX, tw.VY, tw.WZ, err)
 			p.lastErr = err.Error()
 		}
-		if !tolerate {
-			return err
-		}
-		return nil
+		return err
 	}
 	p.lastErr = ""
 	p.sends++

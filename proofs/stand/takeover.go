@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/judge/vibration"
+	"github.com/rosorin/rosorin/proofs/internal/runcore"
 )
 
 // The take-over's release (a path with a Release line and no scan-gate rule): after the stop's judge the
@@ -29,9 +30,9 @@ func (p *pathRun) letGo(ctx context.Context, stop vibration.Verdict) (Result, er
 	const probe = 1.0 // s: the release check looks at the last second of IMU
 	giveUp := last.Add(r.o.ReleaseWait)
 	var nextCheck time.Time
-	for {
-		if err := p.send(ctx, true); err != nil {
-			return Result{}, err
+	err := r.core.Drive(ctx, r.o.CmdPeriod, time.Time{}, func(ctx context.Context) error {
+		if err := p.send(ctx); err != nil && ctx.Err() != nil {
+			return err
 		}
 		now := r.clk.Now()
 		if now.Sub(last).Seconds() >= probe+0.2 && !now.Before(nextCheck) {
@@ -41,15 +42,16 @@ func (p *pathRun) letGo(ctx context.Context, stop vibration.Verdict) (Result, er
 			p.releaseV, p.releaseIn = &v, releaseInput{in, r.rel(now) - probe, r.rel(now)}
 			if v.Passed() {
 				p.releasedAt = now
-				break
+				return runcore.ErrDone
 			}
 		}
 		if !now.Before(giveUp) {
-			break
+			return runcore.ErrDone
 		}
-		if err := r.clk.Sleep(ctx, r.o.CmdPeriod); err != nil {
-			return Result{}, err
-		}
+		return nil
+	})
+	if err != nil {
+		return Result{}, err
 	}
 	p.HoldEnd = r.clk.Now()
 	var v vibration.Verdict

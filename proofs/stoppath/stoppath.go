@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/target"
 )
@@ -43,6 +44,8 @@ func Once(m Motion, r int) []At { return []At{{m, r}} }
 type Firing interface {
 	// Target is the robot.
 	Target() target.Target
+	// Clock is the proof's clock, for a trigger that waits on its own (its own state poll).
+	Clock() clock.Clock
 	// Act takes the trigger time now, logs "TRIGGER what" and does the action.
 	Act(what string, do func() error) error
 	// Silence makes the last command sent the trigger (the deadman's timeout runs from there) and keeps

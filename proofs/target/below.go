@@ -85,14 +85,15 @@ func (b BoardIMU) read(ctx context.Context, r deadliner, yield func() bool, src 
 	defer stop()
 	var p board.Parser
 	buf := make([]byte, 4096)
-	nextYield := time.Now().Add(100 * time.Millisecond)
+	nextYield := b.Clock.Now().Add(100 * time.Millisecond)
 	for {
-		if yield != nil && time.Now().After(nextYield) {
+		if yield != nil && b.Clock.Now().After(nextYield) {
 			if yield() {
 				return errors.New("another process took the port (the driver is back)")
 			}
-			nextYield = time.Now().Add(100 * time.Millisecond)
+			nextYield = b.Clock.Now().Add(100 * time.Millisecond)
 		}
+		// The kernel's deadline is on the wall clock, whatever the proof's clock is.
 		if err := r.SetReadDeadline(time.Now().Add(100 * time.Millisecond)); err != nil {
 			return err
 		}

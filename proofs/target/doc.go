@@ -1,6 +1,9 @@
 // Package target is what the proofs drive and observe: the Target (a running driver reached through its
 // control API, LiveTarget; or a simulated stand robot with the real driver started against it, SimTarget;
-// or ROS2Target over either), the board's IMU read from below the driver and the state watcher. Beside it:
+// or ROS2Target over either), split into the roles a proof asks for (Describer, StateReader, IMURecorder,
+// Commander, Switcher, Killer, ServiceController, ButtonPresser; Target is all of them and Close), and the
+// board's IMU read from below the driver. The proofs' loops over a target (the drive loop, the state poll,
+// the state watcher) are proofs/internal/runcore's Engine. Beside it:
 // the samples and their recordings (proofs/imu), the evidence log (proofs/evidence), the clock
 // (package clock), the driver binary a simulation runs (proofs/basebin), a command's run (proofs/session) and
 // its MCAP recording (proofs/proofrec).
@@ -20,8 +23,11 @@
 // the judge (Faulter), so the negative control ignore-motor breaks the stop and not the spin-up. With
 // SimConfig.World "floor" the robot drives in a room (SimConfig.Room: sim.NamedRoom) instead.
 //
-// Optional abilities are separate interfaces found by type assertion: ScanFollower (the driver's LiDAR
-// scans, timed on receipt: the floor proof's odometry, corridor check and guard), Faulter, DriverBinary.
+// Optional abilities are roles found by type assertion, outside Target: ScanFollower (the driver's LiDAR
+// scans, timed on receipt: the floor proof's odometry, corridor check and guard), Faulter, DriverBinary,
+// OneShotEstopper (ROS 2's one-shot e-stop), ContactModer (the contact reflex's mode). A new action is a
+// method on one role, or a role of its own, and its implementations (LiveTarget, SimTarget, ROS2Target,
+// targettest.Fake; an optional role: only those that can play it).
 //
 // # From below the driver
 //

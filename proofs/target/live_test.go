@@ -45,7 +45,7 @@ func TestFromAPI(t *testing.T) {
 }
 
 func TestStateCompact(t *testing.T) {
-	if c := compact([]byte("{\n  \"a\": \"x y\",\n  \"b\": 1\n}")); c != `{"a":"x y","b":1}` {
+	if c := Compact([]byte("{\n  \"a\": \"x y\",\n  \"b\": 1\n}")); c != `{"a":"x y","b":1}` {
 		t.Error(c)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rosorin/rosorin/driver/config"
+	"github.com/rosorin/rosorin/internal/simrobot"
 )
 
 // ErrSimParam is wrapped by SimParamsYAML for a --sim-param it refuses.
@@ -58,7 +59,7 @@ func SimParamsYAML(kvs []string) ([]byte, error) {
 	b = append([]byte("# stopproof --sim-param: overrides of the simulated robot's driver parameters (a negative control).\n"), b...)
 
 	c := config.Default()
-	if _, err := config.Parse(&c, "the simulated robot's configuration", []byte(configYAML)); err != nil {
+	if _, err := config.Parse(&c, "the simulated robot's configuration", []byte(simrobot.RobotConfig)); err != nil {
 		return nil, fmt.Errorf("%w: internal: %v", ErrSimParam, err)
 	}
 	notes, err := config.Parse(&c, "--sim-param", b)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rosorin/rosorin/driver/config"
+	"github.com/rosorin/rosorin/internal/simrobot"
 )
 
 // The overrides file is what the driver reads after the sim's own: loaded the same way (config.Load of both,
@@ -19,7 +20,7 @@ func TestSimParamsYAML(t *testing.T) {
 	}
 	dir := t.TempDir()
 	base, over := filepath.Join(dir, "base.yaml"), filepath.Join(dir, "over.yaml")
-	os.WriteFile(base, []byte(configYAML), 0o644)
+	os.WriteFile(base, []byte(simrobot.RobotConfig), 0o644)
 	os.WriteFile(over, b, 0o644)
 	plain, _, err := config.Load(base)
 	if err != nil {

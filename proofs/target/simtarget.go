@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/rosorin/rosorin/clock"
+	"github.com/rosorin/rosorin/internal/simrobot"
 	"github.com/rosorin/rosorin/proofs/basebin"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/protocol/board"
@@ -63,35 +63,21 @@ type SimTarget struct {
 	cfg       SimConfig
 	dir       string
 	bin       basebin.Bin
+	robot     *simrobot.Stack // the sim and the service process (internal/simrobot, the tests' starter too)
 	sim       *sim.Sim
-	simCancel context.CancelFunc
 	log       *os.File
 	fault     *sim.Fault // applied at each trigger; nil when none (or applied at start)
 	faultNote string
 
-	mu     sync.Mutex // guards base and exited (StopService and Close may race with a Ctrl-C teardown)
-	base   *exec.Cmd
-	exited chan struct{}
+	mu     sync.Mutex // guards base (StopService and Close may race with a Ctrl-C teardown)
+	base   *simrobot.Service
 	closed bool
 }
 
-// configYAML is the driver configuration of the simulated robot, in the ROS parameter-file shape the driver
-// reads: chapter 11's defaults with the robot's speed limit.
-const configYAML = `# stopproof --sim: the robot's running limits, written so the run does not depend on this host's files.
-# max_linear 0.35: config/arm_limits.yaml since 2026-10-01 (the code default is still rule 5's 0.2).
-rosorin_board_driver:
-  ros__parameters:
-    max_linear: 0.35
-    max_angular: 1.0
-    cmd_timeout: 0.3
-    scan_timeout: 0.5
-`
-
-// simParamsFile holds --sim-param's overrides, read after base.yaml.
-const simParamsFile = "sim-params.yaml"
-
 // StartSim makes the temporary folder, starts the simulated stand robot and rosorin-base against it, and
-// waits for the driver's first state. On error everything started is torn down.
+// waits for the driver's first state, on internal/simrobot (the tests' robot starter) with its one robot
+// configuration (simrobot.RobotConfig; --sim-param's overrides a second parameter file after it). On error
+// everything started is torn down.
 func StartSim(ctx context.Context, cfg SimConfig) (_ *SimTarget, err error) {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real{}
@@ -155,36 +141,43 @@ func StartSim(ctx context.Context, cfg SimConfig) (_ *SimTarget, err error) {
 	if st.log, err = os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 		return nil, fmt.Errorf("rosorin-base log: %w", err)
 	}
-	// The sim lives until Close, not until the proof's context: the teardown after Ctrl-C still needs it.
-	sctx, cancel := context.WithCancel(context.Background())
-	st.simCancel = cancel
 	room, err := sim.NamedRoom(cfg.Room)
 	if err != nil {
 		return nil, fmt.Errorf("--sim-room: %w", err)
 	}
-	if st.sim, err = sim.Start(sctx, sim.Config{Dir: st.dir, World: st.world(), Room: room, Seed: cfg.Seed, Faults: startFaults,
-		TruthPath: cfg.TruthPath}); err != nil {
-		return nil, fmt.Errorf("simulated robot: %w", err)
+	var args []string
+	if cfg.NoLidarRespawn {
+		args = append(args, "--no-lidar-respawn")
 	}
+	if cfg.Contact != "" {
+		args = append(args, "--contact", cfg.Contact)
+	}
+	started := func(svc *simrobot.Service) { // each start of the service, the first after the sim's line
+		if st.robot == nil {
+			cfg.Evidence.Logf("sim: folder %s, board %s, lidar %s, seed %d; %s", st.dir, svc.Device, svc.Lidar, cfg.Seed, st.bin)
+		}
+		pid := svc.Cmd.Process.Pid
+		cfg.Evidence.Logf("rosorin-base run started, pid %d: %s", pid, strings.Join(svc.Cmd.Args[1:], " "))
+		go func() {
+			<-svc.Done()
+			cfg.Evidence.Logf("rosorin-base run (pid %d) exited: %v", pid, svc.Err())
+		}()
+	}
+	// The sim lives until Close, not until the proof's context: the teardown after Ctrl-C still needs it. The
+	// service runs in its own process group: a Ctrl-C in the terminal reaches the proof, whose teardown
+	// disables the wheels through the driver, and not the driver first. Pdeathsig: if the proof dies, the
+	// service stops too.
+	if st.robot, err = simrobot.Start(ctx, sim.Config{World: st.world(), Room: room, Seed: cfg.Seed, Faults: startFaults,
+		TruthPath: cfg.TruthPath}, simrobot.Options{Bin: st.bin.Path, Dir: st.dir, Config: simrobot.RobotConfig, Overrides: params,
+		Args: args, Log: st.log, ProcAttr: serviceProcAttr(), Started: started,
+		Ready: simrobot.Answering, ReadyTimeout: cfg.StartTimeout}); err != nil {
+		return nil, err
+	}
+	st.sim, st.base = st.robot.Sim, st.robot.Service
 	lc := DefaultLiveConfig()
-	lc.Socket, lc.Device, lc.Clock, lc.Evidence = filepath.Join(st.dir, "base.sock"), st.sim.BoardPath(), cfg.Clock, cfg.Evidence
+	lc.Socket, lc.Device, lc.Clock, lc.Evidence = st.robot.Socket, st.sim.BoardPath(), cfg.Clock, cfg.Evidence
 	lc.ServiceStop, lc.ServiceStart = "", ""
 	st.LiveTarget = NewLiveTarget(lc)
-	if err := os.WriteFile(filepath.Join(st.dir, "base.yaml"), []byte(configYAML), 0o644); err != nil {
-		return nil, err
-	}
-	if params != nil {
-		if err := os.WriteFile(filepath.Join(st.dir, simParamsFile), params, 0o644); err != nil {
-			return nil, err
-		}
-	}
-	cfg.Evidence.Logf("sim: folder %s, board %s, lidar %s, seed %d; %s", st.dir, st.sim.BoardPath(), st.sim.LidarPath(), cfg.Seed, st.bin)
-	if err := st.startBase(); err != nil {
-		return nil, err
-	}
-	if err := st.waitState(ctx); err != nil {
-		return nil, err
-	}
 	return st, nil
 }
 
@@ -223,100 +216,24 @@ func (s *SimTarget) startBase() error {
 	if s.closed {
 		return errors.New("simulated robot closed")
 	}
-	args := []string{"run", "--device", s.sim.BoardPath(), "--lidar", s.sim.LidarPath(), "--socket", s.LiveTarget.cfg.Socket,
-		"--config", filepath.Join(s.dir, "base.yaml"),
-		// The driver persists the charger state: keep the simulated robot's apart from this host's.
-		"--state-dir", filepath.Join(s.dir, "state")}
-	if len(s.cfg.Params) > 0 {
-		args = append(args, "--config", filepath.Join(s.dir, simParamsFile))
+	if err := s.robot.Relaunch(); err != nil {
+		return err
 	}
-	if s.cfg.NoLidarRespawn {
-		args = append(args, "--no-lidar-respawn")
-	}
-	if s.cfg.Contact != "" {
-		args = append(args, "--contact", s.cfg.Contact)
-	}
-	cmd := exec.Command(s.bin.Path, args...)
-	cmd.Stdout, cmd.Stderr = s.log, s.log
-	// Its own process group: a Ctrl-C in the terminal reaches the proof, whose teardown disables the wheels
-	// through the driver, and not the driver first. Pdeathsig: if the proof dies, the service stops too.
-	cmd.SysProcAttr = serviceProcAttr()
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", s.bin.Path, err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		err := cmd.Wait()
-		s.cfg.Evidence.Logf("rosorin-base run (pid %d) exited: %v", cmd.Process.Pid, err)
-		close(exited)
-	}()
-	s.base, s.exited = cmd, exited
-	s.cfg.Evidence.Logf("rosorin-base run started, pid %d: %s", cmd.Process.Pid, strings.Join(args, " "))
+	s.base = s.robot.Service
 	return nil
 }
 
-func (s *SimTarget) waitState(ctx context.Context) error {
-	deadline := time.Now().Add(s.cfg.StartTimeout)
-	s.mu.Lock()
-	exited := s.exited
-	s.mu.Unlock()
-	var last error
-	for time.Now().Before(deadline) {
-		select {
-		case <-exited:
-			return fmt.Errorf("rosorin-base run exited at start: %s", s.logTail())
-		default:
-		}
-		qctx, cancel := context.WithTimeout(ctx, time.Second)
-		_, err := s.LiveTarget.State(qctx)
-		cancel()
-		if err == nil {
-			return nil
-		}
-		last = err
-		if err := s.cfg.Clock.Sleep(ctx, 100*time.Millisecond); err != nil {
-			return err
-		}
-	}
-	return fmt.Errorf("no driver state within %v of starting rosorin-base (%v): %s", s.cfg.StartTimeout, last, s.logTail())
-}
-
-// logTail is the end of the driver's log, for an error a person can act on.
-func (s *SimTarget) logTail() string {
-	b, err := os.ReadFile(s.log.Name())
-	if err != nil {
-		return "(no log)"
-	}
-	b = bytes.TrimSpace(b)
-	if len(b) > 1500 {
-		b = b[len(b)-1500:]
-	}
-	return "log " + s.log.Name() + ":\n" + string(b)
-}
-
-// stopBase sends SIGINT (systemd's KillSignal) and waits for the exit, SIGKILL after wait.
+// stopBase sends SIGINT (systemd's KillSignal) and waits for the exit, SIGKILL to the process group after
+// wait.
 func (s *SimTarget) stopBase(wait time.Duration) error {
 	s.mu.Lock()
-	cmd, exited := s.base, s.exited
+	base := s.base
 	s.base = nil
 	s.mu.Unlock()
-	if cmd == nil {
+	if base == nil {
 		return nil
 	}
-	select {
-	case <-exited:
-		return nil
-	default:
-	}
-	cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case <-exited:
-		return nil
-	case <-time.After(wait):
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-		return fmt.Errorf("rosorin-base run did not exit within %v of SIGINT: killed", wait)
-	}
+	return base.StopWithin(wait)
 }
 
 // StopService is systemctl stop: SIGINT to the supervisor, wait for it to exit, then the unit's
@@ -402,13 +319,10 @@ func (s *SimTarget) Close() error {
 	if s.LiveTarget != nil {
 		s.LiveTarget.Close()
 	}
-	if s.sim != nil {
-		if cerr := s.sim.Close(); cerr != nil && err == nil {
+	if s.robot != nil {
+		if cerr := s.robot.Close(); cerr != nil && err == nil {
 			err = cerr
 		}
-	}
-	if s.simCancel != nil {
-		s.simCancel()
 	}
 	if s.log != nil {
 		s.log.Close()

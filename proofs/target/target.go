@@ -14,19 +14,30 @@ import (
 	"github.com/rosorin/rosorin/proofs/imu"
 )
 
-// Target is the robot a proof drives: a running driver reached through its control API (LiveTarget), or a
-// simulated stand robot with the real driver started against it (SimTarget), or a fake in tests
-// (targettest). The proofs depend on nothing else.
+// The roles a target plays. A proof, a trigger or a loop asks for the roles it uses; a new action is a new
+// method on one role (or a role of its own) and its implementations, nothing else. The implementations are
+// LiveTarget (a running driver through its control API), SimTarget (the simulated stand robot with the real
+// driver started against it), ROS2Target (the ROS 2 graph) and targettest.Fake.
 //
 // Every method takes a context and returns when it is done; none may block beyond its context. Methods are
 // safe for concurrent use (the proof keeps publishing commands while a trigger runs).
-type Target interface {
+
+// Describer says what the proof is talking to and how it is configured.
+type Describer interface {
 	// Describe says what the proof is talking to, for the first output line and the evidence log.
 	Describe() string
-	// State reads the driver's state record once.
-	State(ctx context.Context) (State, error)
 	// Config returns the driver's configuration as it reports it (for the JSON record).
 	Config(ctx context.Context) (json.RawMessage, error)
+}
+
+// StateReader reads the driver's state record: what the proofs' state poll (runcore.Engine.Poll) reads.
+type StateReader interface {
+	// State reads the driver's state record once.
+	State(ctx context.Context) (State, error)
+}
+
+// IMURecorder records the IMU, from the driver and from below it.
+type IMURecorder interface {
 	// RecordIMU starts recording the driver's IMU stream. The recording ends when ctx ends, when it is
 	// closed, or when the stream ends (driver gone); it never reconnects, so a recording never mixes two
 	// driver processes.
@@ -36,35 +47,72 @@ type Target interface {
 	// closed, so it covers the driver's death and the service's absence. Close it before StartService: the
 	// service needs the port.
 	RecordBoardIMU(ctx context.Context) (imu.Recording, error)
+}
+
+// Commander opens the velocity-command publishers the proofs' drive loop (runcore.Engine.Drive) sends on.
+type Commander interface {
 	// Publisher opens one velocity-command publisher on the driver's input named input ("manual",
 	// "autonomous", "cmd_vel"; "" is cmd_vel). It counts as one publisher of that input for the driver's
 	// two-publisher rule; publishers on different inputs are arbitrated by priority. Close it when the path
 	// is done.
 	Publisher(ctx context.Context, input string) (Publisher, error)
-	// Estop latches the driver's e-stop.
-	Estop(ctx context.Context) error
+}
+
+// Switcher holds the driver's motion switches: enable, e-stop, reset.
+type Switcher interface {
 	// Enable enables (on) or disables the wheels. A refused enable is an error carrying the driver's words.
 	Enable(ctx context.Context, on bool) error
+	// Estop latches the driver's e-stop.
+	Estop(ctx context.Context) error
 	// Reset clears a latched e-stop; motion stays disabled.
 	Reset(ctx context.Context) error
+}
+
+// Killer kills the driver's processes.
+type Killer interface {
 	// KillDriver sends SIGKILL to the driver process named in the state record and returns its pid.
 	KillDriver(ctx context.Context) (int, error)
 	// KillLidarReader sends SIGKILL to the LiDAR reader process named in the state record.
 	KillLidarReader(ctx context.Context) (int, error)
+}
+
+// ServiceController stops and starts the whole driver service.
+type ServiceController interface {
 	// StopService stops the whole driver service (supervisor, driver, reader) the way the init system
 	// does, including the stop-motors post step, and returns when it is stopped.
 	StopService(ctx context.Context) error
 	// StartService starts the service again and returns once it was asked to start (not when the driver
 	// answers: wait for a new driver pid in the state record for that).
 	StartService(ctx context.Context) error
+}
+
+// ButtonPresser gets a gamepad button pressed.
+type ButtonPresser interface {
 	// PressButton gets a gamepad button other than MODE pressed (the simulator presses it; on a robot the
 	// operator is asked through prompt) and returns the time of the button's first gamepad frame and how
 	// that time was taken.
 	PressButton(ctx context.Context, prompt func(string)) (time.Time, string, error)
+}
+
+// Target is every role the stop proofs' paths need, and Close: the robot a proof drives. The proofs depend
+// on nothing else; a check that needs less asks for less (the scan-gate check: Describer, StateReader,
+// Killer).
+type Target interface {
+	Describer
+	StateReader
+	IMURecorder
+	Commander
+	Switcher
+	Killer
+	ServiceController
+	ButtonPresser
 	// Close tears down whatever the target started. It does not touch a live driver's state: disabling
 	// the wheels is the proof's teardown, which runs before Close.
 	Close() error
 }
+
+// The optional roles, found by type assertion: a target that cannot play one lacks it, and the proof says so
+// or does without (ContactModer and ScanFollower are beside this file).
 
 // Faulter is implemented by targets that can break the robot on purpose (the simulator): the negative
 // controls. The proof calls AtTrigger just before each path's trigger (after the spin-up, so the wheels do
@@ -84,7 +132,7 @@ type DriverBinary interface {
 
 // OneShotEstopper is implemented by targets whose operators e-stop with a one-shot message (the ROS 2
 // target: `ros2 topic pub --once /estop ...`, a fresh publisher each time). The e-stop path triggers that
-// way, timed at the write, since the publisher's discovery comes first; Estop stays for teardowns.
+// way, timed at the write, since the publisher's discovery comes first; Switcher.Estop stays for teardowns.
 type OneShotEstopper interface {
 	EstopOnce(ctx context.Context) (at time.Time, how string, err error)
 }
@@ -145,3 +193,23 @@ func (s State) Short() string {
 
 // ErrNoState is returned when no driver state arrived in time.
 var ErrNoState = errors.New("no driver state received")
+
+// Compact keeps an evidence line on one line even if the driver indents its JSON.
+func Compact(raw []byte) string {
+	out := make([]byte, 0, len(raw))
+	inStr, esc := false, false
+	for _, c := range raw {
+		switch {
+		case esc:
+			esc = false
+		case inStr && c == '\\':
+			esc = true
+		case c == '"':
+			inStr = !inStr
+		case !inStr && (c == '\n' || c == '\r' || c == '\t' || c == ' '):
+			continue
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}

@@ -21,7 +21,7 @@ func NewPath[R any](r *Run, s stoppath.Step[R], cmdPeriod time.Duration) Path {
 }
 
 // Leg is what one proof puts into the step skeleton (Path.Run): its words and its hooks, in the order Run
-// calls them. A nil hook does nothing; Drive, Hold and Judge are required.
+// calls them. A nil hook does nothing (a nil Drive is Path.Drive); Hold and Judge are required.
 type Leg struct {
 	// Noun is what the proof calls a step in its lines: "path", "leg".
 	Noun string
@@ -41,8 +41,8 @@ type Leg struct {
 	// Start is called as the drive to the trigger begins (the recordings, the publisher and the enable are
 	// done).
 	Start func()
-	// Drive sends the path's command every command period until until; tolerate false (the drive to the
-	// trigger) ends it at a refused command.
+	// Drive sends the path's command every command period until until on the run's drive loop (Path.Drive,
+	// when nil); tolerate false (the drive to the trigger) ends it at a refused command.
 	Drive func(ctx context.Context, until time.Time, tolerate bool) error
 	// Driven follows the drive to the trigger, before the fault's AtTrigger.
 	Driven func() error
@@ -122,6 +122,9 @@ func (p *Path) run(ctx context.Context, i, n int, l Leg) error {
 	if l.Start != nil {
 		l.Start()
 	}
+	if l.Drive == nil {
+		l.Drive = p.Drive
+	}
 	p.Phase = l.GoingPhase
 	if err := l.Drive(ctx, r.Clock.Now().Add(l.Until), false); err != nil {
 		return fmt.Errorf("command refused while %s: %v", l.Going, err)
@@ -178,7 +181,7 @@ func (p *Path) run(ctx context.Context, i, n int, l Leg) error {
 func (p *Path) HoldFor(ctx context.Context, d time.Duration, drive func(ctx context.Context, until time.Time, tolerate bool) error) error {
 	p.HoldEnd = p.Trig.Add(d)
 	if p.Silent {
-		return p.R.Sleep(ctx, p.HoldEnd.Sub(p.R.Clock.Now()))
+		return p.R.Wait(ctx, p.HoldEnd.Sub(p.R.Clock.Now()))
 	}
 	return drive(ctx, p.HoldEnd, true)
 }

@@ -36,7 +36,7 @@ func legTrace(p *Path, calls *[]string, end string) Leg {
 			if !p.R.Clock.Now().Before(until) {
 				return nil
 			}
-			if err := p.R.Sleep(ctx, p.CmdPeriod); err != nil {
+			if err := p.R.Wait(ctx, p.CmdPeriod); err != nil {
 				return err
 			}
 		}

@@ -87,6 +87,9 @@ func (p *Path) Step(ctx context.Context, i, n int, timeout time.Duration, l Leg)
 // Target is the robot (stoppath.Firing).
 func (p *Path) Target() target.Target { return p.R.T }
 
+// Clock is the run's clock (stoppath.Firing).
+func (p *Path) Clock() clock.Clock { return p.R.Clock }
+
 // Act takes the trigger time just before the action, on the proof's clock (stoppath.Firing).
 func (p *Path) Act(what string, do func() error) error {
 	p.Trig = p.R.Clock.Now()
@@ -128,7 +131,7 @@ func (p *Path) Await(what string, event func(ctx context.Context, prompt func(st
 		at, how, err := event(ctx, func(msg string) { r.Printf("%s", msg) })
 		ch <- result{at, how, err}
 	}()
-	for {
+	return r.Drive(ctx, p.CmdPeriod, time.Time{}, func(ctx context.Context) error {
 		select {
 		case x := <-ch:
 			if x.err != nil {
@@ -136,16 +139,27 @@ func (p *Path) Await(what string, event func(ctx context.Context, prompt func(st
 			}
 			p.Trig, p.TrigHow = x.at, x.how
 			r.Ev.Logf("%s at %.3f s (%s)", what, r.Rel(x.at), x.how)
-			return nil
+			return ErrDone
 		default:
 		}
 		if err := p.Send(ctx); err != nil && ctx.Err() != nil {
 			return err
 		}
-		if err := r.Sleep(ctx, p.CmdPeriod); err != nil {
+		return nil
+	})
+}
+
+// Drive sends the path's command (Send) every CmdPeriod until until, on the run's drive loop (Engine.Drive).
+// tolerate false (the drive to the trigger) ends it at a refused command; after the trigger the driver may
+// be gone or refusing, and the commands go on regardless until ctx ends: the point of every path is that the
+// wheels stay stopped while commands keep coming.
+func (p *Path) Drive(ctx context.Context, until time.Time, tolerate bool) error {
+	return p.R.Drive(ctx, p.CmdPeriod, until, func(ctx context.Context) error {
+		if err := p.Send(ctx); err != nil && (!tolerate || ctx.Err() != nil || errors.Is(err, ErrDone)) {
 			return err
 		}
-	}
+		return nil
+	})
 }
 
 // TakeOver opens a publisher on input, takes the trigger time just before its first zero command and keeps
@@ -159,12 +173,14 @@ func (p *Path) TakeOver(what, input string) error {
 	p.Trig = r.Clock.Now()
 	r.Ev.Logf("TRIGGER %s (on %s, every %v)", what, input, p.CmdPeriod)
 	o := &override{input: input, pub: pub, stop: make(chan struct{}), done: make(chan struct{})}
-	if err := o.send(ctx, r.Clock); err != nil {
+	first := make(chan error, 1)
+	go o.run(ctx, Engine{Clock: r.Clock}, p.CmdPeriod, first)
+	if err := <-first; err != nil {
+		<-o.done
 		pub.Close()
 		return fmt.Errorf("%s: first zero command on %s: %v", what, input, err)
 	}
 	p.over = o
-	go o.run(ctx, r.Clock, p.CmdPeriod)
 	return nil
 }
 
@@ -184,24 +200,26 @@ func (o *override) send(ctx context.Context, clk clock.Clock) error {
 	return nil
 }
 
-func (o *override) run(ctx context.Context, clk clock.Clock, period time.Duration) {
+// run sends zero every period on the take-over's own engine (its goroutine's) until stopped; the first
+// command's error goes to first, and a refused first command ends it.
+func (o *override) run(ctx context.Context, e Engine, period time.Duration, first chan<- error) {
 	defer close(o.done)
-	for {
+	n := 0
+	e.Drive(ctx, period, time.Time{}, func(ctx context.Context) error {
 		select {
 		case <-o.stop:
-			return
+			return ErrDone
 		default:
 		}
-		if clk.Sleep(ctx, period) != nil {
-			return
+		err := o.send(ctx, e.Clock)
+		if n++; n == 1 {
+			first <- err
+			if err != nil {
+				return ErrDone
+			}
 		}
-		select {
-		case <-o.stop:
-			return
-		default:
-		}
-		o.send(ctx, clk)
-	}
+		return nil
+	})
 }
 
 // LetGo ends a take-over: the operator lets go, the zero commands stop and their publisher closes. It
@@ -297,5 +315,5 @@ func (p *Path) Cleanup(parent context.Context) {
 	if err := r.T.Enable(ctx, false); err != nil {
 		r.Ev.Logf("cleanup: disable: %v", err)
 	}
-	r.Sleep(ctx, 500*time.Millisecond)
+	r.Wait(ctx, 500*time.Millisecond)
 }

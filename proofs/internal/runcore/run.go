@@ -24,19 +24,17 @@ type Record struct {
 
 // Run is one proof run's common state, used by the proof's goroutine only.
 type Run struct {
-	T     target.Target
-	Clock clock.Clock
-	Ev    *evidence.Log
-	Out   io.Writer
+	T target.Target
+	// Engine is the run's clock and its loops (Drive, Poll, Wait); the floor proof sets its TakeIn (the scans).
+	Engine
+	Ev  *evidence.Log
+	Out io.Writer
 	// T0 is the start of the run's timeline: the evidence log's start, so the seconds in the log and in the
 	// result lines are the same seconds.
 	T0 time.Time
 	// Fault is the target's negative control (nil when none).
 	Fault target.Faulter
 	Rec   Record
-	// Sleep waits between state polls and while a path settles: the clock's Sleep unless the proof must
-	// take in data meanwhile (the floor proof's scans).
-	Sleep func(ctx context.Context, d time.Duration) error
 	// ErrAborted is what an abort's error wraps (each proof's own ErrAborted).
 	ErrAborted error
 	// DriverBack bounds WaitDriver: after a kill or a service restart the new driver has this long.
@@ -55,7 +53,7 @@ func New(t target.Target, clk clock.Clock, ev *evidence.Log, out io.Writer, tool
 	if s, ok := ev.Start(); ok {
 		t0 = s
 	}
-	r := &Run{T: t, Clock: clk, Ev: ev, Out: out, T0: t0, Rec: rec, Sleep: clk.Sleep}
+	r := &Run{T: t, Engine: Engine{Clock: clk}, Ev: ev, Out: out, T0: t0, Rec: rec}
 	*rec.Head = Head{Tool: tool, Target: t.Describe(), Start: t0.UTC()}
 	rec.Head.DriverBin = DriverBin(t)
 	if f, ok := t.(target.Faulter); ok && f.FaultName() != "" {
@@ -65,8 +63,9 @@ func New(t target.Target, clk clock.Clock, ev *evidence.Log, out io.Writer, tool
 	return r
 }
 
-// DriverBin is the rosorin-base binary a simulated robot runs, for a record's head; nil for a running driver.
-func DriverBin(t target.Target) *basebin.Bin {
+// DriverBin is the rosorin-base binary a simulated robot runs (target.DriverBinary), for a record's head; nil
+// for a running driver.
+func DriverBin(t any) *basebin.Bin {
 	d, ok := t.(target.DriverBinary)
 	if !ok {
 		return nil
@@ -169,22 +168,28 @@ func (r *Run) DisableLeftEnabled(ctx context.Context, st target.State) {
 // to within; it returns the last refusal or read error when time is up, ctx's error when ctx ends.
 func (r *Run) PollState(ctx context.Context, within time.Duration, accept func(target.State) error) (target.State, error) {
 	deadline := r.Clock.Now().Add(within)
-	for {
-		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		st, err := r.T.State(qctx)
-		cancel()
+	var got target.State
+	var last error
+	err := r.Poll(ctx, r.T, 200*time.Millisecond, 2*time.Second, time.Time{}, func(st target.State, err error) error {
 		if err == nil {
 			if err = accept(st); err == nil {
-				return st, nil
+				got = st
+				return ErrDone
 			}
 		}
 		if !r.Clock.Now().Before(deadline) {
-			return target.State{}, err
+			last = err
+			return ErrDone
 		}
-		if serr := r.Sleep(ctx, 200*time.Millisecond); serr != nil {
-			return target.State{}, serr
-		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return target.State{}, err
+	case last != nil:
+		return target.State{}, last
 	}
+	return got, nil
 }
 
 // WaitDriver waits up to DriverBack for a driver that answers, is not calibrating its gyro (it publishes no

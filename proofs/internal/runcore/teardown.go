@@ -78,15 +78,16 @@ func (r *Run) disable(ctx context.Context) error {
 func (r *Run) endState(ctx context.Context) {
 	var st target.State
 	var err error
-	for end := r.Clock.Now().Add(2 * time.Second); ; {
-		sctx, scancel := context.WithTimeout(context.Background(), 3*time.Second)
-		st, err = r.T.State(sctx)
-		scancel()
+	end := r.Clock.Now().Add(2 * time.Second)
+	// Each read on a context of its own: after a teardown that used up its time the end state is read all the same.
+	bg := Engine{Clock: r.Clock}
+	bg.Poll(context.WithoutCancel(ctx), r.T, 100*time.Millisecond, 3*time.Second, time.Time{}, func(s target.State, e error) error {
+		st, err = s, e
 		if err != nil || st.Publishers == 0 || !r.Clock.Now().Before(end) {
-			break
+			return ErrDone
 		}
-		r.Clock.Sleep(ctx, 100*time.Millisecond)
-	}
+		return nil
+	})
 	if err == nil {
 		r.Rec.States.EndState, r.Rec.States.EndLine = st.Raw, st.Short()
 	} else {
