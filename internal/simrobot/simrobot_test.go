@@ -11,6 +11,8 @@ import (
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
+	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/sim"
 )
 
 func TestConditions(t *testing.T) {
@@ -101,5 +103,52 @@ func TestFileLogAndGroupKill(t *testing.T) {
 	}
 	if err := s.StopWithin(time.Second); err == nil {
 		t.Fatal("a second stop forgot the first one's error")
+	}
+}
+
+// The simulated robot with the one robot configuration, as stopproof --sim runs it: ready with scans
+// flowing, a service stop and a new start on the same sim (Relaunch: systemctl stop, start), the stop path's
+// SIGINT ending the service cleanly each time, and Close leaving nothing behind.
+func TestStartRelaunchClose(t *testing.T) {
+	bin, err := testkit.Binary("./cmd/rosorin-base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts []int
+	st, err := Start(context.Background(), sim.Config{World: "stand", Seed: 1}, Options{Bin: bin, Config: RobotConfig,
+		Args: []string{"--contact", "log"}, Widen: testkit.Bound, Started: func(s *Service) { starts = append(starts, s.Cmd.Process.Pid) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if st.Ready.PIDs.Driver == 0 || st.Ready.ScanAgeS == nil {
+		t.Fatalf("ready without a driver or scans: %+v", st.Ready)
+	}
+	c, _, err := config.Load(st.ConfigPath)
+	if err != nil || c.MaxLinear != 0.35 {
+		t.Fatalf("the service's configuration: max_linear %v, %v", c.MaxLinear, err)
+	}
+	first := st.Service
+	if err := first.StopWithin(testkit.Bound(10 * time.Second)); err != nil || first.Cmd.ProcessState.ExitCode() != 0 {
+		t.Fatalf("stop: %v, exit %v\n%s", err, first.Cmd.ProcessState, first.Tail())
+	}
+	if err := st.Relaunch(); err != nil {
+		t.Fatal(err)
+	}
+	if st.Service == first || len(starts) != 2 {
+		t.Fatalf("Relaunch kept the stopped service (%d starts)", len(starts))
+	}
+	if _, err := st.WaitState(context.Background(), 15*time.Second, Scanning(0)); err != nil {
+		t.Fatal(err)
+	}
+	dir := st.Dir
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code, ok := st.WaitExit(time.Second); !ok || code != 0 {
+		t.Fatalf("after Close: exit %d (ended %v)\n%s", code, ok, st.Tail())
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("Close left its directory: %v", err)
 	}
 }
