@@ -4,13 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rosorin/rosorin/driver/doctor"
+	"github.com/rosorin/rosorin/internal/pty"
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/sim"
 )
 
@@ -55,5 +59,66 @@ func TestDoctorCommand(t *testing.T) {
 	}
 	if _, code = run("--listen", "-1s"); code != 2 {
 		t.Errorf("a bad --listen: exit %d, want 2", code)
+	}
+}
+
+// As a user outside the device's group (uid 65534; root passes every permission check), the doctor fails the
+// permission check: on a 0600 device with the udev rule's mode as the fix, on a 0660 device with usermod; as a
+// member of the group it passes and listens.
+func TestDoctorPermissionsAsOtherUser(t *testing.T) {
+	if syscall.Geteuid() != 0 {
+		t.Skip("needs root: the doctor runs as uid 65534 via SysProcAttr.Credential")
+	}
+	bin, err := testkit.Binary("./cmd/rosorin-base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, d := range []string{dir, filepath.Dir(dir)} { // the test's temporary folders are 0700
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(dir, "ttyACM0")
+	p, err := pty.Open(link, board.Baud)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	as := func(groups ...uint32) doctor.Report {
+		c := exec.Command(bin, "doctor", "--device", link, "--lidar", "", "--socket", "", "--unit", "",
+			"--state-dir", dir, "--listen", "200ms", "--json")
+		c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: groups}}
+		out, _ := c.Output()
+		var r doctor.Report
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return r
+	}
+	perm := func(r doctor.Report) *doctor.Check { return r.Find("board permissions") }
+	if c := perm(as()); c == nil || c.Status != doctor.Fail || !strings.Contains(c.Fix, `MODE="0660"`) {
+		t.Errorf("as uid 65534 on a 0600 root device: %+v", c)
+	}
+	real, err := filepath.EvalSymlinks(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(real, 0, 4242); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(real, 0o660); err != nil {
+		t.Fatal(err)
+	}
+	if c := perm(as()); c == nil || c.Status != doctor.Fail || !strings.Contains(c.Fix, "usermod -aG 4242 nobody") {
+		t.Errorf("as uid 65534 outside the device's group 4242: %+v", c)
+	}
+	// The negative control: the user is in the group.
+	r := as(4242)
+	if c := perm(r); c == nil || c.Status != doctor.Pass {
+		t.Errorf("as a member of the device's group: %+v", c)
+	}
+	if c := r.Find("board talking"); c == nil || c.Status != doctor.Fail || !strings.Contains(c.Measured, "silent") {
+		t.Errorf("opened as a member, the silent pty: %+v", c)
 	}
 }
