@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/rosorin/rosorin/driver"
+	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/serialport"
 )
 
@@ -251,12 +253,14 @@ func checkHolders(r *Report, area, name string, d device) []serialport.Holder {
 	}
 	r.add(area, name, Fail, "held by "+strings.Join(names, ", "),
 		"the driver must own the port alone: stop the other "+plural(len(hs), "process", "processes")+
-			" (sudo fuser -v "+path+"; ModemManager probes new ttyACM devices: sudo systemctl disable --now ModemManager)")
+			" (sudo fuser -v "+path+"; ModemManager probes new serial devices: sudo systemctl disable --now ModemManager)")
 	return hs
 }
 
-// isDriver: the process is one of the service's (the supervisor, the driver and the reader run as rosorin-base).
-func isDriver(comm string) bool { return comm == "rosorin-base" }
+// isDriver: the process is one of the service's: the supervisor (rosorin-base) or a child it named.
+func isDriver(comm string) bool {
+	return comm == "rosorin-base" || comm == driver.ChildProcName || comm == api.ReaderComm
+}
 
 // ownsPTY reports whether pid holds the master side of the pseudo-terminal dev (/dev/pts/N): a /dev/ptmx
 // descriptor whose fdinfo says tty-index N.

@@ -11,6 +11,9 @@ import (
 	"github.com/rosorin/rosorin/driver/supervisor"
 )
 
+// youngDriver: a driver up for less than this is given the rest of it before its rates are read.
+const youngDriver = 2 * time.Second
+
 // checkService: the unit, the socket, the supervisor's status, the driver's view of the board and LiDAR, and
 // the e-stop latch.
 func checkService(r *Report, o Options) {
@@ -29,9 +32,14 @@ func checkService(r *Report, o Options) {
 	}
 	cl := api.NewClient(o.Socket)
 	defer cl.CloseIdle()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), youngDriver+2*time.Second)
 	defer cancel()
 	st, err := cl.State(ctx)
+	if err == nil && st.UptimeS < youngDriver.Seconds() {
+		// The driver's rates are over its last second: let a driver that has just started fill it.
+		_ = o.Clock.Sleep(ctx, youngDriver-time.Duration(st.UptimeS*float64(time.Second)))
+		st, err = cl.State(ctx)
+	}
 	if err != nil {
 		r.add(area, "driver socket", Fail, "no answer on "+o.Socket+": "+err.Error(),
 			"a 403 means this user lacks the observe role (--observe-group); otherwise the driver is down or stuck: rosorin-base supervisor-status")
