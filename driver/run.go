@@ -78,7 +78,7 @@ func start(o Options) (*loopState, error) {
 		if access == nil {
 			access = api.DefaultAccess(os.Getuid())
 		}
-		srv, err := api.Listen(o.SocketPath, r, o.Log, api.WithAccess(access))
+		srv, err := api.Listen(o.SocketPath, r, o.Log, api.WithAccess(access), api.WithClock(o.wall))
 		if err != nil {
 			return nil, fmt.Errorf("driver start: %w", err)
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"sync/atomic"
-	"time"
 )
 
 // The server's publish side: every output topic's subscribers and latest message (Publish), the one-shot
@@ -116,7 +115,7 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request, topic string, fi
 	w.WriteHeader(http.StatusOK)
 	enc := json.NewEncoder(w)
 	send := func(m any) bool {
-		_ = rc.SetWriteDeadline(time.Now().Add(WriteTimeout))
+		_ = rc.SetWriteDeadline(s.now().Add(WriteTimeout))
 		if err := enc.Encode(m); err != nil {
 			return false
 		}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"time"
 
 	"github.com/rosorin/rosorin/driver/motion"
 	"golang.org/x/time/rate"
@@ -153,7 +152,7 @@ func (s *Server) postEStop(w http.ResponseWriter, r *http.Request) {
 		body.Reason = fmt.Sprintf("body not read: over %d e-stop and enable requests open", MaxSafetyActive)
 		w.Header().Set("Connection", "close")
 	} else {
-		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(SafetyBodyTimeout))
+		_ = http.NewResponseController(w).SetReadDeadline(s.now().Add(SafetyBodyTimeout))
 		b, err := io.ReadAll(io.LimitReader(r.Body, MaxSafetyBody))
 		switch {
 		case err != nil:
@@ -185,7 +184,7 @@ func (s *Server) postEnable(w http.ResponseWriter, r *http.Request) {
 			"too many e-stop and enable requests open (%d); retry (an e-stop is always served)", MaxSafetyActive)})
 		return
 	}
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(SafetyBodyTimeout))
+	_ = http.NewResponseController(w).SetReadDeadline(s.now().Add(SafetyBodyTimeout))
 	b, ok := readBodyUpTo(w, r, MaxSafetyBody)
 	if !ok {
 		return

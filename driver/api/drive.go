@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/motion"
 )
 
@@ -18,6 +19,8 @@ type DriveConfig struct {
 	Coast bool
 	// Input is the velocity input ("manual", "autonomous", "cmd_vel"; "" is cmd_vel).
 	Input string
+	// Clock paces the commands and ends the drive (clock.Real{}).
+	Clock clock.Full
 }
 
 // DriveResult is what a Drive did.
@@ -55,9 +58,13 @@ func (c *Client) Drive(ctx context.Context, d DriveConfig) (DriveResult, error) 
 		return res, err
 	}
 	res.Opened = true
-	t := time.NewTicker(time.Duration(float64(time.Second) / d.Rate))
+	clk := d.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	t := clk.NewTicker(time.Duration(float64(time.Second) / d.Rate))
 	defer t.Stop()
-	end := time.After(d.For)
+	end := clk.After(d.For)
 	var sendErr error
 loop:
 	for {
@@ -70,7 +77,7 @@ loop:
 			break loop
 		case <-end:
 			break loop
-		case <-t.C:
+		case <-t.C():
 		}
 	}
 	if sendErr == nil && !d.Coast {

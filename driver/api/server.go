@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/internal/procfs"
 )
 
@@ -98,6 +99,7 @@ type Server struct {
 	conns     atomic.Uint64
 
 	access   *Access
+	clk      clock.Clock   // the write and read deadlines (clock.Real{}; WithClock)
 	refusals *rate.Limiter // log lines of role refusals (each is counted in refused)
 	refused  atomic.Uint64
 
@@ -118,6 +120,17 @@ type ListenOption func(*Server)
 // uid: this user and root hold every role, the default groups theirs.
 func WithAccess(a *Access) ListenOption { return func(s *Server) { s.access = a } }
 
+// now reads the server's clock (clock.Real{} for a Server not made by Listen: the tests' handlers).
+func (s *Server) now() time.Time {
+	if s.clk == nil {
+		return clock.Real{}.Now()
+	}
+	return s.clk.Now()
+}
+
+// WithClock sets the clock the server's socket deadlines are read from (clock.Real{}).
+func WithClock(c clock.Clock) ListenOption { return func(s *Server) { s.clk = c } }
+
 // Listen creates the socket at path (mode 0660) and serves h on it until Close. A socket file nobody
 // answers on (left by a crash) is removed; if a live driver answers, Listen refuses with ErrLiveDriver, and a
 // path that is not a socket is never removed.
@@ -136,6 +149,10 @@ func Listen(path string, h Handler, log *slog.Logger, opts ...ListenOption) (*Se
 	if err := access.Resolve(); err != nil {
 		return nil, err
 	}
+	clk := probe.clk
+	if clk == nil {
+		clk = clock.Real{}
+	}
 	ln, err := listenUnix(path)
 	if err != nil {
 		return nil, err
@@ -145,7 +162,7 @@ func Listen(path string, h Handler, log *slog.Logger, opts ...ListenOption) (*Se
 		closing: make(chan struct{}), serveDone: make(chan struct{}),
 		subs: map[string]map[*subscriber]struct{}{}, latest: map[string]any{},
 		requests: rate.NewLimiter(RequestRate, RequestBurst),
-		access:   access, refusals: rate.NewLimiter(1, 5),
+		access:   access, clk: clk, refusals: rate.NewLimiter(1, 5),
 	}
 	s.srv = &http.Server{
 		Handler:           s.routes(),

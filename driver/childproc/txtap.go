@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rosorin/rosorin/clock"
 )
 
 // A tap frame: unix ns of the write's return (8 bytes), sequence (4), length (2), the bytes written. One frame
@@ -30,6 +32,7 @@ type TxTap struct {
 	seq     uint32
 	buf     []byte
 	dropped atomic.Uint64
+	clk     clock.Clock // stamps the copies (clock.Real{})
 }
 
 var _ io.Writer = (*TxTap)(nil)
@@ -48,14 +51,14 @@ func OpenTxTap(out io.Writer) (io.Writer, error) {
 }
 
 func newTxTap(out io.Writer, fd int) *TxTap {
-	return &TxTap{out: out, fd: fd, buf: make([]byte, 0, 4096)}
+	return &TxTap{out: out, fd: fd, clk: clock.Real{}, buf: make([]byte, 0, 4096)}
 }
 
 // Write writes p to the board, then copies what the board took to the tap without blocking.
 func (t *TxTap) Write(p []byte) (int, error) {
 	n, err := t.out.Write(p)
 	if n > 0 {
-		t.copy(time.Now(), p[:n])
+		t.copy(t.clk.Now(), p[:n])
 	}
 	return n, err
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/protocol/coind6"
 )
@@ -45,6 +46,8 @@ type Forwarder struct {
 	// RetryEvery is the reconnect period (0.5 s); LogEvery repeats the "driver unreachable" warning (10 s).
 	RetryEvery, LogEvery time.Duration
 	Log                  *slog.Logger
+	// Clock times the retries and the warnings (clock.Real{}).
+	Clock clock.Clock
 
 	mailbox                chan coind6.Scan
 	sent, dropped, connect atomic.Uint64
@@ -56,7 +59,7 @@ func NewForwarder(open func(ctx context.Context) (ScanStream, error), frameID st
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Forwarder{Open: open, FrameID: frameID, RetryEvery: 500 * time.Millisecond, LogEvery: 10 * time.Second,
-		Log: log, mailbox: make(chan coind6.Scan, 1)}
+		Log: log, Clock: clock.Real{}, mailbox: make(chan coind6.Scan, 1)}
 }
 
 // Offer hands a scan over without blocking; the newest scan wins.
@@ -97,13 +100,13 @@ func (f *Forwarder) Run(ctx context.Context) error {
 				if ctx.Err() != nil {
 					return nil
 				}
-				if !failing || time.Since(lastWarn) >= f.LogEvery {
+				if !failing || f.Clock.Now().Sub(lastWarn) >= f.LogEvery {
 					f.Log.Warn("driver unreachable; scans are dropped until it is back (its scan gate holds software commands meanwhile)",
 						"err", err, "retry_every", f.RetryEvery)
-					lastWarn = time.Now()
+					lastWarn = f.Clock.Now()
 				}
 				failing = true
-				if !sleep(ctx, f.RetryEvery) {
+				if f.Clock.Sleep(ctx, f.RetryEvery) != nil {
 					return nil
 				}
 				continue
@@ -125,9 +128,9 @@ func (f *Forwarder) Run(ctx context.Context) error {
 			res, cerr := st.Close()
 			st = nil
 			f.Log.Warn("scan stream to the driver broke; reconnecting", "err", err, "close", cerr, "accepted", res.Accepted)
-			lastWarn = time.Now()
+			lastWarn = f.Clock.Now()
 			failing = true
-			if !sleep(ctx, f.RetryEvery) {
+			if f.Clock.Sleep(ctx, f.RetryEvery) != nil {
 				return nil
 			}
 			continue

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/internal/rawio"
 	"github.com/rosorin/rosorin/protocol/coind6"
 	"github.com/rosorin/rosorin/serialport"
@@ -33,8 +34,8 @@ type Config struct {
 	Silence, RetryEvery, LogEvery time.Duration
 	// Open opens the device (serialport.OpenLidar: read-only, exclusive, raw 230400).
 	Open func(path string) (Port, error)
-	// Now is the clock that stamps packet arrivals (time.Now).
-	Now func() time.Time
+	// Clock stamps packet arrivals and times the retries (clock.Real{}).
+	Clock clock.Clock
 	// Record, when set, is handed every read's bytes (a copy it may keep) with their receive time; it must
 	// not block (--capture: a segment.Queue).
 	Record func(t time.Time, data []byte)
@@ -68,8 +69,8 @@ func (c *Config) defaults() {
 			return f, nil
 		}
 	}
-	if c.Now == nil {
-		c.Now = time.Now
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
 	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
@@ -125,12 +126,12 @@ func (r *Reader) Run(ctx context.Context, deliver func(coind6.Scan)) (err error)
 	for ctx.Err() == nil {
 		f, oerr := c.Open(c.Device)
 		if oerr != nil {
-			if !failing || time.Since(lastFail) >= c.LogEvery {
+			if !failing || c.Clock.Now().Sub(lastFail) >= c.LogEvery {
 				c.Log.Warn("cannot open the LiDAR; retrying", "device", c.Device, "err", oerr, "every", c.RetryEvery)
-				lastFail = time.Now()
+				lastFail = c.Clock.Now()
 			}
 			failing = true
-			if !sleep(ctx, c.RetryEvery) {
+			if c.Clock.Sleep(ctx, c.RetryEvery) != nil {
 				break
 			}
 			continue
@@ -142,7 +143,7 @@ func (r *Reader) Run(ctx context.Context, deliver func(coind6.Scan)) (err error)
 			c.Log.Info("LiDAR reopened", "device", c.Device)
 		}
 		failing = false
-		opened := time.Now()
+		opened := c.Clock.Now()
 		why := r.readPort(ctx, f, deliver)
 		f.Close()
 		if ctx.Err() != nil {
@@ -151,7 +152,7 @@ func (r *Reader) Run(ctx context.Context, deliver func(coind6.Scan)) (err error)
 		c.Log.Warn("LiDAR lost; reopening", "device", c.Device, "why", why)
 		// Reopen at once, as the seed did (a silent descriptor may just need a fresh open); a device that
 		// opens and fails at once is retried at RetryEvery, not in a tight loop.
-		if time.Since(opened) < c.RetryEvery && !sleep(ctx, c.RetryEvery) {
+		if c.Clock.Now().Sub(opened) < c.RetryEvery && c.Clock.Sleep(ctx, c.RetryEvery) != nil {
 			break
 		}
 	}
@@ -171,12 +172,12 @@ func (r *Reader) readPort(ctx context.Context, f Port, deliver func(coind6.Scan)
 	var last coind6.Stats
 	buf := make([]byte, 4096)
 	for {
-		if err := f.SetReadDeadline(time.Now().Add(c.Silence)); err != nil {
+		if err := f.SetReadDeadline(c.Clock.Now().Add(c.Silence)); err != nil {
 			return "set read deadline: " + err.Error()
 		}
 		n, err := f.Read(buf)
 		if n > 0 {
-			now := c.Now()
+			now := c.Clock.Now()
 			r.bytes.Add(uint64(n))
 			if c.Record != nil {
 				c.Record(now, append([]byte(nil), buf[:n]...))
@@ -209,16 +210,5 @@ func (r *Reader) readPort(ctx context.Context, f Port, deliver func(coind6.Scan)
 		case err != nil:
 			return "read error: " + err.Error()
 		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }

@@ -94,7 +94,7 @@ func startBridge(ctx context.Context, o Options, log *slog.Logger, feed *bridgeL
 			}
 			select {
 			case <-ctx.Done():
-			case <-time.After(retry):
+			case <-o.clk().After(retry):
 			}
 			if !ran {
 				retry = min(2*retry, bridgeMaxRetry)
@@ -166,17 +166,16 @@ func runBridge(ctx context.Context, o Options, log *slog.Logger, feed *bridgeLog
 	}
 	pid := cmd.Process.Pid
 	state.update(func(b *supervisor.BridgeStatus) {
-		b.Running, b.Healthy, b.PID, b.Since, b.Starts = true, false, pid, time.Now(), starts
+		b.Running, b.Healthy, b.PID, b.Since, b.Starts = true, false, pid, o.clk().Now(), starts
 	})
 	defer state.update(func(b *supervisor.BridgeStatus) { b.Running, b.Healthy, b.PID = false, false, 0 })
 	log.Info("ROS 2 bridge started", "bridge", exe, "pid", pid, "starts", starts, "user", o.ROS2User)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	healthy := time.NewTimer(bridgeHealthy)
-	defer healthy.Stop()
+	healthy := o.clk().After(bridgeHealthy) // fires once: the bridge ran long enough to count as healthy
 	for {
 		select {
-		case <-healthy.C:
+		case <-healthy:
 			ran = true
 			state.update(func(b *supervisor.BridgeStatus) { b.Healthy, b.Failures, b.LastError = true, 0, "" })
 			if failures > 0 {
@@ -201,7 +200,7 @@ func runBridge(ctx context.Context, o Options, log *slog.Logger, feed *bridgeLog
 			cmd.Process.Signal(syscall.SIGTERM)
 			select {
 			case <-exited:
-			case <-time.After(3 * time.Second):
+			case <-o.clk().After(3 * time.Second):
 				cmd.Process.Kill()
 				<-exited
 			}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/capture/segment"
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/supervisor"
 )
@@ -58,6 +59,16 @@ type Options struct {
 	// remaps: cmd/rosorin-base ros_args.go).
 	BridgeArgs []string
 	Log        *slog.Logger
+	// Clock is the service's time: the supervisor's and the bridge's (clock.Real{}).
+	Clock clock.Full
+}
+
+// clk is o.Clock, or clock.Real{}.
+func (o Options) clk() clock.Full {
+	if o.Clock == nil {
+		return clock.Real{}
+	}
+	return o.Clock
 }
 
 // ErrWatchdog is returned for a negative watchdog timeout.
@@ -127,7 +138,7 @@ func Run(ctx context.Context, o Options) error {
 		Device: device, Socket: o.Socket, DriverArgs: dargs, ReaderArgs: rargs,
 		RestartDelay: o.RestartDelay, ReaderRespawnDelay: cfg.LidarRespawnDelay(),
 		NoReaderRespawn: o.NoLidarRespawn || !cfg.LidarRespawn, WatchdogTimeout: o.Watchdog, NoWatchdog: o.Watchdog == 0,
-		Log: log, NoDriverPdeathsig: o.TestNoPdeathsig, Capture: o.Capture, Bridge: bridge,
+		Log: log, NoDriverPdeathsig: o.TestNoPdeathsig, Capture: o.Capture, Bridge: bridge, Clock: o.clk(),
 	})
 }
 
