@@ -6,7 +6,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -154,18 +153,10 @@ func TestObsOdomTF(t *testing.T) {
 		t.Skip("starts a simulated robot, the driver service with ROS 2 and a C peer")
 	}
 	loopbackEnv(t)
-	t.Setenv("ROSORIN_ROS2", "1")
-	dir := t.TempDir()
-	base := buildTagged(t)
 	peerBin := buildObsPeer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(30*time.Second))
 	defer cancel()
-	st, err := target.StartSim(ctx, target.SimConfig{BaseBin: base, BaseLog: filepath.Join(dir, "base.log"), Seed: 1,
-		Params: []string{"publish_odom_tf=true"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st, _ := startService(t, 30*time.Second, target.SimConfig{Params: []string{"publish_odom_tf=true"}})
 	p := startPeer(t, peerBin)
 	p.wait(t, 0, "ready", 10*time.Second, nil)
 	p.wait(t, 0, "tf odom base_link 0.0000 0.0000", 10*time.Second, nil)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/internal/procfs"
+	"github.com/rosorin/rosorin/internal/stacktest"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/sim"
@@ -23,20 +25,22 @@ import (
 // The full stack against the simulated robot: `rosorin-base run` with the real driver and LiDAR reader, the
 // sim's board and LiDAR behind ptys, timings taken from the sim's record of frame arrivals.
 
+// startSimStack starts the sim's stand and `rosorin-base run` on it with the robot's configuration (the one
+// robot starter, stacktest.NewSim over internal/simrobot), ready once scans flow; the test's end stops both.
 func startSimStack(t *testing.T, args ...string) (*sim.Sim, *service, *api.Client) {
 	t.Helper()
-	dir := t.TempDir()
-	s, err := sim.Start(context.Background(), sim.Config{Dir: dir, World: "stand", Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
 	// --contact log: on the stand every spin is a contact (docs/contact.md); these tests are about the supervisor.
-	svc := startService(t, dir, s.BoardPath(), append([]string{"--lidar", s.LidarPath(), "--contact", "log"}, args...)...)
-	return s, svc, api.NewClient(svc.socket)
+	args = append([]string{"--contact", "log"}, args...)
+	if testkit.RaceEnabled && !slices.Contains(args, "--driver-watchdog") {
+		args = append(args, "--driver-watchdog", wdTimeout.String()) // as startService does
+	}
+	st := stacktest.NewSim(t, sim.Config{World: "stand", Seed: 1}, stacktest.Options{Bin: rosorinBase, Config: stacktest.RobotConfig, Args: args})
+	svc := &service{t: t, svc: st.Service, cmd: st.Cmd, socket: st.Socket, log: st.Log, done: st.Done()}
+	return st.Sim, svc, st.Client
 }
 
-// waitDriver waits until a driver other than notPID answers with scans flowing; it returns its state.
+// waitDriver waits until a driver other than notPID answers with scans flowing and a live board link
+// (stacktest.Scanning); it returns its state.
 func waitDriver(t *testing.T, cl *api.Client, notPID int, timeout time.Duration) api.State {
 	t.Helper()
 	var st api.State
@@ -44,10 +48,10 @@ func waitDriver(t *testing.T, cl *api.Client, notPID int, timeout time.Duration)
 		ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Second))
 		defer cancel()
 		var err error
-		if st, err = cl.State(ctx); err == nil && st.PIDs.Driver != 0 && st.PIDs.Driver != notPID && st.ScanAgeS != nil && *st.ScanAgeS < 0.3 {
-			return nil
+		if st, err = cl.State(ctx); err != nil {
+			return err
 		}
-		return fmt.Errorf("last state %+v, err %v", st, err)
+		return stacktest.Scanning(notPID)(st)
 	}); err != nil {
 		t.Fatalf("no driver (other than pid %d) with scans: %v", notPID, err)
 	}
