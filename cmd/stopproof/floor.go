@@ -60,7 +60,7 @@ func floorProveCommand() *cli.Command {
 		ArgsUsage: "PATHS (comma-separated: " + floor.Paths.List() + ", or all)",
 		Description: `Paths and their legs, in the order they run:
 ` + floor.Paths.Help() + `
-Result lines as chapter 19's: "estop 0.2 fwd before: 0.19 m/s measured; measured still after 0.38 s; travel
+Result lines as chapter 19's: "estop fwd 0.2 before: 0.19 m/s measured; measured still after 0.38 s; travel
 after the trigger: LiDAR 3.1 cm PASS", then the table and RESULT.
 
 Examples:

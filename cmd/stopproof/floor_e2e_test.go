@@ -64,8 +64,8 @@ func TestFloorProveSim(t *testing.T) {
 		t.Fatalf("exit %d, passed %d/%d; want 0 and 9/9", code, rec.Passed, rec.Planned)
 	}
 	assertTornDown(t, simDir(t, out))
-	for _, want := range []string{"estop 0.2 fwd before: 0.", "; measured still after 0.", "travel after the trigger: LiDAR ",
-		"estop 0.2 left before:", "estop turn 0.5 before: turning; measured still after", "driver kill 0.2 fwd before:",
+	for _, want := range []string{"estop fwd 0.2 before: 0.", "; measured still after 0.", "travel after the trigger: LiDAR ",
+		"estop left 0.2 before:", "estop turn 0.5 before: turning; measured still after", "driver kill fwd 0.2 before:",
 		"| estop request", "| SIGKILL of the driver", "end state: {enabled: false, estop: none"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
@@ -103,14 +103,14 @@ func TestFloorNegativeControls(t *testing.T) {
 			[]string{"STILL MOVING 0.8 s after the stop - all stops fired", "STOPPING THE PROOF: a stop failed", "RESULT: 0/8 passed"}},
 		// A box 0.9 m ahead from the start: every forward leg NOT RUN with the nearest return and the share.
 		{"obstacle in the corridor", []string{"--sim-fault", "obstacle=0.9@start", "deadman"}, 2,
-			[]string{"deadman 0.1 fwd NOT RUN - corridor ahead: nearest 0.", "valid beams ", "deadman 0.1 back NOT RUN - backward leg over floor no forward leg covered"}},
+			[]string{"deadman fwd 0.1 NOT RUN - corridor ahead: nearest 0.", "valid beams ", "deadman back 0.1 NOT RUN - backward leg over floor no forward leg covered"}},
 		// A box appears 0.4 m ahead at the trigger, while the robot still moves: the guard fires.
 		{"obstacle appears", []string{"--sim-fault", "obstacle=0.4", "estop"}, 2,
-			[]string{"estop 0.1 fwd ABORTED - something within 0.45 m in the direction of travel", "the proof ends here"}},
+			[]string{"estop fwd 0.1 ABORTED - something within 0.45 m in the direction of travel", "the proof ends here"}},
 		// A corridor without an end in sight: the odometry cannot see motion along it, the legs along it
 		// are refused, never judged still.
 		{"corridor", []string{"--sim-room", "corridor", "estop"}, 2,
-			[]string{"estop 0.1 fwd NOT RUN - the odometry cannot see motion along 0.1 fwd here (degenerate", "refusing to judge it"}},
+			[]string{"estop fwd 0.1 NOT RUN - the odometry cannot see motion along fwd 0.1 here (degenerate", "refusing to judge it"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ev := t.TempDir()

@@ -95,7 +95,7 @@ func TestFloorProveSimTakeOver(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "RESULT: 2/2 passed") || rec.Passed != 2 || !rec.TeardownOK {
 		t.Fatalf("exit %d, passed %d/%d; want 0 and 2/2", code, rec.Passed, rec.Planned)
 	}
-	for _, want := range []string{"takeover 0.2 fwd before: 0.", "let go, autonomous resumed 0.2 fwd: measured moving again ",
+	for _, want := range []string{"takeover fwd 0.2 before: 0.", "let go, autonomous resumed fwd 0.2: measured moving again ",
 		"| manual take-over ", "| let go (autonomous resumed) "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)

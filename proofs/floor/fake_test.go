@@ -70,7 +70,7 @@ func testProveFakePasses(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), `"outcome":"PASS"`) || !strings.Contains(string(b), `"still_after_s":0.`) {
 		t.Errorf("--json record: %v\n%s", err, b)
 	}
-	for _, w := range []string{"estop 0.2 fwd before: 0.", "deadman 0.2 left before: 0.1", "estop turn 0.5 before: turning", "| estop", "RESULT: 4/4 passed"} {
+	for _, w := range []string{"estop fwd 0.2 before: 0.", "deadman left 0.2 before: 0.1", "estop turn 0.5 before: turning", "| estop", "RESULT: 4/4 passed"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q", w)
 		}
@@ -96,11 +96,11 @@ func TestProveFakeNegative(t *testing.T) {
 		{"ignore", targettest.Options{Seed: 2, Floor: sim.DefaultRoom(), IgnoreStop: true}, "estop", odometry.Fail,
 			[]string{"STILL MOVING 0.8 s after the stop - all stops fired", "STOPPING THE PROOF: a stop failed", "RESULT: 0/3 passed"}},
 		{"obstacle appears", targettest.Options{Seed: 3, Floor: sim.DefaultRoom(), ObstacleAt: 0.4}, "estop", odometry.Aborted,
-			[]string{"estop 0.2 fwd ABORTED - something within 0.45 m in the direction of travel", "the proof ends here"}},
+			[]string{"estop fwd 0.2 ABORTED - something within 0.45 m in the direction of travel", "the proof ends here"}},
 		{"obstacle in the corridor", targettest.Options{Seed: 4, Floor: box}, "estop", odometry.NotRun,
-			[]string{"estop 0.2 fwd NOT RUN - corridor ahead: nearest 0.", "valid beams ", "estop 0.2 back NOT RUN - backward leg over floor no forward leg covered"}},
+			[]string{"estop fwd 0.2 NOT RUN - corridor ahead: nearest 0.", "valid beams ", "estop back 0.2 NOT RUN - backward leg over floor no forward leg covered"}},
 		{"corridor room", targettest.Options{Seed: 5, Floor: corridor}, "estop", odometry.NotRun,
-			[]string{"estop 0.2 fwd NOT RUN - the odometry cannot see motion along 0.2 fwd here (degenerate"}},
+			[]string{"estop fwd 0.2 NOT RUN - the odometry cannot see motion along fwd 0.2 here (degenerate"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) { checkNegative(t, c.opt, c.list, c.outcome, c.want, c.name == "ignore") })

@@ -5,19 +5,19 @@ import (
 	"github.com/rosorin/rosorin/proofs/stoppath"
 )
 
-// Motion is a leg's drive command, named as the seed's result lines name it ("0.2 fwd").
+// Motion is a leg's drive command, named as the stand proof names its motions: "fwd 0.2" (the seed's floor lines put the speed first).
 type Motion = stoppath.Motion
 
 // The legs: chapter 19's 0.1 and 0.2 m/s forward and backward and its turns at +-0.5 rad/s, plus what the
 // floor never covered on the robot: 0.35 m/s forward (max_linear since 2026-10-01) and strafes at 0.2 m/s.
 var (
-	Fwd01   = Motion{Name: "0.1 fwd", Twist: kinematics.Twist{VX: 0.1}}
-	Back01  = Motion{Name: "0.1 back", Twist: kinematics.Twist{VX: -0.1}}
-	Fwd02   = Motion{Name: "0.2 fwd", Twist: kinematics.Twist{VX: 0.2}}
-	Back02  = Motion{Name: "0.2 back", Twist: kinematics.Twist{VX: -0.2}}
-	Fwd035  = Motion{Name: "0.35 fwd", Twist: kinematics.Twist{VX: 0.35}}
-	Left02  = Motion{Name: "0.2 left", Twist: kinematics.Twist{VY: 0.2}}
-	Right02 = Motion{Name: "0.2 right", Twist: kinematics.Twist{VY: -0.2}}
+	Fwd01   = Motion{Name: "fwd 0.1", Twist: kinematics.Twist{VX: 0.1}}
+	Back01  = Motion{Name: "back 0.1", Twist: kinematics.Twist{VX: -0.1}}
+	Fwd02   = Motion{Name: "fwd 0.2", Twist: kinematics.Twist{VX: 0.2}}
+	Back02  = Motion{Name: "back 0.2", Twist: kinematics.Twist{VX: -0.2}}
+	Fwd035  = Motion{Name: "fwd 0.35", Twist: kinematics.Twist{VX: 0.35}}
+	Left02  = Motion{Name: "left 0.2", Twist: kinematics.Twist{VY: 0.2}}
+	Right02 = Motion{Name: "right 0.2", Twist: kinematics.Twist{VY: -0.2}}
 	TurnP05 = Motion{Name: "turn 0.5", Twist: kinematics.Twist{WZ: 0.5}}
 	TurnM05 = Motion{Name: "turn -0.5", Twist: kinematics.Twist{WZ: -0.5}}
 )

@@ -12,7 +12,9 @@ import (
 	"github.com/rosorin/rosorin/proofs/target"
 )
 
-// Motion is a drive command a path spins the wheels with, named as the result lines name it ("fwd 0.2").
+// Motion is a drive command a path spins the wheels with, named as the result lines name it. Every proof
+// spells a motion the one way, direction then speed: "fwd 0.2", "back 0.1", "left 0.2", "rot 1.0",
+// "turn -0.5" (the floor proof spelled "0.2 fwd" before; no recorded file or plan needs that spelling read).
 type Motion struct {
 	Name  string
 	Twist kinematics.Twist
