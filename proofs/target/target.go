@@ -213,3 +213,11 @@ func Compact(raw []byte) string {
 	}
 	return string(out)
 }
+
+// The implementations and the optional roles each plays (targettest.Fake's are beside it).
+var (
+	_ Target       = (*SimTarget)(nil)
+	_ Faulter      = (*SimTarget)(nil)
+	_ DriverBinary = (*SimTarget)(nil)
+	_ ScanFollower = (*LiveTarget)(nil)
+)

@@ -634,3 +634,9 @@ var (
 	_ target.Target  = (*Fake)(nil)
 	_ target.Faulter = (*Fake)(nil)
 )
+
+var (
+	_ target.Target       = (*Fake)(nil)
+	_ target.Faulter      = (*Fake)(nil)
+	_ target.ContactModer = (*Fake)(nil)
+)
