@@ -1,8 +1,10 @@
-// Package boardtest is the board codec's test double: Playback, a controller board that scripts and checks every
-// byte of a conversation, after periph's i2ctest.Playback. It is an io.ReadWriteCloser with read deadlines,
-// the shape the driver takes its board in (driver.Options.BoardIn, BoardOut), so code under test runs on it
-// as on a serial port, without a pseudo-terminal or raw mode. Record, around a real port (the sim's board, a
-// robot's), writes down a conversation as the script Playback plays back. It is imported only by tests.
+// Package boardtest is the board codec's test doubles, after periph's i2ctest. Board is the streaming fake
+// board the tests use: it sends frames and garbage, streams the robot's unasked reports, records and parses
+// every byte the host writes, and hangs up; in memory it is the host's io.ReadWriteCloser with read
+// deadlines (the shape of driver.Options.BoardIn and BoardOut, usable inside a testing/synctest bubble), and
+// OpenPTY puts it behind a real pseudo-terminal for code that opens a device path. Playback scripts and checks
+// every byte of a conversation; Record, around a real port (the sim's board, a robot's), writes down a
+// conversation as the script Playback plays back. It is imported only by tests.
 package boardtest
 
 import (
@@ -14,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -44,6 +47,8 @@ type Playback struct {
 	// T is failed on a mismatch (Errorf: safe from any goroutine); nil only returns the errors.
 	T   testing.TB
 	Ops []Op
+	// Clock is the read deadline's clock (nil: clock.Real{}, virtual in a testing/synctest bubble).
+	Clock clock.Full
 
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced on every change a blocked Read waits for
@@ -52,6 +57,14 @@ type Playback struct {
 	closed   bool
 	err      error // the first mismatch; later writes fail with it
 	deadline time.Time
+}
+
+// clock is p.Clock, or clock.Real{}.
+func (p *Playback) clock() clock.Full {
+	if p.Clock == nil {
+		return clock.Real{}
+	}
+	return p.Clock
 }
 
 var (
@@ -162,26 +175,22 @@ func (p *Playback) Read(b []byte) (int, error) {
 			p.rOff += n
 			return n, nil
 		}
-		if !p.deadline.IsZero() && !time.Now().Before(p.deadline) {
+		if !p.deadline.IsZero() && !p.clock().Now().Before(p.deadline) {
 			return 0, os.ErrDeadlineExceeded
 		}
 		if p.changed == nil {
 			p.changed = make(chan struct{})
 		}
 		ch := p.changed
-		var tm *time.Timer
 		var timeout <-chan time.Time
 		if !p.deadline.IsZero() {
-			tm = time.NewTimer(time.Until(p.deadline))
-			timeout = tm.C
+			clk := p.clock()
+			timeout = clk.After(p.deadline.Sub(clk.Now()))
 		}
 		p.mu.Unlock()
 		select {
 		case <-ch:
 		case <-timeout:
-		}
-		if tm != nil {
-			tm.Stop()
 		}
 		p.mu.Lock()
 	}
