@@ -2,6 +2,7 @@ package boardtest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/internal/pty"
 	"github.com/rosorin/rosorin/protocol/board"
 )
@@ -72,6 +74,16 @@ type Options struct {
 	OnClose func()
 	// Link is where OpenPTY publishes the device ("": ttyACM0 in a t.TempDir()). Unused by New.
 	Link string
+	// Clock times the streams, the deadlines and the waits (nil: clock.Real{}, virtual in a bubble).
+	Clock clock.Full
+}
+
+// clk is o.Clock, or clock.Real{}.
+func (o Options) clk() clock.Full {
+	if o.Clock == nil {
+		return clock.Real{}
+	}
+	return o.Clock
 }
 
 // Received is one frame the host wrote, as the board parsed it.
@@ -157,7 +169,7 @@ func (b *Board) Write(p []byte) (int, error) {
 		}
 	}
 	b.mu.Lock()
-	b.received(time.Now(), p)
+	b.received(b.o.clk().Now(), p)
 	b.mu.Unlock()
 	return len(p), nil
 }
@@ -232,23 +244,19 @@ func (b *Board) Read(p []byte) (int, error) {
 			return n, nil
 		case b.eof:
 			return 0, io.EOF
-		case !b.deadline.IsZero() && !time.Now().Before(b.deadline):
+		case !b.deadline.IsZero() && !b.o.clk().Now().Before(b.deadline):
 			return 0, os.ErrDeadlineExceeded
 		}
 		ch := b.changed
-		var tm *time.Timer
 		var timeout <-chan time.Time
 		if !b.deadline.IsZero() {
-			tm = time.NewTimer(time.Until(b.deadline))
-			timeout = tm.C
+			clk := b.o.clk()
+			timeout = clk.After(b.deadline.Sub(clk.Now()))
 		}
 		b.mu.Unlock()
 		select {
 		case <-ch:
 		case <-timeout:
-		}
-		if tm != nil {
-			tm.Stop()
 		}
 		b.mu.Lock()
 	}
@@ -363,7 +371,7 @@ func (b *Board) Close() error {
 	b.mu.Unlock()
 	close(b.stop)
 	if b.pty != nil {
-		_ = b.pty.Master.SetWriteDeadline(time.Now()) // a stream write waiting for room gives up
+		_ = b.pty.Master.SetWriteDeadline(b.o.clk().Now()) // a stream write waiting for room gives up
 		b.hangUpPTY()
 	}
 	b.wg.Wait()
@@ -403,14 +411,14 @@ func (b *Board) Streams() Streams {
 
 func (b *Board) streamLoop() {
 	defer b.wg.Done()
-	tk := time.NewTicker(board.IMUPeriod)
+	tk := b.o.clk().NewTicker(board.IMUPeriod)
 	defer tk.Stop()
 	var lastBat, lastPad time.Time
 	for {
 		select {
 		case <-b.stop:
 			return
-		case now := <-tk.C:
+		case now := <-tk.C():
 			s := b.Streams()
 			var out []byte
 			if s.IMU {
@@ -425,7 +433,7 @@ func (b *Board) streamLoop() {
 				out = append(out, board.EncodeGamepad(s.PadValue)...)
 			}
 			if len(out) > 0 {
-				_ = b.emit(out, time.Now().Add(streamWriteTimeout))
+				_ = b.emit(out, b.o.clk().Now().Add(streamWriteTimeout))
 			}
 		}
 	}
@@ -486,8 +494,7 @@ func (b *Board) HostBytes() []byte {
 // Wait returns the first received frame from index from on that satisfies ok, and its index, waiting up to
 // timeout for it; on timeout, ok false and the number of frames received. ok runs without the Board's lock.
 func (b *Board) Wait(from int, timeout time.Duration, ok func(Received) bool) (Received, int, bool) {
-	tm := time.NewTimer(timeout)
-	defer tm.Stop()
+	expire := b.o.clk().After(timeout)
 	for expired := false; ; {
 		b.mu.Lock()
 		var fresh []Received
@@ -507,7 +514,7 @@ func (b *Board) Wait(from int, timeout time.Duration, ok func(Received) bool) (R
 		}
 		select {
 		case <-ch:
-		case <-tm.C:
+		case <-expire:
 			expired = true // one last look: a frame may have come with the timer
 		}
 	}
@@ -540,23 +547,19 @@ func (r *HostReader) Read(p []byte) (int, error) {
 			return n, nil
 		case b.hung || b.closed:
 			return 0, io.EOF
-		case !r.deadline.IsZero() && !time.Now().Before(r.deadline):
+		case !r.deadline.IsZero() && !b.o.clk().Now().Before(r.deadline):
 			return 0, os.ErrDeadlineExceeded
 		}
 		ch := b.changed
-		var tm *time.Timer
 		var timeout <-chan time.Time
 		if !r.deadline.IsZero() {
-			tm = time.NewTimer(time.Until(r.deadline))
-			timeout = tm.C
+			clk := b.o.clk()
+			timeout = clk.After(r.deadline.Sub(clk.Now()))
 		}
 		b.mu.Unlock()
 		select {
 		case <-ch:
 		case <-timeout:
-		}
-		if tm != nil {
-			tm.Stop()
 		}
 		b.mu.Lock()
 	}
@@ -597,7 +600,7 @@ func (b *Board) ptyReadLoop() {
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := b.pty.Master.Read(buf)
-		at := time.Now()
+		at := b.o.clk().Now()
 		if n > 0 {
 			if b.o.OnWrite != nil {
 				_ = b.o.OnWrite(buf[:n])
@@ -611,7 +614,7 @@ func (b *Board) ptyReadLoop() {
 			done := b.hung || b.closed
 			b.mu.Unlock()
 			if !done && errors.Is(err, syscall.EIO) { // no slave open at this instant
-				time.Sleep(2 * time.Millisecond)
+				_ = b.o.clk().Sleep(context.Background(), 2*time.Millisecond)
 				continue
 			}
 			return

@@ -1,6 +1,7 @@
 package boardtest
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -31,8 +32,9 @@ func OpenPTY(t testing.TB, o Options) *Board {
 		p.Close()
 		t.Fatal(ptyError("open the pty's slave", err))
 	}
-	for end := time.Now().Add(5 * time.Second); p.Clients() < 1; time.Sleep(time.Millisecond) {
-		if time.Now().After(end) {
+	clk := o.clk()
+	for end := clk.Now().Add(5 * time.Second); p.Clients() < 1; _ = clk.Sleep(context.Background(), time.Millisecond) {
+		if clk.Now().After(end) {
 			tty.Close()
 			p.Close()
 			t.Fatal(ptyError("open "+p.SlaveName, os.ErrDeadlineExceeded))
