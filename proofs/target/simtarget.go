@@ -174,6 +174,7 @@ func StartSim(ctx context.Context, cfg SimConfig) (_ *SimTarget, err error) {
 		return nil, err
 	}
 	st.sim, st.base = st.robot.Sim, st.robot.Service
+	st.robot.Client.CloseIdle() // the proof talks to the driver through its LiveTarget only
 	lc := DefaultLiveConfig()
 	lc.Socket, lc.Device, lc.Clock, lc.Evidence = st.robot.Socket, st.sim.BoardPath(), cfg.Clock, cfg.Evidence
 	lc.ServiceStop, lc.ServiceStart = "", ""
