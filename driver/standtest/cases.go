@@ -91,7 +91,7 @@ func forwardThenSilenceDeadman(t *testing.T, tg Target) {
 	var lat, latArr []time.Duration
 	for i := range runs {
 		// A random phase between the publisher and the control ticks: the figures then cover the whole tick.
-		time.Sleep(time.Duration(rand.IntN(20000)) * time.Microsecond)
+		pause(tg, time.Duration(rand.IntN(20000))*time.Microsecond)
 		from := tg.Count()
 		p := Publish(t, tg.Client(), api.Twist{VX: 0.1})
 		f, ok := WaitFrame(tg, from, time.Second, Frame.Moving)
@@ -114,7 +114,7 @@ func forwardThenSilenceDeadman(t *testing.T, tg Target) {
 				t.Fatalf("the sim's forward kinematics of the wheel targets says %v, want [0.1 0 0]", bv)
 			}
 		} else {
-			time.Sleep(300 * time.Millisecond)
+			pause(tg, 300*time.Millisecond)
 		}
 		var last time.Time
 		if i%2 == 0 {
@@ -145,7 +145,7 @@ func forwardThenSilenceDeadman(t *testing.T, tg Target) {
 			t.Errorf("run %d: stop frame %s after the last command reached the driver, over 0.3 s + one tick", i, testkit.Ms(da))
 		}
 		p.Close()
-		time.Sleep(100 * time.Millisecond)
+		pause(tg, 100*time.Millisecond)
 	}
 	t.Logf("deadman: last command sent -> stop frame, %s", testkit.Figures(lat))
 	t.Logf("deadman: last command at the driver -> stop frame, %s (rule: 300 ms + at most one %v tick)", testkit.Figures(latArr), cfg.Tick)
@@ -230,7 +230,7 @@ func estopLatches(t *testing.T, tg Target) {
 				t.Fatalf("cycle %d: wheels not turning: %v", i, x.WheelRPS)
 			}
 		}
-		t0 := time.Now()
+		t0 := clockOf(tg).Now()
 		rep := Call(t, "estop", func(ctx context.Context) (api.Reply, error) { return tg.Client().EStop(ctx, "stand harness") })
 		if !rep.Success || !strings.HasPrefix(rep.Message, "e-stop latched: estop request from pid") {
 			t.Fatalf("cycle %d: estop: %+v", i, rep)
@@ -248,7 +248,7 @@ func estopLatches(t *testing.T, tg Target) {
 		}
 		reason := *st.EStop
 		// Commands keep coming for 0.3 s: nothing moves.
-		time.Sleep(300 * time.Millisecond)
+		pause(tg, 300*time.Millisecond)
 		if hasTruth {
 			if x, ok := WaitTruth(tr, 3*time.Second, WheelsStopped); !ok {
 				t.Fatalf("cycle %d: wheels did not stop after the e-stop: targets %v wheels %v", i, x.TargetRPS, x.WheelRPS)
@@ -309,7 +309,7 @@ func gamepadButtonTrips(t *testing.T, tg Target) {
 	if _, ok := WaitFrame(tg, from, 2*time.Second, Frame.Moving); !ok {
 		t.Fatal("never moved")
 	}
-	t0 := time.Now()
+	t0 := clockOf(tg).Now()
 	tg.PadPress(t, board.BtnCross)
 	g, ok := WaitFrame(tg, from, time.Second, func(g Frame) bool { return g.At.After(t0) && !g.Moving() })
 	if !ok {
@@ -337,11 +337,11 @@ func gamepadButtonTrips(t *testing.T, tg Target) {
 	mustEnable(t, tg)
 	mode := uint16(1) << state(t, tg).Config.PadModeBit
 	tg.PadPress(t, mode)
-	time.Sleep(testkit.Bound(100 * time.Millisecond))
+	pause(tg, testkit.Bound(100*time.Millisecond))
 	if st := state(t, tg); st.EStop != nil {
 		t.Fatalf("MODE tripped: %s", *st.EStop)
 	}
-	time.Sleep(motion.DefaultPadConfig().UnlockWindow)
+	pause(tg, motion.DefaultPadConfig().UnlockWindow)
 	if st := state(t, tg); st.EStop != nil || st.PadMode == string(motion.PadDrive) {
 		t.Fatalf("one MODE press: estop %s, pad %q; want neither a trip nor drive mode", strp(st.EStop), st.PadMode)
 	}
@@ -365,7 +365,7 @@ func scanGateHoldsAndResumes(t *testing.T, tg Target) {
 		}
 	}
 	from := tg.Count()
-	t0 := time.Now()
+	t0 := clockOf(tg).Now()
 	lastSent := tg.Scans(t, false)
 	g, ok := WaitFrame(tg, from, 2*time.Second, func(g Frame) bool { return g.At.After(t0) && !g.Moving() })
 	if !ok {
@@ -399,7 +399,7 @@ func scanGateHoldsAndResumes(t *testing.T, tg Target) {
 	if n := tg.LogCount("wheels held: no LiDAR scan for"); n != 1 {
 		t.Errorf("hold logged %d times, want once", n)
 	}
-	t1 := time.Now()
+	t1 := clockOf(tg).Now()
 	tg.Scans(t, true)
 	h, ok := WaitFrame(tg, g.Index, 3*time.Second, func(h Frame) bool { return h.At.After(t1) && h.Moving() })
 	if !ok {
@@ -439,12 +439,12 @@ func gamepadDrivingNotHeldByScanGate(t *testing.T, tg Target) {
 	// The unlock: two MODE presses 0.6-1.5 s apart (lockout 0.6 s, window 1.5 s). The 0.75 s between them is
 	// the stimulus, as a thumb would give it, not a wait for anything.
 	tg.PadPress(t, mode)
-	time.Sleep(750 * time.Millisecond)
+	pause(tg, 750*time.Millisecond)
 	tg.PadPress(t, mode)
 	waitState(t, tg, 2*time.Second, "pad drive mode after a MODE double press", func(st api.State) bool {
 		return st.PadMode == string(motion.PadDrive)
 	})
-	t0 := time.Now()
+	t0 := clockOf(tg).Now()
 	tg.Scans(t, false)
 	limit := st.Config.ScanTimeoutS + 2*cfg.Tick.Seconds()
 	st = waitState(t, tg, 3*time.Second, "scan age past scan_timeout", func(st api.State) bool {
@@ -454,7 +454,7 @@ func gamepadDrivingNotHeldByScanGate(t *testing.T, tg Target) {
 		t.Fatalf("gamepad drive, no scan for %.2f s: blocked %s source %q pad %q enabled %v estop %s; want not blocked",
 			*st.ScanAgeS, strp(st.Blocked), st.CmdSource, st.PadMode, st.Enabled, strp(st.EStop))
 	}
-	t.Logf("gamepad drive mode, LiDAR silent %s: scan age %.2f s, blocked null, command source %q", testkit.Ms(time.Since(t0)), *st.ScanAgeS, st.CmdSource)
+	t.Logf("gamepad drive mode, LiDAR silent %s: scan age %.2f s, blocked null, command source %q", testkit.Ms(clockOf(tg).Now().Sub(t0)), *st.ScanAgeS, st.CmdSource)
 	from := tg.Count()
 	tg.PadStick(t, 100)
 	f, ok := WaitFrame(tg, from, 2*time.Second, Frame.Moving)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/api"
 )
 
@@ -14,6 +15,7 @@ import (
 // Publisher sends one twist at 20 Hz over one cmd_vel stream (one publisher) until silenced or closed.
 type Publisher struct {
 	st     *api.CmdVelStream
+	clk    clock.Full // clock.Real{}
 	mu     sync.Mutex // held during each send, so Silence returns after any send in flight
 	tw     api.Twist
 	paused bool
@@ -41,7 +43,7 @@ func PublishOn(t testing.TB, cl *api.Client, in string, tw api.Twist) *Publisher
 	if err != nil {
 		t.Fatalf("cmd_vel stream on %q: %v", in, err)
 	}
-	p := &Publisher{st: st, tw: tw, stop: make(chan struct{}), done: make(chan struct{})}
+	p := &Publisher{st: st, clk: clock.Real{}, tw: tw, stop: make(chan struct{}), done: make(chan struct{})}
 	go p.run()
 	t.Cleanup(func() { p.Halt() })
 	return p
@@ -49,25 +51,25 @@ func PublishOn(t testing.TB, cl *api.Client, in string, tw api.Twist) *Publisher
 
 func (p *Publisher) run() {
 	defer close(p.done)
-	tk := time.NewTicker(50 * time.Millisecond)
+	tk := p.clk.NewTicker(50 * time.Millisecond)
 	defer tk.Stop()
 	for {
 		p.mu.Lock()
 		if !p.paused {
-			p.start = time.Now()
+			p.start = p.clk.Now()
 			if err := p.st.Send(p.tw); err != nil {
 				p.err = err
 				p.mu.Unlock()
 				return
 			}
-			p.last = time.Now()
+			p.last = p.clk.Now()
 			p.sent++
 		}
 		p.mu.Unlock()
 		select {
 		case <-p.stop:
 			return
-		case <-tk.C:
+		case <-tk.C():
 		}
 	}
 }

@@ -12,9 +12,11 @@
 package standtest
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/internal/testkit"
 )
@@ -59,7 +61,21 @@ type Config struct {
 	DeadmanRuns, EStopCycles int
 	// ReaderPID is the pid the driver must name as its LiDAR reader while scans flow.
 	ReaderPID int
+	// Clock is the suite's time: its pauses, waits and measured intervals (nil: clock.Real{}; a stand is real
+	// hardware in real time).
+	Clock clock.Full
 }
+
+// clockOf is tg's clock.
+func clockOf(tg Target) clock.Full {
+	if c := tg.Config().Clock; c != nil {
+		return c
+	}
+	return clock.Real{}
+}
+
+// pause waits d on tg's clock.
+func pause(tg Target, d time.Duration) { _ = clockOf(tg).Sleep(context.Background(), d) }
 
 // Wheels is what the suite reads of a simulated robot's ground truth: the wire rps last commanded and the
 // wheels' actual speeds, ids 0..3 (motors 1..4).

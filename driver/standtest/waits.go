@@ -19,7 +19,8 @@ import (
 
 // WaitFrame waits up to timeout (widened under -race) for the first frame from index from on that satisfies ok.
 func WaitFrame(tg Target, from int, timeout time.Duration, ok func(Frame) bool) (Frame, bool) {
-	end := time.Now().Add(testkit.Bound(timeout))
+	clk := clockOf(tg)
+	end := clk.Now().Add(testkit.Bound(timeout))
 	for {
 		for _, f := range tg.Frames(from) {
 			if ok(f) {
@@ -27,10 +28,10 @@ func WaitFrame(tg Target, from int, timeout time.Duration, ok func(Frame) bool) 
 			}
 			from = f.Index + 1
 		}
-		if time.Now().After(end) {
+		if clk.Now().After(end) {
 			return Frame{}, false
 		}
-		time.Sleep(500 * time.Microsecond)
+		_ = clk.Sleep(context.Background(), 500*time.Microsecond)
 	}
 }
 

@@ -35,7 +35,6 @@ var ClockAllowed = []ClockAllow{
 	{"proofs/...", "being reworked onto runcore (another change of issue 32); most of it already takes a clock.Clock"},
 	{"internal/testkit", "the test kit's real-time polling and bounds (Eventually, Bound): it measures real time on purpose"},
 	{"internal/simrobot", "the one robot starter (sim + rosorin-base run): waits for a real stack in real time; not yet given a clock"},
-	{"driver/standtest", "the stand suite (a test kit) times a real stand in real time; not yet given a clock"},
 	{"internal/pprofenv", "times a profile window from the environment (a debugging hook, not a decision)"},
 }
 
