@@ -15,6 +15,7 @@ import (
 
 	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 )
 
@@ -28,7 +29,7 @@ type SegmentOptions struct {
 	KeepBytes  int64         // ... and at most this many bytes of them (0: any size)
 	Metadata   map[string]string
 	Log        *slog.Logger
-	Now        func() time.Time // the clock that names and ages segments (time.Now)
+	Clock      clock.Clock // names and ages the segments (clock.Real{})
 	// Static are messages every segment starts with, each on a channel of its own (the driver's /tf_static:
 	// a segment played or opened alone places the scan).
 	Static []StaticMessage
@@ -112,8 +113,8 @@ func OpenSegments(o SegmentOptions, specs []ChannelSpec) (*Segments, error) {
 	if o.RotateSize < 0 || o.RotateTime < 0 || o.KeepFiles < 0 || o.KeepBytes < 0 {
 		return nil, errors.New("capture: rotation and retention limits must not be negative")
 	}
-	if o.Now == nil {
-		o.Now = time.Now
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -164,7 +165,7 @@ func (s *Segments) recoverPart(part string) {
 }
 
 func (s *Segments) segmentName() string {
-	now := s.o.Now().UTC()
+	now := s.o.Clock.Now().UTC()
 	base := filepath.Join(s.o.Dir, s.o.Prefix+"-"+now.Format(timeLayout))
 	name := base + ".mcap"
 	for i := 1; exists(name) || exists(name+mcapfile.PartSuffix); i++ {
@@ -193,7 +194,7 @@ func (s *Segments) start() error {
 			return fmt.Errorf("capture channel %s: %w", sp.Topic, err)
 		}
 	}
-	now := s.o.Now()
+	now := s.o.Clock.Now()
 	for _, st := range s.o.Static {
 		ch, err := rec.MessageChannel(st.Topic, st.Type)
 		if err == nil {
@@ -215,7 +216,7 @@ func (s *Segments) start() error {
 // rotateIfDue starts a new segment when the current one is full or old, and finishes the old one in the
 // background (the rewrite of a 64 MiB segment takes about 0.2 s; the writer must not wait for it).
 func (s *Segments) rotateIfDue() error {
-	if now := s.o.Now(); s.o.RotateSize > 0 && now.Sub(s.statAt) >= sizeCheckEvery {
+	if now := s.o.Clock.Now(); s.o.RotateSize > 0 && now.Sub(s.statAt) >= sizeCheckEvery {
 		// The count of written records underestimates decoded messages (their CDR size is the recorder's
 		// business): the flushed file's size corrects it.
 		s.statAt = now
@@ -224,7 +225,7 @@ func (s *Segments) rotateIfDue() error {
 		}
 	}
 	full := s.o.RotateSize > 0 && s.size >= s.o.RotateSize
-	old := s.o.RotateTime > 0 && s.o.Now().Sub(s.started) >= s.o.RotateTime
+	old := s.o.RotateTime > 0 && s.o.Clock.Now().Sub(s.started) >= s.o.RotateTime
 	if !full && !old {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -24,6 +25,13 @@ type fakeClock struct {
 }
 
 func (c *fakeClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+// Now and Sleep make it a clock.Clock (SegmentOptions.Clock); Sleep moves it on at once.
+func (c *fakeClock) Now() time.Time { return c.now() }
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.add(d)
+	return ctx.Err()
+}
 func (c *fakeClock) add(d time.Duration) {
 	c.mu.Lock()
 	c.t = c.t.Add(d)
@@ -67,7 +75,7 @@ func TestSegmentsRotateBySizeAndTime(t *testing.T) {
 	dir := t.TempDir()
 	clk := &fakeClock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
 	s, err := OpenSegments(SegmentOptions{Dir: dir, Prefix: "board", RotateSize: 4000, RotateTime: time.Minute,
-		Metadata: Metadata(map[string]string{"device": "/dev/ttyACM0"}), Now: clk.now}, rotateSpecs)
+		Metadata: Metadata(map[string]string{"device": "/dev/ttyACM0"}), Clock: clk}, rotateSpecs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +128,7 @@ func TestSegmentsRetention(t *testing.T) {
 			dir := t.TempDir()
 			clk := &fakeClock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
 			s, err := OpenSegments(SegmentOptions{Dir: dir, Prefix: "board", RotateTime: time.Second,
-				KeepFiles: tc.files, KeepBytes: tc.bytes, Now: clk.now}, rotateSpecs)
+				KeepFiles: tc.files, KeepBytes: tc.bytes, Clock: clk}, rotateSpecs)
 			if err != nil {
 				t.Fatal(err)
 			}

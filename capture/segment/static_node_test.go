@@ -29,7 +29,7 @@ func TestStaticNodeReader(t *testing.T) {
 	clk := &fakeClock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
 	static := []StaticMessage{{Topic: "/tf_static", Type: (*rosmsg.TFMessage)(nil).ROSType(),
 		Msg: func(t time.Time) rosmsg.Message { return config.Default().StaticTransforms(t) }}}
-	s, err := OpenSegments(SegmentOptions{Dir: dir, Prefix: "board", RotateTime: time.Minute, Now: clk.now, Static: static}, rotateSpecs)
+	s, err := OpenSegments(SegmentOptions{Dir: dir, Prefix: "board", RotateTime: time.Minute, Clock: clk, Static: static}, rotateSpecs)
 	if err != nil {
 		t.Fatal(err)
 	}

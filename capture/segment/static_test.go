@@ -21,7 +21,7 @@ func TestSegmentsStartWithStatic(t *testing.T) {
 		return &rosmsg.TFMessage{Transforms: []rosmsg.TransformStamped{{Header: rosmsg.Header{
 			Stamp: rosmsg.TimeFromNanos(t.UnixNano()), FrameID: "base_link"}, ChildFrameID: "laser"}}}
 	}}}
-	s, err := OpenSegments(SegmentOptions{Dir: dir, Prefix: "board", RotateTime: time.Minute, Now: clk.now, Static: static}, rotateSpecs)
+	s, err := OpenSegments(SegmentOptions{Dir: dir, Prefix: "board", RotateTime: time.Minute, Clock: clk, Static: static}, rotateSpecs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestSegmentsStartWithStatic(t *testing.T) {
 		}
 	}
 	// A static message of a type without a schema is an error at the start, not a segment without it.
-	_, err = OpenSegments(SegmentOptions{Dir: t.TempDir(), Prefix: "board", Now: clk.now,
+	_, err = OpenSegments(SegmentOptions{Dir: t.TempDir(), Prefix: "board", Clock: clk,
 		Static: []StaticMessage{{Topic: "/x", Type: "nope/msg/Nope", Msg: func(time.Time) rosmsg.Message { return &rosmsg.Bool{} }}}}, rotateSpecs)
 	if err == nil {
 		t.Fatal("a static message without a schema was accepted")
