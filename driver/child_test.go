@@ -1,9 +1,9 @@
 package driver
 
-// The driver child's stop paths (child.go) with real signals sent to this process and a real board pipe:
-// a signal halts the board output (the stop frame is the last thing written, a frame in flight is refused),
-// SIGTERM with the parent gone is the parent-death signal, and the end of the board pipe (the supervisor
-// gone) ends the driver with a stop frame.
+// The driver child's stop paths (child.go) with real signals sent to this process and the test's board
+// (boardtest): a signal halts the board output (the stop frame is the last thing written, a frame in flight is
+// refused), SIGTERM with the parent gone is the parent-death signal, and the end of the board pipe (the
+// supervisor gone) ends the driver with a stop frame.
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 	"github.com/rosorin/rosorin/driver/heartbeat"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/protocol/board/boardtest"
 )
 
 // afterFirstStop returns the writes from the first stop frame that follows a motor frame on.
@@ -62,7 +63,7 @@ func TestChildSignalHaltsTheBoard(t *testing.T) {
 		{"SIGHUP", syscall.SIGHUP, os.Getppid(), "why=\"stop requested\""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rec := newFrameSink()
+			rec := boardtest.New(boardtest.Options{})
 			hw := childproc.NewHaltWriter(rec)
 			sigs := make(chan os.Signal, 1)
 			signal.Notify(sigs, c.sig)
@@ -85,7 +86,7 @@ func TestChildSignalHaltsTheBoard(t *testing.T) {
 				}
 			}()
 			if err := testkit.Eventually(testkit.Bound(time.Second), func() error {
-				if _, raw := rec.snapshot(); len(raw) < 10 {
+				if raw := rec.Writes(); len(raw) < 10 {
 					return errors.New("no motor frames yet")
 				}
 				return nil
@@ -112,8 +113,7 @@ func TestChildSignalHaltsTheBoard(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, raw := rec.snapshot()
-			tail, motors := afterFirstStop(raw)
+			tail, motors := afterFirstStop(rec.Writes())
 			if len(tail) == 0 {
 				t.Fatalf("%d motor frames and no stop frame after them", motors)
 			}
@@ -129,32 +129,28 @@ func TestChildSignalHaltsTheBoard(t *testing.T) {
 	}
 }
 
-// childRig runs the whole driver child on a real board pipe whose write end the test holds (as the
-// supervisor does), with the default configuration and no socket.
+// childRig runs the whole driver child on the test's board (boardtest, as the board pipe and the port), with
+// the default configuration and no socket.
 type childRig struct {
-	boardW *os.File
-	out    *frameSink
-	beats  *testkit.LockedBuffer
-	log    *testkit.LockedBuffer
-	done   chan error
+	b     *boardtest.Board
+	beats *testkit.LockedBuffer
+	log   *testkit.LockedBuffer
+	done  chan error
 }
 
 func startChild(t *testing.T, holdEOF bool) *childRig {
 	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close(); w.Close() })
+	b := boardtest.New(boardtest.Options{})
+	t.Cleanup(func() { b.Close() })
 	log, logBuf := testLogger()
-	g := &childRig{boardW: w, out: newFrameSink(), beats: &testkit.LockedBuffer{}, log: logBuf, done: make(chan error, 1)}
+	g := &childRig{b: b, beats: &testkit.LockedBuffer{}, log: logBuf, done: make(chan error, 1)}
 	o := ChildOptions{StateDir: t.TempDir(), HoldBoardEOF: holdEOF, Log: log}
 	go func() {
-		g.done <- runChild(context.Background(), o, childIO{in: r, out: g.out, heartbeat: g.beats, ppid: os.Getppid()})
+		g.done <- runChild(context.Background(), o, childIO{in: b, out: b, heartbeat: g.beats, ppid: os.Getppid()})
 	}()
 	// The first stop frame is written after the signal handler is in place.
 	if err := testkit.Eventually(testkit.Bound(2*time.Second), func() error {
-		if _, raw := g.out.snapshot(); len(raw) == 0 || g.beats.Len() < 3 {
+		if raw := g.b.Writes(); len(raw) == 0 || g.beats.Len() < 3 {
 			return errors.New("driver not running yet")
 		}
 		return nil
@@ -177,7 +173,7 @@ func (g *childRig) wait(t *testing.T, d time.Duration) error {
 
 func (g *childRig) lastIsStop(t *testing.T) {
 	t.Helper()
-	_, fr := g.out.snapshot()
+	fr := g.b.Writes()
 	if len(fr) == 0 || !board.IsStopFrame(fr[len(fr)-1]) {
 		t.Fatalf("last of %d board writes is not a stop frame", len(fr))
 	}
@@ -206,7 +202,7 @@ func TestChildSIGTERM(t *testing.T) {
 // child writes a stop frame and fails, so that a supervisor starts a new one.
 func TestChildBoardPipeEnds(t *testing.T) {
 	g := startChild(t, false)
-	g.boardW.Close()
+	g.b.EOF()
 	err := g.wait(t, 3*time.Second)
 	if err == nil || !strings.Contains(err.Error(), "board input ended") {
 		t.Fatalf("after the board pipe's end: %v, want the board gone", err)
@@ -217,7 +213,7 @@ func TestChildBoardPipeEnds(t *testing.T) {
 // TestChildHeldEOF: with the test hook, the end of the board pipe is hidden: the child runs on until a signal.
 func TestChildHeldEOF(t *testing.T) {
 	g := startChild(t, true)
-	g.boardW.Close()
+	g.b.EOF()
 	select {
 	case err := <-g.done:
 		t.Fatalf("the child ended (%v) at the pipe's end although it is held", err)

@@ -1,64 +1,37 @@
 package driver
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
-	"golang.org/x/sys/unix"
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/driver/standtest"
 	"github.com/rosorin/rosorin/internal/testkit"
-	"github.com/rosorin/rosorin/internal/tty"
 	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/protocol/board/boardtest"
 )
 
-// fakeBoard is the test's controller board behind a real pseudo-terminal: the driver gets the tty end (raw,
-// as the supervisor configures the real port) as BoardIn and BoardOut; the board end streams IMU frames at
-// 110 Hz and battery reports, gamepad reports at 20 Hz while the pad is connected, sends gamepad and key frames
-// on demand, and records every frame the driver writes with its arrival time, checking each one
-// (standtest.MotorSpeeds): a frame that does not decode, or carries a non-finite or over-limit wheel speed,
-// fails the test. It is the in-process target of the stand suite (ptyTarget, stand_test.go); the sim is the
-// other.
-type fakeBoard struct {
-	t      testing.TB
-	master *os.File
-	tty    *os.File
+// standBoard is the test's controller board: boardtest's streaming board behind a real pseudo-terminal. The
+// driver gets the tty end (raw, as the supervisor configures the real port) as BoardIn and BoardOut; the board
+// streams IMU frames at 110 Hz and battery reports, gamepad reports at 20 Hz while the pad is connected, sends
+// gamepad and key frames on demand, and records every frame the driver writes with its arrival time, checking
+// each one (standtest.MotorSpeeds): a frame that does not decode, or carries a non-finite or over-limit wheel
+// speed, fails the test. It is the in-process target of the stand suite (ptyTarget, stand_test.go); the sim
+// is the other. Its methods are the harness's names for the board's calls.
+type standBoard struct{ *boardtest.Board }
 
-	maxRPS float64 // the largest wheel speed any frame may carry
-
-	mu      sync.Mutex
-	frames  []gotFrame
-	bad     []string
-	corrupt float64 // probability of flipping each byte sent to the driver
-	rng     *rand.Rand
-	imuGyro [3]float32
-	imuOn   bool
-	batMV   uint16
-	batHz   float64
-	padOn   bool // a connected gamepad: a report every 50 ms
-	padLY   int8 // the left stick's forward axis in every report
-
-	wmu  sync.Mutex // serialises writes to the master
-	stop chan struct{}
-	wg   sync.WaitGroup
-}
-
+// gotFrame is one motor frame the driver wrote, as the harness's tests read it.
 type gotFrame struct {
 	at  time.Time
 	rps [4]float64
@@ -67,199 +40,54 @@ type gotFrame struct {
 
 func (f gotFrame) zero() bool { return f.rps == [4]float64{} }
 
-func newFakeBoard(t testing.TB) *fakeBoard {
+func asGot(r boardtest.Received) gotFrame { return gotFrame{at: r.At, rps: r.Wheels, raw: r.Raw} }
+
+func newFakeBoard(t testing.TB) standBoard {
 	t.Helper()
-	m, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	// pty.Open made the master blocking (Fd); a non-blocking duplicate reads with the runtime poller.
-	fd, err := unix.Dup(int(m.Fd()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Close()
-	if err := unix.SetNonblock(fd, true); err != nil {
-		t.Fatal(err)
-	}
-	master := os.NewFile(uintptr(fd), "ptmx")
-	if err := makeRaw(tty); err != nil {
-		t.Fatalf("raw mode on the pty: %v", err)
-	}
-	b := &fakeBoard{t: t, master: master, tty: tty, stop: make(chan struct{}), imuOn: true,
-		imuGyro: [3]float32{-1.9, -2.2, 0.05}, batMV: 12400, batHz: 1,
-		rng:    rand.New(rand.NewPCG(1, 2)),
-		maxRPS: motion.DefaultLimits().MaxWheelRPS(kinematics.DefaultGeometry()) + 1e-6,
-	}
-	b.wg.Add(2)
-	go b.readLoop()
-	go b.sendLoop()
-	t.Cleanup(b.close)
-	return b
-}
-
-// makeRaw puts the pty raw as serialport puts the robot's port (internal/tty, at the board's 1 Mbaud),
-// through SyscallConn (f.Fd would make the tty blocking and lose read deadlines).
-func makeRaw(f *os.File) error {
-	sc, err := f.SyscallConn()
-	if err != nil {
+	maxRPS := motion.DefaultLimits().MaxWheelRPS(kinematics.DefaultGeometry()) + 1e-6 // the largest wheel speed any frame may carry
+	b := boardtest.OpenPTY(t, boardtest.Options{Check: func(f board.Frame) error {
+		_, err := standtest.MotorSpeeds(f.Func, f.Payload, maxRPS)
 		return err
-	}
-	var ierr error
-	if err := sc.Control(func(fd uintptr) { ierr = tty.SetRaw(int(fd), 1000000) }); err != nil {
-		return err
-	}
-	return ierr
-}
-
-func (b *fakeBoard) close() {
-	select {
-	case <-b.stop:
-		return
-	default:
-	}
-	close(b.stop)
-	b.tty.Close()
-	b.master.SetReadDeadline(time.Now())
-	b.wg.Wait()
-	b.master.Close()
-	if len(b.bad) > 0 {
-		b.t.Errorf("the driver wrote %d bad frames, first: %s", len(b.bad), b.bad[0])
-	}
-}
-
-func (b *fakeBoard) readLoop() {
-	defer b.wg.Done()
-	var p board.Parser
-	buf := make([]byte, 4096)
-	for {
-		n, err := b.master.Read(buf)
-		at := time.Now()
-		if n > 0 {
-			p.Feed(buf[:n], func(f board.Frame) {
-				raw, _ := f.Bytes()
-				b.check(at, f, raw)
-			})
+	}})
+	b.Stream(boardtest.Streams{IMU: true, IMUValue: board.IMU{Accel: [3]float32{0.01, -0.02, 1.0}, Gyro: [3]float32{-1.9, -2.2, 0.05}},
+		BatteryMV: 12400, BatteryHz: 1})
+	t.Cleanup(func() {
+		b.Close() // stop reading first
+		if bad := b.Bad(); len(bad) > 0 {
+			t.Errorf("the driver wrote %d bad frames, first: %s", len(bad), fmt.Sprintf("frame % x: %v", bad[0].Raw, bad[0].Err))
 		}
-		if err != nil {
-			return
-		}
-	}
+	})
+	return standBoard{b}
 }
 
-// check decodes one frame the driver wrote and records it; anything but a finite, in-limit four-motor set
-// frame is a failure.
-func (b *fakeBoard) check(at time.Time, f board.Frame, raw []byte) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	rps, err := standtest.MotorSpeeds(f.Func, f.Payload, b.maxRPS)
-	if err != nil {
-		b.bad = append(b.bad, fmt.Sprintf("frame % x: %v", raw, err))
-		return
-	}
-	b.frames = append(b.frames, gotFrame{at: at, rps: rps, raw: raw})
-}
+func (b standBoard) pad(g board.Gamepad) { b.send(board.EncodeGamepad(g)) }
 
-// sendLoop streams IMU at 110 Hz, battery reports at batHz and gamepad reports at 20 Hz while padOn.
-func (b *fakeBoard) sendLoop() {
-	defer b.wg.Done()
-	tk := time.NewTicker(time.Second / 110)
-	defer tk.Stop()
-	var lastBat, lastPad time.Time
-	for {
-		select {
-		case <-b.stop:
-			return
-		case now := <-tk.C:
-			b.mu.Lock()
-			on, gyro, mv, hz, pad, ly := b.imuOn, b.imuGyro, b.batMV, b.batHz, b.padOn, b.padLY
-			b.mu.Unlock()
-			var out []byte
-			if on {
-				out = append(out, board.EncodeIMU(board.IMU{Accel: [3]float32{0.01, -0.02, 1.0}, Gyro: gyro})...)
-			}
-			if hz > 0 && now.Sub(lastBat) >= time.Duration(float64(time.Second)/hz) {
-				lastBat = now
-				out = append(out, board.EncodeBattery(board.Battery{MilliVolts: mv})...)
-			}
-			if pad && now.Sub(lastPad) >= 50*time.Millisecond {
-				lastPad = now
-				out = append(out, board.EncodeGamepad(board.Gamepad{LY: ly})...)
-			}
-			if len(out) > 0 {
-				b.send(out)
-			}
-		}
-	}
-}
-
-// send writes bytes to the driver, corrupting each byte with probability b.corrupt.
-func (b *fakeBoard) send(p []byte) {
-	b.mu.Lock()
-	if b.corrupt > 0 {
-		p = bytes.Clone(p)
-		for i := range p {
-			if b.rng.Float64() < b.corrupt {
-				p[i] ^= byte(1 + b.rng.IntN(255))
-			}
-		}
-	}
-	b.mu.Unlock()
-	b.wmu.Lock()
-	defer b.wmu.Unlock()
-	b.master.SetWriteDeadline(time.Now().Add(time.Second))
-	b.master.Write(p)
-}
-
-func (b *fakeBoard) set(fn func(b *fakeBoard)) {
-	b.mu.Lock()
-	fn(b)
-	b.mu.Unlock()
-}
-
-func (b *fakeBoard) pad(g board.Gamepad) { b.send(board.EncodeGamepad(g)) }
+// send writes bytes to the driver (corrupted as the board's Corrupt says).
+func (b standBoard) send(p []byte) { _ = b.Emit(p) }
 
 // snapshot returns the frames received so far.
-func (b *fakeBoard) snapshot() []gotFrame { return b.since(0) }
+func (b standBoard) snapshot() []gotFrame { return b.since(0) }
 
 // since returns the frames from index from on.
-func (b *fakeBoard) since(from int) []gotFrame {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if from >= len(b.frames) {
-		return nil
+func (b standBoard) since(from int) []gotFrame {
+	var out []gotFrame
+	for _, r := range b.Since(from) {
+		out = append(out, asGot(r))
 	}
-	return slices.Clone(b.frames[max(from, 0):])
+	return out
 }
 
-func (b *fakeBoard) count() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.frames)
-}
+func (b standBoard) count() int { return b.Count() }
 
 // waitFrame waits for the first frame from index from on that satisfies ok, returning it and its index. The
 // waits of this harness (waitFrame, ctx, stop) are widened under -race (testkit.Bound); the bounds the tests
 // assert are widened where they are defined.
-func (b *fakeBoard) waitFrame(from int, timeout time.Duration, ok func(gotFrame) bool) (gotFrame, int, bool) {
-	end := time.Now().Add(testkit.Bound(timeout))
-	for {
-		b.mu.Lock()
-		for i := from; i < len(b.frames); i++ {
-			if ok(b.frames[i]) {
-				f := b.frames[i]
-				b.mu.Unlock()
-				return f, i, true
-			}
-		}
-		n := len(b.frames)
-		b.mu.Unlock()
-		from = n
-		if time.Now().After(end) {
-			return gotFrame{}, n, false
-		}
-		time.Sleep(500 * time.Microsecond)
+func (b standBoard) waitFrame(from int, timeout time.Duration, ok func(gotFrame) bool) (gotFrame, int, bool) {
+	r, i, found := b.Wait(from, testkit.Bound(timeout), func(r boardtest.Received) bool { return ok(asGot(r)) })
+	if !found {
+		return gotFrame{}, i, false
 	}
+	return asGot(r), i, true
 }
 
 func moving(f gotFrame) bool  { return !f.zero() }
@@ -310,7 +138,7 @@ func (s *logSink) count(sub string) int {
 // stand is one running driver on a fake board with a client on its socket.
 type stand struct {
 	t      testing.TB
-	b      *fakeBoard
+	b      standBoard
 	cl     *api.Client
 	sock   string
 	dir    string
@@ -345,7 +173,7 @@ func newStand(t testing.TB, opts ...standOpt) *stand {
 func (s *stand) start(opts ...standOpt) {
 	// SupervisorPID 0: no supervisor, so the test process itself may feed scans (feedScans); the rule for a
 	// supervised driver is tested in scanauth_test.go.
-	o := Options{Config: config.Default(), BoardIn: s.b.tty, BoardOut: s.b.tty, SocketPath: s.sock,
+	o := Options{Config: config.Default(), BoardIn: s.b.TTY(), BoardOut: s.b.TTY(), SocketPath: s.sock,
 		StateDir: filepath.Join(s.dir, "state"), Log: slog.New(s.logs)}
 	for _, f := range opts {
 		f(&o)

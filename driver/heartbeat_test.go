@@ -13,6 +13,7 @@ import (
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/heartbeat"
 	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/protocol/board/boardtest"
 )
 
 // wireLog records the board writes and the heartbeat bytes in one order.
@@ -22,19 +23,18 @@ type wireLog struct {
 	fail   bool     // heartbeat writes fail
 }
 
-func (l *wireLog) board() *wireBoard { return &wireBoard{l} }
-
-type wireBoard struct{ l *wireLog }
-
-func (b *wireBoard) Write(p []byte) (int, error) {
-	ev := "motor"
-	if board.IsStopFrame(p) {
-		ev = "stop"
-	}
-	b.l.mu.Lock()
-	b.l.events = append(b.l.events, ev)
-	b.l.mu.Unlock()
-	return len(p), nil
+// board is the test's board (boardtest) with its writes logged as "stop" or "motor", in order with the beats.
+func (l *wireLog) board() *boardtest.Board {
+	return boardtest.New(boardtest.Options{OnWrite: func(p []byte) error {
+		ev := "motor"
+		if board.IsStopFrame(p) {
+			ev = "stop"
+		}
+		l.mu.Lock()
+		l.events = append(l.events, ev)
+		l.mu.Unlock()
+		return nil
+	}})
 }
 
 func (l *wireLog) Write(p []byte) (int, error) {
@@ -104,7 +104,8 @@ type beatRig struct {
 func newBeatRig(t *testing.T, fail bool) *beatRig {
 	clk := &stickyClock{fakeClock: newFakeClock()}
 	wl := &wireLog{fail: fail}
-	r, stop := runLoop(t, Options{Config: config.Default(), BoardOut: wl.board(), Heartbeat: wl,
+	b := wl.board()
+	r, stop := runLoop(t, Options{Config: config.Default(), BoardIn: b, BoardOut: b, Heartbeat: wl,
 		Log: quietLog(), Clock: clk, StateDir: t.TempDir()})
 	g := &beatRig{t: t, clk: clk, r: r, log: wl, stop: stop}
 	// The loop's first beat comes before its first select: wait for it (or, when beats fail, for the state).

@@ -3,7 +3,6 @@ package driver
 // Tests of Run's contract and of the loop on an injected clock: deterministic, no sockets, race-safe.
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,88 +22,40 @@ import (
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/protocol/board/boardtest"
 )
 
-// frameSink records every write to the board as decoded motor frames, in order.
-type frameSink struct {
-	mu     sync.Mutex
-	frames [][4]float64
-	raw    [][]byte
-	failAt int // fail the write with this index (1-based); 0 = never
-	n      int
-	notify chan struct{}
-}
-
-func newFrameSink() *frameSink { return &frameSink{notify: make(chan struct{}, 1024)} }
-
-func (s *frameSink) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	s.n++
-	if s.failAt > 0 && s.n >= s.failAt {
-		s.mu.Unlock()
-		return 0, errors.New("input/output error")
+// wheelsOf returns the wheel speeds the board holds after each frame the driver wrote, in order (every frame
+// the driver writes sets all four).
+func wheelsOf(b *boardtest.Board) [][4]float64 {
+	var out [][4]float64
+	for _, r := range b.Received() {
+		out = append(out, r.Wheels)
 	}
-	var fr []board.Frame
-	var ps board.Parser
-	ps.Feed(p, func(f board.Frame) { fr = append(fr, board.Frame{Func: f.Func, Payload: bytes.Clone(f.Payload)}) })
-	for _, f := range fr {
-		c, err := board.DecodeMotor(f.Payload)
-		var rps [4]float64
-		if err == nil {
-			for i, sp := range c.Speeds {
-				rps[i] = float64(sp.RPS)
-			}
-		}
-		s.frames = append(s.frames, rps)
-		s.raw = append(s.raw, bytes.Clone(p))
-	}
-	s.mu.Unlock()
-	select {
-	case s.notify <- struct{}{}:
-	default:
-	}
-	return len(p), nil
-}
-
-func (s *frameSink) snapshot() ([][4]float64, [][]byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([][4]float64(nil), s.frames...), append([][]byte(nil), s.raw...)
+	return out
 }
 
 // waitCount waits until at least n frames were written.
-func (s *frameSink) waitCount(t *testing.T, n int) [][4]float64 {
+func waitCount(t *testing.T, b *boardtest.Board, n int) [][4]float64 {
 	t.Helper()
-	deadline := time.After(2 * time.Second)
-	for {
-		f, _ := s.snapshot()
-		if len(f) >= n {
-			return f
-		}
-		select {
-		case <-s.notify:
-		case <-deadline:
-			t.Fatalf("waited for %d frames, have %d", n, len(f))
-		}
+	if _, got, ok := b.Wait(n-1, 2*time.Second, func(boardtest.Received) bool { return true }); !ok {
+		t.Fatalf("waited for %d frames, have %d", n, got)
 	}
+	return wheelsOf(b)
 }
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// startRun runs the driver on a real board pipe (the test holds the write end, as the supervisor does) with
-// the default configuration and no socket; Run's result arrives on the channel.
-func startRun(t *testing.T, ctx context.Context, sink *frameSink) (boardW *os.File, done chan error) {
+// startRun runs the driver on the test's board (boardtest, as BoardIn and BoardOut) with the default
+// configuration and no socket; Run's result arrives on the channel.
+func startRun(t *testing.T, ctx context.Context, b *boardtest.Board) (done chan error) {
 	t.Helper()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pw.Close(); pr.Close() })
+	t.Cleanup(func() { b.Close() })
 	done = make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{Config: config.Default(), BoardIn: pr, BoardOut: sink, Log: quietLog(), StateDir: t.TempDir()})
+		done <- Run(ctx, Options{Config: config.Default(), BoardIn: b, BoardOut: b, Log: quietLog(), StateDir: t.TempDir()})
 	}()
-	return pw, done
+	return done
 }
 
 // runEnds waits for Run's result.
@@ -119,15 +71,15 @@ func runEnds(t *testing.T, done chan error, d time.Duration, what string) error 
 }
 
 func TestRunStopFrameFirstAndTwiceOnCancel(t *testing.T) {
-	sink := newFrameSink()
+	b := boardtest.New(boardtest.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
-	_, done := startRun(t, ctx, sink)
-	sink.waitCount(t, 1)
+	done := startRun(t, ctx, b)
+	waitCount(t, b, 1)
 	cancel()
 	if err := runEnds(t, done, 2*time.Second, "the cancel"); err != nil {
 		t.Fatalf("Run on cancel: %v, want nil", err)
 	}
-	_, raw := sink.snapshot()
+	raw := b.Writes()
 	if !board.IsStopFrame(raw[0]) {
 		t.Fatalf("first write % x is not the stop frame", raw[0])
 	}
@@ -137,30 +89,32 @@ func TestRunStopFrameFirstAndTwiceOnCancel(t *testing.T) {
 }
 
 func TestRunReturnsWhenBoardInEnds(t *testing.T) {
-	sink := newFrameSink()
-	pw, done := startRun(t, context.Background(), sink)
-	sink.waitCount(t, 1)
-	pw.Write(board.EncodeIMU(board.IMU{Accel: [3]float32{0, 0, 1}}))
-	pw.Close() // the board is gone
+	b := boardtest.New(boardtest.Options{})
+	done := startRun(t, context.Background(), b)
+	waitCount(t, b, 1)
+	b.Emit(board.EncodeIMU(board.IMU{Accel: [3]float32{0, 0, 1}}))
+	b.EOF() // the board is gone
 	if err := runEnds(t, done, 2*time.Second, "BoardIn ended"); err == nil || !strings.Contains(err.Error(), "board input ended") {
 		t.Fatalf("Run: %v, want 'board input ended'", err)
 	}
-	if _, raw := sink.snapshot(); !board.IsStopFrame(raw[len(raw)-1]) {
+	if raw := b.Writes(); !board.IsStopFrame(raw[len(raw)-1]) {
 		t.Fatal("no stop frame after the board input ended")
 	}
 }
 
 func TestRunReturnsWhenBoardOutFails(t *testing.T) {
-	sink := newFrameSink()
-	sink.failAt = 3 // the start stop frame and one refresh go through
-	_, done := startRun(t, context.Background(), sink)
+	var attempts atomic.Int64
+	b := boardtest.New(boardtest.Options{OnWrite: func([]byte) error {
+		if attempts.Add(1) >= 3 { // the start stop frame and one refresh go through
+			return errors.New("input/output error")
+		}
+		return nil
+	}})
+	done := startRun(t, context.Background(), b)
 	if err := runEnds(t, done, 3*time.Second, "BoardOut failed"); err == nil || !strings.Contains(err.Error(), "write to the board") {
 		t.Fatalf("Run: %v, want a write error", err)
 	}
-	sink.mu.Lock()
-	n := sink.n
-	sink.mu.Unlock()
-	if n < 4 {
+	if n := attempts.Load(); n < 4 {
 		t.Fatalf("%d write attempts: no stop frame attempted after the failure", n)
 	}
 }
@@ -168,15 +122,15 @@ func TestRunReturnsWhenBoardOutFails(t *testing.T) {
 func TestRunRefusesLimitsTheBoardCannotHonour(t *testing.T) {
 	c := config.Default()
 	c.MaxLinear, c.MaxAngular = 0.9, 3 // 2x0.9 + 3x0.174 m/s at the rim = 9.2 rps > 5
-	sink := newFrameSink()
-	err := Run(context.Background(), Options{Config: c, BoardIn: strings.NewReader(""), BoardOut: sink, Log: quietLog()})
+	b := boardtest.New(boardtest.Options{})
+	err := Run(context.Background(), Options{Config: c, BoardIn: strings.NewReader(""), BoardOut: b, Log: quietLog()})
 	if err == nil || !strings.Contains(err.Error(), "rps") {
 		t.Fatalf("Run with max_linear 0.9: %v, want a refusal naming the wheel speed", err)
 	}
-	if _, raw := sink.snapshot(); len(raw) != 1 || !board.IsStopFrame(raw[0]) {
+	if raw := b.Writes(); len(raw) != 1 || !board.IsStopFrame(raw[0]) {
 		t.Fatal("a refused start must still have written the stop frame first")
 	}
-	if err := Run(context.Background(), Options{Config: config.Config{}, BoardIn: strings.NewReader(""), BoardOut: newFrameSink(), Log: quietLog()}); err == nil {
+	if err := Run(context.Background(), Options{Config: config.Config{}, BoardIn: strings.NewReader(""), BoardOut: boardtest.New(boardtest.Options{}), Log: quietLog()}); err == nil {
 		t.Fatal("a zero Config was accepted")
 	}
 }
@@ -241,41 +195,36 @@ type loopRig struct {
 	t    *testing.T
 	clk  *fakeClock
 	r    *loopState
-	sink *frameSink
+	b    *boardtest.Board
 	stop func()
 }
 
 func newLoopRig(t *testing.T, opts ...func(*Options)) *loopRig {
 	clk := newFakeClock()
-	sink := newFrameSink()
-	o := Options{Config: config.Default(), BoardOut: sink, Log: quietLog(), Clock: clk, StateDir: t.TempDir()}
+	b := boardtest.New(boardtest.Options{})
+	o := Options{Config: config.Default(), BoardIn: b, BoardOut: b, Log: quietLog(), Clock: clk, StateDir: t.TempDir()}
 	for _, f := range opts {
 		f(&o)
 	}
 	r, stop := runLoop(t, o)
-	return &loopRig{t: t, clk: clk, r: r, sink: sink, stop: stop}
+	return &loopRig{t: t, clk: clk, r: r, b: b, stop: stop}
 }
 
-// runLoop starts the driver (start, then run) with o on a board pipe of its own as BoardIn; stop ends it
-// and closes the pipe, once (also at the test's end).
+// runLoop starts the driver (start, then run) with o, whose BoardIn is the test's board (boardtest); stop
+// ends it and closes the board, once (also at the test's end).
 func runLoop(t *testing.T, o Options) (r *loopState, stop func()) {
 	t.Helper()
-	pr, pw, err := os.Pipe()
+	in := o.BoardIn.(io.Closer)
+	r, err := start(o)
 	if err != nil {
-		t.Fatal(err)
-	}
-	o.BoardIn = pr
-	r, err = start(o)
-	if err != nil {
-		pw.Close()
-		pr.Close()
+		in.Close()
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.run(ctx) }()
 	var once sync.Once
-	stop = func() { once.Do(func() { cancel(); <-done; pw.Close(); pr.Close() }) }
+	stop = func() { once.Do(func() { cancel(); <-done; in.Close() }) }
 	t.Cleanup(stop)
 	return r, stop
 }
@@ -326,8 +275,7 @@ func (g *loopRig) stopsAtOnce(what string, do func()) {
 
 func (g *loopRig) frames() [][4]float64 {
 	g.settle()
-	f, _ := g.sink.snapshot()
-	return f
+	return wheelsOf(g.b)
 }
 
 func TestLoopDeadmanExactOnTheInjectedClock(t *testing.T) {

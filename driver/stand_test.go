@@ -22,6 +22,7 @@ import (
 	"github.com/rosorin/rosorin/driver/standtest"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/protocol/board/boardtest"
 )
 
 // tickSlack is what a loaded 2-core CI machine adds to a timing beyond one tick; the figures logged are
@@ -71,13 +72,14 @@ func (p *ptyTarget) Scans(t testing.TB, on bool) (lastSent time.Time) {
 }
 
 func (p *ptyTarget) PadConnected(t testing.TB, on bool) {
-	p.s.b.set(func(b *fakeBoard) { b.padOn = on })
+	p.s.b.SetStreams(func(s *boardtest.Streams) { s.Pad = on })
 }
-func (p *ptyTarget) PadStick(t testing.TB, ly int8) { p.s.b.set(func(b *fakeBoard) { b.padLY = ly }) }
+func (p *ptyTarget) PadStick(t testing.TB, ly int8) {
+	p.s.b.SetStreams(func(s *boardtest.Streams) { s.PadValue.LY = ly })
+}
 
 func (p *ptyTarget) PadPress(t testing.TB, buttons uint16) {
-	var ly int8
-	p.s.b.set(func(b *fakeBoard) { ly = b.padLY })
+	ly := p.s.b.Streams().PadValue.LY
 	p.s.b.pad(board.Gamepad{Buttons: buttons, LY: ly})
 }
 
@@ -332,7 +334,7 @@ func TestStandCorruptedBoardBytesTolerated(t *testing.T) {
 	// test is about the board link.
 	s := newStand(t, withContact("log"))
 	s.feedScans()
-	s.b.set(func(b *fakeBoard) { b.corrupt = 0.01 })
+	s.b.Corrupt(0.01)
 	s.enable(true)
 	p := s.publish(api.Twist{VX: 0.1})
 	defer p.halt()
@@ -365,7 +367,7 @@ func TestStandSocketModeAndLiveDriverRefused(t *testing.T) {
 	}
 	// A second driver on the same socket refuses to start while the first answers.
 	b2 := newFakeBoard(t)
-	_, err = start(Options{Config: config.Default(), BoardIn: b2.tty, BoardOut: b2.tty, SocketPath: s.sock, Log: s.r.log})
+	_, err = start(Options{Config: config.Default(), BoardIn: b2.TTY(), BoardOut: b2.TTY(), SocketPath: s.sock, Log: s.r.log})
 	if !errors.Is(err, api.ErrLiveDriver) {
 		t.Fatalf("second driver on a live socket: %v, want ErrLiveDriver", err)
 	}
@@ -389,7 +391,7 @@ func TestStandStaleSocketRemoved(t *testing.T) {
 	plain := dir + "/plain"
 	os.WriteFile(plain, []byte("x"), 0o644)
 	b2 := newFakeBoard(t)
-	if _, err := start(Options{Config: config.Default(), BoardIn: b2.tty, BoardOut: b2.tty, SocketPath: plain, Log: s.r.log}); err == nil ||
+	if _, err := start(Options{Config: config.Default(), BoardIn: b2.TTY(), BoardOut: b2.TTY(), SocketPath: plain, Log: s.r.log}); err == nil ||
 		!strings.Contains(err.Error(), "not a socket") {
 		t.Fatalf("plain file as socket path: %v", err)
 	}
@@ -469,7 +471,7 @@ func TestStandBoardSilenceReportedLoudly(t *testing.T) {
 	if st := s.state(); st.BoardSilent || st.Warning != "" {
 		t.Fatalf("silent with IMU streaming: %+v", st)
 	}
-	s.b.set(func(b *fakeBoard) { b.imuOn, b.batHz = false, 0 })
+	s.b.SetStreams(func(s *boardtest.Streams) { s.IMU, s.BatteryHz = false, 0 })
 	if err := testkit.Eventually(testkit.Bound(2*time.Second), func() error {
 		if st := s.state(); !st.BoardSilent || !strings.Contains(st.Warning, "the driver CANNOT stop the wheels") {
 			return errors.New("not reported")
@@ -487,7 +489,7 @@ func TestStandBoardSilenceReportedLoudly(t *testing.T) {
 	}); err != nil {
 		t.Error(err)
 	}
-	s.b.set(func(b *fakeBoard) { b.imuOn = true })
+	s.b.SetStreams(func(s *boardtest.Streams) { s.IMU = true })
 	if err := testkit.Eventually(testkit.Bound(time.Second), func() error {
 		if st := s.state(); st.BoardSilent {
 			return errors.New("still silent")
@@ -503,9 +505,9 @@ func TestStandChargerPersistedAndBatteryLog(t *testing.T) {
 		t.Skip("5 s")
 	}
 	s := newStand(t)
-	s.b.set(func(b *fakeBoard) { b.batHz = 10 })
+	s.b.SetStreams(func(s *boardtest.Streams) { s.BatteryHz = 10 })
 	time.Sleep(3500 * time.Millisecond) // wheels off > 3 s and a baseline older than 2 s
-	s.b.set(func(b *fakeBoard) { b.batMV = 12650 })
+	s.b.SetStreams(func(s *boardtest.Streams) { s.BatteryMV = 12650 })
 	if err := testkit.Eventually(testkit.Bound(2*time.Second), func() error {
 		if st := s.state(); st.Plugged == nil || !*st.Plugged {
 			return errors.New("not plugged")
