@@ -3,7 +3,6 @@ package target
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"net"
 	"os"
@@ -11,12 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/internal/testkit"
-	"github.com/rosorin/rosorin/internal/tty"
 	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/protocol/board/boardtest"
 	"golang.org/x/sys/unix"
 )
 
@@ -79,13 +77,8 @@ func TestBoardIMUReadsTheRawSocket(t *testing.T) {
 // The port read directly: refused while another process holds its advisory lock (as the supervisor does),
 // read once it is free, and given back within ~0.1 s once someone locks it again (a returning driver).
 func TestBoardIMUReadsThePortOnlyWhileNobodyHoldsIt(t *testing.T) {
-	master, slave, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pty: %v", err)
-	}
-	defer master.Close()
-	defer slave.Close()
-	dev := slave.Name()
+	b := boardtest.OpenPTY(t, boardtest.Options{})
+	dev := b.SlaveName()
 	holder, err := os.OpenFile(dev, os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +93,7 @@ func TestBoardIMUReadsThePortOnlyWhileNobodyHoldsIt(t *testing.T) {
 
 	r := imu.StartRecorder(context.Background(), BoardIMU{Device: dev, Clock: clock.Real{}}.Stream)
 	defer r.Close()
-	defer writeEvery(master, func() []byte { return imuFrames(1) })()
+	defer writeEvery(b, func() []byte { return imuFrames(1) })()
 	time.Sleep(300 * time.Millisecond)
 	// The holder reads too, so nothing is left for a second reader; more to the point, none may be there.
 	if n := len(r.Samples()); n != 0 {
@@ -160,29 +153,22 @@ func TestRecorderCloseIsIdempotentAndEndsTheStream(t *testing.T) {
 // died, nobody reading) must not be read: every sample is stamped on receipt, so they would land at the
 // moment of the open as a burst of old vibration. serialport flushes the input on open.
 func TestBoardIMUDropsFramesQueuedBeforeTheOpen(t *testing.T) {
-	master, slave, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pty: %v", err)
-	}
-	defer master.Close()
-	defer slave.Close()
-	// Raw, so the line discipline queues the bytes as they are instead of holding a line or echoing.
-	if err := tty.SetRaw(int(slave.Fd()), 1000000); err != nil {
-		t.Fatal(err)
-	}
+	// Raw (boardtest's pty is), so the line discipline queues the bytes as they are instead of holding a line or
+	// echoing; the board's own open of the slave came first, so nothing but the reader's open can drop them.
+	b := boardtest.OpenPTY(t, boardtest.Options{})
 	const stale = 99.0 // deg/s: the old frames' gyro x
 	var old []byte
 	for range 20 {
 		old = append(old, board.EncodeIMU(board.IMU{Gyro: [3]float32{stale, 0, 0}})...)
 	}
-	if _, err := master.Write(old); err != nil {
+	if err := b.Emit(old); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond) // the pty moves the bytes to the slave's queue asynchronously
 
-	r := imu.StartRecorder(context.Background(), BoardIMU{Device: slave.Name(), Clock: clock.Real{}}.Stream)
+	r := imu.StartRecorder(context.Background(), BoardIMU{Device: b.SlaveName(), Clock: clock.Real{}}.Stream)
 	defer r.Close()
-	defer writeEvery(master, func() []byte { return board.EncodeIMU(board.IMU{Gyro: [3]float32{1, 0, 0}}) })()
+	defer writeEvery(b, func() []byte { return board.EncodeIMU(board.IMU{Gyro: [3]float32{1, 0, 0}}) })()
 	for _, s := range waitSamples(t, r, 10) {
 		if math.Abs(s.Gyro[0]-stale*math.Pi/180) < 1e-6 {
 			t.Fatalf("read a frame queued before the open: %+v", s)
@@ -190,9 +176,9 @@ func TestBoardIMUDropsFramesQueuedBeforeTheOpen(t *testing.T) {
 	}
 }
 
-// writeEvery writes frame() to w every 10 ms, the board's IMU stream in miniature, until the returned stop is
+// writeEvery has the board emit frame() every 10 ms, its IMU stream in miniature, until the returned stop is
 // called; stop waits for the writer to end.
-func writeEvery(w io.Writer, frame func() []byte) (stop func()) {
+func writeEvery(b *boardtest.Board, frame func() []byte) (stop func()) {
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -201,7 +187,7 @@ func writeEvery(w io.Writer, frame func() []byte) (stop func()) {
 			case <-quit:
 				return
 			case <-time.After(10 * time.Millisecond):
-				w.Write(frame())
+				b.Emit(frame())
 			}
 		}
 	}()
