@@ -19,7 +19,7 @@ import (
 
 // Board is the controller board as a stream, after periph's i2ctest: it sends what a test tells it to (Emit:
 // frames built with protocol/board's encoders, or raw garbage; Stream: the robot's unasked IMU, battery and
-// gamepad reports), keeps every byte the host wrote (HostBytes, Host, Writes), parses them into frames as the
+// gamepad reports), keeps every byte the host wrote (HostBytes, Writes, Master), parses them into frames as the
 // firmware does (Received, Wait) with the wheel speeds the board would now hold (the firmware keeps the last
 // speed forever), and can hang up like a USB device that vanished (HangUp).
 //
@@ -125,7 +125,7 @@ var (
 	_ io.ReadWriteCloser                             = (*Board)(nil)
 	_ interface{ SetReadDeadline(time.Time) error }  = (*Board)(nil)
 	_ interface{ SetWriteDeadline(time.Time) error } = (*Board)(nil)
-	_ io.Reader                                      = (*HostReader)(nil)
+	_ io.ReadWriter                                  = (*MasterEnd)(nil)
 )
 
 // ErrHungUp is what Emit returns once the board hung up or was closed.
@@ -520,19 +520,28 @@ func (b *Board) Wait(from int, timeout time.Duration, ok func(Received) bool) (R
 	}
 }
 
-// Host returns a reader of the bytes the host wrote, from the first: Read blocks until there are more, the
-// reader's deadline passes (os.ErrDeadlineExceeded), or the board hangs up or closes (io.EOF once all are
-// read). Each call returns a new reader.
-func (b *Board) Host() *HostReader { return &HostReader{b: b} }
+// Master returns the board's end of the line as raw bytes, what a pty master is: Write emits (Emit), Read
+// returns the bytes the host wrote, from the first, blocking until there are more, the deadline passes
+// (os.ErrDeadlineExceeded), or the board hangs up or closes (io.EOF once all are read). For byte-level tests
+// (a relay, a recorder); each call returns a new end, reading from the host's first byte.
+func (b *Board) Master() *MasterEnd { return &MasterEnd{b: b} }
 
-// HostReader reads the host's bytes in order (Board.Host).
-type HostReader struct {
+// MasterEnd is the board's end of the line as raw bytes (Board.Master).
+type MasterEnd struct {
 	b        *Board
 	off      int
 	deadline time.Time // guarded by b.mu
 }
 
-func (r *HostReader) Read(p []byte) (int, error) {
+// Write emits p (Board.Emit).
+func (r *MasterEnd) Write(p []byte) (int, error) {
+	if err := r.b.Emit(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (r *MasterEnd) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
@@ -566,7 +575,7 @@ func (r *HostReader) Read(p []byte) (int, error) {
 }
 
 // SetReadDeadline makes a blocked and every later Read return os.ErrDeadlineExceeded from t on (zero: never).
-func (r *HostReader) SetReadDeadline(t time.Time) error {
+func (r *MasterEnd) SetReadDeadline(t time.Time) error {
 	r.b.mu.Lock()
 	defer r.b.mu.Unlock()
 	r.deadline = t

@@ -30,8 +30,11 @@ func TestBoardBothWays(t *testing.T) {
 	b := boardtest.New(boardtest.Options{})
 	defer b.Close()
 	garbage := []byte{0x00, 0xAA, 0x13, 0x55} // junk and a false header start
-	if err := b.Emit(imu, garbage, battery); err != nil {
+	if err := b.Emit(imu, garbage); err != nil {
 		t.Fatal(err)
+	}
+	if n, err := b.Master().Write(battery); n != len(battery) || err != nil { // the raw-byte end emits too
+		t.Fatal(n, err)
 	}
 	var p board.Parser
 	var got []string
@@ -159,7 +162,7 @@ func TestHooks(t *testing.T) {
 	}
 }
 
-// TestBlockedReadsEnd: a host Read or a HostReader Read waiting for bytes returns on a deadline set from
+// TestBlockedReadsEnd: a host Read or a MasterEnd Read waiting for bytes returns on a deadline set from
 // another goroutine, on EOF, on HangUp and on Close, the way the driver unblocks its board reader.
 func TestBlockedReadsEnd(t *testing.T) {
 	for _, tc := range []struct {
@@ -189,20 +192,20 @@ func TestBlockedReadsEnd(t *testing.T) {
 		})
 	}
 	b := boardtest.New(boardtest.Options{})
-	h := b.Host()
+	h := b.Master()
 	h.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
 	if _, err := h.Read(make([]byte, 4)); !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("HostReader with nothing written: %v", err)
+		t.Fatalf("MasterEnd with nothing written: %v", err)
 	}
 	h.SetReadDeadline(time.Time{})
 	go func() { time.Sleep(10 * time.Millisecond); b.Write(board.StopFrame()) }()
 	got := make([]byte, len(board.StopFrame()))
 	if _, err := io.ReadFull(h, got); err != nil || !board.IsStopFrame(got) {
-		t.Fatalf("HostReader: % x, %v", got, err)
+		t.Fatalf("MasterEnd: % x, %v", got, err)
 	}
 	b.Close()
 	if _, err := h.Read(got); err != io.EOF {
-		t.Fatalf("HostReader after Close: %v", err)
+		t.Fatalf("MasterEnd after Close: %v", err)
 	}
 }
 

@@ -39,7 +39,7 @@ func TestPTYBoard(t *testing.T) {
 	if !ok || !r.Stopped() || r.At.IsZero() {
 		t.Fatalf("no stop frame received: %+v", r)
 	}
-	h := b.Host()
+	h := b.Master()
 	h.SetReadDeadline(time.Now().Add(5 * time.Second))
 	back := make([]byte, len(stop))
 	if _, err := io.ReadFull(h, back); err != nil || !bytes.Equal(back, stop) {
