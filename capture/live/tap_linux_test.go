@@ -11,13 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"github.com/foxglove/mcap/go/mcap"
 
 	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/internal/testkit"
-	"github.com/rosorin/rosorin/internal/tty"
+	"github.com/rosorin/rosorin/protocol/board/boardtest"
 	"github.com/rosorin/rosorin/serialport"
 )
 
@@ -32,19 +31,18 @@ func pattern(seed uint32, n int) []byte {
 	return b
 }
 
-// devicePair is a pty standing in for the real device: the tap opens the slave (exclusively, raw, at the
-// baud) and the test plays the device on the master.
-func devicePair(t *testing.T) (master *os.File, slavePath string) {
+// devicePair is a pty board (boardtest) standing in for the real device: the tap opens the slave
+// (exclusively, raw, at the baud) and the test plays the device on the board's raw-byte end (Master).
+func devicePair(t *testing.T) (master *boardtest.MasterEnd, slavePath string) {
 	t.Helper()
-	m, s, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pty: %v", err)
-	}
-	t.Cleanup(func() { m.Close(); s.Close() }) // the test keeps the slave open: master reads never see EIO
-	if err := tty.SetRaw(int(s.Fd()), 1_000_000); err != nil {
-		t.Fatal(err)
-	}
-	return m, s.Name()
+	b := boardtest.OpenPTY(t, boardtest.Options{}) // the board keeps the slave open: master reads never see EIO
+	return b.Master(), b.SlaveName()
+}
+
+// deadlineReader is a reader whose blocked Read a deadline ends: the program's port, the device's end.
+type deadlineReader interface {
+	io.Reader
+	SetReadDeadline(time.Time) error
 }
 
 // pingLatency writes chunk to w and times until r has returned all of it, n times, 1 ms apart.
@@ -76,7 +74,7 @@ func pingLatency(t *testing.T, w io.Writer, r io.Reader, n, size int, seed uint3
 // waitRelaying writes probe bytes from the device until one reaches the program (the tap relays once its
 // inotify watch has counted the program's open; before, the bytes are recorded only), then drains the
 // program's side. What it wrote is appended to sent: the capture holds all of it.
-func waitRelaying(t *testing.T, dev, host *os.File, sent *bytes.Buffer) {
+func waitRelaying(t *testing.T, dev io.Writer, host *os.File, sent *bytes.Buffer) {
 	t.Helper()
 	buf := make([]byte, 256)
 	deadline := time.Now().Add(testkit.Bound(5 * time.Second))
@@ -144,7 +142,7 @@ func TestTapRelaysAndRecordsEverything(t *testing.T) {
 	t0 := time.Now()
 	errs := make(chan error, 4)
 	copyOut := func(w io.Writer, b []byte) { _, err := w.Write(b); errs <- err }
-	readAll := func(r *os.File, want []byte) {
+	readAll := func(r deadlineReader, want []byte) {
 		got := make([]byte, len(want))
 		_ = r.SetReadDeadline(time.Now().Add(testkit.Bound(30 * time.Second))) // a lost byte fails, not hangs
 		n, err := io.ReadFull(r, got)
@@ -185,17 +183,9 @@ func TestTapRelaysAndRecordsEverything(t *testing.T) {
 	}
 	latDown := pingLatency(t, devM, host, n, 64, 100, &sentDown)
 	latUp := pingLatency(t, host, devM, n, 64, 900, &sentUp)
-	// The baseline: the same pings over one bare pty hop (no tap).
-	bm, bs, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bm.Close()
-	defer bs.Close()
-	if err := tty.SetRaw(int(bs.Fd()), 1_000_000); err != nil {
-		t.Fatal(err)
-	}
-	base := pingLatency(t, bm, bs, n, 64, 5000, nil)
+	// The baseline: the same pings over one bare pty hop (no tap): a second board to its own slave.
+	bare := boardtest.OpenPTY(t, boardtest.Options{})
+	base := pingLatency(t, bare.Master(), bare.TTY(), n, 64, 5000, nil)
 	cancel()
 	r := <-done
 	if r.err != nil {

@@ -15,23 +15,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
 	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/protocol/board/boardtest"
 )
 
-// feeder writes one IMU frame into the pty master every period until stopped, and counts the bytes.
+// feeder has the board emit one IMU frame every period until stopped, and counts the bytes.
 type feeder struct {
 	stop    chan struct{}
 	done    chan struct{}
 	written atomic.Int64
 }
 
-func feed(master *os.File, period time.Duration) *feeder {
+func feed(b *boardtest.Board, period time.Duration) *feeder {
 	f := &feeder{stop: make(chan struct{}), done: make(chan struct{})}
 	frame := board.EncodeIMU(board.IMU{Accel: [3]float32{0, 0, 1}, Gyro: [3]float32{1, 2, 3}})
 	go func() {
@@ -43,8 +43,8 @@ func feed(master *os.File, period time.Duration) *feeder {
 			case <-f.stop:
 				return
 			case <-tick.C:
-				if n, err := master.Write(frame); err == nil {
-					f.written.Add(int64(n))
+				if err := b.Emit(frame); err == nil {
+					f.written.Add(int64(len(frame)))
 				}
 			}
 		}
@@ -54,22 +54,18 @@ func feed(master *os.File, period time.Duration) *feeder {
 
 func (f *feeder) end() { close(f.stop); <-f.done }
 
-// startRecorder opens a pty, starts `capture record` on its slave and waits until bytes reach the .part file.
-func startRecorder(t *testing.T, bin, out string) (*exec.Cmd, *os.File, *feeder, *testkit.LockedBuffer) {
+// startRecorder starts `capture record` on a pty board's slave and waits until bytes reach the .part file.
+func startRecorder(t *testing.T, bin, out string) (*exec.Cmd, *boardtest.Board, *feeder, *testkit.LockedBuffer) {
 	t.Helper()
-	master, slave, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pty: %v", err)
-	}
-	t.Cleanup(func() { master.Close(); slave.Close() })
+	b := boardtest.OpenPTY(t, boardtest.Options{})
 	var stderr testkit.LockedBuffer
-	cmd := exec.Command(bin, "record", "--device", slave.Name(), "--baud", "1000000", "--out", out)
+	cmd := exec.Command(bin, "record", "--device", b.SlaveName(), "--baud", "1000000", "--out", out)
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	fd := feed(master, 2*time.Millisecond)
+	fd := feed(b, 2*time.Millisecond)
 	t.Cleanup(func() {
 		select {
 		case <-fd.done:
@@ -77,7 +73,7 @@ func startRecorder(t *testing.T, bin, out string) (*exec.Cmd, *os.File, *feeder,
 			fd.end()
 		}
 	})
-	err = testkit.Eventually(testkit.Bound(5*time.Second), func() error {
+	err := testkit.Eventually(testkit.Bound(5*time.Second), func() error {
 		st, err := os.Stat(out + mcapfile.PartSuffix)
 		if err != nil || st.Size() < 2000 {
 			return fmt.Errorf("no data in %s yet (%v); stderr %s", out, err, stderr.String())
@@ -87,7 +83,7 @@ func startRecorder(t *testing.T, bin, out string) (*exec.Cmd, *os.File, *feeder,
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cmd, master, fd, &stderr
+	return cmd, b, fd, &stderr
 }
 
 // TestRecordSIGKILLRecover kills the recorder with SIGKILL at random moments and recovers every file: the
@@ -178,17 +174,12 @@ func TestRecordCleanStop(t *testing.T) {
 // with a message naming the holder and the alternatives.
 func TestRecordRefusesHeldPort(t *testing.T) {
 	bin := buildBinary(t)
-	master, slave, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pty: %v", err)
-	}
-	defer master.Close()
-	defer slave.Close()
-	if err := unix.Flock(int(slave.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	b := boardtest.OpenPTY(t, boardtest.Options{})
+	if err := unix.Flock(int(b.TTY().Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "x.mcap")
-	msg, err := exec.Command(bin, "record", "--device", slave.Name(), "--out", out).CombinedOutput()
+	msg, err := exec.Command(bin, "record", "--device", b.SlaveName(), "--out", out).CombinedOutput()
 	if err == nil || !strings.Contains(string(msg), "held exclusively") ||
 		!strings.Contains(string(msg), fmt.Sprintf("pid %d", os.Getpid())) || !strings.Contains(string(msg), "--capture") || !strings.Contains(string(msg), "capture tap") {
 		t.Fatalf("err %v, output %s", err, msg)

@@ -12,32 +12,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
-
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/internal/testkit/mcaptest"
-	"github.com/rosorin/rosorin/internal/tty"
 	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/protocol/board/boardtest"
 	"github.com/rosorin/rosorin/serialport"
 )
 
-// startTap runs `capture tap` on a pty standing in for the board and returns the device's master, the
-// program's end of the tap and the child.
-func startTap(t *testing.T, out string) (dev *os.File, host *os.File, cmd *exec.Cmd, log *testkit.LockedBuffer) {
+// startTap runs `capture tap` on a pty board (boardtest) and returns the board, the program's end of the tap
+// and the child.
+func startTap(t *testing.T, out string) (dev *boardtest.Board, host *os.File, cmd *exec.Cmd, log *testkit.LockedBuffer) {
 	t.Helper()
 	bin := buildBinary(t)
-	m, s, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pty: %v", err)
-	}
-	t.Cleanup(func() { m.Close(); s.Close() })
-	if err := tty.SetRaw(int(s.Fd()), 1_000_000); err != nil {
-		t.Fatal(err)
-	}
+	dev = boardtest.OpenPTY(t, boardtest.Options{})
 	link := filepath.Join(filepath.Dir(out), "ttyACM0")
 	log = &testkit.LockedBuffer{}
-	cmd = exec.Command(bin, "tap", "--device", s.Name(), "--link", link, "--out", out)
+	cmd = exec.Command(bin, "tap", "--device", dev.SlaveName(), "--link", link, "--out", out)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -46,7 +37,7 @@ func startTap(t *testing.T, out string) (dev *os.File, host *os.File, cmd *exec.
 	if err := testkit.Eventually(testkit.Bound(5*time.Second), func() error { _, err := os.Stat(link); return err }); err != nil {
 		t.Fatalf("no link: %v\n%s", err, log.String())
 	}
-	host, err = serialport.Open(link, serialport.Options{Baud: 1_000_000})
+	host, err := serialport.Open(link, serialport.Options{Baud: 1_000_000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +47,7 @@ func startTap(t *testing.T, out string) (dev *os.File, host *os.File, cmd *exec.
 	buf := make([]byte, 4096)
 	deadline := time.Now().Add(testkit.Bound(5 * time.Second))
 	for {
-		if _, err := m.Write(imu); err != nil {
+		if err := dev.Emit(imu); err != nil {
 			t.Fatal(err)
 		}
 		_ = host.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
@@ -74,12 +65,13 @@ func startTap(t *testing.T, out string) (dev *os.File, host *os.File, cmd *exec.
 		}
 	}
 	_ = host.SetReadDeadline(time.Time{})
-	return m, host, cmd, log
+	return dev, host, cmd, log
 }
 
 // exchange sends IMU frames device->program and stop frames program->device through the tap.
-func exchange(t *testing.T, dev, host *os.File, n int) {
+func exchange(t *testing.T, b *boardtest.Board, host *os.File, n int) {
 	t.Helper()
+	dev := b.Master() // the program's bytes from its first, as the pty master reads them
 	imu := board.EncodeIMU(board.IMU{Accel: [3]float32{0, 0, 1}})
 	stop := board.StopFrame()
 	got := make([]byte, len(imu))
