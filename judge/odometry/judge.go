@@ -314,7 +314,7 @@ func poseAt(odo []Odo, t, maxGap float64) (x, y float64, ok bool) {
 	return 0, 0, false
 }
 
-// Line is the seed's result line: "estop 0.2 fwd before: 0.19 m/s measured; measured still after 0.38 s;
+// Line is the seed's result line: "estop fwd 0.2 before: 0.19 m/s measured; measured still after 0.38 s;
 // travel after the trigger: LiDAR 3.1 cm PASS".
 func (v Stop) Line(name string) string {
 	before := "turning"

@@ -59,7 +59,7 @@ func JudgeRelease(odo []Odo, from, to float64, p Params) Release {
 	return v
 }
 
-// Line is the release's result line: "let go (autonomous resumed) 0.2 fwd: measured moving again 0.85 s after
+// Line is the release's result line: "let go (autonomous resumed) fwd 0.2: measured moving again 0.85 s after
 // letting go (0.14 m/s) PASS".
 func (v Release) Line(name string) string {
 	s := name + ": "

@@ -166,8 +166,8 @@ func (r *fakeRobot) Battery(context.Context) float64 {
 
 func execute(t *testing.T, f *Folder, o Options) Tally {
 	t.Helper()
-	if o.Now == nil {
-		o.Now = func() time.Time { return t0 }
+	if o.Clock == nil {
+		o.Clock = fixedClock{t0}
 	}
 	ses, err := Execute(context.Background(), context.Background(), f, o)
 	if err != nil {
@@ -338,7 +338,7 @@ func TestInterrupt(t *testing.T) {
 		stop()
 		abandon()
 	}()
-	ses, err := Execute(ctx, runCtx, f, Options{Robots: []Robot{robot}, Now: func() time.Time { return t0 }})
+	ses, err := Execute(ctx, runCtx, f, Options{Robots: []Robot{robot}, Clock: fixedClock{t0}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,3 +453,10 @@ func TestWriteCutStatError(t *testing.T) {
 		})
 	}
 }
+
+// fixedClock stands still at t: the records' times of a test run.
+type fixedClock struct{ t time.Time }
+
+func (c fixedClock) Now() time.Time { return c.t }
+
+func (c fixedClock) Sleep(ctx context.Context, d time.Duration) error { return ctx.Err() }

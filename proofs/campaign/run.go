@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/rosorin/rosorin/clock"
 )
 
 // Robot runs one slot at a time: a simulated robot per --parallel worker, or the one real robot.
@@ -31,8 +33,8 @@ type Options struct {
 	// Ask asks the operator before a run whether to go on (the battery is below the plan's battery_min_v):
 	// true goes on. nil answers no (the campaign stops, to be resumed).
 	Ask func(prompt string) bool
-	// Now is the clock of the records (time.Now when nil).
-	Now func() time.Time
+	// Clock is the clock of the records (clock.Real{} when nil).
+	Clock clock.Clock
 }
 
 // Tally is the outcome of Execute: what this session (one invocation of the campaign) did.
@@ -53,8 +55,8 @@ type Tally struct {
 // disables the wheels, and the run is recorded CUT (its slot runs again on resume). The error is non-nil
 // only when the folder cannot be written or a robot cannot run (nothing moved in that run).
 func Execute(ctx, runCtx context.Context, f *Folder, o Options) (Tally, error) {
-	if o.Now == nil {
-		o.Now = time.Now
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
 	}
 	if o.Out == nil {
 		o.Out = io.Discard
@@ -62,7 +64,7 @@ func Execute(ctx, runCtx context.Context, f *Folder, o Options) (Tally, error) {
 	if len(o.Robots) == 0 {
 		return Tally{}, errors.New("campaign: no robot to run on")
 	}
-	start := o.Now()
+	start := o.Clock.Now()
 	var ses Tally
 	cut, err := f.Recover(start)
 	if err != nil {
@@ -144,19 +146,19 @@ func Execute(ctx, runCtx context.Context, f *Folder, o Options) (Tally, error) {
 						}
 					}
 				}
-				if err := f.MarkStarted(s, w+1, o.Now()); err != nil {
+				if err := f.MarkStarted(s, w+1, o.Clock.Now()); err != nil {
 					fail(err)
 					return
 				}
 				dir := filepath.Join(f.Dir, RunDir(s.Seq))
-				t0 := o.Now()
+				t0 := o.Clock.Now()
 				r, rerr := robot.Run(runCtx, s, cell, dir)
 				r.Slot, r.Worker, r.Shard = s, w+1, f.Shard.String()
 				if r.Start.IsZero() {
 					r.Start = t0
 				}
 				if r.End.IsZero() {
-					r.End = o.Now()
+					r.End = o.Clock.Now()
 				}
 				switch {
 				case rerr != nil:
@@ -181,7 +183,7 @@ func Execute(ctx, runCtx context.Context, f *Folder, o Options) (Tally, error) {
 						ses.Failed = append(ses.Failed, r)
 					}
 				}
-				fmt.Fprintln(o.Out, progress(r, done, total, failures, ses.Ran, o.Now().Sub(start)))
+				fmt.Fprintln(o.Out, progress(r, done, total, failures, ses.Ran, o.Clock.Now().Sub(start)))
 				mu.Unlock()
 				if rerr != nil {
 					fail(fmt.Errorf("run %d (%s): %w", s.Seq, s.Cell, rerr))
@@ -192,7 +194,7 @@ func Execute(ctx, runCtx context.Context, f *Folder, o Options) (Tally, error) {
 	}
 	wg.Wait()
 	ses.Pending = len(f.Pending())
-	ses.Duration = o.Now().Sub(start)
+	ses.Duration = o.Clock.Now().Sub(start)
 	if ses.Stopped == "" && ses.Pending > 0 && firstErr == nil {
 		ses.Stopped = "interrupted"
 	}

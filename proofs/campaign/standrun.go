@@ -17,6 +17,7 @@ import (
 
 	"github.com/rosorin/rosorin/judge/vibration"
 	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/proofrec"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
@@ -58,16 +59,19 @@ func (s *SessionClock) Since(now time.Time) time.Duration {
 // Battery reads the battery voltage from the driver's state, waiting up to 3 s for a first battery report
 // (the board reports about once a second; a driver just started has none yet); NaN when none comes.
 func (r *StandRobot) Battery(ctx context.Context) float64 {
-	clk := r.Options.Clock
-	for end := clk.Now().Add(3 * time.Second); ; {
-		v, _ := r.battery(ctx)
-		if !math.IsNaN(v) || !clk.Now().Before(end) {
-			return v
-		}
-		if clk.Sleep(ctx, 200*time.Millisecond) != nil {
-			return v
-		}
-	}
+	v := math.NaN()
+	e := runcore.Engine{Clock: r.Options.Clock}
+	_ = e.Poll(ctx, r.Target, 200*time.Millisecond, 3*time.Second, e.Clock.Now().Add(3*time.Second),
+		func(st target.State, err error) error {
+			if err == nil {
+				v = batteryV(st.Raw)
+			}
+			if !math.IsNaN(v) {
+				return runcore.ErrDone
+			}
+			return nil
+		})
+	return v
 }
 
 func (r *StandRobot) battery(ctx context.Context) (float64, bool) {
