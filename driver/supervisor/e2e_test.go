@@ -259,7 +259,7 @@ func TestExclusive(t *testing.T) {
 	b := newFakeBoard(t, filepath.Join(dir, "ttyACM0"))
 	openAs := func() (int, string) {
 		c := exec.Command(openerBin)
-		c.Env = []string{openerEnv + "=" + b.dev()}
+		c.Env = []string{openerEnv + "=" + b.SlaveName()}
 		c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 		out, _ := c.CombinedOutput()
 		return c.ProcessState.ExitCode(), strings.TrimSpace(string(out))
@@ -267,12 +267,12 @@ func TestExclusive(t *testing.T) {
 	if code, out := openAs(); code != 0 {
 		t.Fatalf("negative control: unprivileged open without an owner failed (%d: %s); the test cannot tell TIOCEXCL from permissions", code, out)
 	}
-	s := startService(t, dir, b.link, "--lidar", "")
+	s := startService(t, dir, b.Path(), "--lidar", "")
 	if code, out := openAs(); code != 3 {
 		t.Errorf("unprivileged second open while the supervisor owns the port: exit %d (%s), want EBUSY", code, out)
 	}
 	st, _ := s.status()
-	c := exec.Command(rosorinBase, "run", "--device", b.link, "--socket", filepath.Join(dir, "other.sock"), "--lidar", "")
+	c := exec.Command(rosorinBase, "run", "--device", b.Path(), "--socket", filepath.Join(dir, "other.sock"), "--lidar", "")
 	out, _ := c.CombinedOutput()
 	msg := string(out)
 	if c.ProcessState.ExitCode() != 1 || !strings.Contains(msg, "busy") || !strings.Contains(msg, "pid "+strconv.Itoa(st.PID)) {

@@ -27,7 +27,7 @@ import (
 func TestReaderRespawn(t *testing.T) {
 	dir := t.TempDir()
 	b := newFakeBoard(t, filepath.Join(dir, "ttyACM0"))
-	s := startService(t, dir, b.link, "--lidar", filepath.Join(dir, "lidar"))
+	s := startService(t, dir, b.Path(), "--lidar", filepath.Join(dir, "lidar"))
 	st := s.waitStatus(3*time.Second, "reader", func(st supervisor.Status) bool { return st.ReaderPID != 0 })
 	t0 := time.Now()
 	_ = syscall.Kill(st.ReaderPID, syscall.SIGKILL)
@@ -46,7 +46,7 @@ func TestReaderRespawn(t *testing.T) {
 
 	dir2 := t.TempDir()
 	b2 := newFakeBoard(t, filepath.Join(dir2, "ttyACM0"))
-	s2 := startService(t, dir2, b2.link, "--lidar", filepath.Join(dir2, "lidar"), "--no-lidar-respawn")
+	s2 := startService(t, dir2, b2.Path(), "--lidar", filepath.Join(dir2, "lidar"), "--no-lidar-respawn")
 	st2 := s2.waitStatus(3*time.Second, "reader", func(st supervisor.Status) bool { return st.ReaderPID != 0 })
 	_ = syscall.Kill(st2.ReaderPID, syscall.SIGKILL)
 	time.Sleep(3 * time.Second)
@@ -60,7 +60,7 @@ func TestReaderRespawn(t *testing.T) {
 func TestRawSocket(t *testing.T) {
 	dir := t.TempDir()
 	b := newFakeBoard(t, filepath.Join(dir, "ttyACM0"))
-	s := startService(t, dir, b.link, "--lidar", "", "--restart-delay", "2s")
+	s := startService(t, dir, b.Path(), "--lidar", "", "--restart-delay", "2s")
 	fi, err := os.Stat(childproc.RawPath(s.socket))
 	if err != nil || fi.Mode().Perm() != 0o660 {
 		t.Fatalf("raw socket %v mode %v, want 0660", err, fi.Mode())
@@ -74,7 +74,7 @@ func TestRawSocket(t *testing.T) {
 	imu := board.EncodeIMU(board.IMU{Accel: [3]float32{0, 0, 1}})
 	expectRaw := func(what string) {
 		t.Helper()
-		if err := b.send(imu); err != nil {
+		if err := b.Emit(imu); err != nil {
 			t.Fatal(err)
 		}
 		buf := make([]byte, len(imu))
@@ -116,7 +116,7 @@ func TestStopMotorsWaitsForDevice(t *testing.T) {
 		t.Fatalf("stop-motors: %v\n%s%s", err, stdout.String(), stderr.String())
 	}
 	time.Sleep(50 * time.Millisecond)
-	if n := b.countStops(tPlug); n != 3 {
+	if n := countStops(b, tPlug); n != 3 {
 		t.Errorf("%d stop frames, want 3", n)
 	}
 	if !strings.HasPrefix(stdout.String(), "stop-motors: stop frame sent x3 (after 1.") {

@@ -29,6 +29,7 @@ import (
 	"github.com/rosorin/rosorin/driver/heartbeat"
 	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/protocol/board/boardtest"
 )
 
 // vevent is one thing the fakes saw, at its virtual time.
@@ -52,7 +53,7 @@ type fakeSys struct {
 	mu      sync.Mutex
 	t0      time.Time
 	present bool
-	port    *fakePort
+	port    *boardtest.Board
 	opens   int // successful opens
 	tries   int // openBoard calls
 	pid     int
@@ -114,7 +115,7 @@ func (f *fakeSys) openBoard(string) (boardPort, error) {
 		return nil, syscall.ENOENT
 	}
 	f.opens++
-	f.port = &fakePort{sys: f, gone: make(chan struct{}), closed: make(chan struct{}), rx: make(chan []byte)}
+	f.port = f.newPort()
 	f.events = append(f.events, vevent{time.Now(), "open"})
 	return f.port, nil
 }
@@ -127,7 +128,7 @@ func (f *fakeSys) unplug() {
 	f.events = append(f.events, vevent{time.Now(), "unplug"})
 	f.mu.Unlock()
 	if p != nil {
-		p.once.Do(func() { close(p.gone) })
+		p.HangUp()
 	}
 }
 
@@ -196,54 +197,26 @@ type nopFeed struct{}
 func (nopFeed) tryWrite([]byte) error { return nil }
 func (nopFeed) Close() error          { return nil }
 
-// fakePort is one open of the board: reads block until the device vanishes or the port is closed; writes are
-// recorded as events ("stop x2" for the crash path's double stop frame, "stop x1", "frame").
-type fakePort struct {
-	sys    *fakeSys
-	rx     chan []byte
-	gone   chan struct{}
-	once   sync.Once
-	closed chan struct{}
-	cOnce  sync.Once
-}
-
-func (p *fakePort) Read(b []byte) (int, error) {
-	select {
-	case d := <-p.rx:
-		return copy(b, d), nil
-	case <-p.gone:
-		return 0, io.EOF
-	case <-p.closed:
-		return 0, os.ErrClosed
-	}
-}
-
-func (p *fakePort) Write(b []byte) (int, error) {
-	select {
-	case <-p.gone:
-		return 0, syscall.EIO
-	case <-p.closed:
-		return 0, os.ErrClosed
-	default:
-	}
+// newPort is one open of the board, boardtest's in-memory board: it sends nothing, so reads block until the
+// device vanishes (unplug: io.EOF, and writes fail with EIO) or the port is closed; writes are recorded as
+// events ("stop x2" for the crash path's double stop frame, "stop x1", "frame"), and so is the close.
+func (f *fakeSys) newPort() *boardtest.Board {
 	stop := board.StopFrame()
-	switch {
-	case bytes.Equal(b, stop):
-		p.sys.record("stop x1")
-	case bytes.Equal(b, append(append([]byte(nil), stop...), stop...)):
-		p.sys.record("stop x2")
-	default:
-		p.sys.record("frame")
-	}
-	return len(b), nil
+	return boardtest.New(boardtest.Options{
+		OnWrite: func(b []byte) error {
+			switch {
+			case bytes.Equal(b, stop):
+				f.record("stop x1")
+			case bytes.Equal(b, append(append([]byte(nil), stop...), stop...)):
+				f.record("stop x2")
+			default:
+				f.record("frame")
+			}
+			return nil
+		},
+		OnClose: func() { f.record("close port") },
+	})
 }
-
-func (p *fakePort) Close() error {
-	p.cOnce.Do(func() { close(p.closed); p.sys.record("close port") })
-	return nil
-}
-
-func (p *fakePort) SetWriteDeadline(time.Time) error { return nil }
 
 // fakeChild is a scripted child process.
 type fakeChild struct {

@@ -2,207 +2,52 @@ package supervisor_test
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
-	"golang.org/x/sys/unix"
 
 	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/internal/procfs"
 	"github.com/rosorin/rosorin/internal/stacktest"
 	"github.com/rosorin/rosorin/internal/testkit"
-	"github.com/rosorin/rosorin/protocol/board"
+	"github.com/rosorin/rosorin/protocol/board/boardtest"
 )
 
-// arrival is one board frame the fake board received, stamped when the pty master's read returned.
-type arrival struct {
-	at    time.Time
-	frame []byte
-}
-
-func (a arrival) isStop() bool { return board.IsStopFrame(a.frame) }
-
-// fakeBoard is the board end of a pseudo-terminal behind a symlink (the "device path" the supervisor opens).
-// It records every frame written to the board with its arrival time. Close unplugs it (master closed, symlink
-// removed: the tty hangs up like a USB serial device that vanished). The USB drop itself is shown against the
-// sim (driver/simtest), whose board can come back.
-type fakeBoard struct {
-	t    *testing.T
-	link string
-
-	mu       sync.Mutex
-	master   *os.File
-	slave    *os.File // held so the master never reads EIO between owners
-	slaveDev string
-	frames   []arrival
-	notify   chan struct{}
-	wg       sync.WaitGroup
-}
-
-func newFakeBoard(t *testing.T, link string) *fakeBoard {
+// newFakeBoard is the board behind a pseudo-terminal published at link (the "device path" the supervisor
+// opens): boardtest's board, recording every frame written to it with its arrival time. Closing it at the
+// test's end unplugs it (pty closed, link removed: the tty hangs up like a USB serial device that vanished).
+// The USB drop itself is shown against the sim (driver/simtest), whose board can come back.
+func newFakeBoard(t *testing.T, link string) *boardtest.Board {
 	t.Helper()
-	b := &fakeBoard{t: t, link: link, notify: make(chan struct{})}
-	b.plug()
-	t.Cleanup(b.close)
-	return b
-}
-
-func (b *fakeBoard) plug() {
-	b.t.Helper()
-	m, s, err := openPty()
-	if err != nil {
-		b.t.Fatalf("pty: %v", err)
-	}
+	b := boardtest.OpenPTY(t, boardtest.Options{Link: link})
 	// The unprivileged-opener test needs TIOCEXCL to be the only barrier, not the pts's 0620 mode.
-	if err := os.Chmod(s.Name(), 0o666); err != nil {
-		b.t.Fatalf("chmod pts: %v", err)
+	if err := os.Chmod(b.SlaveName(), 0o666); err != nil {
+		t.Fatalf("chmod pts: %v", err)
 	}
-	_ = os.Remove(b.link)
-	if err := os.Symlink(s.Name(), b.link); err != nil {
-		b.t.Fatalf("symlink: %v", err)
-	}
-	b.mu.Lock()
-	b.master, b.slave, b.slaveDev = m, s, s.Name()
-	b.mu.Unlock()
-	b.wg.Add(1)
-	go b.read(m)
-}
-
-func (b *fakeBoard) read(m *os.File) {
-	defer b.wg.Done()
-	var p board.Parser
-	buf := make([]byte, 4096)
-	for {
-		n, err := m.Read(buf)
-		at := time.Now()
-		if n > 0 {
-			p.Feed(buf[:n], func(f board.Frame) {
-				raw, _ := board.EncodeFrame(f.Func, f.Payload)
-				b.mu.Lock()
-				b.frames = append(b.frames, arrival{at: at, frame: raw})
-				close(b.notify)
-				b.notify = make(chan struct{})
-				b.mu.Unlock()
-			})
-		}
-		if err != nil {
-			if errors.Is(err, syscall.EIO) { // no slave open at this instant
-				time.Sleep(2 * time.Millisecond)
-				continue
-			}
-			return
-		}
-	}
-}
-
-// openPty is pty.Open with the master back under Go's poller. creack/pty calls Fd() on the master, which puts
-// it in blocking mode: a goroutine blocked reading it then keeps the descriptor open through Close, the slave
-// never hangs up, and an "unplugged" device would look alive to its owner.
-func openPty() (master, slave *os.File, err error) {
-	m, s, err := pty.Open()
-	if err != nil {
-		return nil, nil, err
-	}
-	// CLOEXEC: a master inherited by the service under test would keep the pty alive through "unplug".
-	nfd, err := unix.FcntlInt(m.Fd(), unix.F_DUPFD_CLOEXEC, 0)
-	m.Close()
-	if err == nil {
-		err = unix.SetNonblock(nfd, true)
-	}
-	if err != nil {
-		s.Close()
-		return nil, nil, err
-	}
-	return os.NewFile(uintptr(nfd), "/dev/ptmx"), s, nil
-}
-
-// unplug closes the master and removes the device path: the owner's reads end, its writes fail with EIO.
-func (b *fakeBoard) unplug() {
-	b.mu.Lock()
-	m, s := b.master, b.slave
-	b.master, b.slave = nil, nil
-	b.mu.Unlock()
-	if m != nil {
-		m.Close()
-	}
-	if s != nil {
-		s.Close()
-	}
-	_ = os.Remove(b.link)
-}
-
-func (b *fakeBoard) close() {
-	b.unplug()
-	b.wg.Wait()
-}
-
-// send writes bytes from the board to its owner.
-func (b *fakeBoard) send(p []byte) error {
-	b.mu.Lock()
-	m := b.master
-	b.mu.Unlock()
-	if m == nil {
-		return errors.New("unplugged")
-	}
-	_, err := m.Write(p)
-	return err
-}
-
-func (b *fakeBoard) dev() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.slaveDev
-}
-
-func (b *fakeBoard) snapshot() []arrival {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]arrival(nil), b.frames...)
+	return b
 }
 
 // waitFrame returns the first frame after since that satisfies ok, waiting up to timeout (widened under -race:
 // the waits of this package's helpers are not bounds, the assertions that follow them are).
-func (b *fakeBoard) waitFrame(since time.Time, timeout time.Duration, ok func(arrival) bool) (arrival, bool) {
-	deadline := time.After(testkit.Bound(timeout))
-	for {
-		b.mu.Lock()
-		for _, a := range b.frames {
-			if a.at.After(since) && ok(a) {
-				b.mu.Unlock()
-				return a, true
-			}
-		}
-		ch := b.notify
-		b.mu.Unlock()
-		select {
-		case <-ch:
-		case <-deadline:
-			return arrival{}, false
-		}
-	}
+func waitFrame(b *boardtest.Board, since time.Time, timeout time.Duration, ok func(boardtest.Received) bool) (boardtest.Received, bool) {
+	r, _, found := b.Wait(0, testkit.Bound(timeout), func(r boardtest.Received) bool { return r.At.After(since) && ok(r) })
+	return r, found
 }
 
-func (b *fakeBoard) countStops(since time.Time) int {
+func countStops(b *boardtest.Board, since time.Time) int {
 	n := 0
-	for _, a := range b.snapshot() {
-		if a.at.After(since) && a.isStop() {
+	for _, r := range b.Received() {
+		if r.At.After(since) && r.IsStop() {
 			n++
 		}
 	}
 	return n
 }
-
-func isStop(a arrival) bool { return a.isStop() }
 
 // service is one `rosorin-base run` under test, on internal/stacktest's fixture (the one the sim stacks use),
 // ready when the supervisor's status names a running driver.

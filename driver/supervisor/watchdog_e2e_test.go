@@ -20,6 +20,7 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/supervisor"
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/protocol/board/boardtest"
 )
 
 // The watchdog's default timeout, and the generous slack the assertions allow above it (a 2-core CI machine
@@ -46,11 +47,11 @@ func hungSilences(log string) (ms []int, pids []int) {
 // that a frame read after a SIGSTOP cannot be one it wrote before. Enough for SIGSTOP (a stopped driver
 // writes nothing, and the watchdog's frame comes 150 ms later), not for a kill judge: a dead driver's
 // supervisor writes the same bytes as a disabled driver's refresh (see e2e_test.go).
-func quietBeforeKill(b *fakeBoard, settle time.Duration) {
+func quietBeforeKill(b *boardtest.Board, settle time.Duration) {
 	time.Sleep(settle)
-	fr := b.snapshot()
+	fr := b.Received()
 	if len(fr) > 0 {
-		if since := time.Since(fr[len(fr)-1].at); since < 20*time.Millisecond {
+		if since := time.Since(fr[len(fr)-1].At); since < 20*time.Millisecond {
 			time.Sleep(20*time.Millisecond - since)
 		}
 	}
@@ -65,7 +66,7 @@ func quietBeforeKill(b *fakeBoard, settle time.Duration) {
 func TestWatchdogSIGSTOP(t *testing.T) {
 	dir := t.TempDir()
 	b := newFakeBoard(t, filepath.Join(dir, "ttyACM0"))
-	s := startService(t, dir, b.link, "--lidar", "", "--restart-delay", "200ms")
+	s := startService(t, dir, b.Path(), "--lidar", "", "--restart-delay", "200ms")
 	const runs = 1
 	pid := 0
 	var lat []time.Duration
@@ -83,19 +84,19 @@ func TestWatchdogSIGSTOP(t *testing.T) {
 			t.Fatal(err)
 		}
 		// From 10 ms on: a frame the driver wrote just before the SIGSTOP is read within a millisecond.
-		a, ok := b.waitFrame(t0.Add(10*time.Millisecond), wdTimeout+time.Second, isStop)
+		a, ok := waitFrame(b, t0.Add(10*time.Millisecond), wdTimeout+time.Second, boardtest.Received.IsStop)
 		if !ok {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("run %d: no stop frame within %v of SIGSTOP of driver pid %d", i+1, wdTimeout+time.Second, pid)
 		}
-		d := a.at.Sub(t0)
+		d := a.At.Sub(t0)
 		lat = append(lat, d)
 		if d < wdTimeout-25*time.Millisecond || d > wdTimeout+wdSlack {
 			t.Errorf("run %d: stop frame %s after SIGSTOP, want in [%s, %s]", i+1, testkit.Ms(d), testkit.Ms(wdTimeout-25*time.Millisecond), testkit.Ms(wdTimeout+wdSlack))
 		}
 		// The second stop frame follows the reap (the new driver cannot start before the restart delay).
 		time.Sleep(testkit.Bound(60 * time.Millisecond))
-		if n := b.countStops(a.at.Add(-time.Microsecond)); n < 2 {
+		if n := countStops(b, a.At.Add(-time.Microsecond)); n < 2 {
 			t.Errorf("run %d: %d stop frames from the trip, want 2 (at once, and after the reap)", i+1, n)
 		}
 		if err := testkit.Eventually(testkit.Bound(2*time.Second), func() error {
@@ -128,7 +129,7 @@ func TestWatchdogSIGSTOP(t *testing.T) {
 func TestWatchdogSupervisorPaused(t *testing.T) {
 	dir := t.TempDir()
 	b := newFakeBoard(t, filepath.Join(dir, "ttyACM0"))
-	s := startService(t, dir, b.link, "--lidar", "")
+	s := startService(t, dir, b.Path(), "--lidar", "")
 	st := s.waitStatus(10*time.Second, "driver beating", func(st supervisor.Status) bool { return st.DriverHeartbeats > 5 })
 	for range 3 {
 		if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
@@ -156,7 +157,7 @@ func TestWatchdogSupervisorPaused(t *testing.T) {
 func TestWatchdogMachineStall(t *testing.T) {
 	dir := t.TempDir()
 	b := newFakeBoard(t, filepath.Join(dir, "ttyACM0"))
-	s := startService(t, dir, b.link, "--lidar", "", "--restart-delay", "200ms")
+	s := startService(t, dir, b.Path(), "--lidar", "", "--restart-delay", "200ms")
 	sup := s.cmd.Process.Pid
 	stall := func(drv int, resumeDriver bool) time.Time {
 		_ = syscall.Kill(drv, syscall.SIGSTOP)
@@ -186,15 +187,15 @@ func TestWatchdogMachineStall(t *testing.T) {
 		t.Errorf("no late wake counted: the stalls did not test the recheck (late wakes %d)", mid.WatchdogLateWakes)
 	}
 	t1 := stall(st.DriverPID, false)
-	a, ok := b.waitFrame(t1, 2*time.Second, isStop)
+	a, ok := waitFrame(b, t1, 2*time.Second, boardtest.Received.IsStop)
 	if !ok {
 		_ = syscall.Kill(st.DriverPID, syscall.SIGKILL)
 		t.Fatal("driver left frozen after the stall: no stop frame within 2 s")
 	}
 	fin := s.waitStatus(3*time.Second, "the frozen driver killed", func(x supervisor.Status) bool { return x.WatchdogTrips == 1 })
 	t.Logf("3 machine stalls of 300 ms, driver resumed 5 ms after the supervisor: no trip (%d late wakes); driver left frozen: stop frame %s after the supervisor resumed (%s)",
-		mid.WatchdogLateWakes, testkit.Ms(a.at.Sub(t1)), fin.LastWatchdog)
-	if d := a.at.Sub(t1); d > recheckBound {
+		mid.WatchdogLateWakes, testkit.Ms(a.At.Sub(t1)), fin.LastWatchdog)
+	if d := a.At.Sub(t1); d > recheckBound {
 		t.Errorf("stop frame %s after the supervisor resumed, want within %s", testkit.Ms(d), testkit.Ms(recheckBound))
 	}
 }
