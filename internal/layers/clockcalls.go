@@ -32,9 +32,7 @@ var ClockAllowed = []ClockAllow{
 	{"ros2/...", "the bridge (cgo, DDS) and its key store (sros2.Options' Now func) are not yet on the seam"},
 	{"capture/...", "live capture and the MCAP writer stamp arrivals on the wall clock (capture/segment is on the seam)"},
 	{"replay", "replays a recording at its recorded pace on the wall clock; not yet given a clock"},
-	{"proofs/...", "being reworked onto runcore (another change of issue 32); most of it already takes a clock.Clock"},
 	{"internal/testkit", "the test kit's real-time polling and bounds (Eventually, Bound): it measures real time on purpose"},
-	{"internal/simrobot", "the one robot starter (sim + rosorin-base run): waits for a real stack in real time; not yet given a clock"},
 	{"internal/pprofenv", "times a profile window from the environment (a debugging hook, not a decision)"},
 }
 

@@ -13,11 +13,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/api"
 )
 
 // Options is one `rosorin-base run`.
 type Options struct {
+	// Clock times the waits (clock.Real{} when nil): the stack runs in real time, so a test's virtual clock
+	// does not fit here; the field is the seam, not a fake's entry.
+	Clock clock.Full
 	// Bin is the rosorin-base binary (required: the caller builds or finds it).
 	Bin string
 	// Dir holds the socket (base.sock), the parameter files (WriteConfig) and the state directory; "" makes a
@@ -235,7 +239,7 @@ func (s *Service) WaitExit(timeout time.Duration) (code int, ok bool) {
 	select {
 	case <-s.done:
 		return s.Cmd.ProcessState.ExitCode(), true
-	case <-time.After(timeout):
+	case <-s.clk().After(timeout):
 		return -1, false
 	}
 }
@@ -251,7 +255,7 @@ func (s *Service) StopWithin(wait time.Duration) error {
 		_ = s.Cmd.Process.Signal(os.Interrupt)
 		select {
 		case <-s.done:
-		case <-time.After(wait):
+		case <-s.clk().After(wait):
 			if a := s.o.ProcAttr; a != nil && a.Setpgid {
 				_ = syscall.Kill(-s.Cmd.Process.Pid, syscall.SIGKILL)
 			} else {
@@ -262,6 +266,14 @@ func (s *Service) StopWithin(wait time.Duration) error {
 		}
 	})
 	return s.stopErr
+}
+
+// clk is Options.Clock or the real one.
+func (s *Service) clk() clock.Full {
+	if s.o.Clock == nil {
+		return clock.Real{}
+	}
+	return s.o.Clock
 }
 
 // Stop is StopWithin 5 s (widened by Options.Widen), its error dropped.
@@ -282,7 +294,7 @@ func (s *Service) Close() {
 // up at once when ctx ends or when the process has exited, with the log's tail.
 func (s *Service) Wait(ctx context.Context, timeout time.Duration, check func(*Service) error) error {
 	timeout = s.widen(timeout)
-	end := time.Now().Add(timeout)
+	end := s.clk().Now().Add(timeout)
 	for {
 		if s.Exited() {
 			return fmt.Errorf("rosorin-base run exited (%v); %s", s.Err(), s.Tail())
@@ -291,13 +303,13 @@ func (s *Service) Wait(ctx context.Context, timeout time.Duration, check func(*S
 		if err == nil {
 			return nil
 		}
-		if time.Now().After(end) {
+		if s.clk().Now().After(end) {
 			return fmt.Errorf("after %v: %w", timeout, err)
 		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%w (waiting: %v)", ctx.Err(), err)
-		case <-time.After(10 * time.Millisecond):
+		case <-s.clk().After(10 * time.Millisecond):
 		}
 	}
 }

@@ -93,8 +93,8 @@ func (b BoardIMU) read(ctx context.Context, r deadliner, yield func() bool, src 
 			}
 			nextYield = b.Clock.Now().Add(100 * time.Millisecond)
 		}
-		// The kernel's deadline is on the wall clock, whatever the proof's clock is.
-		if err := r.SetReadDeadline(time.Now().Add(100 * time.Millisecond)); err != nil {
+		// The kernel's deadline is on the wall clock (clock.Real), whatever the proof's clock is.
+		if err := r.SetReadDeadline(clock.Real{}.Now().Add(100 * time.Millisecond)); err != nil {
 			return err
 		}
 		n, err := r.Read(buf)
