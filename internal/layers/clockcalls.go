@@ -33,7 +33,6 @@ var ClockAllowed = []ClockAllow{
 	{"capture/...", "live capture and the MCAP writer stamp arrivals on the wall clock (capture/segment is on the seam)"},
 	{"replay", "replays a recording at its recorded pace on the wall clock; not yet given a clock"},
 	{"internal/testkit", "the test kit's real-time polling and bounds (Eventually, Bound): it measures real time on purpose"},
-	{"internal/pprofenv", "times a profile window from the environment (a debugging hook, not a decision)"},
 }
 
 // pureLayers may read no clock at all: samples in, verdicts and estimates out (../../shared/STYLE.md).

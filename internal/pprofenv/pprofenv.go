@@ -11,11 +11,14 @@
 package pprofenv
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
 	"time"
+
+	"github.com/rosorin/rosorin/clock"
 )
 
 const (
@@ -26,7 +29,10 @@ const (
 
 // Start schedules the CPU profile of this process, named name, when ROSORIN_PPROF_DIR is set; a bad setting
 // is reported on stderr and nothing is profiled.
-func Start(name string) {
+func Start(name string) { start(name, clock.Real{}) }
+
+// start is Start with the clock that times the window.
+func start(name string, c clock.Clock) {
 	dir := os.Getenv(EnvDir)
 	if dir == "" {
 		return
@@ -38,7 +44,8 @@ func Start(name string) {
 		return
 	}
 	path := filepath.Join(dir, fmt.Sprintf("%s-%d.cpu.pprof", name, os.Getpid()))
-	time.AfterFunc(after, func() {
+	go func() {
+		_ = c.Sleep(context.Background(), after) // no context ends it: the window is the process's
 		f, err := os.Create(path)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "pprofenv:", err)
@@ -49,11 +56,10 @@ func Start(name string) {
 			f.Close()
 			return
 		}
-		time.AfterFunc(span, func() {
-			pprof.StopCPUProfile()
-			f.Close()
-		})
-	})
+		_ = c.Sleep(context.Background(), span)
+		pprof.StopCPUProfile()
+		f.Close()
+	}()
 }
 
 func duration(name string, def time.Duration) (time.Duration, error) {
