@@ -68,7 +68,7 @@ func Prove(ctx context.Context, t target.Target, steps []Step, o Options) (*Repo
 		return nil, err
 	}
 	rep := &Report{Params: o.Params, LegS: o.Leg.Seconds(), HoldS: o.Hold.Seconds(), Planned: stoppath.Lines(steps), motions: o.Paths.Motions()}
-	c := runcore.New(t, o.Clock, o.Evidence, o.Out, "stopproof floor prove", runcore.Record{Head: &rep.Head, States: &rep.States, Ending: &rep.Ending, Aborted: &rep.Aborted})
+	c := runcore.New(t, o.Clock, o.Evidence, o.Out, "stopproof floor prove", runcore.RecordParts{Head: &rep.Head, States: &rep.States, Ending: &rep.Ending, Aborted: &rep.Aborted})
 	r := &runner{core: c, t: t, o: o, clk: c.Clock, ev: c.Ev, out: c.Out, rep: rep}
 	c.ErrAborted, c.DriverBack, c.TakeIn = ErrAborted, o.DriverBack, r.pump // the engine takes in scans while it waits
 	for _, s := range o.Paths {

@@ -109,7 +109,7 @@ func (r *runner) checkLimits(steps []Step, cfg api.ConfigSummary) {
 
 func newRunner(t target.Target, o Options, tool string) *runner {
 	rep := &Report{}
-	c := runcore.New(t, o.Clock, o.Evidence, o.Out, tool, runcore.Record{Head: &rep.Head, States: &rep.States, Ending: &rep.Ending, Aborted: &rep.Aborted})
+	c := runcore.New(t, o.Clock, o.Evidence, o.Out, tool, runcore.RecordParts{Head: &rep.Head, States: &rep.States, Ending: &rep.Ending, Aborted: &rep.Aborted})
 	c.ErrAborted, c.DriverBack = ErrAborted, o.DriverBack
 	rep.Params = o.Params
 	return &runner{core: c, t: t, o: o, clk: c.Clock, ev: c.Ev, out: c.Out, t0: c.T0, fault: c.Fault, rep: rep, scanTimeout: o.ScanTimeout}

@@ -85,7 +85,7 @@ func TestPathRunSkeleton(t *testing.T) {
 				var out, evb bytes.Buffer
 				x := &rec{}
 				ev := evidence.New(&evb, clk)
-				r := New(f, clk, ev, &out, "test", Record{Head: &x.head, States: &x.states, Ending: &x.ending, Aborted: &x.aborted})
+				r := New(f, clk, ev, &out, "test", RecordParts{Head: &x.head, States: &x.states, Ending: &x.ending, Aborted: &x.aborted})
 				r.ErrAborted, r.DriverBack = errTestAborted, 2*time.Second
 				spec := &stoppath.Spec[struct{}]{Name: "estop", Input: "autonomous", KillsDriver: c.kills, Trigger: stoppath.EstopRequest}
 				s := stoppath.Step[struct{}]{Spec: spec, Motion: stoppath.Motion{Name: "fwd 0.2", Twist: kinematics.Twist{VX: 0.2}}}

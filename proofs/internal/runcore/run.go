@@ -14,8 +14,8 @@ import (
 	"github.com/rosorin/rosorin/proofs/target"
 )
 
-// Record points at the parts of a proof's record that the core fills in.
-type Record struct {
+// RecordParts points at the parts of a proof's record that the core fills in.
+type RecordParts struct {
 	Head    *Head
 	States  *States
 	Ending  *Ending
@@ -34,7 +34,7 @@ type Run struct {
 	T0 time.Time
 	// Fault is the target's negative control (nil when none).
 	Fault target.Faulter
-	Rec   Record
+	Rec   RecordParts
 	// ErrAborted is what an abort's error wraps (each proof's own ErrAborted).
 	ErrAborted error
 	// DriverBack bounds WaitDriver: after a kill or a service restart the new driver has this long.
@@ -45,7 +45,7 @@ type Run struct {
 
 // New sets up a run against t: the timeline, the fault, and the record's head (tool, target, start, the
 // driver binary, the fault) and evidence path. A nil out discards the lines.
-func New(t target.Target, clk clock.Clock, ev *evidence.Log, out io.Writer, tool string, rec Record) *Run {
+func New(t target.Target, clk clock.Clock, ev *evidence.Log, out io.Writer, tool string, rec RecordParts) *Run {
 	if out == nil {
 		out = io.Discard
 	}

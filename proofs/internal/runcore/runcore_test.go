@@ -33,7 +33,7 @@ func newRun(t *testing.T, opt targettest.Options) (*Run, *rec, *targettest.Fake,
 	f := targettest.NewFake(clk, opt)
 	var out bytes.Buffer
 	x := &rec{}
-	r := New(f, clk, evidence.New(nil, clk), &out, "test", Record{Head: &x.head, States: &x.states, Ending: &x.ending, Aborted: &x.aborted})
+	r := New(f, clk, evidence.New(nil, clk), &out, "test", RecordParts{Head: &x.head, States: &x.states, Ending: &x.ending, Aborted: &x.aborted})
 	r.ErrAborted, r.DriverBack = errTestAborted, 2*time.Second
 	return r, x, f, &out
 }
