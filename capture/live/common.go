@@ -9,8 +9,17 @@ import (
 
 	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/segment"
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/serialport"
 )
+
+// orReal is c, or the real clock when c is nil.
+func orReal(c clock.Clock) clock.Clock {
+	if c == nil {
+		return clock.Real{}
+	}
+	return c
+}
 
 // port is what capture record and capture tap share before they read: the options checked and completed, the
 // device opened, the recording started with the device's metadata.

@@ -14,6 +14,7 @@ import (
 	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/capture/segment"
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/serialport"
 )
 
@@ -25,6 +26,7 @@ type RecordOptions struct {
 	Out    string        // the MCAP file; OUT.part while recording
 	Until  time.Duration // stop after this long; 0: until the context ends or the device closes
 	Log    io.Writer     // progress and the final line; nil: discarded
+	Clock  clock.Clock   // stamps the reads and times Until; clock.Real{} when nil
 }
 
 // RecordResult is what a recording took.
@@ -75,9 +77,10 @@ func RecordSerial(ctx context.Context, o RecordOptions) (RecordResult, error) {
 		return res, err
 	}
 	o.Baud = dp.Baud
+	clk := orReal(o.Clock)
 	var deadline time.Time
 	if o.Until > 0 {
-		deadline = time.Now().Add(o.Until)
+		deadline = clk.Now().Add(o.Until)
 	}
 	fmt.Fprintf(log, "capture record: %s at %d baud -> %s (%s while recording)\n", o.Device, o.Baud, o.Out, o.Out+mcapfile.PartSuffix)
 	buf := make([]byte, 4096)
@@ -87,15 +90,16 @@ func RecordSerial(ctx context.Context, o RecordOptions) (RecordResult, error) {
 			res.Why = "signal"
 			break
 		}
-		if !deadline.IsZero() && !time.Now().Before(deadline) {
+		if !deadline.IsZero() && !clk.Now().Before(deadline) {
 			res.Why = "duration reached"
 			break
 		}
-		// Wake at least every 100 ms to see a signal or the deadline (the port is in Go's poller).
-		_ = f.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		// Wake at least every 100 ms to see a signal or the deadline (the port is in Go's poller, whose
+		// deadline is on the wall clock, clock.Real, whatever o.Clock is).
+		_ = f.SetReadDeadline(clock.Real{}.Now().Add(100 * time.Millisecond))
 		n, err := f.Read(buf)
 		if n > 0 {
-			if !q.Put(0, time.Now(), append([]byte(nil), buf[:n]...)) {
+			if !q.Put(0, clk.Now(), append([]byte(nil), buf[:n]...)) {
 				res.Unrecorded++
 			}
 			res.Bytes += uint64(n)

@@ -14,6 +14,7 @@ import (
 	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/mcapfile"
 	"github.com/rosorin/rosorin/capture/segment"
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/serialport"
 )
 
@@ -28,6 +29,7 @@ type TapOptions struct {
 	// Queue is the number of reads each relay direction and the recorder may hold (default 4096: seconds
 	// at 1 Mbaud).
 	Queue int
+	Clock clock.Clock // stamps the reads; clock.Real{} when nil
 }
 
 // TapResult is what a tap relayed and recorded.
@@ -74,6 +76,7 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 	if o.Queue <= 0 {
 		o.Queue = 4096
 	}
+	clk := orReal(o.Clock)
 	dev, err := dp.open(serialport.Options{Exclusive: true}, func(err error) error {
 		return fmt.Errorf("%w: capture tap must own the device; stop its owner and start that program on --link instead", err)
 	})
@@ -120,7 +123,7 @@ func Tap(ctx context.Context, o TapOptions) (TapResult, error) {
 		for {
 			k, err := f.Read(buf)
 			if k > 0 {
-				t := time.Now()
+				t := clk.Now()
 				b := append([]byte(nil), buf[:k]...)
 				q.Put(int(dir), t, b) // channel dir: Channels are rx, tx
 				select {

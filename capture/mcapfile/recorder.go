@@ -10,6 +10,7 @@ import (
 
 	"github.com/foxglove/mcap/go/mcap"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/protocol/cdr"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 )
@@ -53,6 +54,7 @@ type Options struct {
 	FlushEvery time.Duration     // buffer to kernel; default 100 ms
 	SyncEvery  time.Duration     // fsync; default 1 s
 	NoFinish   bool              // Close leaves NAME.part as is (tests of recovery)
+	Clock      clock.Timers      // times the flushes and fsyncs; clock.Real{} when nil
 }
 
 // Channel is a channel registered with a Recorder.
@@ -97,6 +99,9 @@ func Create(path string, opts Options) (*Recorder, error) {
 	if opts.SyncEvery <= 0 {
 		opts.SyncEvery = defaultSync
 	}
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
 	f, err := os.OpenFile(path+PartSuffix, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the recording: %w", err)
@@ -129,14 +134,14 @@ func (r *Recorder) PartPath() string { return r.path + PartSuffix }
 
 func (r *Recorder) flusher() {
 	defer close(r.done)
-	tick := time.NewTicker(r.opts.FlushEvery)
+	tick := r.opts.Clock.NewTicker(r.opts.FlushEvery)
 	defer tick.Stop()
-	lastSync := time.Now()
+	lastSync := r.opts.Clock.Now()
 	for {
 		select {
 		case <-r.stop:
 			return
-		case now := <-tick.C:
+		case now := <-tick.C():
 			r.mu.Lock()
 			if r.err == nil && r.dirty {
 				if err := r.bw.Flush(); err != nil {
