@@ -77,7 +77,7 @@ type Bridge struct {
 
 	inputs        []*input
 	estopReaders  []*dds.Reader
-	enable, reset *Service
+	enable, reset *ServiceServer
 	params        *paramServer          // params.go
 	pubs          map[string]*Publisher // by output topic
 	// frames is the driver's frame configuration, read once by transforms (tf.go); framesReady is closed
@@ -702,7 +702,7 @@ func GraphAccessSecured(domain int, sec Security, allowEnable, allowReset bool) 
 		sec.Enclave, sec.Keystore, sec.Strategy, domain, say(allowEnable, ParamAllowGraphEnable), say(allowReset, ParamAllowGraphReset))
 }
 
-func (b *Bridge) reply(s *Service, hdr [RequestHeaderLen]byte, m cdr.Marshaler) {
+func (b *Bridge) reply(s *ServiceServer, hdr [RequestHeaderLen]byte, m cdr.Marshaler) {
 	if err := s.Reply(hdr, m); err != nil {
 		b.Stats.PublishErrors.Add(1)
 		b.log.Warn("service reply failed", "service", s.Name, "err", err)

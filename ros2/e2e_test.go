@@ -191,7 +191,7 @@ func startRig(t *testing.T) *rig {
 func startRigWith(t *testing.T, peerBin string) *rig {
 	loopbackEnv(t)
 	r := &rig{t: t}
-	r.st, r.log = startService(t, 30*time.Second, target.SimConfig{})
+	r.st, r.log = startSimTarget(t, 30*time.Second, target.SimConfig{})
 	r.peer = startPeer(t, peerBin)
 	var err error
 	if r.p, err = dds.NewParticipant(mustAtoi(os.Getenv("ROS_DOMAIN_ID")), ""); err != nil {

@@ -27,7 +27,7 @@ func TestGraphEnableResetRefused(t *testing.T) {
 	dom := loopbackEnv(t)
 	t.Setenv(ros2.AllowGraphEnableEnv, "")
 	t.Setenv(ros2.AllowGraphResetEnv, "")
-	st, logPath := startService(t, 30*time.Second, target.SimConfig{})
+	st, logPath := startSimTarget(t, 30*time.Second, target.SimConfig{})
 	c := st.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(30*time.Second))
 	defer cancel()

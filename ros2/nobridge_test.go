@@ -49,7 +49,7 @@ func TestROS2BridgeFailsStopPathRuns(t *testing.T) {
 
 func stopPathWithoutBridge(t *testing.T, base, bridge, words string) {
 	t.Setenv("ROSORIN_ROS2_BRIDGE", bridge)
-	st, logPath := startService(t, 60*time.Second, target.SimConfig{BaseBin: base})
+	st, logPath := startSimTarget(t, 60*time.Second, target.SimConfig{BaseBin: base})
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(60*time.Second))
 	defer cancel()
 	logText := func() string { b, _ := os.ReadFile(logPath); return string(b) }

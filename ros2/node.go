@@ -208,15 +208,15 @@ func (n *Node) Subscription(topic, rosType string, q dds.QoS) (*dds.Reader, stri
 	return r, fq, n.announce()
 }
 
-// Service is a service server's two endpoints.
-type Service struct {
+// ServiceServer is a ROS 2 service server's two endpoints (request reader, reply writer).
+type ServiceServer struct {
 	Name string // fully qualified
 	Req  *dds.Reader
 	rep  *dds.Writer
 }
 
 // Service creates a server for srvType ("std_srvs/srv/SetBool") at name.
-func (n *Node) Service(name, srvType string) (*Service, error) {
+func (n *Node) Service(name, srvType string) (*ServiceServer, error) {
 	fq := n.resolve(name, true)
 	var id [16]byte
 	g := n.p.GUID()
@@ -240,7 +240,7 @@ func (n *Node) Service(name, srvType string) (*Service, error) {
 	n.readers = append(n.readers, req.GUID())
 	n.writers = append(n.writers, rep.GUID())
 	n.mu.Unlock()
-	return &Service{Name: fq, Req: req, rep: rep}, n.announce()
+	return &ServiceServer{Name: fq, Req: req, rep: rep}, n.announce()
 }
 
 // RequestHeaderLen is rmw_cyclonedds' service header before the body: the client's 64-bit request-writer
@@ -265,7 +265,7 @@ func RequestID(hdr [RequestHeaderLen]byte) (client uint64, seq int64) {
 
 // Reply writes a response with the request's header. The header is copied as sent: a big-endian client
 // gets its own bytes back, which is what rmw_cyclonedds compares.
-func (s *Service) Reply(hdr [RequestHeaderLen]byte, m cdr.Marshaler) error {
+func (s *ServiceServer) Reply(hdr [RequestHeaderLen]byte, m cdr.Marshaler) error {
 	// A client that has just appeared may not be matched by the reply writer yet (its request writer matched
 	// first, or its request would not be here): wait briefly, as rmw_cyclonedds does, rather than send into the
 	// void. The wait is for as many reply readers as request writers: waiting for any reply reader let a reply

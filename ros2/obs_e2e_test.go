@@ -156,7 +156,7 @@ func TestObsOdomTF(t *testing.T) {
 	peerBin := buildObsPeer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(30*time.Second))
 	defer cancel()
-	st, _ := startService(t, 30*time.Second, target.SimConfig{Params: []string{"publish_odom_tf=true"}})
+	st, _ := startSimTarget(t, 30*time.Second, target.SimConfig{Params: []string{"publish_odom_tf=true"}})
 	p := startPeer(t, peerBin)
 	p.wait(t, 0, "ready", 10*time.Second, nil)
 	p.wait(t, 0, "tf odom base_link 0.0000 0.0000", 10*time.Second, nil)

@@ -29,7 +29,7 @@ const ParamPoll = time.Second
 // paramServer serves the parameters.
 type paramServer struct {
 	b                                          *Bridge
-	list, get, types, describe, set, setAtomic *Service
+	list, get, types, describe, set, setAtomic *ServiceServer
 	events                                     *Publisher
 
 	mu        sync.Mutex // held across a set, so a poll never reports the set's change a second time
@@ -42,7 +42,7 @@ func newParamServer(b *Bridge) (*paramServer, error) {
 	ps := &paramServer{b: b}
 	var err error
 	for _, s := range []struct {
-		p       **Service
+		p       **ServiceServer
 		name, t string
 	}{
 		{&ps.list, "~/list_parameters", rosmsg.SrvListParameters},
@@ -321,7 +321,7 @@ func (ps *paramServer) apply(values map[string]any, prms []rosmsg.Parameter) ros
 }
 
 // request splits and decodes a service request; a malformed one is counted, logged and dropped.
-func (ps *paramServer) request(s dds.Sample, srv *Service, m cdr.Unmarshaler) ([RequestHeaderLen]byte, bool) {
+func (ps *paramServer) request(s dds.Sample, srv *ServiceServer, m cdr.Unmarshaler) ([RequestHeaderLen]byte, bool) {
 	b := ps.b
 	b.Stats.Requests.Add(1)
 	hdr, body, err := SplitRequest(s.Data)
@@ -338,7 +338,7 @@ func (ps *paramServer) request(s dds.Sample, srv *Service, m cdr.Unmarshaler) ([
 
 // serve answers one service request: q decoded from s (a malformed request is counted, logged and dropped),
 // then answer's response sent with the request's header.
-func (ps *paramServer) serve(s dds.Sample, srv *Service, q cdr.Unmarshaler, answer func() cdr.Marshaler) {
+func (ps *paramServer) serve(s dds.Sample, srv *ServiceServer, q cdr.Unmarshaler, answer func() cdr.Marshaler) {
 	if hdr, ok := ps.request(s, srv, q); ok {
 		ps.b.reply(srv, hdr, answer())
 	}

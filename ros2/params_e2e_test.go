@@ -72,7 +72,7 @@ func TestParamsEndToEnd(t *testing.T) {
 	// The peer first: /parameter_events is volatile, so only a reader that is there when the node starts
 	// sees its new_parameters.
 	p := startPeer(t, bin)
-	st, logPath := startService(t, 30*time.Second, target.SimConfig{BaseLog: filepath.Join(dir, "base.log")})
+	st, logPath := startSimTarget(t, 30*time.Second, target.SimConfig{BaseLog: filepath.Join(dir, "base.log")})
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(30*time.Second))
 	defer cancel()
 	cl := st.Client()

@@ -31,7 +31,7 @@ func TestParamsFastDDS(t *testing.T) {
 	dir := t.TempDir()
 	p := startPeer(t, buildFastParams(t))
 	p.wait(t, 0, "ready", 10*time.Second, nil)
-	st, _ := startService(t, 60*time.Second, target.SimConfig{BaseLog: filepath.Join(dir, "base.log")})
+	st, _ := startSimTarget(t, 60*time.Second, target.SimConfig{BaseLog: filepath.Join(dir, "base.log")})
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(60*time.Second))
 	defer cancel()
 	state := func(l string) api.State {

@@ -252,9 +252,9 @@ func buildTagged(t *testing.T) string {
 	return base
 }
 
-// startService starts a simulated robot and `rosorin-base run --ros2` (the tagged build, ROSORIN_ROS2=1) on it
+// startSimTarget starts a simulated robot and `rosorin-base run --ros2` (the tagged build, ROSORIN_ROS2=1) on it
 // with seed 1, its log in a file of the test's; the test's end stops both and logs the log if it failed.
-func startService(t *testing.T, timeout time.Duration, cfg target.SimConfig) (st *target.SimTarget, logPath string) {
+func startSimTarget(t *testing.T, timeout time.Duration, cfg target.SimConfig) (st *target.SimTarget, logPath string) {
 	t.Helper()
 	t.Setenv("ROSORIN_ROS2", "1")
 	if cfg.BaseBin == "" {
