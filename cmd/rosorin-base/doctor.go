@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -11,6 +12,7 @@ import (
 	"github.com/rosorin/rosorin/driver"
 	"github.com/rosorin/rosorin/driver/doctor"
 	"github.com/rosorin/rosorin/driver/service"
+	"github.com/rosorin/rosorin/rig"
 )
 
 func doctorCommand() *cli.Command {
@@ -25,8 +27,10 @@ Exit status: 0 nothing failed (warnings allowed), 1 a check failed, 2 the doctor
 
    rosorin-base doctor                                  (the robot: /dev/ttyACM0, /dev/lidar, the service)
    rosorin-base doctor --device /tmp/sim/ttyACM0 --lidar /tmp/sim/lidar --unit ""   (the simulator's ptys)
-   rosorin-base doctor --json > doctor.json`,
+   rosorin-base doctor --json > doctor.json
+   rosorin-base doctor --rig /etc/rosorin/rig.yaml                (the rig file's devices; flags beside it override it)`,
 		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "rig", Usage: "the robot's rig `FILE` (docs/rigs.md): its board, lidar, socket and service unit; flags given beside it override it"},
 			&cli.StringFlag{Name: "device", Value: "/dev/ttyACM0", Usage: "the board's serial device"},
 			&cli.StringFlag{Name: "lidar", Value: "/dev/lidar", Usage: `the LiDAR's device ("" = none)`},
 			socketFlag(),
@@ -41,6 +45,9 @@ Exit status: 0 nothing failed (warnings allowed), 1 a check failed, 2 the doctor
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return cli.Exit("rosorin-base doctor: no arguments expected (flags only), got "+c.Args().First(), 2)
+			}
+			if err := applyRig(c); err != nil {
+				return err
 			}
 			if c.Duration("listen") <= 0 || c.Duration("listen") > time.Minute {
 				return cli.Exit(fmt.Sprintf("rosorin-base doctor: --listen %s: between 0 and 1m", c.Duration("listen")), 2)
@@ -84,4 +91,29 @@ Exit status: 0 nothing failed (warnings allowed), 1 a check failed, 2 the doctor
 			return nil
 		},
 	}
+}
+
+// applyRig sets the flags --rig names (board, lidar, socket, unit) that the command line did not give. A sim
+// rig has no devices of its own until stopproof starts the simulator: it is refused with the command that does.
+func applyRig(c *cli.Context) error {
+	path := c.String("rig")
+	if path == "" {
+		return nil
+	}
+	r, err := rig.Load(path)
+	if err != nil {
+		return cli.Exit("rosorin-base doctor: "+err.Error(), 2)
+	}
+	if r.IsSim() {
+		return cli.Exit(fmt.Sprintf("rosorin-base doctor: %s is a sim rig: its devices exist once the simulator runs; stopproof doctor --rig %s starts it and checks it", path, path), 2)
+	}
+	for _, f := range r.Flags() {
+		if !slices.ContainsFunc(c.Command.Flags, func(fl cli.Flag) bool { return slices.Contains(fl.Names(), f.Name) }) || c.IsSet(f.Name) {
+			continue
+		}
+		if err := c.Set(f.Name, f.Value); err != nil {
+			return cli.Exit(fmt.Sprintf("rosorin-base doctor: %s: --%s: %v", path, f.Name, err), 2)
+		}
+	}
+	return nil
 }

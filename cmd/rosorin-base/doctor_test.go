@@ -185,3 +185,58 @@ func TestDoctorWithService(t *testing.T) {
 		t.Errorf("latch: %+v", c)
 	}
 }
+
+// --rig: the rig's board, LiDAR, socket and unit are the doctor's, a flag beside it wins; a sim rig and a bad
+// rig file exit 2 with what to do.
+func TestDoctorRig(t *testing.T) {
+	bin, err := testkit.Binary("./cmd/rosorin-base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := t.TempDir()
+	s, err := sim.Start(ctx, sim.Config{Dir: dir, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	robot := write("robot.yaml", "version: 1\nname: sim-ptys\nsetup: stand\nboard: "+s.BoardPath()+"\nlidar: "+s.LidarPath()+
+		"\nservice: {start: 'true', stop: 'true'}\n")
+	run := func(args ...string) (string, int) {
+		out, err := exec.Command(bin, append([]string{"doctor"}, args...)...).CombinedOutput()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return string(out), ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), 0
+	}
+	out, code := run("--rig", robot, "--socket", "", "--state-dir", dir, "--listen", "1500ms", "--json")
+	var r doctor.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if code != 0 || r.Find("board talking").Status != doctor.Pass || r.Find("lidar talking").Status != doctor.Pass {
+		t.Errorf("the rig's ptys: exit %d:\n%s", code, out)
+	}
+	if out, code = run("--rig", robot, "--socket", "", "--device", filepath.Join(dir, "nothing"), "--state-dir", dir, "--listen", "500ms"); code != 1 || !strings.Contains(out, "nothing") {
+		t.Errorf("--device beside --rig does not override it: exit %d:\n%s", code, out)
+	}
+	sim := write("sim.yaml", "version: 1\nname: sim\nsetup: stand\nsim: {}\n")
+	if out, code = run("--rig", sim); code != 2 || !strings.Contains(out, "stopproof doctor --rig") {
+		t.Errorf("a sim rig: exit %d:\n%s", code, out)
+	}
+	bad := write("bad.yaml", "version: 1\nname: x\nsetup: stand\nbord: /dev/ttyACM0\n")
+	if out, code = run("--rig", bad); code != 2 || !strings.Contains(out, "field bord not found") {
+		t.Errorf("an unknown key: exit %d:\n%s", code, out)
+	}
+}

@@ -99,10 +99,13 @@ Examples:
    stopproof scangate --sim --sim-no-lidar-respawn                (must FAIL)
    stopproof floor look --sim
    stopproof floor prove --sim all                                (the floor proof, on the sim's floor world)
+   stopproof doctor --rig deploy/ci/sim-rig.yaml                  (a rig file names the robot: docs/rigs.md)
+   stopproof prove --rig deploy/ci/sim-rig.yaml estop,kill        (flags beside --rig override the file)
 
 Exit status: 0 when every line passed, 1 when a proof ran and a line failed or timed out, 2 when nothing was
 proven (a guard aborted, bad flags, the simulated robot did not start).`,
-		Commands: []*cli.Command{proveCommand(), characterizeCommand(), scangateCommand(), floorCommand(), judgeCommand(), reportCommand(), campaignCommand()},
+		// withRig: every command with target flags takes --rig FILE (rig.go), the flags beside it overriding it.
+		Commands: withRig([]*cli.Command{proveCommand(), characterizeCommand(), scangateCommand(), floorCommand(), judgeCommand(), reportCommand(), campaignCommand(), doctorCommand()}),
 		// main prints the error and picks the exit status; urfave/cli would otherwise call os.Exit itself.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}

@@ -90,6 +90,7 @@ Examples:
    stopproof campaign --sim --sim-fault flaky-stop=3 plan.yaml        (the negative control: must FAIL)
    stopproof campaign --sim --shard 1/2 --dir c1 plan.yaml            (and --shard 2/2 --dir c2 on another machine)
    stopproof campaign resume reports/campaigns/ci
+   stopproof campaign --rig deploy/ci/rigs/rosorin-01.yaml --shard 1/2 plan.yaml   (on a rig: the doctor first; a FAIL refuses, exit 2)
 
 Exit status: 0 when every run of the folder's slots passed, 1 when a run failed or timed out, 2 when
 nothing was proven or the campaign is unfinished (bad plan or flags, a guard refused, interrupted).`,
@@ -128,6 +129,9 @@ func runCampaign(c *cli.Context) error {
 	}
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("%s: %v", c.Args().First(), err), exitAbort)
+	}
+	if err := rigPlan(c, p); err != nil {
+		return err
 	}
 	shard, err := campaign.ParseShard(c.String("shard"))
 	if err != nil {
@@ -254,6 +258,12 @@ func execute(c *cli.Context, f *campaign.Folder) error {
 	robots, closeAll, err := startRobots(c, f, context.Background(), out)
 	if err != nil {
 		return cli.Exit(err.Error(), exitAbort)
+	}
+	if c.String("rig") != "" {
+		if err := doctorGate(c, f, robots, out); err != nil {
+			closeAll()
+			return err
+		}
 	}
 	ses, err := campaign.Execute(intr.Take, intr.Run, f, campaign.Options{Robots: robots, Out: out, Ask: terminalAsk(c)})
 	closeAll()

@@ -22,6 +22,7 @@ import (
 //	runs/0007-cut1.json     a run of slot 7 that began and never ended (Outcome CUT), found on resume
 //	runs/0007/              its evidence log, MCAP recording and the proof's printed lines
 //	workers/1/              each robot's own logs (the simulated robot's driver log)
+//	doctor/20261204_221500.json  the doctor's report before a session on a rig (stopproof campaign --rig)
 //
 // Every JSON file is written to a temporary name, synced and renamed, so a power cut leaves either the old
 // state or the new one, never half a file.
@@ -29,6 +30,8 @@ const (
 	PlanFile = "plan.yaml"
 	MetaFile = "campaign.json"
 	RunsDir  = "runs"
+	// DoctorDir holds the doctor's JSON reports, one a session on a rig, named by their UTC time.
+	DoctorDir = "doctor"
 )
 
 // Meta is campaign.json.
@@ -195,6 +198,30 @@ func (f *Folder) Pending() []Slot {
 		}
 	}
 	return out
+}
+
+// RecordDoctor keeps the doctor's JSON report of a session (atomically) as doctor/<UTC time>.json and
+// returns its path relative to the folder, which the session's runs record in their conditions. A second
+// report of the same second gets a suffix: no report is overwritten.
+func (f *Folder) RecordDoctor(report []byte, at time.Time) (string, error) {
+	if err := os.MkdirAll(filepath.Join(f.Dir, DoctorDir), 0o755); err != nil {
+		return "", err
+	}
+	base := at.UTC().Format("20060102_150405")
+	for k := 1; ; k++ {
+		name := base + ".json"
+		if k > 1 {
+			name = fmt.Sprintf("%s-%d.json", base, k)
+		}
+		rel := filepath.Join(DoctorDir, name)
+		_, err := os.Stat(filepath.Join(f.Dir, rel))
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return rel, writeAtomic(filepath.Join(f.Dir, rel), report)
+		case err != nil:
+			return "", fmt.Errorf("campaign: doctor report: %w", err)
+		}
+	}
 }
 
 // started is the marker's content: enough to record the cut run.

@@ -111,6 +111,10 @@ type RunConditions struct {
 	// ResolutionM the same for TravelM.
 	ResolutionS float64 `json:"resolution_s"`
 	ResolutionM float64 `json:"resolution_m,omitempty"`
+	// Rig is the rig file's robot name (stopproof campaign --rig); Doctor the doctor's report of the session
+	// in the folder and its verdict ("doctor/20261204_221500.json (PASS)").
+	Rig    string `json:"rig,omitempty"`
+	Doctor string `json:"doctor,omitempty"`
 }
 
 // MarshalJSON writes StillS and TravelM as still_s and travel_m, null for NaN.

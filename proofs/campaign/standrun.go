@@ -38,6 +38,8 @@ type StandRobot struct {
 	ConfigFile string
 	// NoRecord leaves out the MCAP recording.
 	NoRecord bool
+	// Rig and Doctor go into each run's conditions (RunConditions.Rig, .Doctor).
+	Rig, Doctor string
 	// Session is when the campaign's session began (SessionS counts from it); shared by the robots.
 	Session *SessionClock
 }
@@ -124,7 +126,7 @@ func (r *StandRobot) Run(ctx context.Context, s Slot, cell Cell, dir string) (Ru
 		SessionS: r.Session.Since(clk.Now()).Seconds(), Thresholds: thresholds(o.Params, cell),
 		// "still from" is the end of a 0.2 s window stepped by Params.Step (0.05 s), over IMU samples at
 		// about 110 Hz: the time to still is known to a step, not to a sample.
-		ResolutionS: math.Max(o.Params.Step, 1.0/110)}
+		ResolutionS: math.Max(o.Params.Step, 1.0/110), Rig: r.Rig, Doctor: r.Doctor}
 	before, plugged := r.battery(ctx)
 	run.Conditions.BatteryBeforeV, run.Conditions.Charger = knownV(before), plugged
 
