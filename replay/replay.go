@@ -16,6 +16,7 @@ import (
 	"github.com/rosorin/rosorin/capture"
 	"github.com/rosorin/rosorin/capture/live"
 	"github.com/rosorin/rosorin/capture/mcapfile"
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -34,6 +35,8 @@ type Options struct {
 	Log         io.Writer
 	// Ready is called once the ptys exist, with each device's path by name (ttyACM0, lidar).
 	Ready func(devices map[string]string)
+	// Clock paces the replay and stamps the program's writes; clock.Real{} when nil.
+	Clock clock.Clock
 }
 
 // Result is what a replay did.
@@ -124,6 +127,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Hold == 0 {
 		o.Hold = time.Second
 	}
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	clk := o.Clock
 	rec, err := scanFile(o.File)
 	if err != nil {
 		return res, err
@@ -200,7 +207,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			for {
 				n, err := p.Master.Read(buf)
 				if n > 0 {
-					t := time.Now()
+					t := clk.Now()
 					w.mu.Lock()
 					w.n += uint64(n)
 					if o.Compare {
@@ -234,11 +241,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			if open {
 				break
 			}
-			select {
-			case <-ctx.Done():
+			if clk.Sleep(ctx, 5*time.Millisecond) != nil {
 				res.Why = "signal"
 				return res, nil
-			case <-time.After(5 * time.Millisecond):
 			}
 		}
 	}
@@ -252,7 +257,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err != nil {
 			return res, err
 		}
-		wall := time.Now()
+		wall := clk.Now()
 		err = Each(f, func(m Message) error {
 			rel := time.Duration(m.Time - rec.First)
 			if m.Time < rec.First || rel < o.Start {
@@ -273,18 +278,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 				return nil
 			}
 			due := wall.Add(time.Duration(float64(rel-o.Start) / o.Rate))
-			if d := time.Until(due); d > 0 {
-				t := time.NewTimer(d)
-				select {
-				case <-ctx.Done():
-					t.Stop()
-					return ctx.Err()
-				case <-t.C:
+			if d := due.Sub(clk.Now()); d > 0 {
+				if err := clk.Sleep(ctx, d); err != nil {
+					return err
 				}
 			} else if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if late := time.Since(due); late > res.MaxLate {
+			if late := clk.Now().Sub(due); late > res.MaxLate {
 				res.MaxLate = late
 			}
 			res.Messages++
@@ -292,7 +293,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 				res.NoProgram += uint64(len(m.Data))
 				return nil
 			}
-			_ = p.Master.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+			// The pty's deadline is on the wall clock (clock.Real), whatever o.Clock is.
+			_ = p.Master.SetWriteDeadline(clock.Real{}.Now().Add(100 * time.Millisecond))
 			n, _ := p.Master.Write(m.Data)
 			res.Dropped += uint64(len(m.Data) - n)
 			res.Bytes += uint64(n)
@@ -312,12 +314,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	if res.Why != "signal" {
-		t := time.NewTimer(o.Hold)
-		select {
-		case <-ctx.Done():
-		case <-t.C:
-		}
-		t.Stop()
+		_ = clk.Sleep(ctx, o.Hold) // ends early when ctx does
 	}
 	for _, p := range ptys {
 		p.Close()

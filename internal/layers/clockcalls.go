@@ -30,7 +30,6 @@ type ClockAllow struct{ Pkg, Why string }
 var ClockAllowed = []ClockAllow{
 	{"sim", "the simulated robot's own physics and report streams run on its wall clock; not yet given a clock"},
 	{"ros2/...", "the bridge (cgo, DDS) and its key store (sros2.Options' Now func) are not yet on the seam"},
-	{"replay", "replays a recording at its recorded pace on the wall clock; not yet given a clock"},
 	{"internal/testkit", "the test kit's real-time polling and bounds (Eventually, Bound): it measures real time on purpose"},
 }
 
