@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rosorin/rosorin/clock"
 )
 
 // The control socket speaks one request per line and answers one JSON line:
@@ -34,7 +36,7 @@ func (s *Sim) Apply(fault string) error {
 // applyF applies f on the core and republishes the truth, so a Truth() right after shows the fault.
 func (s *Sim) applyF(f Fault) error {
 	return s.do(func(c *core) {
-		now := time.Now()
+		now := s.clk.Now()
 		c.applyFault(f, now)
 		c.publish(now)
 	})
@@ -231,7 +233,8 @@ func Control(socket, request string, timeout time.Duration) ([]byte, error) {
 		return nil, fmt.Errorf("no simulator answers at %s (%w); start one with rosorin-sim run --dir DIR", socket, err)
 	}
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(timeout))
+	// The socket's deadline is on the wall clock (clock.Real), whatever a sim's Config.Clock is.
+	_ = conn.SetDeadline(clock.Real{}.Now().Add(timeout))
 	if _, err := fmt.Fprintln(conn, request); err != nil {
 		return nil, fmt.Errorf("send to %s: %w", socket, err)
 	}

@@ -82,7 +82,7 @@ func newCore(s *Sim, now time.Time) *core {
 func (c *core) run() {
 	s := c.s
 	defer s.wg.Done()
-	tick := time.NewTicker(time.Second / IMURateHz)
+	tick := s.clk.NewTicker(time.Second / IMURateHz)
 	defer tick.Stop()
 	defer c.shutdown()
 	for {
@@ -98,7 +98,7 @@ func (c *core) run() {
 				c.tick(m.t)
 			}
 			c.applyMotor(m.cmd)
-		case now := <-tick.C:
+		case now := <-tick.C():
 			c.tick(now)
 		}
 	}

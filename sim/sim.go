@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/protocol/board"
 	"github.com/rosorin/rosorin/protocol/coind6"
 )
@@ -26,6 +27,9 @@ type Config struct {
 	Seed      int64    // seeds every noise generator
 	TruthPath string   // optional JSON-lines ground truth file
 	Faults    []string // applied at start, same syntax as the CLI --fault (see FaultHelp)
+	// Clock runs the physics and report streams and stamps the frames the board reads; clock.Real{} when
+	// nil (virtual inside a testing/synctest bubble).
+	Clock clock.Timers
 }
 
 // Names inside Config.Dir and device rates (the protocols' own).
@@ -72,6 +76,7 @@ type Stats struct {
 // Sim is a running simulated robot. All methods are safe for concurrent use.
 type Sim struct {
 	cfg                            Config
+	clk                            clock.Timers // cfg.Clock or the real one
 	kind                           WorldKind
 	room                           *Room
 	boardLink, lidarLink, sockPath string
@@ -110,7 +115,10 @@ func Start(ctx context.Context, cfg Config) (*Sim, error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("sim: Config.Dir is empty; give a directory for the device links")
 	}
-	s := &Sim{cfg: cfg, room: cfg.Room, rxWake: make(chan struct{})}
+	s := &Sim{cfg: cfg, clk: cfg.Clock, room: cfg.Room, rxWake: make(chan struct{})}
+	if s.clk == nil {
+		s.clk = clock.Real{}
+	}
 	switch cfg.World {
 	case "", "stand":
 		s.kind = Stand
@@ -168,7 +176,7 @@ func Start(ctx context.Context, cfg Config) (*Sim, error) {
 		s.truthOut = make(chan []byte, 4096)
 	}
 
-	now := time.Now()
+	now := s.clk.Now()
 	c := newCore(s, now)
 	if c.board, err = openPort(s.boardLink, BoardBaud); err == nil {
 		c.lidar, err = openPort(s.lidarLink, LidarBaud)
@@ -334,13 +342,13 @@ func (s *Sim) emitTruth(b []byte) {
 func (s *Sim) writeTruth(f *os.File) {
 	defer s.wg.Done()
 	w := bufio.NewWriterSize(f, 64<<10)
-	flush := time.NewTicker(500 * time.Millisecond)
+	flush := s.clk.NewTicker(500 * time.Millisecond)
 	defer flush.Stop()
 	for {
 		select {
 		case b := <-s.truthOut:
 			w.Write(b)
-		case <-flush.C:
+		case <-flush.C():
 			w.Flush()
 		case <-s.ctx.Done():
 			// The producers have stopped or will drop: drain what is queued and finish the file.
@@ -397,7 +405,7 @@ func (s *Sim) startBoardReader(p *port, gen uint64) {
 			if err != nil {
 				return // closed: USB drop or Close
 			}
-			now := time.Now()
+			now := s.clk.Now()
 			if s.hang.isOn() {
 				// Read just as the firmware hung: the bytes sit in its USB buffer until it resumes.
 				s.mu.Lock()
@@ -406,7 +414,7 @@ func (s *Sim) startBoardReader(p *port, gen uint64) {
 				if !s.hang.waitOff(s.ctx) {
 					return
 				}
-				now = time.Now()
+				now = s.clk.Now()
 			}
 			chunk := buf[:n]
 			if r := math.Float64frombits(s.toBoardRate.Load()); r > 0 {
