@@ -65,15 +65,6 @@ type Options struct {
 	testContactSlow time.Duration
 }
 
-// Ticker and Timer are the clock's.
-//
-// Deprecated: use clock.Ticker and clock.Timer; kept only for the fake clock of run_test.go, until it is
-// migrated (issue 32).
-type (
-	Ticker = clock.Ticker
-	Timer  = clock.Timer
-)
-
 // DefaultStateDir returns $XDG_STATE_HOME/rosorin or $HOME/.local/state/rosorin ("" if neither is known).
 func DefaultStateDir() string {
 	if d := os.Getenv("XDG_STATE_HOME"); d != "" {

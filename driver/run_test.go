@@ -17,6 +17,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/config"
 	"github.com/rosorin/rosorin/driver/motion"
@@ -155,11 +156,11 @@ func (c *fakeClock) Now() time.Time {
 	defer c.mu.Unlock()
 	return c.now
 }
-func (c *fakeClock) NewTicker(time.Duration) Ticker { return c }
+func (c *fakeClock) NewTicker(time.Duration) clock.Ticker { return c }
 
 // NewTimer returns the clock's one deadline timer: it never fires by itself (the tests drive the ticks);
 // armed says for when the loop last armed it.
-func (c *fakeClock) NewTimer() Timer { return &c.timer }
+func (c *fakeClock) NewTimer() clock.Timer { return &c.timer }
 
 type fakeTimer struct {
 	clk   *fakeClock

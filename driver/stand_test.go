@@ -32,7 +32,7 @@ var tickSlack = testkit.Bound(100 * time.Millisecond)
 // TestStand runs the stand suite on the in-process driver and the pty fake board; the test process is the
 // LiDAR reader (no supervisor: SupervisorPID 0).
 func TestStand(t *testing.T) {
-	standtest.Run(t, func(t *testing.T) standtest.Target {
+	standtest.Run(t, func(t *testing.T) standtest.Bench {
 		tg := &ptyTarget{s: newStand(t)}
 		tg.Scans(t, true)
 		return tg
@@ -46,7 +46,7 @@ type ptyTarget struct {
 }
 
 var (
-	_ standtest.Target = (*ptyTarget)(nil)
+	_ standtest.Bench = (*ptyTarget)(nil)
 )
 
 func (p *ptyTarget) Client() *api.Client { return p.s.cl }

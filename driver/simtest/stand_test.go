@@ -15,7 +15,7 @@ import (
 )
 
 func TestStand(t *testing.T) {
-	standtest.Run(t, func(t *testing.T) standtest.Target {
+	standtest.Run(t, func(t *testing.T) standtest.Bench {
 		s := sharedStack(t)
 		return &simTarget{s: s, logOff: s.log.Len(), reader: s.state(t).PIDs.LidarReader}
 	})
@@ -30,7 +30,7 @@ type simTarget struct {
 }
 
 var (
-	_ standtest.Target = (*simTarget)(nil)
+	_ standtest.Bench = (*simTarget)(nil)
 	_ standtest.Truth  = (*simTarget)(nil)
 )
 

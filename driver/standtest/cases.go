@@ -21,7 +21,7 @@ import (
 // disabledNothingMoves: at start motion is disabled; 1.5 s of 20 Hz commands change nothing at the wheels,
 // while the driver keeps writing zero frames at least every 0.2 s; the first frame of its life is the stop
 // frame.
-func disabledNothingMoves(t *testing.T, tg Target) {
+func disabledNothingMoves(t *testing.T, tg Bench) {
 	st := state(t, tg)
 	if st.Enabled || st.Blocked == nil || *st.Blocked != motion.BlockDisabled {
 		t.Fatalf("start state: enabled %v blocked %s, want disabled", st.Enabled, strp(st.Blocked))
@@ -80,7 +80,7 @@ func disabledNothingMoves(t *testing.T, tg Target) {
 // after the last one reached the driver, plus at most a tick, with the driver still enabled. The silence is
 // kept two ways in turn: the stream stays open, or it is closed (a close must not stop the wheels early: the
 // last command holds for cmd_timeout).
-func forwardThenSilenceDeadman(t *testing.T, tg Target) {
+func forwardThenSilenceDeadman(t *testing.T, tg Bench) {
 	cfg := tg.Config()
 	mustEnable(t, tg)
 	tr, hasTruth := tg.(Truth)
@@ -163,7 +163,7 @@ func forwardThenSilenceDeadman(t *testing.T, tg Target) {
 // 0, 1) -wz*k: they are the left wheels, and turn backward (negative, as forward is positive). Motors 3 and 4
 // (ids 2, 3) get -(+wz*k) on the wire: the right wheels, mounted mirrored, so negative on the wire is forward
 // for them. All four wire values are equal: a pure turn. The sim's own forward kinematics must read +0.5 rad/s.
-func rotateSigns(t *testing.T, tg Target) {
+func rotateSigns(t *testing.T, tg Bench) {
 	mustEnable(t, tg)
 	p := Publish(t, tg.Client(), api.Twist{WZ: 0.5})
 	// Ramp: 0.5 rad/s at 2 rad/s² takes 0.25 s.
@@ -210,7 +210,7 @@ func rotateSigns(t *testing.T, tg Target) {
 
 // estopLatches: the e-stop stops the wheels at once although commands keep arriving; enable is refused with
 // the seed's message until reset; reset leaves motion disabled, and the commands still do not move the wheels.
-func estopLatches(t *testing.T, tg Target) {
+func estopLatches(t *testing.T, tg Bench) {
 	cfg := tg.Config()
 	mustEnable(t, tg)
 	tr, hasTruth := tg.(Truth)
@@ -302,7 +302,7 @@ func estopLatches(t *testing.T, tg Target) {
 
 // gamepadButtonTrips: one report with a gamepad button (not MODE) latches the e-stop and stops the wheels
 // while software commands keep coming. MODE alone does not trip (the negative control).
-func gamepadButtonTrips(t *testing.T, tg Target) {
+func gamepadButtonTrips(t *testing.T, tg Bench) {
 	mustEnable(t, tg)
 	p := Publish(t, tg.Client(), api.Twist{VX: 0.2})
 	from := tg.Count()
@@ -350,7 +350,7 @@ func gamepadButtonTrips(t *testing.T, tg Target) {
 // scanGateHoldsAndResumes: LiDAR silence holds software commands within scan_timeout plus one tick of the
 // last scan (not latched, still enabled, logged once); when scans return, the wheels turn again by themselves
 // (logged once).
-func scanGateHoldsAndResumes(t *testing.T, tg Target) {
+func scanGateHoldsAndResumes(t *testing.T, tg Bench) {
 	cfg := tg.Config()
 	mustEnable(t, tg)
 	tr, hasTruth := tg.(Truth)
@@ -429,7 +429,7 @@ func scanGateHoldsAndResumes(t *testing.T, tg Target) {
 // the pad in drive mode; with the LiDAR silent past scan_timeout the gate does not hold gamepad commands:
 // centred sticks leave the driver not blocked with command source "gamepad", a stick forward turns the
 // wheels. A software command in the same silence is held ("no scan"): the negative control.
-func gamepadDrivingNotHeldByScanGate(t *testing.T, tg Target) {
+func gamepadDrivingNotHeldByScanGate(t *testing.T, tg Bench) {
 	cfg := tg.Config()
 	mustEnable(t, tg)
 	tg.PadConnected(t, true)

@@ -33,8 +33,8 @@ type Frame struct {
 // Moving reports whether any wheel is commanded; a zero frame is byte for byte the stop frame.
 func (f Frame) Moving() bool { return f.RPS != [4]float64{} }
 
-// Target is one driver with the board it drives, a LiDAR feed and a gamepad.
-type Target interface {
+// Bench is one driver with the board it drives, a LiDAR feed and a gamepad.
+type Bench interface {
 	Client() *api.Client
 	// Count is the index the next frame will get; Frames returns the frames from index from on.
 	Count() int
@@ -67,7 +67,7 @@ type Config struct {
 }
 
 // clockOf is tg's clock.
-func clockOf(tg Target) clock.Full {
+func clockOf(tg Bench) clock.Full {
 	if c := tg.Config().Clock; c != nil {
 		return c
 	}
@@ -75,7 +75,7 @@ func clockOf(tg Target) clock.Full {
 }
 
 // pause waits d on tg's clock.
-func pause(tg Target, d time.Duration) { _ = clockOf(tg).Sleep(context.Background(), d) }
+func pause(tg Bench, d time.Duration) { _ = clockOf(tg).Sleep(context.Background(), d) }
 
 // Wheels is what the suite reads of a simulated robot's ground truth: the wire rps last commanded and the
 // wheels' actual speeds, ids 0..3 (motors 1..4).
@@ -96,7 +96,7 @@ type Truth interface {
 // The suite's cases, in the order Run runs them.
 var cases = []struct {
 	name string
-	fn   func(t *testing.T, tg Target)
+	fn   func(t *testing.T, tg Bench)
 }{
 	{"DisabledNothingMoves", disabledNothingMoves},
 	{"ForwardThenSilenceDeadman", forwardThenSilenceDeadman},
@@ -109,7 +109,7 @@ var cases = []struct {
 
 // Run runs every case as a subtest on a target from newTarget, which gives each case a driver that is
 // disabled, not latched, with scans flowing, no gamepad and no fresh command.
-func Run(t *testing.T, newTarget func(t *testing.T) Target) {
+func Run(t *testing.T, newTarget func(t *testing.T) Bench) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, newTarget(t)) })
 	}

@@ -18,7 +18,7 @@ import (
 // MotorSpeeds, which checks a frame the board received.
 
 // WaitFrame waits up to timeout (widened under -race) for the first frame from index from on that satisfies ok.
-func WaitFrame(tg Target, from int, timeout time.Duration, ok func(Frame) bool) (Frame, bool) {
+func WaitFrame(tg Bench, from int, timeout time.Duration, ok func(Frame) bool) (Frame, bool) {
 	clk := clockOf(tg)
 	end := clk.Now().Add(testkit.Bound(timeout))
 	for {
@@ -49,7 +49,7 @@ func WaitTruth(tr Truth, timeout time.Duration, ok func(Wheels) bool) (Wheels, b
 
 var errNotYet = errors.New("not yet")
 
-func waitState(t *testing.T, tg Target, timeout time.Duration, what string, ok func(api.State) bool) api.State {
+func waitState(t *testing.T, tg Bench, timeout time.Duration, what string, ok func(api.State) bool) api.State {
 	t.Helper()
 	timeout = testkit.Bound(timeout)
 	var st api.State
@@ -133,17 +133,17 @@ func State(t testing.TB, cl *api.Client) api.State {
 	return st
 }
 
-func state(t *testing.T, tg Target) api.State {
+func state(t *testing.T, tg Bench) api.State {
 	t.Helper()
 	return State(t, tg.Client())
 }
 
-func enable(t *testing.T, tg Target, on bool) api.Reply {
+func enable(t *testing.T, tg Bench, on bool) api.Reply {
 	t.Helper()
 	return Call(t, "enable", func(ctx context.Context) (api.Reply, error) { return tg.Client().Enable(ctx, on) })
 }
 
-func mustEnable(t *testing.T, tg Target) {
+func mustEnable(t *testing.T, tg Bench) {
 	t.Helper()
 	if r := enable(t, tg, true); !r.Success || r.Message != "enabled" {
 		t.Fatalf("enable: %+v", r)

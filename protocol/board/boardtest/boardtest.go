@@ -239,19 +239,19 @@ func (p *Playback) Close() error {
 	return nil
 }
 
-// Record wraps a real board port and records the conversation as Ops that a Playback can play back: each
+// Recorder wraps a real board port and records the conversation as Ops that a Playback can play back: each
 // write is appended to the current op's W, each read to its R, and a write after a read begins a new op.
-// Writes and reads from two goroutines are ordered by when each call returned. Record never closes Port.
-type Record struct {
+// Writes and reads from two goroutines are ordered by when each call returned. Recorder never closes Port.
+type Recorder struct {
 	Port io.ReadWriter
 
 	mu  sync.Mutex
 	ops []Op
 }
 
-var _ io.ReadWriter = (*Record)(nil)
+var _ io.ReadWriter = (*Recorder)(nil)
 
-func (r *Record) Write(b []byte) (int, error) {
+func (r *Recorder) Write(b []byte) (int, error) {
 	n, err := r.Port.Write(b)
 	if n > 0 {
 		r.mu.Lock()
@@ -265,7 +265,7 @@ func (r *Record) Write(b []byte) (int, error) {
 	return n, err
 }
 
-func (r *Record) Read(b []byte) (int, error) {
+func (r *Recorder) Read(b []byte) (int, error) {
 	n, err := r.Port.Read(b)
 	if n > 0 {
 		r.mu.Lock()
@@ -280,7 +280,7 @@ func (r *Record) Read(b []byte) (int, error) {
 }
 
 // Ops returns a copy of the conversation so far.
-func (r *Record) Ops() []Op {
+func (r *Recorder) Ops() []Op {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]Op, len(r.ops))

@@ -219,7 +219,7 @@ func TestRecordPlaysBack(t *testing.T) {
 		return err
 	}
 	real := &boardtest.Playback{T: t, Ops: script}
-	rec := &boardtest.Record{Port: real}
+	rec := &boardtest.Recorder{Port: real}
 	if err := talk(rec); err != nil {
 		t.Fatal(err)
 	}
