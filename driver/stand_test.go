@@ -33,26 +33,26 @@ var tickSlack = testkit.Bound(100 * time.Millisecond)
 // LiDAR reader (no supervisor: SupervisorPID 0).
 func TestStand(t *testing.T) {
 	standtest.Run(t, func(t *testing.T) standtest.Bench {
-		tg := &ptyTarget{s: newStand(t)}
+		tg := &ptyBench{s: newStand(t)}
 		tg.Scans(t, true)
 		return tg
 	})
 }
 
-// ptyTarget is the stand suite's view of a stand.
-type ptyTarget struct {
+// ptyBench is the stand suite's view of a stand.
+type ptyBench struct {
 	s    *stand
 	feed *scanFeeder
 }
 
 var (
-	_ standtest.Bench = (*ptyTarget)(nil)
+	_ standtest.Bench = (*ptyBench)(nil)
 )
 
-func (p *ptyTarget) Client() *api.Client { return p.s.cl }
-func (p *ptyTarget) Count() int          { return p.s.b.count() }
+func (p *ptyBench) Client() *api.Client { return p.s.cl }
+func (p *ptyBench) Count() int          { return p.s.b.count() }
 
-func (p *ptyTarget) Frames(from int) []standtest.Frame {
+func (p *ptyBench) Frames(from int) []standtest.Frame {
 	var out []standtest.Frame
 	for i, f := range p.s.b.since(from) {
 		out = append(out, standtest.Frame{Index: from + i, At: f.at, RPS: f.rps, Raw: f.raw})
@@ -60,7 +60,7 @@ func (p *ptyTarget) Frames(from int) []standtest.Frame {
 	return out
 }
 
-func (p *ptyTarget) Scans(t testing.TB, on bool) (lastSent time.Time) {
+func (p *ptyBench) Scans(t testing.TB, on bool) (lastSent time.Time) {
 	switch {
 	case on && p.feed == nil:
 		p.feed = p.s.feedScans()
@@ -71,21 +71,21 @@ func (p *ptyTarget) Scans(t testing.TB, on bool) (lastSent time.Time) {
 	return lastSent
 }
 
-func (p *ptyTarget) PadConnected(t testing.TB, on bool) {
+func (p *ptyBench) PadConnected(t testing.TB, on bool) {
 	p.s.b.SetStreams(func(s *boardtest.Streams) { s.Pad = on })
 }
-func (p *ptyTarget) PadStick(t testing.TB, ly int8) {
+func (p *ptyBench) PadStick(t testing.TB, ly int8) {
 	p.s.b.SetStreams(func(s *boardtest.Streams) { s.PadValue.LY = ly })
 }
 
-func (p *ptyTarget) PadPress(t testing.TB, buttons uint16) {
+func (p *ptyBench) PadPress(t testing.TB, buttons uint16) {
 	ly := p.s.b.Streams().PadValue.LY
 	p.s.b.pad(board.Gamepad{Buttons: buttons, LY: ly})
 }
 
-func (p *ptyTarget) LogCount(sub string) int { return p.s.logs.count(sub) }
+func (p *ptyBench) LogCount(sub string) int { return p.s.logs.count(sub) }
 
-func (p *ptyTarget) Config() standtest.Config {
+func (p *ptyBench) Config() standtest.Config {
 	return standtest.Config{Tick: p.s.r.tick, Slack: tickSlack, DeadmanRuns: 20, EStopCycles: 40, ReaderPID: os.Getpid()}
 }
 
