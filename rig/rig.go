@@ -246,28 +246,25 @@ func (r *Rig) Flags() []Flag {
 	return fs
 }
 
-// CheckSet checks rigs that share a machine (or a CI matrix): names distinct, and no device or socket named
-// by two rigs of the same runner (a runner drives one robot; two rigs on one device would share a port).
-// files name the rigs in errors.
+// CheckSet checks a set of rigs (a CI matrix, a machine's rigs): names distinct (a name is a runner's label)
+// and no board named by two rigs: a board's device, by its by-id serial, is one robot, and two rigs on it
+// would be one robot twice or two robots on one port. The LiDAR's and the socket's names are per machine
+// (/dev/lidar, /run/rosorin/base.sock on every robot) and may repeat. files name the rigs in errors.
 func CheckSet(files []string, rigs []*Rig) error {
 	names := map[string]string{}
+	boards := map[string]string{}
 	for i, r := range rigs {
 		if f, ok := names[r.Name]; ok {
 			return fmt.Errorf("%s and %s both name the robot %q: one rig a robot, one name a rig", f, files[i], r.Name)
 		}
 		names[r.Name] = files[i]
-	}
-	seen := map[string]string{}
-	for i, r := range rigs {
-		for _, d := range []string{r.Board, r.Lidar, r.Socket} {
-			if d == "" {
-				continue
-			}
-			if f, ok := seen[d]; ok && f != files[i] {
-				return fmt.Errorf("%s and %s both name %s: two rigs on one machine cannot share a device or socket; give each robot its own (by-id names)", f, files[i], d)
-			}
-			seen[d] = files[i]
+		if r.Board == "" {
+			continue
 		}
+		if f, ok := boards[r.Board]; ok {
+			return fmt.Errorf("%s and %s both name the board %s: one robot twice, or two on one port; name each board by its serial (/dev/serial/by-id/...)", f, files[i], r.Board)
+		}
+		boards[r.Board] = files[i]
 	}
 	return nil
 }

@@ -101,7 +101,7 @@ func TestFlags(t *testing.T) {
 func TestCheckSet(t *testing.T) {
 	a, _ := Parse("a", []byte(robot))
 	b, _ := Parse("b", []byte(strings.Replace(robot, "rosorin-01", "rosorin-02", 1)))
-	if err := CheckSet([]string{"a.yaml", "b.yaml"}, []*Rig{a, b}); err == nil || !strings.Contains(err.Error(), "both name /dev/serial") {
+	if err := CheckSet([]string{"a.yaml", "b.yaml"}, []*Rig{a, b}); err == nil || !strings.Contains(err.Error(), "both name the board /dev/serial") {
 		t.Errorf("two rigs on one device: %v", err)
 	}
 	if err := CheckSet([]string{"a.yaml", "a2.yaml"}, []*Rig{a, a}); err == nil || !strings.Contains(err.Error(), `both name the robot "rosorin-01"`) {

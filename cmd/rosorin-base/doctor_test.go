@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/doctor"
+	"github.com/rosorin/rosorin/internal/ciconfig"
 	"github.com/rosorin/rosorin/internal/pty"
 	"github.com/rosorin/rosorin/internal/stacktest"
 	"github.com/rosorin/rosorin/internal/testkit"
@@ -238,5 +239,38 @@ func TestDoctorRig(t *testing.T) {
 	bad := write("bad.yaml", "version: 1\nname: x\nsetup: stand\nbord: /dev/ttyACM0\n")
 	if out, code = run("--rig", bad); code != 2 || !strings.Contains(out, "field bord not found") {
 		t.Errorf("an unknown key: exit %d:\n%s", code, out)
+	}
+}
+
+// The example CI files' rosorin-base lines exist with their flags in this app (cmd/stopproof's TestCIFiles
+// checks the stopproof lines and the shards).
+func TestCIFilesRosorinBase(t *testing.T) {
+	n := 0
+	for _, f := range []string{"../../deploy/ci/github/rig-proofs.yml", "../../deploy/ci/gitlab/.gitlab-ci.yml"} {
+		w, err := ciconfig.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range w.Jobs {
+			cs, err := j.Commands()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cs {
+				if c.Prog != "rosorin-base" {
+					continue
+				}
+				if err := ciconfig.CheckArgs(newApp(), c.Args); err != nil {
+					t.Errorf("%s: job %s: %q: %v", f, j.Name, c.Line, err)
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no rosorin-base line checked: the nightly jobs run rosorin-base doctor --rig")
+	}
+	if err := ciconfig.CheckArgs(newApp(), []string{"doctor", "--rigg", "x"}); err == nil {
+		t.Error("a flag rosorin-base doctor does not have passed the check")
 	}
 }
