@@ -167,7 +167,7 @@ func ciExec(t *testing.T, w *ciconfig.Workflow, job, dir string, env map[string]
 			start := time.Now()
 			cmd := exec.Command(filepath.Join(bin, c.Prog), args...)
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
+			cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "TMPDIR="+t.TempDir())
 			out, err := cmd.CombinedOutput()
 			code := 0
 			var ee *exec.ExitError
