@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/motion"
 	"github.com/rosorin/rosorin/protocol/cdr"
@@ -53,6 +54,8 @@ type Config struct {
 	// Enclave is the node's --enclave ROS argument ("" = none): the SROS2 enclave when ROS_SECURITY_ENABLE=true
 	// and ROS_SECURITY_ENCLAVE_OVERRIDE does not name another (docs/ros2-security.md).
 	Enclave string
+	// Clock times the bridge's polls, retries and reports and stamps what it publishes; clock.Real{} when nil.
+	Clock clock.Full
 }
 
 // Stats are the bridge's counters (logged every 10 s while they change, and at exit).
@@ -240,9 +243,12 @@ func New(cfg Config) (*Bridge, error) {
 	if cfg.EStopOneShot <= 0 {
 		cfg.EStopOneShot = 5 * time.Second
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
 	var tee *api.LogTee
 	cfg.Log, tee = api.TeeLog(cfg.Log, "ros2") // the bridge's own lines on /rosout (rosout.go)
-	node, err := NewNodeWith(cfg.Domain, cfg.Namespace, cfg.Name, NodeOptions{Enclave: cfg.Enclave, Log: cfg.Log})
+	node, err := NewNodeWith(cfg.Domain, cfg.Namespace, cfg.Name, NodeOptions{Enclave: cfg.Enclave, Log: cfg.Log, Clock: cfg.Clock})
 	if err != nil {
 		return nil, err
 	}
@@ -410,10 +416,11 @@ func (b *Bridge) sendCmd(in *input, t api.Twist) {
 }
 
 func (b *Bridge) openStreamLocked(in *input) {
-	if time.Since(in.lastStreamOpen) < 100*time.Millisecond {
+	now := b.cfg.Clock.Now()
+	if now.Sub(in.lastStreamOpen) < 100*time.Millisecond {
 		return
 	}
-	in.lastStreamOpen = time.Now()
+	in.lastStreamOpen = now
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	st, err := b.c.StreamCmdVelOn(context.WithoutCancel(ctx), in.in.String())
@@ -443,7 +450,7 @@ func (b *Bridge) closeStreams(why string) {
 }
 
 func (b *Bridge) onEStop(s dds.Sample) {
-	b.watch.receivedFrom(s.Writer, time.Now())
+	b.watch.receivedFrom(s.Writer, b.cfg.Clock.Now())
 	key := [2]int64{int64(s.Writer), s.SourceTime.UnixNano()}
 	b.estopMu.Lock()
 	dup := false
@@ -473,7 +480,7 @@ func (b *Bridge) onEStop(s dds.Sample) {
 	reason := "estop topic (ROS 2)"
 	// A transient-local publisher's history reaches a new reader (a restarted bridge) long after it was
 	// written: latched all the same (that publisher's last word is an e-stop), and the reason says so.
-	if age := time.Since(s.SourceTime); age > time.Second && s.SourceTime.Unix() > 0 {
+	if age := b.cfg.Clock.Now().Sub(s.SourceTime); age > time.Second && s.SourceTime.Unix() > 0 {
 		reason = fmt.Sprintf("estop topic (ROS 2), written %.1f s before it arrived (a publisher's history)", age.Seconds())
 	}
 	b.estop(reason)
@@ -486,7 +493,7 @@ func (b *Bridge) onEStop(s dds.Sample) {
 func (b *Bridge) estop(reason string) {
 	b.estopPending.Add(1)
 	defer b.estopPending.Add(-1)
-	deliverEStop(b.life, b.c, reason, b.log, sleepCtx, func() {
+	deliverEStop(b.life, b.c, reason, b.log, sleepOn(b.cfg.Clock), func() {
 		b.Stats.DriverErrors.Add(1)
 	}, func() { go b.closeStreams("e-stop not delivered") })
 }
@@ -585,17 +592,13 @@ func deliverEStop(ctx context.Context, c estopClient, reason string, log *slog.L
 	}
 }
 
-// sleepCtx waits d or until ctx ends (false).
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+// sleepOn is deliverEStop's sleep on c: it waits d or until ctx ends (false).
+func sleepOn(c clock.Clock) func(ctx context.Context, d time.Duration) bool {
+	return func(ctx context.Context, d time.Duration) bool { return c.Sleep(ctx, d) == nil }
 }
+
+// sleepCtx is sleepOn the real clock.
+var sleepCtx = sleepOn(clock.Real{})
 
 func (b *Bridge) onEnable(s dds.Sample) {
 	b.Stats.Requests.Add(1)
@@ -715,17 +718,18 @@ func (b *Bridge) reply(s *ServiceServer, hdr [RequestHeaderLen]byte, m cdr.Marsh
 // so a socket sender on the same input at the same time trips the driver's own rule; no matched publisher
 // closes it.
 func (b *Bridge) publisherLoop(ctx context.Context) {
-	t := time.NewTicker(b.cfg.PollPublishers)
+	clk := b.cfg.Clock
+	t := clk.NewTicker(b.cfg.PollPublishers)
 	defer t.Stop()
-	lastLog := time.Now()
+	lastLog := clk.Now()
 	last := b.Stats.String()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-t.C():
 		}
-		if reason := b.checkEStopWriters(time.Now()); reason != "" {
+		if reason := b.checkEStopWriters(clk.Now()); reason != "" {
 			b.Stats.EStopsUndelivered.Add(1)
 			b.log.Error("latching the e-stop in doubt: something sent on estop did not arrive", "reason", reason)
 			go b.estop(reason)
@@ -733,8 +737,8 @@ func (b *Bridge) publisherLoop(ctx context.Context) {
 		for _, in := range b.inputs {
 			b.countPublishers(in)
 		}
-		if time.Since(lastLog) > 10*time.Second {
-			lastLog = time.Now()
+		if clk.Now().Sub(lastLog) > 10*time.Second {
+			lastLog = clk.Now()
 			if s := b.Stats.String(); s != last {
 				last = s
 				b.log.Info("ROS 2 bridge", "stats", s)
@@ -813,9 +817,6 @@ func (b *Bridge) follow(ctx context.Context, o output) {
 			b.log.Warn("driver stream ended; reconnecting", "topic", o.api, "ros_topic", o.topic, "err", err)
 			warned = true
 		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(200 * time.Millisecond):
-		}
+		_ = b.cfg.Clock.Sleep(ctx, 200*time.Millisecond)
 	}
 }

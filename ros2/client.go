@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/protocol/cdr"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 	"github.com/rosorin/rosorin/ros2/dds"
@@ -68,7 +69,7 @@ func (p *Peer) EStop(ctx context.Context) error {
 	}
 	w := p.estop
 	p.mu.Unlock()
-	if err := waitMatched(ctx, "estop subscription", w.Matched); err != nil {
+	if err := waitMatched(ctx, p.node.clk, "estop subscription", w.Matched); err != nil {
 		return err
 	}
 	return w.Write(cdr.Marshal(&rosmsg.Bool{Data: true}))
@@ -98,17 +99,15 @@ func (p *Peer) EStopOnce(ctx context.Context, now func() time.Time) (time.Time, 
 		} else if m > 0 {
 			break
 		}
-		select {
-		case <-ctx.Done():
+		if p.node.clk.Sleep(ctx, 100*time.Millisecond) != nil {
 			return time.Time{}, fmt.Errorf("ros2: no estop subscription matched the one-shot publisher (is the driver node on the graph, same ROS_DOMAIN_ID?): %w", ctx.Err())
-		case <-time.After(100 * time.Millisecond):
 		}
 	}
 	at := now()
 	if err := w.Write(cdr.Marshal(&rosmsg.Bool{Data: true})); err != nil {
 		return at, err
 	}
-	time.Sleep(100 * time.Millisecond)
+	_ = p.node.clk.Sleep(context.WithoutCancel(ctx), 100*time.Millisecond)
 	return at, nil
 }
 
@@ -140,7 +139,7 @@ func (p *Peer) CmdVelOn(ctx context.Context, topic string) (*CmdVel, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := waitMatched(ctx, topic+" subscription", w.Matched); err != nil {
+	if err := waitMatched(ctx, p.node.clk, topic+" subscription", w.Matched); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -156,7 +155,10 @@ func (c *CmdVel) Send(vx, vy, wz float64) error {
 func (c *CmdVel) Close() error { return c.w.Close() }
 
 // CmdVelStamped is a geometry_msgs/msg/TwistStamped publisher, for a driver node run with --cmd-vel-stamped.
-type CmdVelStamped struct{ w *dds.Writer }
+type CmdVelStamped struct {
+	w   *dds.Writer
+	clk clock.Clock // stamps the headers: the peer node's
+}
 
 // CmdVelStampedOn is CmdVelOn with TwistStamped.
 func (p *Peer) CmdVelStampedOn(ctx context.Context, topic string) (*CmdVelStamped, error) {
@@ -164,16 +166,16 @@ func (p *Peer) CmdVelStampedOn(ctx context.Context, topic string) (*CmdVelStampe
 	if err != nil {
 		return nil, err
 	}
-	if err := waitMatched(ctx, topic+" subscription (TwistStamped)", w.Matched); err != nil {
+	if err := waitMatched(ctx, p.node.clk, topic+" subscription (TwistStamped)", w.Matched); err != nil {
 		w.Close()
 		return nil, err
 	}
-	return &CmdVelStamped{w: w}, nil
+	return &CmdVelStamped{w: w, clk: p.node.clk}, nil
 }
 
 // Send publishes one planar twist stamped now in frame base_link.
 func (c *CmdVelStamped) Send(vx, vy, wz float64) error {
-	return c.w.Write(cdr.Marshal(&rosmsg.TwistStamped{Header: rosmsg.Header{Stamp: stamp(time.Now()), FrameID: "base_link"},
+	return c.w.Write(cdr.Marshal(&rosmsg.TwistStamped{Header: rosmsg.Header{Stamp: stamp(c.clk.Now()), FrameID: "base_link"},
 		Twist: rosmsg.Twist{Linear: rosmsg.Vector3{X: vx, Y: vy}, Angular: rosmsg.Vector3{Z: wz}}}))
 }
 
@@ -246,7 +248,7 @@ func (p *Peer) Close() error {
 	return p.node.Close()
 }
 
-func waitMatched(ctx context.Context, what string, matched func() (int, error)) error {
+func waitMatched(ctx context.Context, clk clock.Clock, what string, matched func() (int, error)) error {
 	for {
 		n, err := matched()
 		if err != nil {
@@ -255,10 +257,8 @@ func waitMatched(ctx context.Context, what string, matched func() (int, error)) 
 		if n > 0 {
 			return nil
 		}
-		select {
-		case <-ctx.Done():
+		if clk.Sleep(ctx, 5*time.Millisecond) != nil {
 			return fmt.Errorf("ros2: no %s matched (is the driver node on the graph, same ROS_DOMAIN_ID, RMW rmw_cyclonedds_cpp?): %w", what, ctx.Err())
-		case <-time.After(5 * time.Millisecond):
 		}
 	}
 }
@@ -272,6 +272,7 @@ type ServiceClient struct {
 	rep  *dds.Reader
 	mu   sync.Mutex // one call at a time
 	seq  int64
+	clk  clock.Clock // the node's
 }
 
 // ServiceClient creates a client of srvType at the fully qualified name fq.
@@ -289,17 +290,17 @@ func (n *Node) ServiceClient(fq, srvType string) (*ServiceClient, error) {
 		req.Close()
 		return nil, err
 	}
-	return &ServiceClient{Name: fq, req: req, rep: rep}, nil
+	return &ServiceClient{Name: fq, req: req, rep: rep, clk: n.clk}, nil
 }
 
 // Call sends req and decodes the matching reply into resp, waiting (up to ctx) for the server first.
 func (c *ServiceClient) Call(ctx context.Context, req cdr.Marshaler, resp cdr.Unmarshaler) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := waitMatched(ctx, "server of "+c.Name, c.req.Matched); err != nil {
+	if err := waitMatched(ctx, c.clk, "server of "+c.Name, c.req.Matched); err != nil {
 		return err
 	}
-	if err := waitMatched(ctx, "reply writer of "+c.Name, c.rep.Matched); err != nil {
+	if err := waitMatched(ctx, c.clk, "reply writer of "+c.Name, c.rep.Matched); err != nil {
 		return err
 	}
 	c.seq++

@@ -405,7 +405,7 @@ func (b *Bridge) diagnostics(ctx context.Context) {
 		for ctx.Err() == nil {
 			_ = b.c.FollowState(ctx, func(s api.State) error {
 				mu.Lock()
-				cur, curAt = &s, time.Now()
+				cur, curAt = &s, b.cfg.Clock.Now()
 				mu.Unlock()
 				select {
 				case changed <- struct{}{}:
@@ -413,13 +413,10 @@ func (b *Bridge) diagnostics(ctx context.Context) {
 				}
 				return nil
 			})
-			select {
-			case <-ctx.Done():
-			case <-time.After(200 * time.Millisecond):
-			}
+			_ = b.cfg.Clock.Sleep(ctx, 200*time.Millisecond)
 		}
 	}()
-	t := time.NewTicker(100 * time.Millisecond)
+	t := b.cfg.Clock.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	name := b.node.Name
 	var sup *supervisor.Status
@@ -428,10 +425,10 @@ func (b *Bridge) diagnostics(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-t.C():
 		case <-changed:
 		}
-		now := time.Now()
+		now := b.cfg.Clock.Now()
 		mu.Lock()
 		s, at := cur, curAt
 		mu.Unlock()

@@ -1,6 +1,7 @@
 package ros2
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/protocol/cdr"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 	"github.com/rosorin/rosorin/protocol/rosname"
@@ -28,6 +30,7 @@ type Node struct {
 	p    *dds.Participant
 	disc *dds.Writer
 	sec  Security
+	clk  clock.Clock // NodeOptions.Clock
 
 	mu               sync.Mutex
 	readers, writers []dds.GUID
@@ -46,6 +49,8 @@ type NodeOptions struct {
 	Enclave string
 	// Log receives the WARN of a Permissive fallback to no security (nil: slog.Default()).
 	Log *slog.Logger
+	// Clock times the node's waits for matches and checks its enclave's validity (nil: clock.Real{}).
+	Clock clock.Clock
 }
 
 // Security is how a node's participant joined the domain.
@@ -68,11 +73,14 @@ func NewNodeWith(domain int, ns, name string, o NodeOptions) (*Node, error) {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
 	p, sec, err := nodeParticipant(domain, o)
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{Name: name, Namespace: ns, p: p, sec: sec}
+	n := &Node{Name: name, Namespace: ns, p: p, sec: sec, clk: o.Clock}
 	if n.disc, err = p.NewWriter(DiscoveryTopic, DiscoveryType, dds.Latched, ""); err != nil {
 		p.Close()
 		return nil, err
@@ -94,7 +102,7 @@ func nodeParticipant(domain int, o NodeOptions) (*dds.Participant, Security, err
 		return nil, Security{}, err
 	}
 	plain := Security{Enclave: "/", Keystore: s.Keystore, Strategy: s.Strategy}
-	e, warn, err := sros2.Resolve(s, sros2.Options{})
+	e, warn, err := sros2.Resolve(s, sros2.Options{Clock: o.Clock})
 	if err != nil {
 		return nil, Security{}, err
 	}
@@ -213,6 +221,7 @@ type ServiceServer struct {
 	Name string // fully qualified
 	Req  *dds.Reader
 	rep  *dds.Writer
+	clk  clock.Clock // the node's
 }
 
 // Service creates a server for srvType ("std_srvs/srv/SetBool") at name.
@@ -240,7 +249,7 @@ func (n *Node) Service(name, srvType string) (*ServiceServer, error) {
 	n.readers = append(n.readers, req.GUID())
 	n.writers = append(n.writers, rep.GUID())
 	n.mu.Unlock()
-	return &ServiceServer{Name: fq, Req: req, rep: rep}, n.announce()
+	return &ServiceServer{Name: fq, Req: req, rep: rep, clk: n.clk}, n.announce()
 }
 
 // RequestHeaderLen is rmw_cyclonedds' service header before the body: the client's 64-bit request-writer
@@ -277,7 +286,7 @@ func (s *ServiceServer) Reply(hdr [RequestHeaderLen]byte, m cdr.Marshaler) error
 		if err != nil || qerr != nil || (nr > 0 && nr >= nq) {
 			break
 		}
-		time.Sleep(2 * time.Millisecond)
+		_ = s.clk.Sleep(context.Background(), 2*time.Millisecond)
 	}
 	return s.rep.Write(joinRequest(hdr, m))
 }

@@ -12,7 +12,7 @@ import (
 // and points the bridge's own log tee at /rosout.
 func (b *Bridge) newObs(tee *api.LogTee) error {
 	var err error
-	b.rosout = &rosout{name: LoggerName(b.node.Namespace, b.node.Name), ch: make(chan api.LogRecord, rosoutQueue)}
+	b.rosout = &rosout{name: LoggerName(b.node.Namespace, b.node.Name), ch: make(chan api.LogRecord, rosoutQueue), clk: b.cfg.Clock}
 	if b.rosout.pub, err = b.node.Publisher("/rosout", typeLog, rosoutQoS); err != nil {
 		return err
 	}

@@ -74,17 +74,16 @@ func (ps *paramServer) addReaders(rs []*dds.Reader, hs []func(dds.Sample)) ([]*d
 // volatile: a reader matched after a sample never gets it, so the first one waits (at most ParamAnnounceWait)
 // for the readers already on the graph to match the new writer.
 func (ps *paramServer) run(ctx context.Context) {
-	for end := time.Now().Add(ParamAnnounceWait); time.Now().Before(end); {
+	clk := ps.b.cfg.Clock
+	for end := clk.Now().Add(ParamAnnounceWait); clk.Now().Before(end); {
 		if n, err := ps.events.Matched(); err != nil || n > 0 {
 			break
 		}
-		select {
-		case <-ctx.Done():
+		if clk.Sleep(ctx, 20*time.Millisecond) != nil {
 			return
-		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	t := time.NewTicker(ParamPoll)
+	t := clk.NewTicker(ParamPoll)
 	defer t.Stop()
 	for {
 		ps.refresh(ctx)
@@ -92,7 +91,7 @@ func (ps *paramServer) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-t.C():
 		}
 	}
 }
@@ -148,7 +147,7 @@ func (ps *paramServer) publish(ev *rosmsg.ParameterEvent) {
 	if len(ev.NewParameters)+len(ev.ChangedParameters)+len(ev.DeletedParameters) == 0 {
 		return
 	}
-	ev.Stamp = rosmsg.TimeFromNanos(time.Now().UnixNano())
+	ev.Stamp = rosmsg.TimeFromNanos(ps.b.cfg.Clock.Now().UnixNano())
 	ev.Node = ps.b.node.Resolve("~")
 	if err := ps.events.Publish(ev); err != nil {
 		ps.b.Stats.PublishErrors.Add(1)

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/protocol/rosmsg"
 	"github.com/rosorin/rosorin/ros2/dds"
@@ -68,14 +69,17 @@ func LoggerName(ns, name string) string {
 }
 
 // LogMsg is r as a /rosout message of logger name.
-func LogMsg(name string, r api.LogRecord) *rosmsg.Log {
+func LogMsg(name string, r api.LogRecord) *rosmsg.Log { return logMsg(name, r, clock.Real{}) }
+
+// logMsg is LogMsg stamping a record without a usable stamp from c.
+func logMsg(name string, r api.LogRecord, c clock.Clock) *rosmsg.Log {
 	line := r.Line
 	if line < 0 {
 		line = 0
 	}
 	ns := r.Stamp.UnixNano()
 	if r.Stamp.IsZero() || ns < 0 { // a record without a usable stamp: now
-		ns = time.Now().UnixNano()
+		ns = c.Now().UnixNano()
 	}
 	return &rosmsg.Log{Stamp: rosmsg.TimeFromNanos(ns), Level: ROSLevel(r.Level), Name: name,
 		Msg: r.Msg, File: r.File, Function: r.Function, Line: uint32(line)}
@@ -86,6 +90,7 @@ type rosout struct {
 	name    string
 	ch      chan api.LogRecord
 	dropped atomic.Uint64
+	clk     clock.Clock // the bridge's
 }
 
 func (o *rosout) put(r api.LogRecord) {
@@ -104,7 +109,7 @@ func (o *rosout) run(ctx context.Context, st *Stats) {
 		case <-ctx.Done():
 			return
 		case r := <-o.ch:
-			if err := o.pub.Publish(LogMsg(o.name, r)); err != nil {
+			if err := o.pub.Publish(logMsg(o.name, r, o.clk)); err != nil {
 				st.PublishErrors.Add(1)
 			}
 		}
@@ -124,10 +129,7 @@ func (b *Bridge) followDriverLog(ctx context.Context) {
 			b.rosout.put(r)
 			return nil
 		})
-		select {
-		case <-ctx.Done():
-		case <-time.After(200 * time.Millisecond):
-		}
+		_ = b.cfg.Clock.Sleep(ctx, 200*time.Millisecond)
 	}
 }
 

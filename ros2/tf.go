@@ -80,13 +80,11 @@ func (b *Bridge) transforms(ctx context.Context) {
 				break
 			}
 		}
-		select {
-		case <-ctx.Done():
+		if b.cfg.Clock.Sleep(ctx, 500*time.Millisecond) != nil {
 			return
-		case <-time.After(500 * time.Millisecond):
 		}
 	}
-	if err := b.tfStatic.Publish(StaticTransforms(f, time.Now())); err != nil {
+	if err := b.tfStatic.Publish(StaticTransforms(f, b.cfg.Clock.Now())); err != nil {
 		b.log.Error("/tf_static not published", "err", err)
 	} else {
 		b.log.Info("/tf_static published", "lidar", f.Base+" -> "+f.Lidar, "imu", f.Base+" -> "+f.IMU, "publish_odom_tf", f.PublishOdomTF)

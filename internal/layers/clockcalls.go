@@ -28,7 +28,6 @@ type ClockAllow struct{ Pkg, Why string }
 // CheckClock asserts them exactly: a direct call anywhere else fails, and so does an entry with none left.
 // The pure layers (pureLayers) can never be listed.
 var ClockAllowed = []ClockAllow{
-	{"ros2/...", "the bridge (cgo, DDS) and its key store (sros2.Options' Now func) are not yet on the seam"},
 	{"internal/testkit", "the test kit's real-time polling and bounds (Eventually, Bound): it measures real time on purpose"},
 }
 

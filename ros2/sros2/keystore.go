@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/rosorin/rosorin/clock"
 )
 
 // The files of an enclave directory, as `ros2 security create_enclave` names them.
@@ -39,8 +41,8 @@ var ErrExpired = errors.New("outside its validity period")
 
 // Options tune Load. The zero value is ready to use.
 type Options struct {
-	Now     func() time.Time // the clock for validity periods; time.Now if nil
-	OpenSSL string           // the openssl command; "openssl" on $PATH if empty
+	Clock   clock.Clock // the clock for validity periods; clock.Real{} if nil
+	OpenSSL string      // the openssl command; "openssl" on $PATH if empty
 }
 
 // Enclave is a checked enclave: its files (absolute paths) and what they say.
@@ -57,9 +59,9 @@ type Enclave struct {
 
 // Load checks enclave (an absolute name, "/robot") in keystore and returns it ready for DDS.
 func Load(keystore, enclave string, o Options) (*Enclave, error) {
-	now := time.Now
-	if o.Now != nil {
-		now = o.Now
+	clk := o.Clock
+	if clk == nil {
+		clk = clock.Real{}
 	}
 	if fi, err := os.Stat(keystore); err != nil || !fi.IsDir() {
 		return nil, &Error{keystore, fmt.Errorf("not a keystore directory (%s): make one with `ros2 security create_keystore`", errText(err, "not a directory"))}
@@ -94,7 +96,7 @@ func Load(keystore, enclave string, o Options) (*Enclave, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := now()
+	t := clk.Now()
 	if t.Before(cert.NotBefore) || t.After(cert.NotAfter) {
 		return nil, &Error{e.Cert, fmt.Errorf("certificate %q %w (%s to %s, now %s): make a new one with `ros2 security create_enclave`",
 			cert.Subject, ErrExpired, cert.NotBefore.UTC().Format(time.RFC3339), cert.NotAfter.UTC().Format(time.RFC3339), t.UTC().Format(time.RFC3339))}

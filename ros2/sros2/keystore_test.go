@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/ros2/sros2"
 	"github.com/rosorin/rosorin/ros2/sros2/sros2test"
 )
@@ -259,11 +260,15 @@ func TestLoadClock(t *testing.T) {
 	if _, err := ks.Enclave("/robot", robotPolicy, sros2test.EnclaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	later := func() time.Time { return time.Now().AddDate(11, 0, 0) }
-	if _, err := sros2.Load(ks.Dir, "/robot", sros2.Options{Now: later}); !errors.Is(err, sros2.ErrExpired) {
+	if _, err := sros2.Load(ks.Dir, "/robot", sros2.Options{Clock: laterClock{}}); !errors.Is(err, sros2.ErrExpired) {
 		t.Errorf("err %v, want expired", err)
 	}
 }
+
+// laterClock is the real clock eleven years on.
+type laterClock struct{ clock.Real }
+
+func (laterClock) Now() time.Time { return time.Now().AddDate(11, 0, 0) }
 
 // TestCheckDomain: the governance (0-230) and the grant (domain 0 here) decide which ROS_DOMAIN_ID the enclave
 // may join.

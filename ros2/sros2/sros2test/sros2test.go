@@ -26,6 +26,8 @@ import (
 	"strings"
 	"text/template"
 	"time"
+
+	"github.com/rosorin/rosorin/clock"
 )
 
 // CA is a certificate authority: its certificate and key.
@@ -252,7 +254,7 @@ type Keystore struct {
 
 // Create makes a keystore in dir (which must not exist or be empty) with governance gov (GovernanceXML).
 func Create(dir string, gov []byte) (*Keystore, error) {
-	now := time.Now()
+	now := clock.Real{}.Now() // openssl and DDS check the CA's period against the wall clock
 	ca, err := NewCA("sros2CA", now.Add(-time.Hour), now.AddDate(10, 0, 0))
 	if err != nil {
 		return nil, err
@@ -294,6 +296,7 @@ type EnclaveOptions struct {
 	Permissions         []byte         // permissions.xml as is; default PermissionsXML(name, Policy, ...)
 	Unsigned            bool           // permissions.p7s is the bare XML, not S/MIME
 	Curve               elliptic.Curve // the enclave key's curve; default P-256 (SROS2's)
+	Clock               clock.Clock    // what "now" is for the default period; clock.Real{} if nil
 }
 
 // Enclave makes enclave name ("/robot") with policy p, returns its directory.
@@ -301,7 +304,10 @@ func (k *Keystore) Enclave(name string, p Policy, o EnclaveOptions) (string, err
 	if !strings.HasPrefix(name, "/") || name == "/" {
 		return "", errors.New("sros2test: enclave names here are absolute and not the root")
 	}
-	now := time.Now()
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	now := o.Clock.Now()
 	if o.NotBefore.IsZero() {
 		o.NotBefore = now.Add(-time.Hour)
 	}
