@@ -159,10 +159,9 @@ func TestDoctorWithService(t *testing.T) {
 			t.Errorf("%s: %+v, want %v", name, c, s)
 		}
 	}
-	okLink := []doctor.Status{doctor.Pass}
-	if testkit.RaceEnabled { // the IMU rate the driver measures can dip below 100 Hz on 2 starved cores
-		okLink = append(okLink, doctor.Warn)
-	}
+	// The rates are the sim's; the driver's measure of them can dip below the doctor's PASS band on a loaded
+	// 2-core machine (a WARN, rightly): the test asks that the doctor read the driver's counters, not FAIL.
+	okLink := []doctor.Status{doctor.Pass, doctor.Warn}
 	r, code := doctorJSON()
 	want(r, "board port free", doctor.Pass)
 	want(r, "lidar port free", doctor.Pass)
