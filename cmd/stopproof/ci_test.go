@@ -3,11 +3,13 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -138,6 +140,13 @@ func TestCIFilesNegative(t *testing.T) {
 // it expects.
 func ciExec(t *testing.T, w *ciconfig.Workflow, job, dir string, env map[string]string) {
 	t.Helper()
+	ciExecPick(t, w, job, dir, env, nil)
+}
+
+// ciExecPick is ciExec on the lines pick takes, each with the exit status pick gives (nil: every line, as
+// written).
+func ciExecPick(t *testing.T, w *ciconfig.Workflow, job, dir string, env map[string]string, pick func(j ciconfig.Job, c ciconfig.Command) (bool, int)) (output string) {
+	t.Helper()
 	bin := bins(t)
 	var ran int
 	for _, j := range w.Jobs {
@@ -147,11 +156,20 @@ func ciExec(t *testing.T, w *ciconfig.Workflow, job, dir string, env map[string]
 		for k, v := range env {
 			j.Env[k] = v
 		}
+		if v, ok := env["RIG@"+j.Matrix["robot"]]; ok { // this matrix entry's robot replaced by a sim rig
+			j.Env["RIG"] = v
+		}
 		cs, err := j.Commands()
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range cs {
+			if pick != nil {
+				var ok bool
+				if ok, c.WantExit = pick(j, c); !ok {
+					continue
+				}
+			}
 			var args []string
 			for _, a := range c.Args {
 				if strings.ContainsAny(a, "*?") {
@@ -181,11 +199,13 @@ func ciExec(t *testing.T, w *ciconfig.Workflow, job, dir string, env map[string]
 				t.Fatalf("%s: %q: exit %d, want %d:\n%s", job, c.Line, code, c.WantExit, out)
 			}
 			ran++
+			output += string(out)
 		}
 	}
 	if ran == 0 {
 		t.Fatalf("job %s ran no command", job)
 	}
+	return output
 }
 
 func ciDir(t *testing.T) string {
@@ -219,4 +239,97 @@ func TestCISimJob(t *testing.T) {
 			t.Errorf("the job left no %s: %v", f, err)
 		}
 	}
+}
+
+// The nightly jobs of the GitHub workflow run as a script against two sim rigs: the matrix's robots replaced by
+// deploy/ci/rigs/sim-a.yaml and sim-b.yaml, the plan by deploy/ci/sim-plan.yaml (one run a shard). The
+// shards run (rosorin-base doctor, which refuses a sim rig, left out), the merge job's reports merge them and
+// start the history (PASS); then a night whose stops were slower (the summary's worst and bound of each cell
+// half as long again, within the requirement) makes the history FAIL (exit 1): the negative control. About
+// 40 s.
+func TestCINightlyOnSimRigs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two campaign shards on the simulator take about 40 s")
+	}
+	w, err := ciconfig.Load(ciFiles[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := ciDir(t)
+	env := map[string]string{"PLAN": "deploy/ci/sim-plan.yaml",
+		"RIG@rosorin-01": "deploy/ci/rigs/sim-a.yaml", "RIG@rosorin-02": "deploy/ci/rigs/sim-b.yaml"}
+	ciExecPick(t, w, "campaign", dir, env, func(j ciconfig.Job, c ciconfig.Command) (bool, int) {
+		return c.Prog == "stopproof", c.WantExit
+	})
+	// The artifacts' download: each shard's folder into shards/; the history so far: none.
+	for _, d := range []string{"shards", "history", "site"} {
+		os.MkdirAll(filepath.Join(dir, d), 0o755)
+	}
+	shards, _ := filepath.Glob(filepath.Join(dir, "campaign-*"))
+	if len(shards) != 2 {
+		t.Fatalf("shard folders %v, want 2", shards)
+	}
+	for _, s := range shards {
+		if err := os.Rename(s, filepath.Join(dir, "shards", filepath.Base(s))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ciExec(t, w, "merge", dir, nil)
+	for _, f := range []string{"site/index.html", "site/history.html", "history/" + ciconfig.RunnerEnv["STAMP"] + ".json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("the merge job left no %s: %v", f, err)
+		}
+	}
+
+	// The next night, slower: its summary beside the first, and the history must FAIL.
+	b, err := os.ReadFile(filepath.Join(dir, "history", ciconfig.RunnerEnv["STAMP"]+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum map[string]any
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	slowed := slowDown(sum, 1.5)
+	if slowed == 0 {
+		t.Fatalf("no worst or bound to slow down in the summary:\n%s", b)
+	}
+	nb, _ := json.MarshalIndent(sum, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, "history", "20261205T021700Z.json"), nb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := ciExecPick(t, w, "merge", dir, nil, func(j ciconfig.Job, c ciconfig.Command) (bool, int) {
+		return slices.Contains(c.Args, "--history"), 1
+	})
+	if !strings.Contains(out, "grew past the previous campaigns' median") {
+		t.Errorf("the history failed, but not on the slower stop:\n%s", out)
+	}
+}
+
+// slowDown multiplies every cell's "worst" and "bound" seconds in a summary by k (a later night's slower
+// stops) and moves its runs a day on; it returns how many it changed.
+func slowDown(v any, k float64) int {
+	n := 0
+	switch x := v.(type) {
+	case map[string]any:
+		for key, e := range x {
+			if f, ok := e.(float64); ok && (key == "worst" || key == "bound" || key == "worst_s" || key == "bound_s") {
+				x[key] = f * k
+				n++
+				continue
+			}
+			if s, ok := e.(string); ok {
+				if tm, err := time.Parse(time.RFC3339Nano, s); err == nil {
+					x[key] = tm.Add(24 * time.Hour).Format(time.RFC3339Nano)
+					continue
+				}
+			}
+			n += slowDown(e, k)
+		}
+	case []any:
+		for _, e := range x {
+			n += slowDown(e, k)
+		}
+	}
+	return n
 }
