@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/doctor"
 	"github.com/rosorin/rosorin/proofs/campaign"
 	"github.com/rosorin/rosorin/proofs/rigdoctor"
@@ -106,7 +107,7 @@ Exit status: 0 nothing failed (warnings allowed), 1 a check failed, 2 the doctor
 			rigFlag(),
 			&cli.StringFlag{Name: "device", Value: "/dev/ttyACM0", Category: sectionTarget, Usage: "the board's serial device"},
 			&cli.StringFlag{Name: "lidar", Value: "/dev/lidar", Category: sectionTarget, Usage: `the LiDAR's device ("" = none)`},
-			&cli.StringFlag{Name: "socket", Value: "/run/rosorin/base.sock", Category: sectionTarget, Usage: "the driver's control socket"},
+			&cli.StringFlag{Name: "socket", Value: api.DefaultSocket, EnvVars: []string{api.SocketEnv}, Category: sectionTarget, Usage: "the driver's control socket"},
 			&cli.StringFlag{Name: "unit", Value: "rosorin-base", Category: sectionTarget, Usage: `the systemd unit ("" = don't ask)`},
 			&cli.StringFlag{Name: "service-stop", Category: sectionTarget, Usage: "the service's stop command, checked runnable"},
 			&cli.StringFlag{Name: "service-start", Category: sectionTarget, Usage: "the service's start command, checked runnable"},
