@@ -31,7 +31,7 @@ type simBench struct {
 
 var (
 	_ standtest.Bench = (*simBench)(nil)
-	_ standtest.Truth  = (*simBench)(nil)
+	_ standtest.Truth = (*simBench)(nil)
 )
 
 func (g *simBench) Client() *api.Client      { return g.s.cl }
