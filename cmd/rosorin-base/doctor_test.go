@@ -128,7 +128,8 @@ func TestDoctorPermissionsAsOtherUser(t *testing.T) {
 }
 
 // With the service running on the sim, the ports are the driver's (PASS), the doctor reads the board and the
-// LiDAR from the driver's counters, and a latched e-stop is a WARN with its reason.
+// LiDAR from the driver's counters and passes; then each fault FAILs with its fix: a latched e-stop (its
+// reason, the reset), the LiDAR unplugged (its device gone, the scans stale), the board hung (the link silent).
 func TestDoctorWithService(t *testing.T) {
 	bin, err := testkit.Binary("./cmd/rosorin-base")
 	if err != nil {
@@ -179,10 +180,47 @@ func TestDoctorWithService(t *testing.T) {
 	if _, err := st.Service.Client.EStop(ctx, "doctor test"); err != nil {
 		t.Fatal(err)
 	}
-	r, _ = doctorJSON()
-	want(r, "e-stop latch", doctor.Warn)
+	r, code = doctorJSON()
+	want(r, "e-stop latch", doctor.Fail)
 	if c := r.Find("e-stop latch"); c == nil || !strings.Contains(c.Measured, "doctor test") || !strings.Contains(c.Fix, "rosorin-base reset") {
 		t.Errorf("latch: %+v", c)
+	}
+	if code != 1 {
+		t.Errorf("a latched e-stop: exit %d, want 1", code)
+	}
+	if _, err := st.Service.Client.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// The LiDAR unplugged: its device is gone and the driver's scans go stale.
+	if err := st.Sim.LidarUnplug(testkit.Bound(20 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // past the scan gate's 0.5 s
+	r, code = doctorJSON()
+	want(r, "e-stop latch", doctor.Pass)
+	if c := r.Find("lidar device"); c == nil || c.Status != doctor.Fail || !strings.Contains(c.Fix, "cable") {
+		t.Errorf("lidar unplugged, its device: %+v", c)
+	}
+	if c := r.Find("driver scans"); c == nil || c.Status != doctor.Fail || !strings.Contains(c.Fix, "LiDAR") {
+		t.Errorf("lidar unplugged, the driver's scans: %+v", c)
+	}
+	if code != 1 {
+		t.Errorf("lidar unplugged: exit %d, want 1", code)
+	}
+
+	// The board hangs (its firmware stops sending): the driver's link is silent.
+	if err := st.Sim.Hang(true); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = st.Sim.Hang(false) }()
+	time.Sleep(time.Second)
+	r, code = doctorJSON()
+	if c := r.Find("driver link"); c == nil || c.Status != doctor.Fail || !strings.Contains(c.Fix, "power switch") {
+		t.Errorf("board hung, the driver's link: %+v", c)
+	}
+	if code != 1 {
+		t.Errorf("board hung: exit %d, want 1", code)
 	}
 }
 

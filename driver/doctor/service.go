@@ -56,7 +56,7 @@ func checkService(r *Report, o Options) {
 		judgeScans(r, st)
 	}
 	if st.EStop != nil {
-		r.add(area, "e-stop latch", Warn, "LATCHED: "+*st.EStop,
+		r.add(area, "e-stop latch", Fail, "LATCHED: "+*st.EStop+" (nothing moves until a person resets it)",
 			"find why it latched, then: rosorin-base reset (needs the safety role); the latch survives restarts (estop.json)")
 	} else {
 		r.add(area, "e-stop latch", Pass, "not latched", "")

@@ -70,15 +70,7 @@ func orDefault(s, d string) string {
 
 // checkSystem: the clock's NTP sync and the disk.
 func checkSystem(r *Report, o Options) {
-	var tx unix.Timex
-	if state, err := unix.Adjtimex(&tx); err != nil {
-		r.add("system", "clock sync", Warn, "cannot read the kernel's clock state: "+err.Error(), "")
-	} else if state == unix.TIME_ERROR || tx.Status&unix.STA_UNSYNC != 0 {
-		r.add("system", "clock sync", Warn, "the system clock is not synchronised (NTP)",
-			"records and captures carry wall-clock times: sudo timedatectl set-ntp true (timedatectl timesync-status)")
-	} else {
-		r.add("system", "clock sync", Pass, fmt.Sprintf("synchronised, estimated error %d us", tx.Esterror), "")
-	}
+	checkClockSync(r)
 	for _, d := range o.DiskDirs {
 		checkDisk(r, d)
 	}
