@@ -44,10 +44,12 @@ type Rig struct {
 	ROS2         *ROS2 `yaml:"ros2,omitempty"`
 }
 
-// Sim is the simulator's part: the noise seed and the rosorin-base binary (--sim-seed, --base-bin).
+// Sim is the simulator's part: the noise seed, the rosorin-base binary and a fault for every simulated robot
+// (--sim-seed, --base-bin, --sim-fault; a fault such as stop-lag=150ms makes a worn robot).
 type Sim struct {
 	Seed    int64  `yaml:"seed,omitempty"`
 	BaseBin string `yaml:"base_bin,omitempty"`
+	Fault   string `yaml:"fault,omitempty"`
 }
 
 // Service names the driver service's commands (shell lines, e.g. "systemctl stop rosorin-base") and its
@@ -127,7 +129,7 @@ func yamlMsg(err error) string {
 	if strings.Contains(s, "not found in type") {
 		s = strings.ReplaceAll(s, " in type rig.Rig", "")
 		s = strings.ReplaceAll(s, " in type rig.Service", " (service: unit, start, stop, restart)")
-		s = strings.ReplaceAll(s, " in type rig.Sim", " (sim: seed, base_bin)")
+		s = strings.ReplaceAll(s, " in type rig.Sim", " (sim: seed, base_bin, fault)")
 		s = strings.ReplaceAll(s, " in type rig.ROS2", " (ros2: enabled, namespace, node)")
 		s += "; a rig file has version, name, setup, sim, board, lidar, socket, service, driver_config, allow_plugged, ros2 (docs/rigs.md)"
 	}
@@ -224,6 +226,7 @@ func (r *Rig) Flags() []Flag {
 			add("sim-seed", strconv.FormatInt(r.Sim.Seed, 10))
 		}
 		add("base-bin", r.Sim.BaseBin)
+		add("sim-fault", r.Sim.Fault)
 	} else {
 		add("device", r.Board)
 		add("socket", r.Socket)

@@ -25,9 +25,11 @@ type core struct {
 	lidarBack time.Time
 
 	hang, ignoreMotor, lidarSilent, pad bool
-	obstacle                            bool // the obstacle fault's box is in the room
-	flakyK, flakyStops                  int  // flaky-stop: ignore every K-th stop; stops counted so far
-	flakyHeld                           bool // flaky-stop: a stop was ignored and the wheels are held turning
+	obstacle                            bool          // the obstacle fault's box is in the room
+	flakyK, flakyStops                  int           // flaky-stop: ignore every K-th stop; stops counted so far
+	flakyHeld                           bool          // flaky-stop: a stop was ignored and the wheels are held turning
+	stopLag                             time.Duration // stop-lag: how late a stop is applied (0 = at once)
+	lagAt                               time.Time     // stop-lag: when the pending stop is applied (zero: none)
 	fromBoardRate                       float64
 	corruptRng                          *rand.Rand
 	holdMask                            uint16
@@ -128,6 +130,9 @@ func (c *core) applyMotor(mc board.MotorCommand) {
 		c.st.MotorIgnored++
 		return
 	}
+	if c.lagStop(next) {
+		return
+	}
 	c.phys.Target = next
 	if odd {
 		c.st.MotorBad++
@@ -189,7 +194,26 @@ func (c *core) flakyIgnores(next [4]float64) bool {
 	return true
 }
 
+// lagStop is the stop-lag fault: a stop (the targets from turning to all zero) is held until stopLag after
+// it arrived, with the zero frames after it; tick applies it then. A frame commanding motion cancels it.
+func (c *core) lagStop(next [4]float64) bool {
+	if next != ([4]float64{}) {
+		c.lagAt = time.Time{}
+		return false
+	}
+	if c.stopLag <= 0 || c.phys.Target == ([4]float64{}) {
+		return false
+	}
+	if c.lagAt.IsZero() {
+		c.lagAt = c.last.Add(c.stopLag)
+	}
+	return true
+}
+
 func (c *core) tick(now time.Time) {
+	if !c.lagAt.IsZero() && !now.Before(c.lagAt) {
+		c.phys.Target, c.lagAt = [4]float64{}, time.Time{}
+	}
 	const period = time.Second / IMURateHz
 	// The board samples its IMU on its own clock: emit every sample that is due, so a sim starved of CPU
 	// for a while catches up with a burst and keeps ~110 Hz on average. After a long stall (suspended

@@ -30,13 +30,14 @@ const (
 	FaultStall       FaultKind = "stall"
 	FaultObstacle    FaultKind = "obstacle"
 	FaultFlakyStop   FaultKind = "flaky-stop"
+	FaultStopLag     FaultKind = "stop-lag"
 )
 
 // Fault is one parsed fault or event. At > 0 delays it after the sim's start (suffix "@DURATION").
 type Fault struct {
 	Kind      FaultKind
 	On        bool          // switches
-	Dur       time.Duration // usb-drop, lidar-unplug
+	Dur       time.Duration // usb-drop, lidar-unplug, stop-lag
 	ToBoard   bool          // corrupt: direction
 	Rate      float64       // corrupt
 	Mask      uint16        // button
@@ -293,6 +294,28 @@ var FaultSpecs = []FaultSpec{
 				return a
 			}
 			return append(a, "flaky-stop="+strconv.Itoa(c.flakyK))
+		},
+	},
+	{
+		Kind: FaultStopLag, Form: "stop-lag=150ms", Example: "stop-lag=150ms", Args: []string{"DURATION"},
+		Doc: "the board applies every stop (a motor frame taking the wheels from turning to all zero) DURATION late, " +
+			"the zero frames after it too; a frame commanding motion meanwhile cancels it; 0 = off (worn brakes: a slowed stop " +
+			"that still passes, for the history's regression check)",
+		Need: "a duration between 0 and 5s, e.g. =150ms",
+		parse: func(f *Fault, val string, _ bool) error {
+			d, err := time.ParseDuration(val)
+			if err != nil || d < 0 || d > 5*time.Second {
+				return errors.New("needs a duration between 0 and 5s, e.g. stop-lag=150ms")
+			}
+			f.Dur = d
+			return nil
+		},
+		apply: func(c *core, f Fault, _ time.Time) { c.stopLag = f.Dur },
+		active: func(c *core, a []string) []string {
+			if c.stopLag == 0 {
+				return a
+			}
+			return append(a, "stop-lag="+c.stopLag.String())
 		},
 	},
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosorin/rosorin/internal/testkit"
 	"github.com/rosorin/rosorin/judge/vibration"
 	"github.com/rosorin/rosorin/protocol/board"
 )
@@ -567,5 +568,48 @@ func TestFaultFlakyStop(t *testing.T) {
 	}
 	if _, err := ParseFault("flaky-stop"); err == nil {
 		t.Error("flaky-stop without K parsed")
+	}
+}
+
+// TestFaultStopLag: with stop-lag=150ms a stop takes the wheels' targets to zero 150 ms after it arrived (the
+// repeated stop frame does not restart the wait), not at once; a motion frame meanwhile cancels it; 0 is off.
+func TestFaultStopLag(t *testing.T) {
+	s := startSim(t, Config{World: "stand", Seed: 45})
+	c := openBoard(t, s.BoardPath())
+	stopAfter := func() time.Duration {
+		c.write(wheelFrame(t, [3]float64{0.2, 0, 0}))
+		time.Sleep(300 * time.Millisecond)
+		t0 := time.Now()
+		c.write(board.StopFrame())
+		time.Sleep(40 * time.Millisecond)
+		c.write(board.StopFrame()) // the driver repeats its stop
+		for time.Since(t0) < 2*time.Second {
+			if s.Truth().TargetRPS == ([4]float64{}) {
+				return time.Since(t0)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Fatal("the stop was never applied")
+		return 0
+	}
+	if d := stopAfter(); d > 100*time.Millisecond {
+		t.Errorf("no fault: the stop applied after %v", d)
+	}
+	if err := s.Apply("stop-lag=150ms"); err != nil {
+		t.Fatal(err)
+	}
+	if d := stopAfter(); d < 140*time.Millisecond || d > testkit.Bound(400*time.Millisecond) {
+		t.Errorf("stop-lag=150ms: the stop applied after %v", d)
+	}
+	if err := s.Apply("stop-lag=0s"); err != nil {
+		t.Fatal(err)
+	}
+	if d := stopAfter(); d > 100*time.Millisecond {
+		t.Errorf("stop-lag=0s: the stop applied after %v", d)
+	}
+	for _, bad := range []string{"stop-lag=-1s", "stop-lag=6s", "stop-lag"} {
+		if _, err := ParseFault(bad); err == nil {
+			t.Errorf("%s parsed", bad)
+		}
 	}
 }
