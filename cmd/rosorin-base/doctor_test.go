@@ -25,34 +25,15 @@ import (
 // rosorin-base doctor against the simulated robot's ptys exits 0 and prints a JSON report that reads back; a
 // board path that is not there exits 1; a bad flag exits 2 before anything is opened.
 func TestDoctorCommand(t *testing.T) {
-	bin, err := testkit.Binary("./cmd/rosorin-base")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	dir := t.TempDir()
-	s, err := sim.Start(ctx, sim.Config{Dir: dir, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	bin := doctorBin(t)
+	s, dir := simPTYs(t, 3)
 	run := func(args ...string) (string, int) {
-		out, err := exec.Command(bin, append([]string{"doctor"}, args...)...).Output()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return string(out), ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return string(out), 0
+		out, _, code := runDoctor(t, bin, nil, args...)
+		return out, code
 	}
 	out, code := run("--device", s.BoardPath(), "--lidar", s.LidarPath(), "--socket", "", "--unit", "",
 		"--state-dir", dir, "--listen", "1500ms", "--json")
-	var r doctor.Report
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("%v:\n%s", err, out)
-	}
+	r := readReport(t, out)
 	if code != 0 || r.Find("board talking") == nil || r.Find("board talking").Status != doctor.Pass ||
 		r.Find("lidar talking").Status != doctor.Pass {
 		t.Errorf("exit %d:\n%s", code, out)
@@ -73,10 +54,7 @@ func TestDoctorPermissionsAsOtherUser(t *testing.T) {
 	if syscall.Geteuid() != 0 {
 		t.Skip("needs root: the doctor runs as uid 65534 via SysProcAttr.Credential")
 	}
-	bin, err := testkit.Binary("./cmd/rosorin-base")
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := doctorBin(t)
 	dir := t.TempDir()
 	for _, d := range []string{dir, filepath.Dir(dir)} { // the test's temporary folders are 0700
 		if err := os.Chmod(d, 0o755); err != nil {
@@ -90,15 +68,9 @@ func TestDoctorPermissionsAsOtherUser(t *testing.T) {
 	}
 	defer p.Close()
 	as := func(groups ...uint32) doctor.Report {
-		c := exec.Command(bin, "doctor", "--device", link, "--lidar", "", "--socket", "", "--unit", "",
-			"--state-dir", dir, "--listen", "200ms", "--json")
-		c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: groups}}
-		out, _ := c.Output()
-		var r doctor.Report
-		if err := json.Unmarshal(out, &r); err != nil {
-			t.Fatalf("%v: %s", err, out)
-		}
-		return r
+		out, _, _ := runDoctor(t, bin, &syscall.Credential{Uid: 65534, Gid: 65534, Groups: groups},
+			"--device", link, "--lidar", "", "--socket", "", "--unit", "", "--state-dir", dir, "--listen", "200ms", "--json")
+		return readReport(t, out)
 	}
 	perm := func(r doctor.Report) *doctor.Check { return r.Find("board permissions") }
 	if c := perm(as()); c == nil || c.Status != doctor.Fail || !strings.Contains(c.Fix, `MODE="0660"`) {
@@ -131,27 +103,12 @@ func TestDoctorPermissionsAsOtherUser(t *testing.T) {
 // LiDAR from the driver's counters and passes; then each fault FAILs with its fix: a latched e-stop (its
 // reason, the reset), the LiDAR unplugged (its device gone, the scans stale), the board hung (the link silent).
 func TestDoctorWithService(t *testing.T) {
-	bin, err := testkit.Binary("./cmd/rosorin-base")
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := doctorBin(t)
 	st := stacktest.NewSim(t, sim.Config{World: "stand", Seed: 4}, stacktest.Options{Bin: bin})
 	doctorJSON := func() (doctor.Report, int) {
-		c := exec.Command(bin, "doctor", "--device", st.Service.Device, "--lidar", st.Service.Lidar,
+		out, _, code := runDoctor(t, bin, nil, "--device", st.Service.Device, "--lidar", st.Service.Lidar,
 			"--socket", st.Service.Socket, "--unit", "", "--state-dir", st.Service.StateDir, "--json")
-		out, err := c.Output()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		var r doctor.Report
-		if err := json.Unmarshal(out, &r); err != nil {
-			t.Fatalf("%v: %s", err, out)
-		}
-		return r, code
+		return readReport(t, out), code
 	}
 	want := func(r doctor.Report, name string, s ...doctor.Status) {
 		t.Helper()
@@ -227,18 +184,8 @@ func TestDoctorWithService(t *testing.T) {
 // --rig: the rig's board, LiDAR, socket and unit are the doctor's, a flag beside it wins; a sim rig and a bad
 // rig file exit 2 with what to do.
 func TestDoctorRig(t *testing.T) {
-	bin, err := testkit.Binary("./cmd/rosorin-base")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	dir := t.TempDir()
-	s, err := sim.Start(ctx, sim.Config{Dir: dir, Seed: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	bin := doctorBin(t)
+	s, dir := simPTYs(t, 4)
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
@@ -249,20 +196,11 @@ func TestDoctorRig(t *testing.T) {
 	robot := write("robot.yaml", "version: 1\nname: sim-ptys\nsetup: stand\nboard: "+s.BoardPath()+"\nlidar: "+s.LidarPath()+
 		"\nservice: {start: 'true', stop: 'true'}\n")
 	run := func(args ...string) (string, int) {
-		out, err := exec.Command(bin, append([]string{"doctor"}, args...)...).CombinedOutput()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return string(out), ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return string(out), 0
+		out, errOut, code := runDoctor(t, bin, nil, args...)
+		return out + errOut, code
 	}
-	out, code := run("--rig", robot, "--socket", "", "--state-dir", dir, "--listen", "1500ms", "--json")
-	var r doctor.Report
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("%v:\n%s", err, out)
-	}
+	out, _, code := runDoctor(t, bin, nil, "--rig", robot, "--socket", "", "--state-dir", dir, "--listen", "1500ms", "--json")
+	r := readReport(t, out)
 	if code != 0 || r.Find("board talking").Status != doctor.Pass || r.Find("lidar talking").Status != doctor.Pass {
 		t.Errorf("the rig's ptys: exit %d:\n%s", code, out)
 	}
@@ -310,4 +248,58 @@ func TestCIFilesRosorinBase(t *testing.T) {
 	if err := ciconfig.CheckArgs(newApp(), []string{"doctor", "--rigg", "x"}); err == nil {
 		t.Error("a flag rosorin-base doctor does not have passed the check")
 	}
+}
+
+// doctorBin is the rosorin-base binary the doctor tests run.
+func doctorBin(t *testing.T) string {
+	t.Helper()
+	bin, err := testkit.Binary("./cmd/rosorin-base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// simPTYs starts a simulated robot in a temporary folder for the test: its board and LiDAR behind ptys.
+func simPTYs(t *testing.T, seed int64) (s *sim.Sim, dir string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	dir = t.TempDir()
+	s, err := sim.Start(ctx, sim.Config{Dir: dir, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, dir
+}
+
+// runDoctor runs `rosorin-base doctor args...` (as cred's user when cred is not nil) and returns its standard
+// output, its standard error and its exit code.
+func runDoctor(t *testing.T, bin string, cred *syscall.Credential, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	c := exec.Command(bin, append([]string{"doctor"}, args...)...)
+	if cred != nil {
+		c.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
+	var errb strings.Builder
+	c.Stderr = &errb
+	out, err := c.Output()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), errb.String(), code
+}
+
+// readReport reads the doctor's --json output.
+func readReport(t *testing.T, out string) doctor.Report {
+	t.Helper()
+	var r doctor.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	return r
 }

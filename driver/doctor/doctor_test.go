@@ -38,13 +38,7 @@ func text(r *Report) string {
 // The simulated robot behind its ptys: the board and the LiDAR talk at their rates, and the doctor, which
 // only listens, sends the board nothing.
 func TestDoctorOnSim(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s, err := sim.Start(ctx, sim.Config{Dir: t.TempDir(), Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := startSim(t)
 	r := Run(Options{Device: s.BoardPath(), Lidar: s.LidarPath(), Listen: 2 * time.Second})
 	t.Logf("\n%s", text(r))
 	mustCheck(t, r, "board device", Warn) // a pty, not USB
@@ -70,12 +64,7 @@ func TestDoctorOnSim(t *testing.T) {
 
 // A board that says nothing (a pty nobody writes to) fails with the fix a person needs.
 func TestDoctorSilentBoard(t *testing.T) {
-	link := filepath.Join(t.TempDir(), "ttyACM0")
-	p, err := pty.Open(link, board.Baud)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	link := silentPTY(t)
 	r := Run(Options{Device: link, Listen: 300 * time.Millisecond})
 	c := mustCheck(t, r, "board talking", Fail)
 	if !strings.Contains(c.Fix, "power switch") {
@@ -91,13 +80,7 @@ func TestDoctorSilentBoard(t *testing.T) {
 
 // Bytes that are not board frames (the LiDAR on the board's path) are named as such.
 func TestDoctorWrongDevice(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s, err := sim.Start(ctx, sim.Config{Dir: t.TempDir(), Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := startSim(t)
 	r := Run(Options{Device: s.LidarPath(), Listen: 500 * time.Millisecond})
 	c := mustCheck(t, r, "board talking", Fail)
 	if !strings.Contains(c.Measured, "no valid frame") || !strings.Contains(c.Fix, "LiDAR") {
@@ -127,12 +110,7 @@ func TestDoctorMissingDevice(t *testing.T) {
 
 // Another process holding the port is named with its pid and command; the doctor does not listen.
 func TestDoctorHeldPort(t *testing.T) {
-	link := filepath.Join(t.TempDir(), "ttyACM0")
-	p, err := pty.Open(link, board.Baud)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	link := silentPTY(t)
 	f, err := os.OpenFile(link, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -242,4 +220,30 @@ func TestReportFormats(t *testing.T) {
 	if err := new(Status).UnmarshalText([]byte("MAYBE")); err == nil {
 		t.Error("an unknown status read")
 	}
+}
+
+// startSim starts a simulated robot for the test: its board and LiDAR behind ptys.
+func startSim(t *testing.T) *sim.Sim {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s, err := sim.Start(ctx, sim.Config{Dir: t.TempDir(), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// silentPTY is a pty that nobody writes to (a board that says nothing), closed when the test ends; it
+// returns the slave's link.
+func silentPTY(t *testing.T) string {
+	t.Helper()
+	link := filepath.Join(t.TempDir(), "ttyACM0")
+	p, err := pty.Open(link, board.Baud)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return link
 }
