@@ -60,6 +60,16 @@ func (s *Sim) Hang(on bool) error {
 	return s.applyF(Fault{Kind: FaultHang, On: on, Text: "hang=" + onOff(on)})
 }
 
+// BoardReset restarts the board's firmware with its USB port open: the wheels' targets go to zero at once,
+// and for boot the board sends nothing and drops what it is sent; then it streams again and obeys the motor
+// frames received after the boot. boot must be in (0, 1h].
+func (s *Sim) BoardReset(boot time.Duration) error {
+	if boot <= 0 || boot > time.Hour {
+		return fmt.Errorf("sim: board-reset boot time %v outside (0, 1h]", boot)
+	}
+	return s.applyF(Fault{Kind: FaultBoardReset, Dur: boot, Text: "board-reset=" + boot.String()})
+}
+
 // IgnoreMotor makes the board receive motor frames without obeying them (a broken stop).
 func (s *Sim) IgnoreMotor(on bool) error {
 	return s.applyF(Fault{Kind: FaultIgnoreMotor, On: on, Text: "ignore-motor=" + onOff(on)})

@@ -30,6 +30,8 @@ type core struct {
 	flakyHeld                           bool          // flaky-stop: a stop was ignored and the wheels are held turning
 	stopLag                             time.Duration // stop-lag: how late a stop is applied (0 = at once)
 	lagAt                               time.Time     // stop-lag: when the pending stop is applied (zero: none)
+	bootEnd                             time.Time     // board-reset: the end of the last boot; frames read before it are lost
+	booting                             bool          // board-reset: the firmware is booting (until bootEnd)
 	fromBoardRate                       float64
 	corruptRng                          *rand.Rand
 	holdMask                            uint16
@@ -94,12 +96,7 @@ func (c *core) run() {
 		case f := <-s.cmds:
 			f(c)
 		case m := <-s.motor:
-			// Bring the physics up to the frame's arrival first: a frame that waited while this goroutine
-			// was descheduled must not act on the time before it arrived.
-			if m.t.After(c.last) {
-				c.tick(m.t)
-			}
-			c.applyMotor(m.cmd)
+			c.motorFrame(m)
 		case now := <-tick.C():
 			c.tick(now)
 		}
@@ -116,6 +113,39 @@ func (c *core) shutdown() {
 		c.lidar = nil
 	}
 	c.s.hang.set(false)
+}
+
+// motorFrame handles a motor frame the board's reader decoded, read at m.t.
+func (c *core) motorFrame(m motorCmd) {
+	// Bring the physics up to the frame's arrival first: a frame that waited while this goroutine was
+	// descheduled must not act on the time before it arrived.
+	if m.t.After(c.last) {
+		c.tick(m.t)
+	}
+	if m.t.Before(c.bootEnd) {
+		// board-reset: read before the firmware had booted (during the boot, or before the reset and lost
+		// with the firmware's RAM): never obeyed, not even later.
+		c.st.MotorIgnored++
+		return
+	}
+	c.applyMotor(m.cmd)
+}
+
+// boardReset is the board-reset fault: the firmware restarts with its USB port open. The motor driver
+// comes up with zero targets (the wheels slow down by the physics), the firmware's state is gone (a held
+// button, pending key frames, a pending lagged stop, a hang), and until now+boot it neither obeys what it
+// is sent nor sends anything; tick brings the streams back as after a power-up.
+func (c *core) boardReset(now time.Time, boot time.Duration) {
+	c.phys.Target = [4]float64{}
+	c.lagAt, c.flakyHeld = time.Time{}, false
+	c.holdMask, c.holdFrames = 0, 0
+	c.keys = c.keys[:0]
+	c.hang = false
+	c.s.hang.set(false)
+	if end := now.Add(boot); end.After(c.bootEnd) {
+		c.bootEnd = end
+	}
+	c.booting = true
 }
 
 // applyMotor obeys a motor frame like the firmware: no range check on the wire, no watchdog. Ids >= 4
@@ -214,6 +244,13 @@ func (c *core) tick(now time.Time) {
 	if !c.lagAt.IsZero() && !now.Before(c.lagAt) {
 		c.phys.Target, c.lagAt = [4]float64{}, time.Time{}
 	}
+	if c.booting && !now.Before(c.bootEnd) {
+		// board-reset: booted. The streams start as after a power-up (newCore): IMU at once, the first
+		// battery report half a period later, the gamepad reports from now.
+		c.booting = false
+		c.nextBattery, c.nextPad = now.Add(BatteryPeriod/2), now
+		c.event(now, "board booted")
+	}
 	const period = time.Second / IMURateHz
 	// The board samples its IMU on its own clock: emit every sample that is due, so a sim starved of CPU
 	// for a while catches up with a burst and keeps ~110 Hz on average. After a long stall (suspended
@@ -296,7 +333,7 @@ func advance(next time.Time, period time.Duration, now time.Time) time.Time {
 
 func (c *core) sendBoard(nIMU, nBat, nPad, nKey int) {
 	n := uint64(nIMU + nBat + nPad + nKey)
-	if c.board == nil || c.hang {
+	if c.board == nil || c.hang || c.booting {
 		c.st.BoardTxSkipped += n
 		return
 	}

@@ -31,13 +31,17 @@ const (
 	FaultObstacle    FaultKind = "obstacle"
 	FaultFlakyStop   FaultKind = "flaky-stop"
 	FaultStopLag     FaultKind = "stop-lag"
+	FaultBoardReset  FaultKind = "board-reset"
 )
+
+// DefaultBoardBoot is how long the board-reset fault's firmware boots when no BOOT is given.
+const DefaultBoardBoot = 800 * time.Millisecond
 
 // Fault is one parsed fault or event. At > 0 delays it after the sim's start (suffix "@DURATION").
 type Fault struct {
 	Kind      FaultKind
 	On        bool          // switches
-	Dur       time.Duration // usb-drop, lidar-unplug, stop-lag
+	Dur       time.Duration // usb-drop, lidar-unplug, stop-lag, board-reset (its boot time)
 	ToBoard   bool          // corrupt: direction
 	Rate      float64       // corrupt
 	Mask      uint16        // button
@@ -318,6 +322,31 @@ var FaultSpecs = []FaultSpec{
 			return append(a, "stop-lag="+c.stopLag.String())
 		},
 	},
+	{
+		Kind: FaultBoardReset, Form: "board-reset[=800ms]", Example: "board-reset=800ms", Args: []string{"BOOT"},
+		Doc: "the board's firmware restarts with its USB port open (a board behind a USB-serial bridge; one whose native USB " +
+			"re-enumerates is usb-drop): the wheels' targets " +
+			"go to zero at once (the wheels slow down), a held button and a hang are forgotten, and for BOOT (default 800ms) " +
+			"it sends nothing and drops what it is sent; then it streams again and obeys the motor frames received after the boot",
+		Need:   "a boot time between 0 and 1h, e.g. =800ms (default 800ms)",
+		parse:  parseBoot,
+		apply:  func(c *core, f Fault, now time.Time) { c.boardReset(now, f.Dur) },
+		active: func(c *core, a []string) []string { return addIf(a, c.booting, "board-reset") },
+	},
+}
+
+// parseBoot is board-reset's value: the boot time, DefaultBoardBoot when absent.
+func parseBoot(f *Fault, val string, hasVal bool) error {
+	if !hasVal {
+		f.Dur = DefaultBoardBoot
+		return nil
+	}
+	d, err := time.ParseDuration(val)
+	if err != nil || d <= 0 || d > time.Hour {
+		return errors.New("needs a boot time between 0 and 1h, e.g. board-reset=800ms (default 800ms)")
+	}
+	f.Dur = d
+	return nil
 }
 
 // ObstacleSize is the side (m) of the box the obstacle fault puts in the robot's way.
