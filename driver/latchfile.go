@@ -157,8 +157,8 @@ func startLatchReason(supervisor string, ld latchLoad) string {
 }
 
 // latchSource names where a latch came from, by its reason's wording (the gate keeps only the reason): "api",
-// "publishers", "gamepad", "key", "contact", "restart" (the supervisor's start-latched), "file" (read at
-// start) or "" when unknown.
+// "publishers", "gamepad", "key", "contact", "restart" (the supervisor's start-latched), "board" (the board fell
+// silent: checkBoardSilence), "file" (read at start) or "" when unknown.
 func latchSource(reason string) string {
 	switch {
 	case strings.HasPrefix(reason, "estop request from"):
@@ -175,6 +175,8 @@ func latchSource(reason string) string {
 		return "file"
 	case strings.HasPrefix(reason, "driver restarted after") || strings.HasPrefix(reason, "board port reopened"):
 		return "restart"
+	case strings.HasPrefix(reason, "board silent for"):
+		return "board"
 	}
 	return ""
 }

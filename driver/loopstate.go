@@ -9,6 +9,7 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/charger"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/internal/breakrule"
 	"github.com/rosorin/rosorin/protocol/board"
 )
 
@@ -74,6 +75,8 @@ type loopState struct {
 
 	scanBlocked  bool
 	silentLogged bool
+	// silentTripped: this silence of the board has latched the e-stop (checkBoardSilence), once per silence.
+	silentTripped bool
 
 	hasFrame    bool
 	lastFrameAt time.Time
@@ -144,6 +147,12 @@ func newLoopState(o Options, p params) *loopState {
 	// A frame on every change and at least every 0.2 s (seed: now - last_write > 0.2). Half a tick of slack
 	// makes the refresh land on the 10th tick at 50 Hz instead of the 11th.
 	r.refresh = MotorRefresh - r.tick/2
+	if breakrule.On(breakrule.SelfEnable) {
+		// The negative control of "no restart without a deliberate act" (a rosorin_breakrule build only; a
+		// normal build drops this branch): a restarted driver forgets its latch and enables itself.
+		_ = r.gate.Enable(true)
+		return r
+	}
 	if o.StartLatched != "" {
 		// A restart after a crash, a kill, a hang or a USB drop, or of a driver that was latched: the latch
 		// survives the process (Options.StartLatched).

@@ -11,6 +11,7 @@ import (
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/heartbeat"
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/internal/breakrule"
 	"github.com/rosorin/rosorin/judge/contact"
 	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/protocol/board"
@@ -410,17 +411,31 @@ func (r *loopState) logScanGate(now time.Time) {
 	}
 }
 
-// checkBoardSilence logs loudly, once each way, when no board frame arrived for BoardSilentAfter.
+// checkBoardSilence logs loudly, once each way, when no board frame arrived for BoardSilentAfter, and latches
+// the e-stop when a board that had been talking falls silent.
+//
+// A board that stops talking has reset its firmware, hung, or lost its USB link, and the driver cannot tell
+// which. After a firmware reset the board starts with its wheels still and obeys the next motor frame: if the
+// driver went on refreshing the old wheel speed, the wheels would jump back to full speed with no ramp and
+// no enable (issue 34). So the silence trips the gate: the stop frame goes out at once, and the latch holds
+// when the frames return, until a reset and an enable (ISO 3691-4: no restart after a power interruption
+// without a deliberate act). A board that never sent a frame since the start does not trip: motion is
+// disabled at start anyway, and the silence is logged.
 func (r *loopState) checkBoardSilence(now time.Time) {
 	silent, age := r.boardSilent(now)
-	if silent == r.silentLogged {
-		return
+	if silent != r.silentLogged {
+		r.silentLogged = silent
+		if silent {
+			r.log.Error(silentWarning(age))
+		} else {
+			r.log.Info("board frames back", "after_s", round2(age.Seconds()))
+		}
 	}
-	r.silentLogged = silent
-	if silent {
-		r.log.Error(silentWarning(age))
-	} else {
-		r.log.Info("board frames back", "after_s", round2(age.Seconds()))
+	if !silent {
+		r.silentTripped = false
+	} else if r.hasFrame && !r.silentTripped && !breakrule.On(breakrule.BoardResume) {
+		r.silentTripped = true
+		r.trip(boardSilentReason(age))
 	}
 }
 
@@ -435,6 +450,12 @@ func (r *loopState) boardSilent(now time.Time) (bool, time.Duration) {
 	}
 	age := now.Sub(ref)
 	return age > BoardSilentAfter, age
+}
+
+// boardSilentReason is the e-stop reason of a board that fell silent (latchSource knows it as "board").
+func boardSilentReason(age time.Duration) string {
+	return fmt.Sprintf("board silent for %.1f s (firmware reset, hang or USB gone): the wheels' state is unknown; reset, then enable",
+		age.Seconds())
 }
 
 func silentWarning(age time.Duration) string {
