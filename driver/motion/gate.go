@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/rosorin/rosorin/internal/breakrule"
 	"github.com/rosorin/rosorin/kinematics"
 )
 
@@ -49,7 +50,9 @@ var (
 // limits (MaxLinear on x and y, MaxAngular) and ramps; a latched e-stop keeps its first reason; Enable(true) is
 // refused while latched; Reset clears the latch and leaves motion disabled; the scan gate holds software
 // commands without scans (not latched, gamepad exempt); more than one publisher trips; a non-finite or absurd
-// command is refused, counted and stops the wheels.
+// command is refused, counted and stops the wheels. hold_test.go pins what follows each stop (issue 34, no
+// motion without a deliberate act): still until the act (Enable, scans back, the lower input leading again, a
+// good command), then only the ramp from zero, never the old speed, with a publisher that never stopped.
 type Gate struct {
 	lim       Limits
 	limitsErr error // non-nil: Enable(true) is refused forever
@@ -103,7 +106,10 @@ func (g *Gate) SetCmd(in Input, t kinematics.Twist, now time.Time, src Source) e
 	s := &g.in[in]
 	s.t, s.has, s.src = now, true, src
 	if why := g.check(t); why != "" {
-		s.cmd, g.cur = kinematics.Twist{}, kinematics.Twist{}
+		s.cmd = kinematics.Twist{}
+		if !breakrule.On(breakrule.KeepRamp) { // negative control only (constant false in a normal build)
+			g.cur = kinematics.Twist{}
+		}
 		g.rejected++
 		g.lastRejected = fmt.Sprintf("%s from %s on %s: %s", t, src, in, why)
 		return fmt.Errorf("%w %s from %s on %s: %s; the wheels were stopped, fix the sender", ErrBadCommand, t, src, in, why)
@@ -236,7 +242,9 @@ func (g *Gate) Trip(reason string) (first bool) {
 		g.trips++
 	}
 	g.enabled = false
-	g.cur = kinematics.Twist{}
+	if !breakrule.On(breakrule.KeepRamp) { // negative control only (constant false in a normal build)
+		g.cur = kinematics.Twist{}
+	}
 	return first
 }
 
@@ -254,7 +262,9 @@ func (g *Gate) Reset() (was string) {
 func (g *Gate) Enable(on bool) error {
 	if !on {
 		g.enabled = false
-		g.cur = kinematics.Twist{}
+		if !breakrule.On(breakrule.KeepRamp) { // negative control only (constant false in a normal build)
+			g.cur = kinematics.Twist{}
+		}
 		return nil
 	}
 	if g.estop != "" {
@@ -303,6 +313,9 @@ func (g *Gate) BlockReason(now time.Time) string {
 // The result is always finite and within the limits.
 func (g *Gate) Step(now time.Time, dt time.Duration) kinematics.Twist {
 	if g.BlockReason(now) != "" {
+		if breakrule.On(breakrule.KeepRamp) { // negative control only: zero out, the ramp keeps its old speed
+			return kinematics.Twist{}
+		}
 		g.cur = kinematics.Twist{}
 		return g.cur
 	}
@@ -327,7 +340,15 @@ func (g *Gate) Step(now time.Time, dt time.Duration) kinematics.Twist {
 // and a sign change passes through zero. Why not the seed's symmetric ramp: the seed's rule is "speeding up is
 // gradual, stopping is immediate", but its ramp also slowed a commanded stop to 0.5 m/s² (0.7 s from 0.35 m/s).
 // A planner that asks for less speed gets it now.
+//
+// The build-tagged negative control keep-ramp (internal/breakrule; never in a normal build, where On is a
+// constant false and this branch is compiled out) restores that symmetric ramp, and the zeroing of cur on
+// every stop above is skipped with it: after a deadman stop a zero command then a small one give a burst at
+// the old speed, and a release resumes at the old speed. hold_break_test.go requires the hold tests to FAIL so.
 func approach(cur, tgt, step float64) float64 {
+	if breakrule.On(breakrule.KeepRamp) { // negative control only: the seed's symmetric rate limiter
+		return cur + clamp(tgt-cur, step)
+	}
 	if (cur > 0 && tgt < 0) || (cur < 0 && tgt > 0) {
 		cur = 0
 	}
