@@ -1,6 +1,7 @@
 package ramp
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -343,3 +344,22 @@ func (v Verdict) Line(name string) string {
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// MarshalJSON writes the verdict with its non-finite numbers (no acceleration measured: NaN) as null:
+// encoding/json refuses NaN, and a record that cannot be written would lose the whole run.
+func (v Verdict) MarshalJSON() ([]byte, error) {
+	type alias Verdict
+	return json.Marshal(struct {
+		alias
+		Enable    *float64 `json:"Enable"`
+		Command   *float64 `json:"Command"`
+		To        *float64 `json:"To"`
+		RampTime  *float64 `json:"RampTime"`
+		Deadline  *float64 `json:"Deadline"`
+		Peak      *float64 `json:"Peak"`
+		FrameGap  *float64 `json:"FrameGap"`
+		AccelPeak *float64 `json:"AccelPeak"`
+		AccelLim  *float64 `json:"AccelLim"`
+	}{alias(v), still.Num(v.Enable), still.Num(v.Command), still.Num(v.To), still.Num(v.RampTime), still.Num(v.Deadline),
+		still.Num(v.Peak), still.Num(v.FrameGap), still.Num(v.AccelPeak), still.Num(v.AccelLim)})
+}

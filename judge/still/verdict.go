@@ -1,6 +1,7 @@
 package still
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -84,4 +85,27 @@ func f4(x float64) string {
 		return "nan"
 	}
 	return fmt.Sprintf("%.4f", x)
+}
+
+// MarshalJSON writes the verdict with its non-finite numbers (a peak nobody measured is NaN) as null:
+// encoding/json refuses NaN, and a record that cannot be written would lose the whole run.
+func (v Verdict) MarshalJSON() ([]byte, error) {
+	type alias Verdict
+	return json.Marshal(struct {
+		alias
+		BoardPeak     *float64 `json:"BoardPeak"`
+		FrameGap      *float64 `json:"FrameGap"`
+		VibrationPeak *float64 `json:"VibrationPeak"`
+		SpeedPeak     *float64 `json:"SpeedPeak"`
+		From          *float64 `json:"From"`
+		To            *float64 `json:"To"`
+	}{alias(v), Num(v.BoardPeak), Num(v.FrameGap), Num(v.VibrationPeak), Num(v.SpeedPeak), Num(v.From), Num(v.To)})
+}
+
+// Num is x, or nil when x is not finite (JSON null).
+func Num(x float64) *float64 {
+	if !finite(x) {
+		return nil
+	}
+	return &x
 }

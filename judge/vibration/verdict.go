@@ -13,14 +13,15 @@ const (
 	Fail    Outcome = iota // the proof ran and the stop was not shown (or could not be shown from the data)
 	Pass                   // the stop was shown by the IMU
 	Timeout                // the runner gave up on the path (its hard timeout); set by the runner, never by a judge
+	NotRun                 // the runner could not run the path here (a hold path on a moving robot, a target without the role); never a pass
 )
 
-// String returns "FAIL", "PASS" or "TIMEOUT", the words the result line ends with.
+// String returns "FAIL", "PASS", "TIMEOUT" or "NOT RUN", the words the result line ends with.
 func (o Outcome) String() string { return word(o, outcomeWords, "Outcome") }
 
 // outcomeWords and kindWords are the words the record uses, in value order.
 var (
-	outcomeWords = []string{"FAIL", "PASS", "TIMEOUT"}
+	outcomeWords = []string{"FAIL", "PASS", "TIMEOUT", "NOT RUN"}
 	kindWords    = []string{"stop", "release"}
 )
 

@@ -19,6 +19,11 @@ type Options struct {
 	// Hold is how long the drive command keeps coming after the trigger (the seed: 5 s). It must cover the
 	// stop plus the judge's quiet time: Hold >= MaxStop + NeedQuiet is checked by Validate.
 	Hold time.Duration
+	// HoldSpin is how long a hold path spins the wheels up before its event (the ramp to 0.2 m/s takes 0.4 s).
+	HoldSpin time.Duration
+	// HoldStill is a hold path's still window: how long the wheels must stay still after the event with the
+	// publisher commanding, before the deliberate act.
+	HoldStill time.Duration
 	// Params are the judge's limits (threshold 0.0035 rad/s, 0.2 s windows, stop within 2 s, 2 s quiet).
 	Params vibration.Params
 	// ScanLossQuiet is the quiet time the scan-loss stop needs instead of the 2 s rule, which it cannot meet:
@@ -66,6 +71,8 @@ func DefaultOptions() Options {
 	return Options{
 		Spin:            3 * time.Second,
 		Hold:            5 * time.Second,
+		HoldSpin:        1500 * time.Millisecond,
+		HoldStill:       2 * time.Second,
 		Params:          vibration.DefaultParams(),
 		ScanLossQuiet:   500 * time.Millisecond,
 		ScanTimeout:     500 * time.Millisecond,
@@ -102,7 +109,8 @@ func (o Options) Validate() error {
 		v    time.Duration
 	}{{"CmdPeriod", o.CmdPeriod}, {"StatePeriod", o.StatePeriod}, {"StateTimeout", o.StateTimeout},
 		{"TeardownTimeout", o.TeardownTimeout}, {"DriverBack", o.DriverBack}, {"ReleaseWait", o.ReleaseWait},
-		{"ScanTimeout", o.ScanTimeout}, {"ScanLossQuiet", o.ScanLossQuiet}, {"PathTimeout", o.PathTimeout}} {
+		{"ScanTimeout", o.ScanTimeout}, {"ScanLossQuiet", o.ScanLossQuiet}, {"PathTimeout", o.PathTimeout},
+		{"HoldSpin", o.HoldSpin}, {"HoldStill", o.HoldStill}} {
 		if d.v <= 0 {
 			return fmt.Errorf("prove: %s must be positive", d.name)
 		}

@@ -19,6 +19,15 @@ const (
 	Service  Path = "service"
 	Gamepad  Path = "gamepad"
 	TakeOver Path = "takeover"
+
+	// The hold paths (docs/safety-case.md, "No motion without a deliberate act"): after each event the wheels
+	// stay still while the publisher keeps commanding, until the deliberate act; then only the ramp from zero.
+	ResetHold        Path = "reset-hold"
+	RestartHold      Path = "restart-hold"
+	ServiceHold      Path = "service-hold"
+	USBHold          Path = "usb-hold"
+	BoardResetHold   Path = "board-reset-hold"
+	ZeroAfterTimeout Path = "zero-after-timeout"
 )
 
 // Motion is the drive command a path spins the wheels with.
@@ -51,8 +60,12 @@ type (
 	Step = stoppath.Step[Rule]
 )
 
-// after is the round after the sweep of deadman, estop and disable over the three motions.
-const after = 3
+// after is the round after the sweep of deadman, estop and disable over the three motions; holds the round
+// of the hold paths after it.
+const (
+	after = 3
+	holds = 4
+)
 
 // Paths is the stand proof's table, in the order the proof runs them: deadman, estop and disable at fwd 0.2,
 // then at fwd 0.35, then at rot 1.0; then scanloss, kill and service at fwd 0.35, gamepad at fwd 0.2, takeover
@@ -79,6 +92,30 @@ var Paths = stoppath.Table[Rule]{
 		Help: "autonomous drives; a manual publisher sends zero while autonomous keeps commanding, then lets go and autonomous must drive again",
 		At:   stoppath.Once(Fwd035, after), Trigger: stoppath.ManualTakeOver,
 		Release: "operator let go: autonomous resumed", ReleaseRow: "let go (autonomous resumed)", ReleaseFrom: "letting go"},
+	{Name: string(ResetHold), Label: "held after e-stop reset", Row: "e-stop reset (held, then resumed)",
+		Help: "e-stop, then its reset while the publisher keeps commanding: still until enable, then the ramp from zero",
+		At:   stoppath.Once(Fwd02, holds), Trigger: stoppath.EstopRequest, Hold: stoppath.HoldReset,
+		Release: "enable after reset: ramp from zero", ReleaseRow: "e-stop reset: resumed"},
+	{Name: string(RestartHold), Label: "held after driver restart", Row: "driver restart (held)",
+		Help: "SIGKILL of the driver with the publisher commanding: the new driver stays still until reset and enable, then the ramp",
+		At:   stoppath.Once(Fwd02, holds), KillsDriver: true, Trigger: stoppath.KillDriver, Hold: stoppath.HoldRestart,
+		Release: "enable after restart: ramp from zero", ReleaseRow: "driver restart: resumed"},
+	{Name: string(ServiceHold), Label: "held after service restart", Row: "service restart (held)",
+		Help: "the service stopped and started again (the robot's first start) with the publisher commanding: still until enable, then the ramp",
+		At:   stoppath.Once(Fwd02, holds), KillsDriver: true, StopsService: true, Trigger: stoppath.StopService, Hold: stoppath.HoldService,
+		Release: "enable after service start: ramp from zero", ReleaseRow: "service restart: resumed"},
+	{Name: string(USBHold), Label: "held after USB return", Row: "USB drop and return (held)",
+		Help: "the board's USB gone for 1 s and back (the simulator; on a robot, by hand) with the publisher commanding: still until reset and enable",
+		At:   stoppath.Once(Fwd02, holds), KillsDriver: true, Trigger: stoppath.DropUSB, Hold: stoppath.HoldUSB,
+		Release: "enable after USB return: ramp from zero", ReleaseRow: "USB return: resumed"},
+	{Name: string(BoardResetHold), Label: "held after board reset", Row: "board firmware reset (held)",
+		Help: "the board's firmware restarts behind an open port (the simulator) with the publisher commanding: still until reset and enable",
+		At:   stoppath.Once(Fwd02, holds), Trigger: stoppath.ResetBoard, Hold: stoppath.HoldBoardReset,
+		Release: "enable after board reset: ramp from zero", ReleaseRow: "board reset: resumed"},
+	{Name: string(ZeroAfterTimeout), Label: "zero after timeout", Row: "deadman, then zero (held)",
+		Help: "the deadman, then zero commands, then a small command (0.05 m/s): no burst at the old speed",
+		At:   stoppath.Once(Fwd02, holds), Trigger: stoppath.Silence, Hold: stoppath.HoldTimeout,
+		Release: "small command after zeros: no burst", ReleaseRow: "then 0.05 m/s: no burst"},
 	{Name: string(Contact), Label: "contact reflex",
 		Help: "none of its own: with the wheels in the air the LiDAR sees no motion, and the driver's contact reflex must latch the e-stop (within 2.5 s of the wheels' start)",
 		At:   stoppath.Once(Fwd02, after), Trigger: awaitContact, Rule: Rule{Contact: true}},

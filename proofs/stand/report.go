@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rosorin/rosorin/judge/ramp"
+	"github.com/rosorin/rosorin/judge/still"
 	"github.com/rosorin/rosorin/judge/vibration"
 	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/imu"
@@ -116,6 +118,10 @@ type Result struct {
 	Verdict vibration.Verdict `json:"verdict"`
 	// Notes are the path's other observations (scans back after, driver back after, ...).
 	Notes []string `json:"notes,omitempty"`
+	// Still and Ramp are a hold path's verdicts (hold.go): the still window's (first line) and the resume's
+	// (second line); Verdict is then empty.
+	Still *still.Verdict `json:"still,omitempty"`
+	Ramp  *ramp.Verdict  `json:"ramp,omitempty"`
 }
 
 // MarshalJSON writes StopS as stop_s and TriggerS as trigger_s, null for NaN (a path that failed before its
@@ -174,18 +180,21 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	var rows []row
 	var labels []string
+	planned := map[string]bool{}
+	for _, p := range r.Paths {
+		planned[p] = true
+	}
 	for i := range table {
 		s := &table[i]
+		if s.Hold != "" && !planned[s.Name] {
+			continue // the hold paths' rows only when they ran: "all" leaves them out
+		}
 		rows, labels = append(rows, row{s, false}), append(labels, s.RowLabel())
 		if s.Release != "" {
 			rows, labels = append(rows, row{s, true}), append(labels, s.ReleaseRow)
 		}
 	}
 	motions := table.Motions()
-	planned := map[string]bool{}
-	for _, p := range r.Paths {
-		planned[p] = true
-	}
 	return runcore.WriteTable(w, labels, motions, func(i, j int) (c string, ok bool) {
 		row, m := rows[i], motions[j]
 		for _, res := range r.Results {
@@ -203,6 +212,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 // cell is a result's table cell; from says what a release's time counts from (the spec's ReleaseFrom).
 func cell(res Result, from string) string {
 	switch {
+	case res.Outcome == vibration.Pass && res.Still != nil:
+		return fmt.Sprintf("held %.1f s", res.Still.To-res.Still.From)
+	case res.Outcome == vibration.Pass && res.Ramp != nil && res.Ramp.Reached != nil:
+		return fmt.Sprintf("ramp, at speed %.2f s", *res.Ramp.Reached)
+	case res.Outcome == vibration.NotRun:
+		return "NOT RUN"
+	case res.Still != nil && res.Still.FirstMotion != nil:
+		return fmt.Sprintf("FAIL (moved %.2f s in)", *res.Still.FirstMotion)
 	case res.Outcome == vibration.Pass && res.Release:
 		return fmt.Sprintf("turning again %.1f s after %s", res.StopS, from)
 	case res.Outcome == vibration.Pass:

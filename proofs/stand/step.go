@@ -2,6 +2,7 @@ package stand
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/judge/vibration"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/imu"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/target"
@@ -34,6 +36,8 @@ type pathRun struct {
 	releaseV                               *vibration.Verdict
 	releaseIn                              releaseInput // what releaseV (or the release at the hold's end) read
 	notes                                  []string
+
+	hold *holdState // a hold path's observations (hold.go)
 }
 
 // step runs s under the path's hard timeout, then cleans up under a timeout of its own, whatever happened.
@@ -44,6 +48,8 @@ func (r *runner) step(ctx context.Context, i, n int, s Step) []Result {
 	err, timedOut := p.Step(ctx, i, n, r.o.PathTimeout, p.leg())
 	res := p.res
 	switch {
+	case errors.Is(err, runcore.ErrNotRun):
+		res = p.complete(res, vibration.NotRun, err.Error())
 	case timedOut:
 		res = p.timeout(res)
 	case ctx.Err() != nil && err != nil:
@@ -59,6 +65,9 @@ func (r *runner) step(ctx context.Context, i, n int, s Step) []Result {
 // IMU, and judge the take-over's release after the stop.
 func (p *pathRun) leg() runcore.Leg {
 	r, s := p.r, p.s
+	if s.Spec.Hold != "" {
+		return p.holdLeg() // hold.go
+	}
 	l := runcore.Leg{Noun: "path", Going: "spinning up", GoingPhase: "spinning up", Until: r.o.Spin,
 		HoldPhase: "holding the drive command after the trigger", Verbose: true,
 		Ready: func(ctx context.Context, st target.State) error {
@@ -100,8 +109,10 @@ func (p *pathRun) leg() runcore.Leg {
 
 // send publishes the motion once (the path's Send, for the run's drive loop: runcore.Path.Drive), counting
 // and logging refusals once per change.
-func (p *pathRun) send(ctx context.Context) error {
-	tw := p.s.Motion.Twist
+func (p *pathRun) send(ctx context.Context) error { return p.sendTwist(ctx, p.s.Motion.Twist) }
+
+// sendTwist publishes tw once (send's body; the hold paths send other commands after the act).
+func (p *pathRun) sendTwist(ctx context.Context, tw kinematics.Twist) error {
 	qctx, cancel := context.WithTimeout(ctx, time.Second)
 	err := p.Pub.Send(qctx, tw)
 	cancel()

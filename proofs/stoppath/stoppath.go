@@ -2,6 +2,7 @@ package stoppath
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -103,6 +104,22 @@ var (
 	PressButton Trigger = func(ctx context.Context, f Firing) error {
 		return f.Await("gamepad button", f.Target().PressButton)
 	}
+	// DropUSB makes the board's USB device disappear for USBDropFor (target.Interrupter: the simulator).
+	DropUSB Trigger = func(ctx context.Context, f Firing) error {
+		in, ok := f.Target().(target.Interrupter)
+		if !ok {
+			return fmt.Errorf("%w: this target cannot drop the board's USB on demand (the simulator can); on a robot, pull the cable by hand", ErrNotRun)
+		}
+		return f.Act(fmt.Sprintf("board USB gone for %v", USBDropFor), func() error { return in.DropUSB(ctx, USBDropFor) })
+	}
+	// ResetBoard restarts the board's firmware behind an open port (target.Interrupter: the simulator).
+	ResetBoard Trigger = func(ctx context.Context, f Firing) error {
+		in, ok := f.Target().(target.Interrupter)
+		if !ok {
+			return fmt.Errorf("%w: this target cannot reset the board on demand (the simulator can); on a robot, press the board's reset button", ErrNotRun)
+		}
+		return f.Act(fmt.Sprintf("board firmware reset (boot %v)", BoardBoot), func() error { return in.ResetBoard(ctx, BoardBoot) })
+	}
 	// ManualTakeOver: the operator's manual input sends zero velocity while the path's drive input
 	// (autonomous) keeps commanding its motion; arbitration must give the wheels to manual.
 	ManualTakeOver Trigger = func(ctx context.Context, f Firing) error {
@@ -139,13 +156,49 @@ type Spec[R any] struct {
 	// ReleaseRow names the release's row in the table; ReleaseFrom what the release's time counts from ("the
 	// kill": the trigger; "letting go": the last manual command).
 	ReleaseRow, ReleaseFrom string
+	// Hold, when set, makes the path a hold path (docs/safety-case.md, "No motion without a deliberate act"):
+	// its trigger is an event after which the wheels must stay still while the publisher keeps commanding,
+	// until a deliberate act (reset and enable; for HoldTimeout a new command), and then move only through
+	// the ramp from zero. Its two lines are the still judge's and the ramp judge's; "all" leaves hold paths
+	// out ("holds" names them all).
+	Hold HoldKind
 	// Rule is the proof's judging rule for the path.
 	Rule R
 }
 
+// HoldKind is a hold path's event: what the proof does after the trigger to complete it, while the
+// publisher keeps commanding the old motion.
+type HoldKind string
+
+// The events after which no motion may follow without a deliberate act.
+const (
+	// HoldReset: the e-stop, then its reset (the reset alone is no enable).
+	HoldReset HoldKind = "reset"
+	// HoldRestart: SIGKILL of the driver; the supervisor starts a new one (latched).
+	HoldRestart HoldKind = "restart"
+	// HoldService: the whole service stopped, then started again (the robot's first start).
+	HoldService HoldKind = "service"
+	// HoldUSB: the board's USB device gone for a second and back; a new driver (latched).
+	HoldUSB HoldKind = "usb"
+	// HoldBoardReset: the board's firmware restarts behind an open port.
+	HoldBoardReset HoldKind = "board-reset"
+	// HoldTimeout: the deadman, then zero commands, then a small command: no burst at the old speed.
+	HoldTimeout HoldKind = "timeout"
+)
+
+// ErrNotRun is wrapped by a path's error when it cannot run here (a target without the role a trigger needs,
+// a hold path on a robot that is moving at its start): its lines say NOT RUN and why, never PASS or FAIL.
+var ErrNotRun = errors.New("NOT RUN")
+
+// USBDropFor and BoardBoot are the interruptions the hold paths make on a target that can (the simulator).
+const (
+	USBDropFor = time.Second
+	BoardBoot  = 800 * time.Millisecond
+)
+
 // Lines is the number of result lines one run of the path gives.
 func (s *Spec[R]) Lines() int {
-	if s.Release != "" {
+	if s.Release != "" || s.Hold != "" {
 		return 2
 	}
 	return 1
@@ -239,18 +292,26 @@ func (t Table[R]) Parse(list string) ([]Step[R], error) {
 		case f == "":
 			continue
 		case f == "all":
-			for _, n := range t.Names() {
-				want[n] = true
+			for i := range t {
+				if t[i].Hold == "" {
+					want[t[i].Name] = true
+				}
+			}
+		case f == "holds":
+			for i := range t {
+				if t[i].Hold != "" {
+					want[t[i].Name] = true
+				}
 			}
 		default:
 			if _, ok := t.Lookup(f); !ok {
-				return nil, fmt.Errorf("unknown stop path %q: use a comma-separated list of %s (or all)", f, t.List())
+				return nil, fmt.Errorf("unknown stop path %q: use a comma-separated list of %s (or all, holds)", f, t.List())
 			}
 			want[f] = true
 		}
 	}
 	if len(want) == 0 {
-		return nil, fmt.Errorf("no stop path given: use a comma-separated list of %s (or all)", t.List())
+		return nil, fmt.Errorf("no stop path given: use a comma-separated list of %s (or all, holds)", t.List())
 	}
 	type run struct {
 		round, order int

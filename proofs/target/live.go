@@ -76,7 +76,8 @@ func (l *LiveTarget) Describe() string {
 func FromAPI(s api.State, at time.Time) State {
 	st := State{At: at, Enabled: s.Enabled, ScanAge: math.NaN(), Publishers: len(s.Publishers), Source: s.Source,
 		Pids:        Pids{Supervisor: s.PIDs.Supervisor, Driver: s.PIDs.Driver, LidarReader: s.PIDs.LidarReader},
-		GyroBiasDPS: s.GyroBiasDPS, Calibrating: s.GyroCalibrating, Config: s.Config}
+		GyroBiasDPS: s.GyroBiasDPS, Calibrating: s.GyroCalibrating, Config: s.Config,
+		BodyVel: s.BodyVel, WheelRPS: s.WheelRPS, BoardSilent: s.BoardSilent}
 	if s.EStop != nil {
 		st.Estop = *s.EStop
 		if st.Estop == "" {

@@ -170,7 +170,13 @@ type State struct {
 	// Config is the driver's configuration summary from the record (speed limits, cmd_timeout,
 	// scan_timeout); zero fields when the driver does not report them.
 	Config api.ConfigSummary
-	Raw    json.RawMessage // the record as the driver sent it
+	// BodyVel is the velocity the driver's gate gives the wheels [vx, vy, wz]; WheelRPS the last wheel frame
+	// it wrote (motors 1..4, wire signs): the driver's own report of what the board was told.
+	BodyVel  [3]float64
+	WheelRPS [4]float64
+	// BoardSilent: no board frame reached the driver for more than 0.5 s.
+	BoardSilent bool
+	Raw         json.RawMessage // the record as the driver sent it
 }
 
 // Short renders the fields a person needs, the seed's end-state line: {enabled: false, estop: none, ...}.
