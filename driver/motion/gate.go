@@ -253,6 +253,11 @@ func (g *Gate) Trip(reason string) (first bool) {
 func (g *Gate) Reset() (was string) {
 	was = g.estop
 	g.estop, g.estopBlock = "", ""
+	if breakrule.On(breakrule.SelfEnable) && g.limitsErr == nil {
+		// NEGATIVE CONTROL (rosorin_breakrule builds only): the reset resumes motion by itself, with the
+		// commands stored meanwhile; the reset-hold proof must FAIL on it.
+		g.enabled = true
+	}
 	return was
 }
 

@@ -97,12 +97,26 @@ func (p *pathRun) holdEvent(ctx context.Context, h *holdState) error {
 		h.twist = kinematics.Twist{} // zero commands through the still window
 		send = p.holdSend(h)
 	}
+	if p.KillsDriver {
+		// A new driver: back to the proof's contact mode (it starts in its configured one; with the wheels in
+		// the air an "act" reflex would stop a self-enabled driver and hide the motion from the IMU).
+		if st, err := r.core.PollState(ctx, 3*time.Second, func(target.State) error { return nil }); err == nil {
+			if err := p.contactMode(ctx, st); err != nil {
+				r.ev.Logf("contact mode of the new driver: %v", err)
+			}
+		}
+	}
 	if h.rec, err = r.t.RecordIMU(ctx); err != nil {
 		return fmt.Errorf("IMU stream after the event: %v", err)
 	}
-	// The window starts once the stop is surely over and the fresh recording has samples.
-	h.from = maxTime(p.Trig.Add(runcore.StopAllowance), r.clk.Now().Add(300*time.Millisecond))
-	h.to = h.from.Add(r.o.HoldStill)
+	// The still window starts once the stop itself is surely over, whatever the event still had to do (a
+	// restart takes seconds: a driver that moved the wheels meanwhile must be seen), and ends HoldStill after
+	// the event was over.
+	h.from = p.Trig.Add(runcore.StopAllowance)
+	if kind == stoppath.HoldTimeout {
+		h.from = ev.Done // the first zero command: where a kept ramp bursts
+	}
+	h.to = maxTime(h.from, r.clk.Now()).Add(r.o.HoldStill)
 	p.HoldEnd = h.to
 	return r.core.Drive(ctx, r.o.CmdPeriod, h.to, func(ctx context.Context) error {
 		if err := send(ctx); err != nil && ctx.Err() != nil {
@@ -146,8 +160,21 @@ func (p *pathRun) judgeStill(h *holdState) Result {
 	if !p.boardFramesComplete() {
 		params.MaxFrameGap = 0.5
 	}
-	in := still.Input{Frames: p.frames(p.Trig, h), Gyro: p.samples(h.rec.Samples(), nil)}
+	// The IMU through the whole window: the board's from below the driver when the event replaced the driver
+	// (the old driver's stream ended with it), else the driver's.
+	rec := p.Drv
+	if p.KillsDriver && p.Below != nil {
+		rec = p.Below
+	}
+	p.catchUpRec(rec, h.to)
+	in := still.Input{Frames: p.frames(p.Trig, h), Gyro: p.samples(rec.Samples(), nil)}
 	v := still.Judge(in, r.rel(h.from), r.rel(h.to), params)
+	if v.Outcome == still.NotRun {
+		// The path began on a still robot (Ready checks it) and the stop has had StopAllowance: motion at the
+		// window's start is the event's failure (not stopped, or moving again at once), not a reason to skip.
+		v.Outcome = still.Fail
+		v.Reason = fmt.Sprintf("moving %.1f s after the trigger, when the still window began: %s", runcore.StopAllowance.Seconds(), v.Reason)
+	}
 	h.stillV = v
 	name := p.s.Name()
 	res := p.holdResult(name, false, stillOutcome(v.Outcome), v.Reason)

@@ -120,12 +120,9 @@ func (p *Path) CompleteEvent(ctx context.Context, kind stoppath.HoldKind, states
 		}
 		return ev, err
 	case stoppath.HoldTimeout:
-		// Silence past the deadman (the trigger was the last command), then zero commands.
-		timeout := 300 * time.Millisecond
-		if sts := states(p.Trig); len(sts) > 0 && sts[len(sts)-1].Config.CmdTimeoutS > 0 {
-			timeout = time.Duration(sts[len(sts)-1].Config.CmdTimeoutS * float64(time.Second))
-		}
-		if err := r.Wait(ctx, p.Trig.Add(timeout+700*time.Millisecond).Sub(r.Clock.Now())); err != nil {
+		// Silence past the deadman (the trigger was the last command) until the stop is surely over, then
+		// zero commands: the still window starts with the first (a ramp that kept the old speed bursts there).
+		if err := r.Wait(ctx, p.Trig.Add(StopAllowance).Sub(r.Clock.Now())); err != nil {
 			return HoldEvent{}, err
 		}
 		return HoldEvent{Done: r.Clock.Now(), What: "zero commands after the deadman"}, nil
