@@ -49,7 +49,7 @@ func (r *runner) step(ctx context.Context, i, n int, s Step) []Result {
 	res := p.res
 	switch {
 	case errors.Is(err, runcore.ErrNotRun):
-		res = p.complete(res, vibration.NotRun, err.Error())
+		res = p.complete(res, vibration.NotRun, strings.TrimPrefix(err.Error(), runcore.ErrNotRun.Error()+": "))
 	case timedOut:
 		res = p.timeout(res)
 	case ctx.Err() != nil && err != nil:

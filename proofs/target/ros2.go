@@ -340,6 +340,36 @@ func (t ros2Sim) Clear(ctx context.Context) error     { return t.inner.(Faulter)
 func (t ros2Sim) FaultName() string                   { return t.inner.(Faulter).FaultName() }
 func (t ros2Sim) DriverBinary() basebin.Bin           { return t.inner.(DriverBinary).DriverBinary() }
 
+// The hold paths' roles below the graph: the simulated board's record of its motor frames, and its
+// interruptions (the commands still come over the graph).
+var (
+	_ BoardFramer = ros2Sim{}
+	_ Interrupter = ros2Sim{}
+)
+
+func (t ros2Sim) BoardFrames(from time.Time) []BoardFrame {
+	if bf, ok := t.inner.(BoardFramer); ok {
+		return bf.BoardFrames(from)
+	}
+	return nil
+}
+
+func (t ros2Sim) DropUSB(ctx context.Context, d time.Duration) error {
+	in, ok := t.inner.(Interrupter)
+	if !ok {
+		return errors.New("the target below the graph cannot drop the board's USB")
+	}
+	return in.DropUSB(ctx, d)
+}
+
+func (t ros2Sim) ResetBoard(ctx context.Context, boot time.Duration) error {
+	in, ok := t.inner.(Interrupter)
+	if !ok {
+		return errors.New("the target below the graph cannot reset the board")
+	}
+	return in.ResetBoard(ctx, boot)
+}
+
 // WrapROS2 is NewROS2Target returned as the Target the proofs take: with the inner target's Faulter and
 // DriverBinary when it has both (the simulated robot).
 func WrapROS2(inner Target, cfg ROS2Config, clock clock.Clock, ev *evidence.Log) (Target, error) {
