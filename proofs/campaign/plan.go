@@ -133,6 +133,13 @@ func (c *Cell) validate(proof string) error {
 	if !finite(c.Speed) || c.Speed <= 0 || c.Speed > 5 {
 		return fmt.Errorf("speed %v: want a positive speed in m/s (rad/s for a turn), at most 5", c.Speed)
 	}
+	if c.Hold() {
+		// A hold path's success is no motion until the deliberate act, then the ramp: it has no stop time.
+		if c.MaxStillS != 0 || c.MaxTravelM != 0 {
+			return fmt.Errorf("%s is a hold path: its requirement is no motion until the deliberate act, then the ramp from zero; leave out max_still_s and max_travel_m", c.Path)
+		}
+		return nil
+	}
 	if !finite(c.MaxStillS) || c.MaxStillS <= 0 {
 		return fmt.Errorf("max_still_s %v is impossible: the requirement is the most seconds from the trigger to still, > 0", c.MaxStillS)
 	}
@@ -226,6 +233,15 @@ func speedName(v float64) string {
 }
 
 // ID names the cell as the stand proof's progress lines name a step: "estop fwd 0.2".
+// Hold reports whether the cell's path is a hold path (stoppath.Spec.Hold): its success is no motion.
+func (c Cell) Hold() bool {
+	if s, ok := stand.Paths.Lookup(c.Path); ok && s.Hold != "" {
+		return true
+	}
+	s, ok := floor.Paths.Lookup(c.Path)
+	return ok && s.Hold != ""
+}
+
 func (c Cell) ID() string { return c.Path + " " + c.Motion().Name }
 
 // Cell finds a cell by its ID.

@@ -125,6 +125,7 @@ func TestParsePlanBad(t *testing.T) {
 		{"duplicate cell", goodPlan + "  - {path: estop, speed: 0.2, max_still_s: 2}\n", "twice"},
 		{"battery NaN", goodPlan + "battery_min_v: .nan\n", "battery_min_v"},
 		{"battery negative", goodPlan + "battery_min_v: -1\n", "battery_min_v"},
+		{"hold cell with a stop time", goodPlan + "  - {path: reset-hold, speed: 0.2, max_still_s: 1}\n", "hold path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := ParsePlan([]byte(tc.plan))
@@ -138,6 +139,25 @@ func TestParsePlanBad(t *testing.T) {
 				t.Errorf("error %q does not say %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestHoldCells: a hold path's cell has no stop time (its success is no motion), and the plan of the
+// hold campaign parses and is runnable.
+func TestHoldCells(t *testing.T) {
+	p, err := ParsePlan([]byte(goodPlan + "  - {path: zero-after-timeout, speed: 0.2}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := p.Cells[len(p.Cells)-1]; !c.Hold() || p.Cells[0].Hold() {
+		t.Errorf("Hold(): %v for %s, %v for %s", c.Hold(), c.Path, p.Cells[0].Hold(), p.Cells[0].Path)
+	}
+	b, err := os.ReadFile("testdata/stand-holds-80.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err = ParsePlan(b); err != nil || p.Runnable() != nil || len(p.Cells) != 3 {
+		t.Fatalf("stand-holds-80.yaml: %v", err)
 	}
 }
 

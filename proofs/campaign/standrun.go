@@ -268,7 +268,11 @@ func judge(run *Run, rep *stand.Report, cell Cell) {
 			break
 		}
 	}
-	if stop != nil {
+	if stop != nil && stop.Still != nil {
+		// A hold path: its first line is the still window's (judge/still), the success "no motion"; it has
+		// no time to still (StillS stays NaN) and the requirement is the line itself.
+		run.NoRestart = stop.Still.Passed()
+	} else if stop != nil {
 		v := stop.Verdict
 		run.StillS = stop.StopS
 		run.NoRestart = v.Kind == vibration.KindStop && !math.IsNaN(v.StillFrom) && v.WorstAfter < v.Params.Threshold &&
@@ -303,7 +307,7 @@ func judge(run *Run, rep *stand.Report, cell Cell) {
 		run.Outcome, run.Reason = Fail, "a hole in the IMU data broke the quiet after the stop: no restart cannot be shown"
 	case run.Outcome == Pass && !run.NoRestart:
 		run.Outcome, run.Reason = Fail, "the wheels moved again after the stop"
-	case run.Outcome == Pass && !(run.StillS <= cell.MaxStillS+1e-9):
+	case run.Outcome == Pass && !cell.Hold() && !(run.StillS <= cell.MaxStillS+1e-9):
 		run.Outcome, run.Reason = Fail, fmt.Sprintf("still %.2f s after the trigger, above the requirement %.2f s", run.StillS, cell.MaxStillS)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rosorin/rosorin/clock"
+	"github.com/rosorin/rosorin/judge/ramp"
+	"github.com/rosorin/rosorin/judge/still"
 	"github.com/rosorin/rosorin/judge/vibration"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
@@ -66,6 +68,42 @@ func TestJudgeMapsTheProof(t *testing.T) {
 	judge(&run, &stand.Report{Results: []stand.Result{stop(vibration.Pass, 0.4, 0.01, 2.0)}, Ending: endingOK()}, cell)
 	if run.NoRestart || run.Outcome != Fail || !strings.Contains(run.Reason, "moved again") {
 		t.Errorf("loud after still: %s %q, no restart %v", run.Outcome, run.Reason, run.NoRestart)
+	}
+}
+
+// TestJudgeMapsAHoldPath: a hold cell succeeds when its still window and its resume both pass; motion in the
+// window fails it as "moved again" (its NoRestart), with no stop time involved.
+func TestJudgeMapsAHoldPath(t *testing.T) {
+	cell := Cell{Path: "reset-hold", Speed: 0.2}
+	held := func(o still.Outcome, reason string) stand.Result {
+		v := still.Verdict{Outcome: o, Reason: reason}
+		out := vibration.Pass
+		if o != still.Pass {
+			out = vibration.Fail
+		}
+		return stand.Result{Name: "held after e-stop reset, fwd 0.2", Outcome: out, Reason: reason, StopS: math.NaN(), Still: &v}
+	}
+	resumed := func(o vibration.Outcome) stand.Result {
+		return stand.Result{Name: "enable after reset: ramp from zero", Release: true, Outcome: o, Reason: "jumped", Ramp: &ramp.Verdict{}}
+	}
+	for _, tc := range []struct {
+		name      string
+		res       []stand.Result
+		outcome   string
+		noRestart bool
+		reason    string
+	}{
+		{"pass", []stand.Result{held(still.Pass, ""), resumed(vibration.Pass)}, Pass, true, ""},
+		{"moved in the hold", []stand.Result{held(still.Fail, "the board was told 0.20 m/s forward"), resumed(vibration.Pass)}, Fail, false, "0.20 m/s"},
+		{"burst on resume", []stand.Result{held(still.Pass, ""), resumed(vibration.Fail)}, Fail, true, "jumped"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := Run{StillS: math.NaN(), TravelM: math.NaN()}
+			judge(&run, &stand.Report{Results: tc.res, Ending: endingOK()}, cell)
+			if run.Outcome != tc.outcome || run.NoRestart != tc.noRestart || !strings.Contains(run.Reason, tc.reason) {
+				t.Errorf("outcome %s (%q), no restart %v; want %s (%q), %v", run.Outcome, run.Reason, run.NoRestart, tc.outcome, tc.reason, tc.noRestart)
+			}
+		})
 	}
 }
 

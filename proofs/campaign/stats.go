@@ -248,6 +248,7 @@ func analyzeCell(cell Cell, id string, runs []FiledRun, cut, planned int, claimR
 			why = append(why, "the wheels moved again after the stop")
 		}
 		switch {
+		case cell.Hold(): // success is no motion (NoRestart above); a hold has no time to still
 		case math.IsNaN(r.StillS):
 			if r.Outcome == Pass {
 				why = append(why, "no time to still recorded")
