@@ -273,7 +273,12 @@ func analyzeCell(cell Cell, id string, runs []FiledRun, cut, planned int, claimR
 	}
 	res.BoundP = claimR
 	res.BoundK, res.BoundConf = BoundOrder(res.N, claimR, claimC)
-	res.Still = dist("s", still, res.BoundK, cell.MaxStillS, resS)
+	if cell.Hold() {
+		// A hold has no time to still: its requirement is no motion (the runs' NoRestart); no distribution.
+		res.Still = dist("s", nil, res.BoundK, math.NaN(), resS)
+	} else {
+		res.Still = dist("s", still, res.BoundK, cell.MaxStillS, resS)
+	}
 	if travel {
 		req := math.NaN()
 		if cell.MaxTravelM > 0 {
@@ -306,6 +311,8 @@ func analyzeCell(cell Cell, id string, runs []FiledRun, cut, planned int, claimR
 	}
 	if res.Restarts > 0 {
 		res.Reasons = append(res.Reasons, fmt.Sprintf("restart: the wheels moved again after the stop in %d of %d runs (%s)", res.Restarts, res.N, ints(res.RestartRun)))
+	} else if res.N > 0 && res.Holes == 0 && cell.Hold() {
+		res.Notes = append(res.Notes, fmt.Sprintf("no motion without a deliberate act: the wheels stayed still through the hold while commands kept coming, then resumed through the ramp, in all %d runs", res.N))
 	} else if res.N > 0 && res.Holes == 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("no restart: the wheels stayed still after the stop while commands kept coming in all %d runs", res.N))
 	}
