@@ -23,6 +23,11 @@ var palette = []color.RGBA{{0x1f, 0x77, 0xb4, 0xff}, {0xd6, 0x27, 0x28, 0xff}, {
 // PlotPath draws one path's lines of rep: each line's window scores against seconds after the trigger, the
 // threshold, the trigger (x = 0) and each line's judged still-from, as a PNG.
 func PlotPath(rep *stand.Report, path string) ([]byte, error) {
+	for _, r := range rep.Results {
+		if string(r.Path) == path && r.Trace != nil {
+			return plotHold(r)
+		}
+	}
 	p := plot.New()
 	p.X.Label.Text = "seconds after the trigger"
 	p.Y.Label.Text = "vibration score (rad/s)"
@@ -103,6 +108,61 @@ func PlotPath(rep *stand.Report, path string) ([]byte, error) {
 			p.Legend.Add("judged still from", l)
 		}
 	}
+	p.Y.Min, p.Y.Max = 0, ymax
+	p.Legend.TextStyle.Font.Size = vg.Points(9)
+	wt, err := p.WriterTo(7*vg.Inch, 3*vg.Inch, "png")
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if _, err := wt.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// plotHold draws a hold path's timeline (stand.HoldTrace): the speed the board was told against seconds
+// after the trigger, the still window (where it must be zero) and the deliberate act, as a PNG.
+func plotHold(r stand.Result) ([]byte, error) {
+	tr := r.Trace
+	if len(tr.T) == 0 {
+		return nil, fmt.Errorf("path %s: no board frames to plot", r.Path)
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s (%s)", r.Path, r.Outcome)
+	p.X.Label.Text = "seconds after the trigger"
+	p.Y.Label.Text = "speed the board was told (m/s, rad/s)"
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	var xy plotter.XYs
+	ymax := 0.05
+	for i := range tr.T {
+		if i > 0 { // the board holds each frame until the next: draw steps
+			xy = append(xy, plotter.XY{X: tr.T[i], Y: tr.Speed[i-1]})
+		}
+		xy = append(xy, plotter.XY{X: tr.T[i], Y: tr.Speed[i]})
+		ymax = math.Max(ymax, tr.Speed[i])
+	}
+	ymax *= 1.2
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return nil, err
+	}
+	l.Color, l.Width = palette[0], vg.Points(1.2)
+	p.Add(l)
+	p.Legend.Add("board: "+tr.Source, l)
+	win, _ := plotter.NewPolygon(plotter.XYs{{X: tr.From, Y: 0}, {X: tr.To, Y: 0}, {X: tr.To, Y: ymax}, {X: tr.From, Y: ymax}})
+	win.Color, win.LineStyle.Width = color.NRGBA{0x2c, 0xa0, 0x2c, 0x40}, 0
+	p.Add(win)
+	p.Legend.Add("still window (must be zero)", win)
+	vline := func(x float64, col color.RGBA, dash []vg.Length) *plotter.Line {
+		v, _ := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: ymax}})
+		v.Color, v.Width, v.Dashes = col, vg.Points(1.5), dash
+		p.Add(v)
+		return v
+	}
+	p.Legend.Add("trigger", vline(0, color.RGBA{0x44, 0x44, 0x44, 0xff}, nil))
+	p.Legend.Add("deliberate act", vline(tr.Act, palette[1], []vg.Length{vg.Points(4), vg.Points(2)}))
 	p.Y.Min, p.Y.Max = 0, ymax
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	wt, err := p.WriterTo(7*vg.Inch, 3*vg.Inch, "png")

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/rosorin/rosorin/internal/testkit"
+	"github.com/rosorin/rosorin/proofs/stand"
 )
 
 func capture(t testing.TB, name string) string {
@@ -275,5 +276,21 @@ func TestHTMLSelfContained(t *testing.T) {
 	}
 	if os.Getenv("ROSORIN_KEEP_HTML") != "" {
 		os.WriteFile(os.Getenv("ROSORIN_KEEP_HTML"), b.Bytes(), 0o644)
+	}
+}
+
+// TestPlotHold: a hold path's plot is drawn from its trace (the board's frames, the still window, the act);
+// a trace without frames is refused, not drawn empty.
+func TestPlotHold(t *testing.T) {
+	tr := &stand.HoldTrace{T: []float64{-1, -0.5, 0, 0.02, 3.6, 3.8}, Speed: []float64{0.1, 0.2, 0.2, 0, 0.01, 0.1},
+		From: 1.5, To: 3.5, Act: 3.55, Command: 3.58, Source: "test"}
+	rep := &stand.Report{Results: []stand.Result{{Path: "reset-hold", Motion: "fwd 0.2", Trace: tr}}}
+	png, err := PlotPath(rep, "reset-hold")
+	if err != nil || len(png) < 1000 || string(png[1:4]) != "PNG" {
+		t.Fatalf("plot: %d bytes, %v", len(png), err)
+	}
+	rep.Results[0].Trace = &stand.HoldTrace{}
+	if _, err := PlotPath(rep, "reset-hold"); err == nil || !strings.Contains(err.Error(), "no board frames") {
+		t.Errorf("empty trace: %v, want an error naming it", err)
 	}
 }

@@ -122,6 +122,17 @@ type Result struct {
 	// (second line); Verdict is then empty.
 	Still *still.Verdict `json:"still,omitempty"`
 	Ramp  *ramp.Verdict  `json:"ramp,omitempty"`
+	// Trace is a hold path's timeline for its plot (on its first line): what the board was told.
+	Trace *HoldTrace `json:"trace,omitempty"`
+}
+
+// HoldTrace is a hold path's timeline, in seconds after the trigger: the speed the board was told (the
+// largest of |vx|, |vy| in m/s and |wz| in rad/s of each frame), the still window and the act.
+type HoldTrace struct {
+	T, Speed     []float64
+	From, To     float64 // the still window
+	Act, Command float64 // the deliberate act and the first command after it
+	Source       string  // where the frames came from
 }
 
 // MarshalJSON writes StopS as stop_s and TriggerS as trigger_s, null for NaN (a path that failed before its
