@@ -537,7 +537,15 @@ func bridgeKill(t *testing.T, r *rig) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	r.eventually(10*time.Second, "driving again through the new bridge", moving)
+	// The service disabled motion when the old bridge exited (issue 34: no motion without a deliberate act):
+	// the new bridge forwards the peer's commands to a disabled driver until an enable.
+	r.eventually(10*time.Second, "motion disabled after the bridge's death", func(s api.State) bool { return !s.Enabled })
+	time.Sleep(time.Second)
+	if s := r.state(); moving(s) || s.Enabled {
+		t.Fatalf("the new bridge moved the wheels without an enable: enabled %v, body_vel %v", s.Enabled, s.BodyVel)
+	}
+	c.Enable(ctx, true)
+	r.eventually(10*time.Second, "driving again through the new bridge after the enable", moving)
 	cancel()
 	r.eventually(2*time.Second, "deadman after the drive", func(s api.State) bool { return !moving(s) })
 }

@@ -31,11 +31,10 @@ import (
 // kinematics.BodyTwist), judged by judge/still and judge/ramp on one timeline (seconds since the rig started).
 //
 // The e-stop and driver-kill holds pass with both publishers, and FAIL with a rosorin_breakrule driver run with
-// self-enable (TestHoldOverROS2NegativeControl). The bridge-restart hold FAILs with today's code: the driver
-// stays enabled across a bridge restart, so the new bridge's first forwarded command moves the wheels about
-// 1 s after the kill with no act at all (through the ramp from zero). That is a finding against the rule, not
-// a flake: TestPeerEndToEnd's bridge-kill ("the service's new bridge drives again") asserts the same
-// behaviour as intended.
+// self-enable (TestHoldOverROS2NegativeControl). The bridge-restart hold failed before the service disabled
+// motion when a bridge exits (driver/service disableAfterBridge): the driver stayed enabled across the
+// restart, and the new bridge's first forwarded command moved the wheels about 1 s after the kill with no act
+// at all (through the ramp from zero); TestPeerEndToEnd's bridge-kill asserted it as intended then.
 
 const (
 	holdSpeed  = 0.2                   // m/s forward: the publisher's command (under the sim's max_linear 0.35: the ramp's target)

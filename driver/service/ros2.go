@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/driver/childproc"
 	"github.com/rosorin/rosorin/driver/supervisor"
 )
@@ -187,6 +188,7 @@ func runBridge(ctx context.Context, o Options, log *slog.Logger, feed *bridgeLog
 				how = err.Error()
 			}
 			state.update(func(b *supervisor.BridgeStatus) { b.LastExit = fmt.Sprintf("pid %d: %s", pid, how) })
+			disableAfterBridge(o.Socket, log)
 			if ran {
 				log.Warn("ROS 2 bridge exited; restarting in 1 s", "err", err)
 				return true
@@ -207,6 +209,21 @@ func runBridge(ctx context.Context, o Options, log *slog.Logger, feed *bridgeLog
 			return true
 		}
 	}
+}
+
+// disableAfterBridge disables motion when a bridge that ran has exited: the graph's publishers keep
+// publishing, and the next bridge would forward their commands to an enabled driver, moving the wheels with no
+// deliberate act (issue 34's finding; docs/safety-case.md, "No motion without a deliberate act"). The deadman
+// has already stopped them 0.3 s after the bridge's last command; this keeps them still until an enable. A
+// failed call is logged: the driver is then gone or stuck, and its own stops apply.
+func disableAfterBridge(socket string, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if _, err := api.NewClient(socket).Enable(ctx, false); err != nil {
+		log.Error("ROS 2 bridge exited and motion could NOT be disabled: the next bridge may move the wheels without an enable", "err", err)
+		return
+	}
+	log.Warn("ROS 2 bridge exited: motion disabled until a deliberate enable (the graph's publishers may still be publishing)")
 }
 
 func clip(s string, n int) string {
