@@ -87,6 +87,9 @@ func (p *pathRun) leg() runcore.Leg {
 		Judge: func(ctx context.Context) error {
 			p.catchUp(ctx)
 			p.res = p.judge()
+			if s.Spec.Rule.ScanGate && len(p.res) == 2 && p.res[0].Outcome == vibration.Pass {
+				p.releaseRamp(ctx, &p.res[1], p.heldUntil) // releaseramp.go
+			}
 			return nil
 		},
 	}

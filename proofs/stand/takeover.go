@@ -77,6 +77,9 @@ func (p *pathRun) letGo(ctx context.Context, stop vibration.Verdict) (Result, er
 	if n := p.sourceNote(p.s.Spec.Input, last, "after the last manual command"); n != "" {
 		rel.Notes = append(rel.Notes, n)
 	}
+	if stop.Passed() {
+		p.releaseRamp(ctx, &rel, last) // releaseramp.go: a release after a stop that failed is not judged
+	}
 	rel = releaseAfterStop(rel, stop.Passed(), p.s.Spec.Release)
 	p.recordRelease(rel, stop.Passed())
 	return rel, nil

@@ -295,6 +295,9 @@ func (f *Fake) State(ctx context.Context) (target.State, error) {
 		st := target.State{At: f.clock.Now(), Enabled: gs.Enabled, Estop: gs.EStop, Blocked: f.gate.BlockReason(now),
 			Plugged: f.opt.Plugged, ScanAge: now.Sub(f.lastScan).Seconds(), Publishers: f.publishers(), Source: f.gate.Driving(now),
 			Pids: target.Pids{Supervisor: f.supervisorPid, Driver: f.driverPid, LidarReader: f.readerPid}, Config: f.config()}
+		// The driver's report of its last wheel frame: the gate's velocity, as the real driver reports it.
+		cur := f.gate.Current()
+		st.BodyVel, st.WheelRPS = [3]float64{cur.VX, cur.VY, cur.WZ}, kinematics.WheelRPS(cur, kinematics.DefaultGeometry())
 		if !f.readerUp {
 			st.Pids.LidarReader = 0
 		}
