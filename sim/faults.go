@@ -32,6 +32,7 @@ const (
 	FaultFlakyStop   FaultKind = "flaky-stop"
 	FaultStopLag     FaultKind = "stop-lag"
 	FaultBoardReset  FaultKind = "board-reset"
+	FaultWeakBrake   FaultKind = "weak-brake"
 )
 
 // DefaultBoardBoot is how long the board-reset fault's firmware boots when no BOOT is given.
@@ -51,6 +52,7 @@ type Fault struct {
 	MV        int           // battery-step
 	K         int           // flaky-stop
 	Dist, Deg float64       // obstacle: near face DIST m from the robot's centre at bearing DEG (0 = ahead)
+	Factor    float64       // weak-brake: the fraction (0, 1] of the normal deceleration (1 = off)
 	At        time.Duration
 	Text      string // as given
 }
@@ -332,6 +334,29 @@ var FaultSpecs = []FaultSpec{
 		parse:  parseBoot,
 		apply:  func(c *core, f Fault, now time.Time) { c.boardReset(now, f.Dur) },
 		active: func(c *core, a []string) []string { return addIf(a, c.booting, "board-reset") },
+	},
+	{
+		Kind: FaultWeakBrake, Form: "weak-brake=0.5", Example: "weak-brake=0.5", Args: []string{"FACTOR"},
+		Doc: "every wheel slowing down (toward a lower target, a stop in particular) decelerates at FACTOR (0 < FACTOR <= 1) " +
+			"of the model's deceleration (its run-down time constant divided by FACTOR), on the stand and the floor; " +
+			"spin-up unchanged; 1 = off; survives a board-reset (worn brakes or a slippery floor: every stop takes " +
+			"longer and travels about 1/FACTOR as far, sim.StoppingTruth; the stopping envelope's negative control)",
+		Need: "a fraction FACTOR with 0 < FACTOR <= 1 of the normal deceleration (1 = off), e.g. =0.5",
+		parse: func(f *Fault, val string, _ bool) error {
+			x, err := strconv.ParseFloat(val, 64)
+			if err != nil || !(x > 0 && x <= 1) {
+				return fmt.Errorf("%q is not a fraction of the normal deceleration: needs 0 < FACTOR <= 1 (1 = off), e.g. weak-brake=0.5", val)
+			}
+			f.Factor = x
+			return nil
+		},
+		apply: func(c *core, f Fault, _ time.Time) { c.phys.Brake = f.Factor },
+		active: func(c *core, a []string) []string {
+			if c.phys.Brake <= 0 || c.phys.Brake >= 1 { // formatted only when on: publish runs every tick
+				return a
+			}
+			return append(a, "weak-brake="+strconv.FormatFloat(c.phys.Brake, 'g', -1, 64))
+		},
 	},
 }
 

@@ -47,6 +47,10 @@ type Physics struct {
 	Pose    [3]float64 // world pose (x, y, yaw)
 	Pinned  bool       // stall fault: the body is held, the wheels keep turning (slip)
 	Stalled bool       // wheels commanded/turning but the body cannot move (pinned or against a wall)
+	// Brake is the weak-brake fault: a wheel slowing down (toward a lower target, a stop in particular)
+	// decelerates at this fraction (0, 1] of the model's: its run-down time constant is divided by it.
+	// 0 (the zero value) and 1 are the normal model; spin-up is never affected.
+	Brake float64
 }
 
 // NewPhysics starts at rest at the room's start pose.
@@ -58,9 +62,10 @@ func NewPhysics(kind WorldKind, room *Room) *Physics {
 	return p
 }
 
-// Step advances by dt. Wheels follow their targets with the first-order lag; on the floor the body
-// follows the wheels' forward kinematics with the floor losses; a move that would put the footprint
-// into a wall is refused (the robot stalls, wheels turning without motion).
+// Step advances by dt. Wheels follow their targets with the first-order lag (a wheel slowing down on the
+// floor with FloorRunDownTau, and under weak-brake with the world's run-down constant over Brake); on the
+// floor the body follows the wheels' forward kinematics with the floor losses; a move that would put the
+// footprint into a wall is refused (the robot stalls, wheels turning without motion).
 func (p *Physics) Step(dt time.Duration) {
 	h := dt.Seconds()
 	if h <= 0 {
@@ -68,9 +73,24 @@ func (p *Physics) Step(dt time.Duration) {
 	}
 	a := 1 - math.Exp(-h/WheelTau)
 	down := 1 - math.Exp(-h/FloorRunDownTau)
+	weak, weakDown := p.Brake > 0 && p.Brake < 1, 0.0
+	if weak {
+		tau := WheelTau
+		if p.Kind == Floor {
+			tau = FloorRunDownTau
+		}
+		weakDown = 1 - math.Exp(-h*p.Brake/tau)
+	}
 	for i := range p.Wheel {
 		k := a
-		if p.Kind == Floor && slowing(p.Target[i], p.Wheel[i]) {
+		switch {
+		case !slowing(p.Target[i], p.Wheel[i]):
+		case weak && p.Wheel[i] != 0:
+			k = weakDown // weak-brake: the world's run-down constant over the factor
+		case p.Kind == Floor:
+			// slowing counts a wheel at rest as slowing, so on the floor the first step of a spin-up from
+			// rest takes FloorRunDownTau; kept (the floor fit was made with it), and kept under weak-brake
+			// too, so the fault never changes a spin-up.
 			k = down
 		}
 		p.Wheel[i] += (p.Target[i] - p.Wheel[i]) * k
