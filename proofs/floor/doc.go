@@ -14,6 +14,14 @@
 // floor.JudgeTurn from the gyro; for kill and service the wheels' stop from the board's gyro vibration below
 // the driver and the travel from the odometry across the restart, floor.AcrossGap), and clean up.
 //
+// # Hold paths
+//
+// The stand's six hold paths (issue 34, "no motion without a deliberate act"; 'holds' names them, 'all'
+// leaves them out) at fwd 0.1, in hold.go: drive the leg, trigger, complete the event with the publisher
+// commanding (runcore.Path.CompleteEvent), judge a still window with judge/still (the board's frames, the
+// odometry's speed, the gyro's |z|; the board's gyro from below the driver when the event replaced it), then
+// the deliberate act (runcore.Path.Resume) and judge/ramp, and disable at once. Two lines per leg.
+//
 // # Live rules
 //
 // One odometry runs over the whole run on the proof's goroutine, fed by a goroutine that follows the scans.

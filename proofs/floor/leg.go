@@ -11,6 +11,7 @@ import (
 
 	"github.com/rosorin/rosorin/judge/odometry"
 	"github.com/rosorin/rosorin/judge/vibration"
+	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 	"github.com/rosorin/rosorin/proofs/target"
 )
@@ -69,6 +70,9 @@ func (r *runner) step(ctx context.Context, i, n int, s Step) []Result {
 	res := p.res
 	res.GuardNearest, res.StopsFired = p.guardNear, p.fired
 	switch {
+	case errors.Is(err, runcore.ErrNotRun):
+		res.Outcome, res.Reason = odometry.NotRun, strings.TrimPrefix(err.Error(), runcore.ErrNotRun.Error()+": ")
+		res.Line = fmt.Sprintf("%s NOT RUN - %s", res.Name, res.Reason)
 	case timedOut:
 		res.Outcome, res.Reason = odometry.Timeout, fmt.Sprintf("no result within the leg's %v hard timeout (stuck while %s)", r.o.PathTimeout, p.Phase)
 		res.Line = fmt.Sprintf("%s TIMEOUT - %s", res.Name, res.Reason)
@@ -105,6 +109,14 @@ func (p *legRun) notRun(why string) error {
 // judge from the LiDAR odometry (the board's gyro from below the driver after a kill), and the take-over's
 // release.
 func (p *legRun) leg() runcore.Leg {
+	if p.s.Spec.Hold != "" {
+		return p.holdLeg() // hold.go
+	}
+	return p.normalLeg()
+}
+
+// normalLeg is the leg of a stop path (the hold paths start from it).
+func (p *legRun) normalLeg() runcore.Leg {
 	r, s := p.r, p.s
 	l := runcore.Leg{Noun: "leg", Going: "driving", GoingPhase: "driving the leg", Until: r.o.Leg, HoldPhase: "holding after the trigger",
 		Ready: func(ctx context.Context, st target.State) error {
@@ -139,7 +151,7 @@ func (p *legRun) leg() runcore.Leg {
 			return nil
 		},
 	}
-	if s.Spec.Release != "" {
+	if s.Spec.Release != "" && s.Spec.Hold == "" {
 		l.Release = p.letGo // takeover.go
 	}
 	return l
@@ -245,9 +257,12 @@ func (p *legRun) drive(ctx context.Context, until time.Time, tolerate bool) erro
 	return err
 }
 
-func (p *legRun) send(ctx context.Context) error {
+func (p *legRun) send(ctx context.Context) error { return p.sendTwist(ctx, p.s.Motion.Twist) }
+
+// sendTwist publishes tw once (send's body; the hold legs send zero and the timeout path's small command).
+func (p *legRun) sendTwist(ctx context.Context, tw kinematics.Twist) error {
 	qctx, cancel := context.WithTimeout(ctx, time.Second)
-	err := p.Pub.Send(qctx, p.s.Motion.Twist)
+	err := p.Pub.Send(qctx, tw)
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {

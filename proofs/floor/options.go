@@ -18,6 +18,9 @@ type Options struct {
 	// Hold is how long the leg goes on after the trigger (commands keep coming, silence for the deadman):
 	// the 0.8 s rule, the still window and a window of its own after it.
 	Hold time.Duration
+	// HoldStill is a hold path's still window: how long the robot must stay still after the event with the
+	// publisher commanding (the stand proof's 2 s).
+	HoldStill time.Duration
 	// Params are the judges' rules (chapter 19's numbers).
 	Params odometry.Params
 	// PathTimeout is each leg's hard timeout; StateTimeout the wait for the first driver state (the seed:
@@ -42,7 +45,7 @@ type Options struct {
 // DefaultOptions are the seed's settings.
 func DefaultOptions() Options {
 	return Options{
-		Leg: 1500 * time.Millisecond, Hold: 2500 * time.Millisecond, Params: odometry.DefaultParams(),
+		Leg: 1500 * time.Millisecond, Hold: 2500 * time.Millisecond, HoldStill: 2 * time.Second, Params: odometry.DefaultParams(),
 		PathTimeout: 60 * time.Second, StateTimeout: 5 * time.Second, DriverBack: 20 * time.Second,
 		TeardownTimeout: 30 * time.Second, OdoWait: 3 * time.Second, CmdPeriod: 50 * time.Millisecond,
 		ReleaseWait: 2 * time.Second, Paths: Paths, Clock: clock.Real{}, Out: io.Discard,
@@ -67,7 +70,7 @@ func (o Options) Validate() error {
 		v time.Duration
 	}{{"PathTimeout", o.PathTimeout}, {"StateTimeout", o.StateTimeout}, {"DriverBack", o.DriverBack},
 		{"TeardownTimeout", o.TeardownTimeout}, {"OdoWait", o.OdoWait}, {"CmdPeriod", o.CmdPeriod},
-		{"ReleaseWait", o.ReleaseWait}} {
+		{"ReleaseWait", o.ReleaseWait}, {"HoldStill", o.HoldStill}} {
 		if d.v <= 0 {
 			return fmt.Errorf("floor: %s must be positive", d.n)
 		}

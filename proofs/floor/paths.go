@@ -51,8 +51,15 @@ func sweep(k int, fast bool, turn *Motion) []stoppath.At {
 	return at
 }
 
-// onceAt is the round of the paths that run once, at 0.2 m/s forward, after the sweeps.
-const onceAt = 22
+// onceAt is the round of the paths that run once, at 0.2 m/s forward, after the sweeps; holdsAt the round of
+// the hold paths (docs/safety-case.md, "No motion without a deliberate act"; 'all' leaves them out, 'holds'
+// names them) after them. The hold legs drive forward at 0.1 m/s: each covers about 0.3 m (the leg, the
+// stop, the resume's ramp and 1.2 s after it) and none backs up, so the six fit the default room's 3.5 m
+// ahead with the corridor check's 1.2 m still clear before the last.
+const (
+	onceAt  = 22
+	holdsAt = 23
+)
 
 // Paths is the floor proof's table: chapter 19's triggers through stoppath. The deadman does not run at
 // 0.35 m/s: under the seed's rule (0.8 s from its trigger, the last command, the 0.3 s timeout inside) it
@@ -76,4 +83,28 @@ var Paths = stoppath.Table[Rule]{
 		Help: "autonomous drives; a manual publisher sends zero while autonomous keeps commanding, then lets go and the robot must move again (disabled once it does)",
 		At:   stoppath.Once(Fwd02, onceAt), Trigger: stoppath.ManualTakeOver,
 		Release: "let go, autonomous resumed", ReleaseRow: "let go (autonomous resumed)", ReleaseFrom: "letting go"},
+	{Name: "reset-hold", Label: "held after e-stop reset", Row: "e-stop reset (held, then resumed)",
+		Help: "e-stop, then its reset while the publisher keeps commanding: still until enable, then the ramp from zero",
+		At:   stoppath.Once(Fwd01, holdsAt), Trigger: stoppath.EstopRequest, Hold: stoppath.HoldReset,
+		Release: "enable after reset: ramp from zero", ReleaseRow: "e-stop reset: resumed"},
+	{Name: "restart-hold", Label: "held after driver restart", Row: "driver restart (held)",
+		Help: "SIGKILL of the driver with the publisher commanding: the new driver stays still until reset and enable, then the ramp",
+		At:   stoppath.Once(Fwd01, holdsAt), KillsDriver: true, Trigger: stoppath.KillDriver, Hold: stoppath.HoldRestart,
+		Release: "enable after restart: ramp from zero", ReleaseRow: "driver restart: resumed"},
+	{Name: "service-hold", Label: "held after service restart", Row: "service restart (held)",
+		Help: "the service stopped and started again (the robot's first start) with the publisher commanding: still until enable, then the ramp",
+		At:   stoppath.Once(Fwd01, holdsAt), KillsDriver: true, StopsService: true, Trigger: stoppath.StopService, Hold: stoppath.HoldService,
+		Release: "enable after service start: ramp from zero", ReleaseRow: "service restart: resumed"},
+	{Name: "usb-hold", Label: "held after USB return", Row: "USB drop and return (held)",
+		Help: "the board's USB gone for 1 s and back (the simulator; on a robot NOT RUN) with the publisher commanding: still until reset and enable",
+		At:   stoppath.Once(Fwd01, holdsAt), KillsDriver: true, Trigger: stoppath.DropUSB, Hold: stoppath.HoldUSB,
+		Release: "enable after USB return: ramp from zero", ReleaseRow: "USB return: resumed"},
+	{Name: "board-reset-hold", Label: "held after board reset", Row: "board firmware reset (held)",
+		Help: "the board's firmware restarts behind an open port (the simulator; on a robot NOT RUN) with the publisher commanding: still until reset and enable",
+		At:   stoppath.Once(Fwd01, holdsAt), Trigger: stoppath.ResetBoard, Hold: stoppath.HoldBoardReset,
+		Release: "enable after board reset: ramp from zero", ReleaseRow: "board reset: resumed"},
+	{Name: "zero-after-timeout", Label: "zero after timeout", Row: "deadman, then zero (held)",
+		Help: "the deadman, then zero commands, then a small command (0.05 m/s): no burst at the old speed",
+		At:   stoppath.Once(Fwd01, holdsAt), Trigger: stoppath.Silence, Hold: stoppath.HoldTimeout,
+		Release: "small command after zeros: no burst", ReleaseRow: "then 0.05 m/s: no burst"},
 }

@@ -7,6 +7,8 @@ import (
 	"math"
 
 	"github.com/rosorin/rosorin/judge/odometry"
+	"github.com/rosorin/rosorin/judge/ramp"
+	"github.com/rosorin/rosorin/judge/still"
 	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
 )
@@ -38,9 +40,13 @@ type Result struct {
 	StillFrom string `json:"still_from,omitempty"`
 	// StopsFired lists the stops fired at once by the 0.8 s rule, a moving-again robot or the guard.
 	StopsFired []string `json:"stops_fired,omitempty"`
-	Scans      int      `json:"scans"`
-	Line       string   `json:"line"`
-	Notes      []string `json:"notes,omitempty"`
+	// Still and Ramp are a hold path's verdicts (hold.go): the still window's (first line) and the resume's
+	// (second).
+	Still *still.Verdict `json:"still,omitempty"`
+	Ramp  *ramp.Verdict  `json:"ramp,omitempty"`
+	Scans int            `json:"scans"`
+	Line  string         `json:"line"`
+	Notes []string       `json:"notes,omitempty"`
 }
 
 // MarshalJSON writes the NaN numbers as null.
@@ -114,6 +120,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 }
 
 func cell(res Result) string {
+	switch {
+	case res.Outcome == odometry.Pass && res.Still != nil:
+		return fmt.Sprintf("held %.1f s", res.Still.To-res.Still.From)
+	case res.Outcome == odometry.Pass && res.Ramp != nil && res.Ramp.Reached != nil:
+		return fmt.Sprintf("ramp, at speed %.2f s", *res.Ramp.Reached)
+	case res.Still != nil && res.Still.FirstMotion != nil:
+		return fmt.Sprintf("FAIL (moved %.2f s in)", *res.Still.FirstMotion)
+	}
 	if res.Release && res.Outcome == odometry.Pass && res.ReleaseCheck != nil {
 		return fmt.Sprintf("moving %.2f s", res.ReleaseCheck.MovingAfter)
 	}

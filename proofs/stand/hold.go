@@ -6,7 +6,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/judge/ramp"
 	"github.com/rosorin/rosorin/judge/still"
 	"github.com/rosorin/rosorin/judge/vibration"
@@ -24,8 +23,8 @@ import (
 // small command after zeros) and judge the resume with judge/ramp (the board's frames from zero through the
 // ramp; the wheels must also be seen turning again). Two lines per run: "held" and "resumed".
 
-// HoldSmall is the timeout path's small command after the zeros (Clearpath's burst was 0.10-0.15 m/s).
-var HoldSmall = kinematics.Twist{VX: 0.05}
+// HoldSmall is the timeout path's small command after the zeros (runcore.HoldSmall).
+var HoldSmall = runcore.HoldSmall
 
 // holdState is a hold path's observations.
 type holdState struct {
@@ -48,9 +47,8 @@ func (p *pathRun) holdLeg() runcore.Leg {
 		HoldPhase: "completing the " + string(s.Spec.Hold) + " event, the publisher still commanding", Verbose: true,
 		Ready: func(ctx context.Context, st target.State) error {
 			p.before = st
-			if v := st.BodyVel; v != [3]float64{} {
-				return fmt.Errorf("%w: the wheels are commanded %v before the path began: a stays-still proof on a moving robot proves nothing",
-					runcore.ErrNotRun, v)
+			if err := runcore.HoldReady(st); err != nil {
+				return err
 			}
 			return p.contactMode(ctx, st)
 		},
@@ -109,14 +107,9 @@ func (p *pathRun) holdEvent(ctx context.Context, h *holdState) error {
 	if h.rec, err = r.t.RecordIMU(ctx); err != nil {
 		return fmt.Errorf("IMU stream after the event: %v", err)
 	}
-	// The still window starts once the stop itself is surely over, whatever the event still had to do (a
-	// restart takes seconds: a driver that moved the wheels meanwhile must be seen), and ends HoldStill after
-	// the event was over.
-	h.from = p.Trig.Add(runcore.StopAllowance)
-	if kind == stoppath.HoldTimeout {
-		h.from = ev.Done // the first zero command: where a kept ramp bursts
-	}
-	h.to = maxTime(h.from, r.clk.Now()).Add(r.o.HoldStill)
+	// The still window starts once the stop itself is surely over (the timeout path: at the first zero
+	// command) and ends HoldStill after the event was over (runcore.Path.StillWindow).
+	h.from, h.to = p.StillWindow(kind, ev, r.o.HoldStill)
 	p.HoldEnd = h.to
 	return r.core.Drive(ctx, r.o.CmdPeriod, h.to, func(ctx context.Context) error {
 		if err := send(ctx); err != nil && ctx.Err() != nil {
@@ -126,40 +119,19 @@ func (p *pathRun) holdEvent(ctx context.Context, h *holdState) error {
 	})
 }
 
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
 // frames is what the board was told since from, on the judge's timeline.
 func (p *pathRun) frames(from time.Time, h *holdState) []still.Frame {
-	fs, src := p.Frames(from, p.r.watch.Since, kinematics.DefaultGeometry())
+	out, src := p.StillFrames(from, p.r.watch.Since)
 	h.frameSrc = src
-	out := make([]still.Frame, len(fs))
-	for i, f := range fs {
-		out[i] = still.Frame{T: p.r.rel(f.At), VX: f.VX, VY: f.VY, WZ: f.WZ}
-	}
 	return out
-}
-
-// boardFramesComplete is true when the frames are the board's own record (no gap rule), false for the
-// driver's sampled report.
-func (p *pathRun) boardFramesComplete() bool {
-	_, ok := p.r.t.(target.BoardFramer)
-	return ok
 }
 
 // judgeStill judges the still window.
 func (p *pathRun) judgeStill(h *holdState) Result {
 	r := p.r
 	p.catchUpRec(h.rec, h.to)
-	params := still.DefaultParams()
+	params := p.StillParams()
 	params.Vibration = r.o.Params
-	if !p.boardFramesComplete() {
-		params.MaxFrameGap = 0.5
-	}
 	// The IMU through the whole window: the board's from below the driver when the event replaced the driver
 	// (the old driver's stream ended with it), else the driver's.
 	rec := p.Drv
@@ -168,13 +140,7 @@ func (p *pathRun) judgeStill(h *holdState) Result {
 	}
 	p.catchUpRec(rec, h.to)
 	in := still.Input{Frames: p.frames(p.Trig, h), Gyro: p.samples(rec.Samples(), nil)}
-	v := still.Judge(in, r.rel(h.from), r.rel(h.to), params)
-	if v.Outcome == still.NotRun {
-		// The path began on a still robot (Ready checks it) and the stop has had StopAllowance: motion at the
-		// window's start is the event's failure (not stopped, or moving again at once), not a reason to skip.
-		v.Outcome = still.Fail
-		v.Reason = fmt.Sprintf("moving %.1f s after the trigger, when the still window began: %s", runcore.StopAllowance.Seconds(), v.Reason)
-	}
+	v := runcore.StartedMoving(still.Judge(in, r.rel(h.from), r.rel(h.to), params))
 	h.stillV = v
 	name := p.s.Name()
 	res := p.holdResult(name, false, stillOutcome(v.Outcome), v.Reason)
@@ -205,21 +171,8 @@ func (p *pathRun) resume(ctx context.Context, h *holdState) (Result, error) {
 	}
 	p.event("act", map[string]any{"t": r.rel(h.act)})
 	lim := p.before.Config
-	rp := ramp.DefaultParams()
-	if lim.MaxAccelLinear > 0 {
-		rp.MaxAccelLinear = lim.MaxAccelLinear
-	}
-	if lim.MaxAccelAngular > 0 {
-		rp.MaxAccelAngular = lim.MaxAccelAngular
-	}
-	if lim.ControlRateHz > 0 {
-		rp.Tick = 1 / lim.ControlRateHz
-	}
-	if !p.boardFramesComplete() {
-		rp.MaxFrameGap = 0.5
-	}
-	rampT := math.Max(math.Max(math.Abs(h.twist.VX), math.Abs(h.twist.VY))/rp.MaxAccelLinear, math.Abs(h.twist.WZ)/rp.MaxAccelAngular)
-	end := h.act.Add(time.Duration((rampT + 1.2) * float64(time.Second)))
+	rp := p.RampParams(lim)
+	end := h.act.Add(runcore.ResumeFor(h.twist, rp))
 	first := time.Time{}
 	err = r.core.Drive(ctx, r.o.CmdPeriod, end, func(ctx context.Context) error {
 		at := r.clk.Now()
@@ -246,9 +199,9 @@ func (p *pathRun) resume(ctx context.Context, h *holdState) (Result, error) {
 		res.Line = fmt.Sprintf("%-34s FAIL: %s", name, res.Reason)
 		return res, nil
 	}
-	tw := clampTwist(h.twist, lim)
+	tw := runcore.ClampTwist(h.twist, lim)
 	in := ramp.Input{Frames: p.frames(h.act.Add(-time.Second), h), Enable: r.rel(h.act), Command: r.rel(first),
-		Target: ramp.Twist{VX: tw.VX, VY: tw.VY, WZ: tw.WZ}, To: r.rel(p.HoldEnd)}
+		Target: runcore.RampTarget(tw), To: r.rel(p.HoldEnd)}
 	v := ramp.Judge(in, rp)
 	res := p.holdResult(name, true, stillOutcome(v.Outcome), v.Reason)
 	res.Ramp = &v
@@ -271,17 +224,6 @@ func (p *pathRun) resume(ctx context.Context, h *holdState) (Result, error) {
 	}
 	p.event("judged resume", map[string]any{"outcome": res.Outcome.String(), "reason": res.Reason})
 	return res, nil
-}
-
-// clampTwist is the command as the gate can reach it under the driver's speed limits (0: not reported).
-func clampTwist(t kinematics.Twist, c api.ConfigSummary) kinematics.Twist {
-	clip := func(v, lim float64) float64 {
-		if lim <= 0 {
-			return v
-		}
-		return math.Max(-lim, math.Min(lim, v))
-	}
-	return kinematics.Twist{VX: clip(t.VX, c.MaxLinear), VY: clip(t.VY, c.MaxLinear), WZ: clip(t.WZ, c.MaxAngular)}
 }
 
 // holdResult is a hold path's result line before its verdict's numbers.

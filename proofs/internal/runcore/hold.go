@@ -3,8 +3,12 @@ package runcore
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/judge/ramp"
+	"github.com/rosorin/rosorin/judge/still"
 	"github.com/rosorin/rosorin/kinematics"
 	"github.com/rosorin/rosorin/proofs/stoppath"
 	"github.com/rosorin/rosorin/proofs/target"
@@ -17,6 +21,118 @@ import (
 // StopAllowance is how long after the trigger the stop itself may take before the hold's still window
 // begins: the slowest stop measured, the deadman's 0.75 s (docs/safety-case.md), with a margin.
 const StopAllowance = 1500 * time.Millisecond
+
+// HoldSmall is the timeout path's small command after the zeros (Clearpath's burst was 0.10-0.15 m/s).
+var HoldSmall = kinematics.Twist{VX: 0.05}
+
+// ResumeSlack is how long the resume is commanded and judged beyond the ramp's own time (the target must be
+// reached within it, with the ramp judge's slack).
+const ResumeSlack = 1200 * time.Millisecond
+
+// HoldReady refuses a hold path on a robot whose wheels are commanded before it began: a stays-still proof
+// on a moving robot proves nothing (ErrNotRun).
+func HoldReady(st target.State) error {
+	if v := st.BodyVel; v != [3]float64{} {
+		return fmt.Errorf("%w: the wheels are commanded %v before the path began: a stays-still proof on a moving robot proves nothing",
+			ErrNotRun, v)
+	}
+	return nil
+}
+
+// StillWindow is the hold's still window: from StopAllowance after the trigger (the stop itself is surely
+// over, whatever the event still had to do: a restart takes seconds, and a driver that moved the wheels
+// meanwhile must be seen; for the timeout path from the first zero command, where a kept ramp bursts) to
+// still after the later of its start and now (the event's end).
+func (p *Path) StillWindow(kind stoppath.HoldKind, ev HoldEvent, still time.Duration) (from, to time.Time) {
+	from = p.Trig.Add(StopAllowance)
+	if kind == stoppath.HoldTimeout {
+		from = ev.Done
+	}
+	to = from
+	if now := p.R.Clock.Now(); now.After(to) {
+		to = now
+	}
+	return from, to.Add(still)
+}
+
+// BoardFramesComplete is true when the frames are the board's own record (target.BoardFramer: no gap rule),
+// false for the driver's sampled report.
+func (p *Path) BoardFramesComplete() bool {
+	_, ok := p.R.T.(target.BoardFramer)
+	return ok
+}
+
+// StillFrames is Frames from from on, on the judge's timeline (the run's seconds), for judge/still and
+// judge/ramp.
+func (p *Path) StillFrames(from time.Time, states func(since time.Time) []target.State) (out []still.Frame, src string) {
+	fs, src := p.Frames(from, states, kinematics.DefaultGeometry())
+	out = make([]still.Frame, len(fs))
+	for i, f := range fs {
+		out[i] = still.Frame{T: p.R.Rel(f.At), VX: f.VX, VY: f.VY, WZ: f.WZ}
+	}
+	return out, src
+}
+
+// StillParams are judge/still's defaults with the frame gap rule when the frames are the driver's sampled
+// report (every 0.2 s: a 0.5 s silence is a hole).
+func (p *Path) StillParams() still.Params {
+	sp := still.DefaultParams()
+	if !p.BoardFramesComplete() {
+		sp.MaxFrameGap = 0.5
+	}
+	return sp
+}
+
+// StartedMoving turns a still verdict's NOT RUN (moving when the window began) into the FAIL it is on a hold
+// path: the path began on a still robot (HoldReady) and the stop has had StopAllowance, so motion at the
+// window's start is the event's failure (not stopped, or moving again at once), not a reason to skip.
+func StartedMoving(v still.Verdict) still.Verdict {
+	if v.Outcome == still.NotRun {
+		v.Outcome = still.Fail
+		v.Reason = fmt.Sprintf("moving %.1f s after the trigger, when the still window began: %s", StopAllowance.Seconds(), v.Reason)
+	}
+	return v
+}
+
+// RampParams are judge/ramp's defaults with the driver's limits from its configuration (0: not reported)
+// and the frame gap rule as StillParams'.
+func (p *Path) RampParams(lim api.ConfigSummary) ramp.Params {
+	rp := ramp.DefaultParams()
+	if lim.MaxAccelLinear > 0 {
+		rp.MaxAccelLinear = lim.MaxAccelLinear
+	}
+	if lim.MaxAccelAngular > 0 {
+		rp.MaxAccelAngular = lim.MaxAccelAngular
+	}
+	if lim.ControlRateHz > 0 {
+		rp.Tick = 1 / lim.ControlRateHz
+	}
+	if !p.BoardFramesComplete() {
+		rp.MaxFrameGap = 0.5
+	}
+	return rp
+}
+
+// ResumeFor is how long after the act the resume to tw is commanded and judged: the ramp's time from zero
+// under rp, plus ResumeSlack.
+func ResumeFor(tw kinematics.Twist, rp ramp.Params) time.Duration {
+	rampT := math.Max(math.Max(math.Abs(tw.VX), math.Abs(tw.VY))/rp.MaxAccelLinear, math.Abs(tw.WZ)/rp.MaxAccelAngular)
+	return time.Duration((rampT + ResumeSlack.Seconds()) * float64(time.Second))
+}
+
+// ClampTwist is the command as the gate can reach it under the driver's speed limits (0: not reported).
+func ClampTwist(t kinematics.Twist, c api.ConfigSummary) kinematics.Twist {
+	clip := func(v, lim float64) float64 {
+		if lim <= 0 {
+			return v
+		}
+		return math.Max(-lim, math.Min(lim, v))
+	}
+	return kinematics.Twist{VX: clip(t.VX, c.MaxLinear), VY: clip(t.VY, c.MaxLinear), WZ: clip(t.WZ, c.MaxAngular)}
+}
+
+// RampTarget is tw as judge/ramp's Target.
+func RampTarget(tw kinematics.Twist) ramp.Twist { return ramp.Twist{VX: tw.VX, VY: tw.VY, WZ: tw.WZ} }
 
 // HoldEvent is what completing the event measured.
 type HoldEvent struct {
