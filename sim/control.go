@@ -35,11 +35,15 @@ func (s *Sim) Apply(fault string) error {
 
 // applyF applies f on the core and republishes the truth, so a Truth() right after shows the fault.
 func (s *Sim) applyF(f Fault) error {
-	return s.do(func(c *core) {
+	var refused error
+	if err := s.do(func(c *core) {
 		now := s.clk.Now()
-		c.applyFault(f, now)
+		refused = c.applyFault(f, now)
 		c.publish(now)
-	})
+	}); err != nil {
+		return err
+	}
+	return refused
 }
 
 func onOff(on bool) string {

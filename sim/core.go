@@ -18,6 +18,8 @@ type core struct {
 	bat  *BatteryModel
 	lid  *LidarModel
 
+	start [3]float64 // the pose at the sim's start: where home puts the robot back
+
 	board     *port
 	boardGen  uint64
 	boardBack time.Time // when a dropped board returns (zero: present)
@@ -75,6 +77,7 @@ func newCore(s *Sim, now time.Time) *core {
 	if s.kind == Stand {
 		c.phys.Pose = s.room.Start // the stand stands in the room: its LiDAR sees it
 	}
+	c.start = c.phys.Pose
 	c.nextBattery = now.Add(BatteryPeriod / 2)
 	c.nextPad = now
 	c.nextTruth = now
@@ -433,18 +436,27 @@ func (c *core) runScheduled(now time.Time) {
 	}
 }
 
-// applyFault switches a fault or fires an event now (or schedules it when f.At > 0).
-func (c *core) applyFault(f Fault, now time.Time) {
+// applyFault switches a fault or fires an event now (or schedules it when f.At > 0). An event its entry
+// refuses now (home while the wheels turn) changes nothing: the refusal is an event in the truth and the
+// error returned (Sim.Apply's, the control socket's answer).
+func (c *core) applyFault(f Fault, now time.Time) error {
 	if f.At > 0 {
 		c.scheduled = append(c.scheduled, scheduledFault{now.Add(f.At), f})
 		sort.SliceStable(c.scheduled, func(i, j int) bool { return c.scheduled[i].at.Before(c.scheduled[j].at) })
 		c.event(now, "scheduled "+f.Text)
-		return
+		return nil
 	}
 	if sp, ok := FaultSpecFor(f.Kind); ok {
+		if sp.refuse != nil {
+			if err := sp.refuse(c); err != nil {
+				c.event(now, "refused "+f.Text+": "+err.Error())
+				return err
+			}
+		}
 		sp.apply(c, f, now)
 	}
 	c.event(now, "fault "+f.Text)
+	return nil
 }
 
 // unplug closes a device (a USB drop) and sets when it comes back: the later of a pending return and

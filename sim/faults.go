@@ -86,6 +86,10 @@ type FaultSpec struct {
 	apply func(c *core, f Fault, now time.Time)
 	// parse fills f from the value after "=" (val, "" when absent) or says why it is invalid.
 	parse func(f *Fault, val string, hasVal bool) error
+	// refuse, when set, says why the event cannot happen now (nil: it can); a refused event changes nothing
+	// and its reason is the caller's error (Sim.Apply, the control socket) or, scheduled, an event in the
+	// truth.
+	refuse func(c *core) error
 }
 
 // FaultSpecs is the fault table, in the order of the help and the docs.
@@ -358,6 +362,16 @@ var FaultSpecs = []FaultSpec{
 			return append(a, "weak-brake="+strconv.FormatFloat(c.phys.Brake, 'g', -1, 64))
 		},
 	},
+	{
+		Kind: FaultHome, Form: "home", Example: "home", Need: "no value",
+		Doc: "the world puts the robot back on its mark: with every wheel at rest (targets and speeds zero) the body is moved " +
+			"to the pose it had when the sim started, at rest; a teleport: the LiDAR sees the room from there at once, the IMU " +
+			"shows nothing; refused while the wheels turn or are commanded, or while the obstacle box covers the mark " +
+			"(between a floor campaign's runs; on a robot the campaign asks the operator)",
+		parse:  parseNoValue,
+		refuse: func(c *core) error { return c.homeRefusal() },
+		apply:  func(c *core, _ Fault, now time.Time) { c.home(now) },
+	},
 }
 
 // parseBoot is board-reset's value: the boot time, DefaultBoardBoot when absent.
@@ -499,6 +513,15 @@ func (sp FaultSpec) CLIArgs() []string {
 // any simulator is contacted.
 func (sp FaultSpec) Request(args []string, option string) (string, error) {
 	want := sp.CLIArgs()
+	if len(want) == 0 && sp.Option == "" { // an event without a value (home)
+		if len(args) != 0 {
+			return "", fmt.Errorf("%s takes no arguments, got %q", sp.Kind, args)
+		}
+		if _, err := ParseFault(string(sp.Kind)); err != nil {
+			return "", err
+		}
+		return string(sp.Kind), nil
+	}
 	var val string
 	switch {
 	case len(args) == len(want):

@@ -21,8 +21,8 @@ func TestFaultTable(t *testing.T) {
 		if sp.Doc == "" || !strings.HasPrefix(sp.Form, string(sp.Kind)) || (sp.parse == nil) != sp.Switch || sp.apply == nil {
 			t.Errorf("%s: incomplete entry %+v", sp.Kind, sp)
 		}
-		if !sp.Switch && (sp.Need == "" || len(sp.Args) == 0 || (len(sp.Args) > 1 && sp.Sep == "")) {
-			t.Errorf("%s: a valued fault needs Need, Args and (for several) Sep", sp.Kind)
+		if !sp.Switch && (sp.Need == "" || (len(sp.Args) == 0) != (sp.Example == string(sp.Kind)) || (len(sp.Args) > 1 && sp.Sep == "")) {
+			t.Errorf("%s: a valued fault needs Need, Args and (for several) Sep; an event without a value (home) no Args", sp.Kind)
 		}
 		f, err := ParseFault(sp.Example)
 		if err != nil || f.Kind != sp.Kind {
@@ -39,7 +39,10 @@ func TestFaultTable(t *testing.T) {
 			val, opt, _ = strings.Cut(val, ":")
 		}
 		args := []string{val}
-		if sp.Sep != "" {
+		switch {
+		case len(sp.CLIArgs()) == 0:
+			args = nil
+		case sp.Sep != "":
 			args = strings.Split(val, sp.Sep)
 		}
 		req, err := sp.Request(args, opt)

@@ -208,6 +208,29 @@ func (s *SimTarget) world() string {
 	return s.cfg.World
 }
 
+// Home puts the simulated robot back on its mark (Homer): the sim's world moves the body to its start pose
+// at rest (sim.Sim.Home, a teleport the IMU does not see). Wheels still running down after a stop (their
+// targets zero) are waited for, up to 5 s; wheels commanded are refused at once (sim.ErrHomeMoving: stop
+// them first), as is a mark covered by the obstacle fault's box (sim.ErrHomeBlocked).
+func (s *SimTarget) Home(ctx context.Context) error {
+	deadline := s.cfg.Clock.Now().Add(5 * time.Second)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := s.sim.Home()
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, sim.ErrHomeMoving) || s.sim.Truth().TargetRPS != ([4]float64{}) || !s.cfg.Clock.Now().Before(deadline) {
+			return fmt.Errorf("simulated robot: %w", err)
+		}
+		if err := s.cfg.Clock.Sleep(ctx, 20*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
 // DriverBinary is the rosorin-base binary the simulated robot runs, its version and how it was chosen.
 func (s *SimTarget) DriverBinary() basebin.Bin { return s.bin }
 
