@@ -15,6 +15,7 @@ import (
 
 	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/proofs/campaign"
+	"github.com/rosorin/rosorin/proofs/floor"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/target"
@@ -367,8 +368,12 @@ func startRobots(c *cli.Context, f *campaign.Folder, ctx context.Context, out io
 	ses := &campaign.SessionClock{}
 	clk := clock.Real{}
 	n := c.Int("parallel")
+	world := "stand"
+	if f.Plan.Proof == campaign.ProofFloor {
+		world = "floor"
+	}
 	if c.Bool("sim") {
-		fmt.Fprintf(out, "starting %d simulated stand robot(s) and rosorin-base ...\n", n)
+		fmt.Fprintf(out, "starting %d simulated %s robot(s) and rosorin-base ...\n", n, world)
 	}
 	robots, closeAll, err := campaign.StartRobots(n, func(i int) (campaign.Robot, io.Closer, error) {
 		wdir := filepath.Join(f.Dir, "workers", fmt.Sprint(i+1))
@@ -378,7 +383,7 @@ func startRobots(c *cli.Context, f *campaign.Folder, ctx context.Context, out io
 		}
 		var t target.Target
 		if c.Bool("sim") {
-			st, err := target.StartSim(ctx, target.SimConfig{BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed") + int64(i),
+			st, err := target.StartSim(ctx, target.SimConfig{World: world, BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed") + int64(i),
 				Fault: c.String("sim-fault"), BaseLog: filepath.Join(wdir, "rosorin-base.log"), Clock: clk, Evidence: ev, Out: io.Discard})
 			if err != nil {
 				return nil, ev, fmt.Errorf("simulated robot %d: %w", i+1, err)
@@ -393,6 +398,13 @@ func startRobots(c *cli.Context, f *campaign.Folder, ctx context.Context, out io
 			lc.Clock, lc.Evidence = clk, ev
 			t = target.NewLiveTarget(lc)
 		}
+		if world == "floor" {
+			fo := floor.DefaultOptions()
+			fo.Clock, fo.PathTimeout = clk, c.Duration("timeout-per-path")
+			return &campaign.FloorRobot{Target: t, Options: fo, Version: version(), Host: host,
+					ConfigFile: c.String("driver-config"), Session: ses, Ask: terminalAsk(c)},
+				campaign.Closers{t, ev}, nil
+		}
 		o, _ := proveOptions(c, nil)
 		return &campaign.StandRobot{Target: t, Options: o, Version: version(), Host: host,
 				ConfigFile: c.String("driver-config"), NoRecord: c.Bool("no-record"), Session: ses},
@@ -401,7 +413,10 @@ func startRobots(c *cli.Context, f *campaign.Folder, ctx context.Context, out io
 	if err != nil {
 		return nil, nil, err
 	}
-	if t, ok := robots[0].(*campaign.StandRobot); ok {
+	switch t := robots[0].(type) {
+	case *campaign.StandRobot:
+		fmt.Fprintf(out, "robot 1: %s\n", t.Target.Describe())
+	case *campaign.FloorRobot:
 		fmt.Fprintf(out, "robot 1: %s\n", t.Target.Describe())
 	}
 	return robots, closeAll, nil

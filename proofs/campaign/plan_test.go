@@ -96,7 +96,6 @@ func TestParsePlanBad(t *testing.T) {
 		{"newer version", edit("version: 1", "version: 2"), "newer stopproof"},
 		{"no proof", edit("proof: stand\n", ""), "proof missing"},
 		{"unknown proof", edit("proof: stand", "proof: bench"), `"bench" unknown`},
-		{"floor not yet", strings.ReplaceAll(goodPlan, "stand", "floor"), "not yet"},
 		{"unknown path", edit("path: estop", "path: estopp"), `unknown path "estopp"`},
 		{"unknown direction", edit("direction: forward", "direction: up"), `unknown direction "up"`},
 		{"zero requirement", edit("max_still_s: 1.0", "max_still_s: 0"), "impossible"},

@@ -189,6 +189,15 @@ const ProofJSON = "proof.json"
 // flushed. It returns what could not be kept (nil: everything was), each failure also logged to the evidence
 // log. rec is nil with NoRecord; rep nil when the proof returned none (nothing to attach or write).
 func keepEvidence(dir string, rep *stand.Report, rec *proofrec.Writer, ev *evidence.Log) error {
+	var x any
+	if rep != nil {
+		x = rep
+	}
+	return keepReport(dir, x, rec, ev)
+}
+
+// keepReport is keepEvidence for any proof's report (nil: none).
+func keepReport(dir string, rep any, rec *proofrec.Writer, ev *evidence.Log) error {
 	var lost []error
 	var b []byte
 	if rep != nil {

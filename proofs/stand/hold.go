@@ -223,6 +223,9 @@ func (p *pathRun) resume(ctx context.Context, h *holdState) (Result, error) {
 		res.Reason = "the hold before it failed: this line only shows the ramp after the act"
 	}
 	p.event("judged resume", map[string]any{"outcome": res.Outcome.String(), "reason": res.Reason})
+	if len(p.res) > 0 {
+		p.res[0].Trace = p.trace(h, first)
+	}
 	return res, nil
 }
 
