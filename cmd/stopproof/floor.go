@@ -57,7 +57,7 @@ func floorProveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "prove",
 		Usage:     "drive a short leg per path and motion, trigger its stop, judge it from the measured motion",
-		ArgsUsage: "PATHS (comma-separated: " + floor.Paths.List() + ", or all)",
+		ArgsUsage: "PATHS (comma-separated: " + floor.Paths.List() + ", or all: the stop paths, or holds: the hold paths)",
 		Description: `Paths and their legs, in the order they run:
 ` + floor.Paths.Help() + `
 Result lines as chapter 19's: "estop fwd 0.2 before: 0.19 m/s measured; measured still after 0.38 s; travel
@@ -65,6 +65,7 @@ after the trigger: LiDAR 3.1 cm PASS", then the table and RESULT.
 
 Examples:
    stopproof floor prove --sim all
+   stopproof floor prove --sim holds                                   (no motion without a deliberate act: docs/safety-case.md)
    stopproof floor prove --sim --sim-fault ignore-motor estop          (the board ignores the stop: FAIL, exit 1)
    stopproof floor prove --sim --sim-fault obstacle=0.9@start estop    (an obstacle in the corridor: NOT RUN, exit 2)
    stopproof floor prove --sim --sim-fault obstacle=0.4 estop          (an obstacle appears during the leg: ABORTED, exit 2)
