@@ -147,6 +147,9 @@ func (c Config) SmootherDecel() ([3]float64, error) {
 		a := math.Inf(1)
 		for _, e := range pair {
 			if e != nil {
+				if math.IsInf(e.Bound.Decel, 1) {
+					return out, fmt.Errorf("%s %s: no braking term was measured (%s): the smoother's deceleration limit cannot be derived from this envelope", e.Path, e.Direction, e.Bound.Clamped)
+				}
 				a = math.Min(a, e.Bound.Decel)
 			}
 		}

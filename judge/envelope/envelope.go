@@ -32,7 +32,7 @@ type Input struct {
 // Fit is d(v) = ResponseTime·v + v²/(2·Decel), least squares with regressors v and v², no intercept.
 type Fit struct {
 	ResponseTime float64 // t_r, s, >= 0
-	Decel        float64 // a, m/s², > 0 and finite
+	Decel        float64 // a, m/s², > 0; +Inf when no braking term is measured (Clamped says so)
 	// Residuals are measured minus fitted distance (m), in the order of the points fitted (per speed for
 	// Envelope.Bound, per run for Envelope.Runs).
 	Residuals []float64
@@ -153,14 +153,32 @@ func finiteNonNeg(what string, x float64) error {
 	return nil
 }
 
+// linearWithin reports whether d = t·v fits every point within frac of the largest distance: a braking term
+// that is not measured, rather than distances that curve the wrong way.
+func linearWithin(v, d []float64, t, frac float64) bool {
+	dmax := 0.0
+	for _, x := range d {
+		dmax = math.Max(dmax, math.Abs(x))
+	}
+	for i := range v {
+		if math.Abs(d[i]-t*v[i]) > frac*dmax {
+			return false
+		}
+	}
+	return true
+}
+
 // FitDistance fits d = t_r·v + b·v², b = 1/(2a), by linear least squares (gonum's QR) over the points (v[i],
 // d[i]), constrained to t_r >= 0 and a > 0:
 //
 //   - the unconstrained fit first; if it has t_r >= 0 and b > 0 it is the answer;
 //   - otherwise the optimum lies on a boundary: t_r = 0 (b = Σd·v²/Σv⁴) or b = 0 (t_r = Σd·v/Σv²); the
 //     feasible one with the smaller squared error is kept and Fit.Clamped says so;
-//   - b = 0 is an infinitely strong brake, which no measurement shows: when that boundary wins (the distances
-//     do not grow with v²), it is an error, never a deceleration of +Inf.
+//   - b = 0 (the distances grow linearly with the speed, d = t_r·v) is kept, with Decel = +Inf and Clamped
+//     saying so: no braking term is measured. A brake that follows a lag rather than a constant deceleration
+//     gives it (the sim's wheels run down as a first-order lag: distance = speed x 0.13 s), as does one much
+//     faster than the response. The distances and the bounds stay valid; only a deceleration limit cannot be
+//     derived from it (Config.SmootherDecel refuses).
 //
 // It refuses fewer than two distinct speeds, non-finite input and non-finite results.
 func FitDistance(v, d []float64) (Fit, error) {
@@ -219,8 +237,11 @@ func FitDistance(v, d []float64) (Fit, error) {
 				clamped = fmt.Sprintf("response time set to 0 s (the unconstrained fit failed: %v)", err)
 			}
 			tr, b = 0, b0
+		} else if t0 > 0 && linearWithin(v, d, t0, 0.05) {
+			clamped = fmt.Sprintf("no braking term: the distances grow linearly with the speed (d = %.4g s x v; the unconstrained fit gave t_r = %.4g s, 1/(2a) = %.4g s²/m): the braking follows a lag or is faster than the response; no deceleration is measured", t0, tr, b)
+			tr, b = t0, 0
 		} else {
-			return Fit{}, fmt.Errorf("fit: the distances do not grow with the square of the speed (best constrained fit: t_r = %.4g s, 1/(2a) = 0): no finite deceleration fits them; check the runs or test more speeds", t0)
+			return Fit{}, fmt.Errorf("fit: the distances do not grow with the square of the speed, nor linearly within 5 %% (best constrained fit: t_r = %.4g s, 1/(2a) = 0): no deceleration fits them; check the runs or test more speeds", t0)
 		}
 	}
 	// A braking distance that is a rounding error of the distances is an unmeasured brake, not a perfect one.
@@ -228,11 +249,14 @@ func FitDistance(v, d []float64) (Fit, error) {
 	for i := range v {
 		vmax, dmax = math.Max(vmax, v[i]), math.Max(dmax, math.Abs(d[i]))
 	}
-	if b*vmax*vmax <= 1e-9*dmax {
+	if b != 0 && b*vmax*vmax <= 1e-9*dmax {
 		return Fit{}, fmt.Errorf("fit: the braking part v²/(2a) is %.3g m at %s m/s, nothing against %.3g m of travel: no finite deceleration is measured; check the runs or test more speeds", b*vmax*vmax, ms(vmax), dmax)
 	}
-	a := 1 / (2 * b)
-	if !finite(tr) || !finite(a) || !(a > 0) {
+	a := math.Inf(1) // b = 0: no braking term measured
+	if b != 0 {
+		a = 1 / (2 * b)
+	}
+	if !finite(tr) || (b != 0 && !finite(a)) || !(a > 0) {
 		return Fit{}, fmt.Errorf("fit: non-finite parameters (t_r = %v s, a = %v m/s²) from the input: its numbers are out of range", tr, a)
 	}
 	f := Fit{ResponseTime: tr, Decel: a, Residuals: make([]float64, n), Clamped: clamped}

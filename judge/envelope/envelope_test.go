@@ -274,3 +274,21 @@ func TestInputOrderAndCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestFitLinearBrake: distances that grow linearly with the speed (a brake that follows a lag, as the sim's
+// wheels do: distance = speed x 0.13 s) fit with no braking term: Decel +Inf, said in Clamped; the distances
+// are the line's, and the smoother refuses to derive a limit from it.
+func TestFitLinearBrake(t *testing.T) {
+	v := []float64{0.1, 0.2, 0.35}
+	d := []float64{0.013, 0.026, 0.0455}
+	f, err := FitDistance(v, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsInf(f.Decel, 1) || !strings.Contains(f.Clamped, "no braking term") || math.Abs(f.ResponseTime-0.13) > 1e-9 {
+		t.Fatalf("fit %+v, want t_r 0.13 s and no braking term", f)
+	}
+	if got := f.Distance(0.2); math.Abs(got-0.026) > 1e-9 {
+		t.Errorf("Distance(0.2) = %v, want 0.026", got)
+	}
+}

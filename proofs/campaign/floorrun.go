@@ -17,6 +17,9 @@ import (
 	"github.com/rosorin/rosorin/proofs/target"
 )
 
+// HomeSettle is how long a floor run waits after the world put the robot back on its mark.
+const HomeSettle = time.Second
+
 // FloorRobot runs a cell as the floor proof with a single leg (floor.Prove: the clearance checks before the
 // leg, the guard while it moves, the backward-leg rule, the judge from LiDAR odometry and the gyro, the
 // teardown), on one target that stays up between runs. Before every run the robot goes back on its mark: the
@@ -53,7 +56,10 @@ func (r *FloorRobot) home(ctx context.Context) error {
 			return fmt.Errorf("putting the robot back on its mark: %w", err)
 		}
 		r.ran = false
-		return nil
+		// The world moved the robot at once, but a scan in progress mixed both poses and the LiDAR odometry
+		// re-anchors on the scans after it: without this wait the next leg's check once found the odometry
+		// degenerate (NOT RUN, CUT) right after the move. Ten scans at 10 Hz.
+		return r.Options.Clock.Sleep(ctx, HomeSettle)
 	}
 	if r.Ask == nil || !r.Ask("Put the robot back on its mark (the floor ahead clear, as for the first run), then answer y to go on") {
 		return fmt.Errorf("the robot was not put back on its mark: the campaign stops here (resume it when it is)")
