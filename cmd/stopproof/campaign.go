@@ -15,8 +15,8 @@ import (
 
 	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/proofs/campaign"
-	"github.com/rosorin/rosorin/proofs/floor"
 	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/floor"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/target"
 )
