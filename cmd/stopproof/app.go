@@ -115,7 +115,7 @@ func proveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "prove",
 		Usage:     "spin, stop, keep commanding and judge each stop path from the IMU",
-		ArgsUsage: "PATHS (comma-separated: " + stand.PathList() + ", or all)",
+		ArgsUsage: "PATHS (comma-separated: " + stand.PathList() + ", or all: the stop paths, or holds: the hold paths)",
 		Description: `Paths, in the order they run:
 ` + stand.PathHelp() + `While the driver is gone (kill, service) the board's IMU is read from below the driver: the
 supervisor's raw stream, or the port itself.
@@ -123,6 +123,7 @@ supervisor's raw stream, or the port itself.
 Examples:
    stopproof prove --sim ` + stand.PathList() + `
    stopproof prove --sim --spin 2s --hold 3s estop,kill
+   stopproof prove --sim holds                                 (no motion without a deliberate act: docs/safety-case.md)
    stopproof prove --sim --sim-fault ignore-motor all
    stopproof prove --socket /run/rosorin/base.sock --json proof.json all`,
 		Flags:  append(append(targetFlags(), proofFlags()...), noRecordFlag()),
