@@ -26,7 +26,8 @@ func TestCampaignBadInputExitsBeforeAnything(t *testing.T) {
 	}
 	goodPath := write("good.yaml", string(good))
 	badPath := write("bad.yaml", strings.Replace(string(good), "path: estop", "path: bumper", 1))
-	floorPath := write("floor.yaml", strings.ReplaceAll(string(good), "stand", "floor"))
+	holdPath := write("hold.yaml", strings.Replace(string(good), "path: estop", "path: reset-hold", 1))
+	travelPath := write("travel.yaml", strings.Replace(string(good), "max_still_s: 1.0}", "max_still_s: 1.0, max_travel_m: 0.1}", 1))
 	otherPlan := write("other.yaml", strings.Replace(string(good), "seed: 7", "seed: 8", 1))
 	camp := filepath.Join(dir, "camp")
 	if _, err := campaign.Create(camp, good, campaign.Shard{}, time.Now()); err != nil { // a campaign of the good plan
@@ -39,7 +40,8 @@ func TestCampaignBadInputExitsBeforeAnything(t *testing.T) {
 		{[]string{"campaign", "--sim"}, "which plan"},
 		{[]string{"campaign", "--sim", filepath.Join(dir, "none.yaml")}, "no such file"},
 		{[]string{"campaign", "--sim", badPath}, `unknown path "bumper"`},
-		{[]string{"campaign", "--sim", floorPath}, "not yet"},
+		{[]string{"campaign", "--sim", holdPath}, "is a hold path"},
+		{[]string{"campaign", "--sim", travelPath}, "floor requirement"},
 		{[]string{"campaign", "--parallel", "2", goodPath}, "--parallel needs --sim"},
 		{[]string{"campaign", "--sim", "--parallel", "0", goodPath}, "--parallel 0"},
 		{[]string{"campaign", "--sim-fault", "flaky-stop=3", goodPath}, "--sim-fault needs --sim"},

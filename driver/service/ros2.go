@@ -188,7 +188,7 @@ func runBridge(ctx context.Context, o Options, log *slog.Logger, feed *bridgeLog
 				how = err.Error()
 			}
 			state.update(func(b *supervisor.BridgeStatus) { b.LastExit = fmt.Sprintf("pid %d: %s", pid, how) })
-			disableAfterBridge(o.Socket, log)
+			disableAfterBridge(o.Socket, log, ran)
 			if ran {
 				log.Warn("ROS 2 bridge exited; restarting in 1 s", "err", err)
 				return true
@@ -216,14 +216,26 @@ func runBridge(ctx context.Context, o Options, log *slog.Logger, feed *bridgeLog
 // deliberate act (issue 34's finding; docs/safety-case.md, "No motion without a deliberate act"). The deadman
 // has already stopped them 0.3 s after the bridge's last command; this keeps them still until an enable. A
 // failed call is logged: the driver is then gone or stuck, and its own stops apply.
-func disableAfterBridge(socket string, log *slog.Logger) {
+//
+// ran says the bridge ran long enough to count as healthy; one that failed at start (its failure is logged
+// once by the caller, and again at debug level while it keeps failing) gets its disable logged at debug level
+// too, so a bridge that cannot start does not fill the log.
+func disableAfterBridge(socket string, log *slog.Logger, ran bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if _, err := api.NewClient(socket).Enable(ctx, false); err != nil {
-		log.Error("ROS 2 bridge exited and motion could NOT be disabled: the next bridge may move the wheels without an enable", "err", err)
+		if ran {
+			log.Error("ROS 2 bridge exited and motion could NOT be disabled: the next bridge may move the wheels without an enable", "err", err)
+		} else {
+			log.Debug("ROS 2 bridge exited at start; disabling motion failed", "err", err)
+		}
 		return
 	}
-	log.Warn("ROS 2 bridge exited: motion disabled until a deliberate enable (the graph's publishers may still be publishing)")
+	if ran {
+		log.Warn("ROS 2 bridge exited: motion disabled until a deliberate enable (the graph's publishers may still be publishing)")
+	} else {
+		log.Debug("ROS 2 bridge exited at start: motion disabled until a deliberate enable")
+	}
 }
 
 func clip(s string, n int) string {
