@@ -2,11 +2,12 @@ package envelope
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
-// FuzzFitDistance: never a panic; without an error, finite parameters with t_r >= 0 and a > 0, finite
-// residuals, one per point.
+// FuzzFitDistance: never a panic; without an error, finite parameters with t_r >= 0 and a > 0 (a = +Inf only
+// for the "no braking term" fit, said in Clamped), finite residuals, one per point.
 func FuzzFitDistance(f *testing.F) {
 	for _, s := range [][6]float64{
 		{0.1, 0.02, 0.2, 0.05, 0.35, 0.11375},
@@ -26,7 +27,9 @@ func FuzzFitDistance(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !finite(fit.ResponseTime) || !finite(fit.Decel) || fit.ResponseTime < 0 || !(fit.Decel > 0) {
+		// Decel is +Inf only as the "no braking term" fit (distances linear in the speed), and says so.
+		noBrake := math.IsInf(fit.Decel, 1) && strings.HasPrefix(fit.Clamped, "no braking term")
+		if !finite(fit.ResponseTime) || (!finite(fit.Decel) && !noBrake) || fit.ResponseTime < 0 || !(fit.Decel > 0) {
 			t.Fatalf("FitDistance(%v, %v) = %+v without an error", v, d, fit)
 		}
 		if len(fit.Residuals) != 3 || !finite(fit.RMS) || !finite(fit.Max) || !finite(fit.R2) {
