@@ -94,19 +94,21 @@ func TestFloorCampaignEnvelopeSim(t *testing.T) {
 		t.Errorf("stop zone front %.6f m, want footprint 0.125 + bounded distance %.6f m", front, atMax)
 	}
 
-	// The negative control: one run a cell with the brakes at half strength must fail both travel
-	// requirements (0.02 m at 0.1 m/s, 0.07 m at 0.35 m/s: the model doubles the distances).
+	// The negative control: one run with the brakes at half strength must fail the travel requirement
+	// (0.07 m at 0.35 m/s: the model doubles the 0.044 m).
 	weakPlan := filepath.Join(t.TempDir(), "floor-weak.yaml")
 	pb, err := os.ReadFile(plan)
 	if err != nil {
 		t.Fatal(err)
 	}
 	weak := strings.Replace(strings.Replace(string(pb), "r: 0.8\nc: 0.8\n", "n: 1\n", 1), "name: floor-ci-80", "name: floor-weak", 1)
+	// The 0.1 m/s cell out: one run of the 0.35 m/s cell shows it (a robot fewer, CI's 30 minutes).
+	weak = strings.Replace(weak, "  - {path: estop, speed: 0.1, direction: forward, max_still_s: 0.8, max_travel_m: 0.02}\n", "", 1)
 	if err := os.WriteFile(weakPlan, []byte(weak), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, code = stopproof(t, 3*time.Minute, "campaign", "--sim", "--sim-fault", "weak-brake=0.5", "--dir", filepath.Join(t.TempDir(), "weak"), weakPlan)
-	if code != 1 || strings.Count(out, "above the requirement") < 2 {
-		t.Fatalf("weak brakes: exit %d, want 1 and both cells failing their travel requirement\n%s", code, out)
+	if code != 1 || !strings.Contains(out, "above the requirement 0.070 m") || strings.Contains(out, "estop fwd 0.1") {
+		t.Fatalf("weak brakes: exit %d, want 1 and the 0.35 m/s cell failing its travel requirement\n%s", code, out)
 	}
 }

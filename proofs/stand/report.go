@@ -225,7 +225,8 @@ func cell(res Result, from string) string {
 	switch {
 	case res.Outcome == vibration.Pass && res.Still != nil:
 		return fmt.Sprintf("held %.1f s", res.Still.To-res.Still.From)
-	case res.Outcome == vibration.Pass && res.Ramp != nil && res.Ramp.Reached != nil:
+	case res.Outcome == vibration.Pass && res.Ramp != nil && res.Ramp.Reached != nil && res.Verdict.Kind != vibration.KindRelease:
+		// a hold path's resume line (a stop path's release line keeps its own cell below)
 		return fmt.Sprintf("ramp, at speed %.2f s", *res.Ramp.Reached)
 	case res.Outcome == vibration.NotRun:
 		return "NOT RUN"
