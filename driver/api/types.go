@@ -439,4 +439,6 @@ type State struct {
 	Config     ConfigSummary `json:"config"`
 	// Contact is the contact reflex's status (judge/contact), null when the driver has none.
 	Contact *ContactState `json:"contact,omitempty"`
+	// StopMonitor is the stop-performance monitor's state (stops.go), null when the driver has none.
+	StopMonitor *StopMonitor `json:"stop_monitor,omitempty"`
 }
