@@ -42,8 +42,8 @@ Examples:
 			&cli.Float64Flag{Name: "angular-decel", Value: 3.2, Category: sectionProof,
 				Usage: "the smoother's theta max_decel magnitude, rad/s² (not measured by the envelope; 3.2 is Nav2's default)"},
 			&cli.StringFlag{Name: "html", Category: sectionOutput, Usage: "write the self-contained HTML page to `FILE`"},
-			&cli.StringFlag{Name: "png", Category: sectionOutput, Usage: "write one PNG plot per path and direction into `DIR`"},
-			&cli.StringFlag{Name: "svg", Category: sectionOutput, Usage: "write one SVG plot per path and direction into `DIR`"},
+			&cli.StringFlag{Name: "png", Category: sectionOutput, Usage: "write two PNG plots per path and direction into `DIR` (distance and time against speed)"},
+			&cli.StringFlag{Name: "svg", Category: sectionOutput, Usage: "write two SVG plots per path and direction into `DIR` (distance and time against speed)"},
 			&cli.StringFlag{Name: "nav2", Category: sectionOutput, Usage: "write Nav2 Humble's collision monitor parameters to `FILE` (needs --footprint)"},
 			&cli.StringFlag{Name: "smoother", Category: sectionOutput, Usage: "write the velocity smoother's max_decel to `FILE`"},
 			&cli.BoolFlag{Name: "json", Category: sectionOutput, Usage: "print the whole envelope as JSON instead of the tables"},
@@ -109,6 +109,10 @@ func runEnvelope(c *cli.Context) error {
 				return cli.Exit(fmt.Sprintf("--%s: %s: %v", format, g.Name(), err), exitAbort)
 			}
 			files = append(files, file{filepath.Join(dir, g.FileName()+"."+format), b})
+			if b, err = g.TimeImage(format); err != nil {
+				return cli.Exit(fmt.Sprintf("--%s: %s (time): %v", format, g.Name(), err), exitAbort)
+			}
+			files = append(files, file{filepath.Join(dir, g.FileName()+"-time."+format), b})
 		}
 	}
 	var out bytes.Buffer

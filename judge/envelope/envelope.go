@@ -17,7 +17,8 @@ type Speed struct {
 	// Distances are the runs' travels after the trigger (m), Times their times to still (s), one each per run.
 	Distances, Times []float64
 	// Responses, optional (empty, or one per run): trigger to the first decelerating frame at the board, s.
-	Responses []float64
+	// Decels, optional likewise: trigger to the measured deceleration (judge/odometry.DecelOnset), s.
+	Responses, Decels []float64
 	// BoundDistance and BoundTime are the campaign's tolerance bounds at R and C for this speed, computed by
 	// the caller (proofs/campaign); this package never recomputes them.
 	BoundDistance, BoundTime float64
@@ -47,13 +48,19 @@ type Fit struct {
 // Distance is the fitted distance at v (no range check: Envelope.Distance is the checked one).
 func (f Fit) Distance(v float64) float64 { return f.ResponseTime*v + v*v/(2*f.Decel) }
 
-// Split is a speed's bounded distance split into the response part and the braking part (only when the runs
-// carry their response times).
+// Split is a speed's bounded distance split as a safety scanner's maker splits a stopping distance: the
+// response part (the controller's, trigger to the first decelerating frame at the board; then the
+// actuators', to the measured deceleration) and the braking part (the rest of the bounded distance). Each
+// time is the slowest run's (the conservative one); NaN when the runs do not carry it. Only when the runs
+// carry at least one of the two.
 type Split struct {
-	V                float64
-	ResponseTime     float64 // s, the slowest run's response (the conservative one)
-	ResponseDistance float64 // m, V × ResponseTime
-	BrakingDistance  float64 // m, BoundDistance - ResponseDistance
+	V                  float64
+	ResponseTime       float64 // s, trigger to the first decelerating frame at the board
+	DecelTime          float64 // s, trigger to the measured deceleration (>= ResponseTime when both are measured)
+	ResponseDistance   float64 // m, V × ResponseTime: covered before the board was told to slow
+	ActuatorDistance   float64 // m, V × (DecelTime - ResponseTime): covered before the slowing was measured
+	BrakingDistance    float64 // m, BoundDistance less the response parts measured
+	BoundDistance, Max float64 // m, the speed's bounded distance, and the largest run's distance
 }
 
 // Envelope is the stopping envelope of one path in one direction. Build it with New.
@@ -101,6 +108,9 @@ func New(in Input) (*Envelope, error) {
 		if len(s.Responses) != 0 && len(s.Responses) != len(s.Distances) {
 			return nil, fmt.Errorf("envelope %s at %s m/s: %d response times for %d runs: give one per run or none", name, ms(s.V), len(s.Responses), len(s.Distances))
 		}
+		if len(s.Decels) != 0 && len(s.Decels) != len(s.Distances) {
+			return nil, fmt.Errorf("envelope %s at %s m/s: %d deceleration times for %d runs: give one per run or none", name, ms(s.V), len(s.Decels), len(s.Distances))
+		}
 		for k := range s.Distances {
 			if err := finiteNonNeg("run distance", s.Distances[k]); err != nil {
 				return nil, fmt.Errorf("envelope %s at %s m/s run %d: %w", name, ms(s.V), k+1, err)
@@ -115,10 +125,16 @@ func New(in Input) (*Envelope, error) {
 				return nil, fmt.Errorf("envelope %s at %s m/s run %d: %w", name, ms(s.V), k+1, err)
 			}
 		}
+		for k, r := range s.Decels {
+			if err := finiteNonNeg("deceleration time", r); err != nil {
+				return nil, fmt.Errorf("envelope %s at %s m/s run %d: %w", name, ms(s.V), k+1, err)
+			}
+		}
 		// Fresh slices: the caller's may change after New returns.
 		sp[i].Distances = append([]float64(nil), s.Distances...)
 		sp[i].Times = append([]float64(nil), s.Times...)
 		sp[i].Responses = append([]float64(nil), s.Responses...)
+		sp[i].Decels = append([]float64(nil), s.Decels...)
 	}
 	bv, bd := make([]float64, len(sp)), make([]float64, len(sp))
 	for i, s := range sp {
@@ -134,16 +150,41 @@ func New(in Input) (*Envelope, error) {
 	}
 	e := &Envelope{Path: in.Path, Direction: in.Direction, Speeds: sp, Bound: bound, Runs: runs}
 	for _, s := range sp {
-		if len(s.Responses) == 0 {
-			continue
+		if sp, ok := split(s); ok {
+			e.Splits = append(e.Splits, sp)
 		}
-		tr := s.Responses[0]
-		for _, r := range s.Responses {
-			tr = math.Max(tr, r)
-		}
-		e.Splits = append(e.Splits, Split{V: s.V, ResponseTime: tr, ResponseDistance: s.V * tr, BrakingDistance: s.BoundDistance - s.V*tr})
 	}
 	return e, nil
+}
+
+// split is s's Split, when its runs carry a response or a deceleration time.
+func split(s Speed) (Split, bool) {
+	if len(s.Responses) == 0 && len(s.Decels) == 0 {
+		return Split{}, false
+	}
+	slowest := func(xs []float64) float64 {
+		m := math.NaN()
+		for _, x := range xs {
+			if !(x <= m) {
+				m = x
+			}
+		}
+		return m
+	}
+	sp := Split{V: s.V, ResponseTime: slowest(s.Responses), DecelTime: slowest(s.Decels), BoundDistance: s.BoundDistance,
+		ActuatorDistance: math.NaN(), Max: slowest(s.Distances)}
+	sp.ResponseDistance = s.V * sp.ResponseTime
+	if !math.IsNaN(sp.ResponseTime) && !math.IsNaN(sp.DecelTime) {
+		sp.ActuatorDistance = s.V * math.Max(0, sp.DecelTime-sp.ResponseTime)
+	}
+	resp := sp.DecelTime
+	if math.IsNaN(resp) {
+		resp = sp.ResponseTime
+	} else if !math.IsNaN(sp.ResponseTime) {
+		resp = math.Max(resp, sp.ResponseTime)
+	}
+	sp.BrakingDistance = math.Max(0, s.BoundDistance-s.V*resp)
+	return sp, true
 }
 
 func finiteNonNeg(what string, x float64) error {

@@ -292,3 +292,38 @@ func TestFitLinearBrake(t *testing.T) {
 		t.Errorf("Distance(0.2) = %v, want 0.026", got)
 	}
 }
+
+// A split with both response parts: the controller's to the board, the actuators' to the measured
+// deceleration, and the braking part the rest of the bound; a run list of the wrong length is refused.
+func TestSplitDecel(t *testing.T) {
+	in := synth("estop", "forward", 0.15, 1.0, 0, 0)
+	for i := range in.Speeds {
+		s := &in.Speeds[i]
+		s.Decels = make([]float64, len(s.Responses))
+		for k, r := range s.Responses {
+			s.Decels[k] = r + 0.005
+		}
+	}
+	e, err := New(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range e.Splits {
+		if !near(s.DecelTime, s.ResponseTime+0.005, 1e-12) || !near(s.ActuatorDistance, s.V*0.005, 1e-12) ||
+			!near(s.ResponseDistance+s.ActuatorDistance+s.BrakingDistance, s.BoundDistance, 1e-12) {
+			t.Errorf("split %+v", s)
+		}
+	}
+	only := synth("estop", "forward", 0.15, 1.0, 0, 0)
+	for i := range only.Speeds {
+		only.Speeds[i].Decels, only.Speeds[i].Responses = only.Speeds[i].Responses, nil
+	}
+	e, err = New(only)
+	if err != nil || len(e.Splits) != len(only.Speeds) || !math.IsNaN(e.Splits[0].ResponseTime) || !math.IsNaN(e.Splits[0].ActuatorDistance) {
+		t.Fatalf("decels only: %+v, %v", e.Splits, err)
+	}
+	in.Speeds[1].Decels = in.Speeds[1].Decels[:1]
+	if _, err := New(in); err == nil || !strings.Contains(err.Error(), "deceleration times") {
+		t.Errorf("short decels: %v", err)
+	}
+}

@@ -107,7 +107,7 @@ func (r *FloorRobot) Run(ctx context.Context, s Slot, cell Cell, dir string) (Ru
 	o := r.Options
 	o.Paths = table
 	clk := o.Clock
-	run := Run{StillS: math.NaN(), TravelM: math.NaN(), Start: clk.Now().UTC()}
+	run := Run{StillS: math.NaN(), TravelM: math.NaN(), ResponseS: math.NaN(), DecelS: math.NaN(), Start: clk.Now().UTC()}
 	if r.Session == nil {
 		r.Session = &SessionClock{}
 	}
@@ -186,6 +186,9 @@ func judgeFloor(run *Run, rep *floor.Report, cell Cell) {
 	} else if stop != nil && stop.Stop != nil {
 		v := stop.Stop
 		run.StillS, run.TravelM = v.StillAfter, v.Travel
+		if stop.Response != nil {
+			run.ResponseS, run.DecelS = stop.Response.Board, stop.Response.Measured
+		}
 		run.NoRestart = v.Outcome == odometry.Pass && math.IsNaN(v.MovedAgain)
 	}
 	run.Outcome = Pass

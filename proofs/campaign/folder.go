@@ -303,7 +303,7 @@ func (f *Folder) Recover(now time.Time) ([]Run, error) {
 		}
 		r := Run{Slot: st.Slot, Shard: f.Shard.String(), Worker: st.Worker, Start: st.Start, End: now.UTC(), Outcome: Cut,
 			Reason: "the run began and never wrote its end (power loss, SIGKILL or a crash): not counted; its slot runs again",
-			StillS: nan(), TravelM: nan(), Evidence: ""}
+			StillS: nan(), TravelM: nan(), ResponseS: nan(), DecelS: nan(), Evidence: ""}
 		if _, err := os.Stat(filepath.Join(f.Dir, RunDir(st.Seq))); err == nil {
 			r.Evidence = RunDir(st.Seq)
 		}

@@ -79,6 +79,10 @@ type Run struct {
 	// the trigger on the floor (NaN on the stand).
 	StillS  float64 `json:"-"`
 	TravelM float64 `json:"-"`
+	// ResponseS is the trigger to the first slower frame at the board, DecelS to the measured deceleration
+	// (floor runs, judge/odometry.Response; NaN: not measured, and on the stand).
+	ResponseS float64 `json:"-"`
+	DecelS    float64 `json:"-"`
 	// NoRestart: after the stop, while commands kept coming, the wheels did not move again (ISO 3691-4: never
 	// restart by itself). False with Outcome PASS is impossible: the judge fails such a run.
 	NoRestart bool `json:"no_restart"`
@@ -122,9 +126,11 @@ func (r Run) MarshalJSON() ([]byte, error) {
 	type alias Run
 	return json.Marshal(struct {
 		alias
-		StillS  *float64 `json:"still_s"`
-		TravelM *float64 `json:"travel_m"`
-	}{alias(r), numOrNull(r.StillS), numOrNull(r.TravelM)})
+		StillS    *float64 `json:"still_s"`
+		TravelM   *float64 `json:"travel_m"`
+		ResponseS *float64 `json:"response_s,omitempty"`
+		DecelS    *float64 `json:"decel_s,omitempty"`
+	}{alias(r), numOrNull(r.StillS), numOrNull(r.TravelM), numOrNull(r.ResponseS), numOrNull(r.DecelS)})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes (null -> NaN).
@@ -132,14 +138,17 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 	type alias Run
 	var x struct {
 		alias
-		StillS  *float64 `json:"still_s"`
-		TravelM *float64 `json:"travel_m"`
+		StillS    *float64 `json:"still_s"`
+		TravelM   *float64 `json:"travel_m"`
+		ResponseS *float64 `json:"response_s"`
+		DecelS    *float64 `json:"decel_s"`
 	}
 	if err := json.Unmarshal(b, &x); err != nil {
 		return err
 	}
 	*r = Run(x.alias)
 	r.StillS, r.TravelM = nanIfNull(x.StillS), nanIfNull(x.TravelM)
+	r.ResponseS, r.DecelS = nanIfNull(x.ResponseS), nanIfNull(x.DecelS)
 	return nil
 }
 

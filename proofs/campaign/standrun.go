@@ -118,7 +118,7 @@ func (r *StandRobot) Run(ctx context.Context, s Slot, cell Cell, dir string) (Ru
 	o := r.Options
 	o.Paths = table
 	clk := o.Clock
-	run := Run{StillS: math.NaN(), TravelM: math.NaN(), Start: clk.Now().UTC()}
+	run := Run{StillS: math.NaN(), TravelM: math.NaN(), ResponseS: math.NaN(), DecelS: math.NaN(), Start: clk.Now().UTC()}
 	if r.Session == nil {
 		r.Session = &SessionClock{}
 	}

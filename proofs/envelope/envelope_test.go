@@ -275,3 +275,56 @@ func TestParseFootprint(t *testing.T) {
 		}
 	}
 }
+
+// Runs that carry their response parts split every bounded distance: the response at the slowest run's
+// times, the braking part the rest; text, HTML and JSON show it, and the note says how it was measured.
+func TestKnownModelSplit(t *testing.T) {
+	c := envelopetest.Campaign{Directions: []string{"forward"}, Responses: true}
+	rep, err := envelope.Load([]string{write(t, c)}, envelope.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := rep.Groups[0]
+	if len(g.Env.Splits) != 3 {
+		t.Fatalf("splits %+v", g.Env.Splits)
+	}
+	for _, sp := range g.Env.Splits {
+		if !(sp.ResponseTime >= 0.02 && sp.ResponseTime <= 0.03) || !(sp.DecelTime >= 0.15 && sp.DecelTime <= 0.17) {
+			t.Errorf("split at %v: response %v, decel %v", sp.V, sp.ResponseTime, sp.DecelTime)
+		}
+		if d := sp.ResponseDistance + sp.ActuatorDistance + sp.BrakingDistance; math.Abs(d-sp.BoundDistance) > 1e-12 {
+			t.Errorf("split at %v: parts %v, bound %v", sp.V, d, sp.BoundDistance)
+		}
+	}
+	var out bytes.Buffer
+	if err := rep.Text(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"the bounded distance split", "to the board s", "to measured decel s", "braking m", envelope.ResponsesNote} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), envelope.NoResponses) {
+		t.Errorf("text says there are no responses:\n%s", out.String())
+	}
+	out.Reset()
+	if err := rep.JSON(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"split": {`) || !strings.Contains(out.String(), `"braking_m"`) {
+		t.Errorf("JSON lacks the split:\n%s", out.String())
+	}
+	out.Reset()
+	if err := rep.HTML(&out); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "<img"); n != 2 {
+		t.Errorf("HTML has %d images, want the distance and the time plots", n)
+	}
+	for _, f := range []string{"png", "svg"} {
+		if b, err := g.TimeImage(f); err != nil || len(b) < 100 {
+			t.Errorf("time plot %s: %d bytes, %v", f, len(b), err)
+		}
+	}
+}

@@ -83,6 +83,22 @@ func refuse(format string, a ...any) error { return &Refusal{Msg: fmt.Sprintf(fo
 // NoResponses is the note when no run records a response time.
 const NoResponses = "response times: the floor campaign's run records carry none (trigger to the first decelerating frame at the board), so the bounded distance is not split into response and braking parts; the fit's t_r is the model's, not a measured response"
 
+// ResponsesNote says how the response parts were measured and what they are worth.
+const ResponsesNote = "response parts: to the board is the trigger to the first slower motor frame (the simulator's record of every frame; a robot's driver reports its last frame only every 0.2 s, so on a robot it is not measured); to the measured deceleration is where the LiDAR odometry's 0.3 s windowed speed first fell clearly below its speed before the trigger, which lags the true onset by part of the window: the response distances are conservative and the braking part is what is left of the bounded distance"
+
+func allFinite(xs []float64) bool { return len(xs) > 0 && countFinite(xs) == len(xs) }
+func anyFinite(xs []float64) bool { return countFinite(xs) > 0 }
+
+func countFinite(xs []float64) int {
+	n := 0
+	for _, x := range xs {
+		if finite(x) {
+			n++
+		}
+	}
+	return n
+}
+
 // Load reads the campaign folders, checks them and builds the envelope of every path and direction.
 func Load(dirs []string, opt Options) (*Report, error) {
 	if len(dirs) == 0 {
@@ -106,6 +122,8 @@ func Load(dirs []string, opt Options) (*Report, error) {
 	cells := map[key][]CellRef{}
 	var order []key
 	seen := map[string]string{} // "path dir speed" -> campaign
+	var partial []string        // cells whose runs measured a response part only in some runs
+	splits := 0                 // tested speeds with a response part
 	for _, camp := range camps {
 		p := camp.Plan
 		name := p.Name
@@ -152,12 +170,29 @@ func Load(dirs []string, opt Options) (*Report, error) {
 			}
 			seen[sk] = name
 			sp := envelope.Speed{V: cell.Speed, BoundDistance: float64(cr.Travel.Bound), BoundTime: float64(cr.Still.Bound)}
+			var resp, dec []float64
 			for _, r := range camp.Records {
 				if r.Cell != cr.ID || r.Outcome == campaign.Cut {
 					continue
 				}
 				sp.Distances = append(sp.Distances, r.TravelM)
 				sp.Times = append(sp.Times, r.StillS)
+				resp, dec = append(resp, r.ResponseS), append(dec, r.DecelS)
+			}
+			// A response part is used only when every run of the cell measured it (a bound from some runs
+			// would not be the slowest run's).
+			if allFinite(resp) {
+				sp.Responses = resp
+			} else if anyFinite(resp) {
+				partial = append(partial, fmt.Sprintf("%s (board response in %d of %d runs)", cr.ID, countFinite(resp), len(resp)))
+			}
+			if allFinite(dec) {
+				sp.Decels = dec
+			} else if anyFinite(dec) {
+				partial = append(partial, fmt.Sprintf("%s (measured deceleration in %d of %d runs)", cr.ID, countFinite(dec), len(dec)))
+			}
+			if len(sp.Responses) > 0 || len(sp.Decels) > 0 {
+				splits++
 			}
 			k := key{cell.Path, dir}
 			in := inputs[k]
@@ -201,7 +236,14 @@ func Load(dirs []string, opt Options) (*Report, error) {
 		}
 		rep.Groups = append(rep.Groups, g)
 	}
-	rep.Notes = append(rep.Notes, NoResponses)
+	if splits == 0 {
+		rep.Notes = append(rep.Notes, NoResponses)
+	} else {
+		rep.Notes = append(rep.Notes, ResponsesNote)
+	}
+	if len(partial) > 0 {
+		rep.Notes = append(rep.Notes, "not split (a part measured in some runs only): "+strings.Join(partial, "; "))
+	}
 	rep.configure()
 	return rep, nil
 }

@@ -140,6 +140,28 @@ func (r *Report) Text(w io.Writer) error {
 		if g.Limit > 0 {
 			fmt.Fprintln(w, "  "+r.LimitLine(g))
 		}
+		if len(g.Env.Splits) > 0 {
+			fmt.Fprintln(w, "  the bounded distance split (each time the slowest run's):")
+			st := tablewriter.NewTable(w,
+				tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+				tablewriter.WithHeaderAutoFormat(tw.Off),
+				tablewriter.WithHeaderAlignment(tw.AlignLeft),
+				tablewriter.WithRowAlignment(tw.AlignRight),
+			)
+			hdr := make([]any, len(SplitHeader))
+			for i, h := range SplitHeader {
+				hdr[i] = h
+			}
+			st.Header(hdr...)
+			for _, sp := range g.Env.Splits {
+				if err := st.Append(SplitCells(sp)); err != nil {
+					return err
+				}
+			}
+			if err := st.Render(); err != nil {
+				return err
+			}
+		}
 	}
 	fmt.Fprintln(w, "configuration:")
 	for _, l := range r.ConfigLines() {
@@ -150,6 +172,30 @@ func (r *Report) Text(w io.Writer) error {
 	}
 	_, err := fmt.Fprintln(w, "the envelope answers only inside the tested speeds: it is never extrapolated")
 	return err
+}
+
+// SplitHeader and SplitCells are the split table's columns: the response part (the controller's to the
+// board, the actuators' to the measured deceleration) and the braking part of each bounded distance.
+var SplitHeader = []string{"speed m/s", "to the board s", "to measured decel s", "response m", "actuators m", "braking m", "bounded m"}
+
+// SplitCells is one row of the split table ("-" for a part not measured).
+func SplitCells(sp envelope.Split) []string {
+	return []string{speed(sp.V), f3n(sp.ResponseTime), f3n(sp.DecelTime), f4n(sp.ResponseDistance), f4n(sp.ActuatorDistance),
+		f4(sp.BrakingDistance), f4(sp.BoundDistance)}
+}
+
+func f3n(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return strconv.FormatFloat(x, 'f', 3, 64)
+}
+
+func f4n(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return f4(x)
 }
 
 func f4(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
@@ -220,12 +266,67 @@ func (g *Group) Plot() (*plot.Plot, error) {
 	return p, nil
 }
 
-// Image renders the group's plot as "png" or "svg".
+// PlotTime draws one group's times: each run's time to still against its speed (grey, behind) and the
+// bounded times (red), joined only between the tested speeds (no model is fitted to the times).
+func (g *Group) PlotTime() (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = "stopping time: " + g.Name()
+	p.X.Label.Text = "speed (m/s)"
+	p.Y.Label.Text = "time from the trigger to still (s)"
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Add(plotter.NewGrid())
+	var runs, bounds plotter.XYs
+	ymax := 0.0
+	for _, s := range g.Env.Speeds {
+		for _, t := range s.Times {
+			runs = append(runs, plotter.XY{X: s.V, Y: t})
+			ymax = math.Max(ymax, t)
+		}
+		bounds = append(bounds, plotter.XY{X: s.V, Y: s.BoundTime})
+		ymax = math.Max(ymax, s.BoundTime)
+	}
+	rs, err := plotter.NewScatter(runs)
+	if err != nil {
+		return nil, err
+	}
+	rs.GlyphStyle.Color, rs.GlyphStyle.Shape, rs.GlyphStyle.Radius = runColor, draw.CircleGlyph{}, vg.Points(2)
+	p.Add(rs)
+	p.Legend.Add("runs", rs)
+	bl, bs, err := plotter.NewLinePoints(bounds)
+	if err != nil {
+		return nil, err
+	}
+	bl.Color, bl.Width = boundColor, vg.Points(1)
+	bs.Color, bs.Shape, bs.Radius = boundColor, draw.BoxGlyph{}, vg.Points(3.5)
+	p.Add(bl, bs)
+	p.Legend.Add("bounded time", bl, bs)
+	lo, hi := g.Env.MinSpeed(), g.Env.MaxSpeed()
+	pad := (hi - lo) * 0.08
+	p.X.Min, p.X.Max = math.Max(0, lo-pad), hi+pad
+	p.Y.Min, p.Y.Max = 0, ymax*1.15
+	p.Legend.TextStyle.Font.Size = vg.Points(9)
+	return p, nil
+}
+
+// Image renders the group's distance plot as "png" or "svg".
 func (g *Group) Image(format string) ([]byte, error) {
 	p, err := g.Plot()
 	if err != nil {
 		return nil, err
 	}
+	return render(p, format)
+}
+
+// TimeImage renders the group's time plot as "png" or "svg".
+func (g *Group) TimeImage(format string) ([]byte, error) {
+	p, err := g.PlotTime()
+	if err != nil {
+		return nil, err
+	}
+	return render(p, format)
+}
+
+func render(p *plot.Plot, format string) ([]byte, error) {
 	wt, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, format)
 	if err != nil {
 		return nil, err
@@ -279,6 +380,25 @@ func (r *Report) Document() *reportdoc.Document {
 			fig.PNG = png
 		}
 		sec.Blocks = append(sec.Blocks, fig)
+		tfig := reportdoc.Figure{Title: g.Name() + ", time", Alt: "bounded time to still against speed, " + g.Name(),
+			Caption: "bounded time to still (red) and each run's time (grey) against speed"}
+		if png, err := g.TimeImage("png"); err != nil {
+			tfig.Err = err.Error()
+		} else {
+			tfig.PNG = png
+		}
+		sec.Blocks = append(sec.Blocks, tfig)
+		if len(g.Env.Splits) > 0 {
+			st := reportdoc.Table{Header: SplitHeader}
+			for _, sp := range g.Env.Splits {
+				var cells []reportdoc.Cell
+				for _, c := range SplitCells(sp) {
+					cells = append(cells, reportdoc.NumC(c))
+				}
+				st.Rows = append(st.Rows, reportdoc.Row{Cells: cells})
+			}
+			sec.Blocks = append(sec.Blocks, reportdoc.Para{Text: reportdoc.T("The bounded distance split into the response part (trigger to the first slower frame at the board, then to the measured deceleration) and the braking part; each time is the slowest run's.")}, st)
+		}
 		d.Sections = append(d.Sections, sec)
 	}
 	var cfg []reportdoc.Text
@@ -339,9 +459,18 @@ type (
 		Distances     []campaign.Num `json:"travel_m"`
 		Times         []campaign.Num `json:"still_s"`
 		Responses     []campaign.Num `json:"response_s"`
+		Decels        []campaign.Num `json:"decel_s"`
+		Split         *jsonSplit     `json:"split,omitempty"`
 		BoundDistance campaign.Num   `json:"bound_distance_m"`
 		BoundTime     campaign.Num   `json:"bound_time_s"`
 		FitDistance   campaign.Num   `json:"fit_distance_m"`
+	}
+	jsonSplit struct {
+		ResponseTime     campaign.Num `json:"response_s"`
+		DecelTime        campaign.Num `json:"decel_s"`
+		ResponseDistance campaign.Num `json:"response_m"`
+		ActuatorDistance campaign.Num `json:"actuators_m"`
+		BrakingDistance  campaign.Num `json:"braking_m"`
 	}
 	jsonGroup struct {
 		Path      string       `json:"path"`
@@ -409,9 +538,16 @@ func (r *Report) JSON(w io.Writer) error {
 			jg.Limit = campaign.Num(g.Limit)
 		}
 		for i, s := range g.Env.Speeds {
-			jg.Speeds = append(jg.Speeds, jsonSpeed{V: campaign.Num(s.V), Cell: g.Cells[i], Distances: nums(s.Distances), Times: nums(s.Times),
-				Responses: nums(s.Responses), BoundDistance: campaign.Num(s.BoundDistance), BoundTime: campaign.Num(s.BoundTime),
-				FitDistance: campaign.Num(g.Env.Bound.Distance(s.V))})
+			js := jsonSpeed{V: campaign.Num(s.V), Cell: g.Cells[i], Distances: nums(s.Distances), Times: nums(s.Times),
+				Responses: nums(s.Responses), Decels: nums(s.Decels), BoundDistance: campaign.Num(s.BoundDistance), BoundTime: campaign.Num(s.BoundTime),
+				FitDistance: campaign.Num(g.Env.Bound.Distance(s.V))}
+			for _, sp := range g.Env.Splits {
+				if sp.V == s.V {
+					js.Split = &jsonSplit{campaign.Num(sp.ResponseTime), campaign.Num(sp.DecelTime), campaign.Num(sp.ResponseDistance),
+						campaign.Num(sp.ActuatorDistance), campaign.Num(sp.BrakingDistance)}
+				}
+			}
+			jg.Speeds = append(jg.Speeds, js)
 		}
 		out.Groups = append(out.Groups, jg)
 	}

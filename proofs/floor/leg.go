@@ -413,6 +413,8 @@ func (p *legRun) judge(vibEnd time.Time) {
 			r.ev.Logf("odometry around the trigger (s after it): %s", strings.Join(ts, " "))
 		}
 		p.res.StillFrom = "LiDAR odometry"
+		resp := odometry.MeasureResponse(p.told(), odo, trig, end, v, prm)
+		p.res.Response = &resp
 		if p.s.Spec.KillsDriver {
 			wv := vibration.Judge(p.vibration(), trig, r.rel(vibEnd), vibration.DefaultParams())
 			r.ev.Logf("board gyro vibration from below the driver: %s", wv.Line(p.res.Name))
@@ -448,6 +450,18 @@ func (p *legRun) judge(vibEnd time.Time) {
 	if len(p.fired) > 0 {
 		p.res.Line += fmt.Sprintf(" (stops fired: %v)", p.fired)
 	}
+}
+
+// told is what the board was told along the leg's direction from 2 s before the trigger, for the response's
+// first part: the simulator's record of every motor frame (target.BoardFramer); none on a target without it
+// (the driver's state records come every 0.2 s: too coarse for a response of a few tens of milliseconds).
+func (p *legRun) told() []odometry.Told {
+	frames, _ := p.StillFrames(p.Trig.Add(-2*time.Second), func(time.Time) []target.State { return nil })
+	out := make([]odometry.Told, len(frames))
+	for i, f := range frames {
+		out[i] = odometry.Told{T: f.T, V: f.VX*p.dx + f.VY*p.dy}
+	}
+	return out
 }
 
 // vibration is the board's gyro from below the driver for the stand judge (bias does not matter: it

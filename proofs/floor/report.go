@@ -35,6 +35,9 @@ type Result struct {
 	GuardNearest float64 `json:"-"`
 	// Stop is the judge's verdict (nil when the leg did not reach its judge).
 	Stop *odometry.Stop `json:"stop,omitempty"`
+	// Response is a linear leg's response: trigger to the first slower frame at the board, and to the
+	// measured deceleration (nil for turns and legs that did not reach the judge).
+	Response *odometry.Response `json:"response,omitempty"`
 	// StillFrom says where "still" came from: "LiDAR odometry", "gyro z", or, for the legs whose scans stop
 	// with the driver, "board gyro vibration from below the driver".
 	StillFrom string `json:"still_from,omitempty"`

@@ -34,6 +34,9 @@ type Campaign struct {
 	MaxTravelM   float64 // 0.5 m; < 0: no travel requirement
 	MaxStillS    float64 // 2 s
 	Seed         uint64  // 1
+	// Responses: the floor runs carry their response parts (the board at 0.02 s + [0, 0.01) s, the measured
+	// deceleration at ResponseTime + [0, 0.02) s); false: none, as on a robot without the board's record.
+	Responses bool
 }
 
 func (c *Campaign) defaults() {
@@ -124,13 +127,17 @@ func (c Campaign) Write(dir string) (string, error) {
 			v := cell.Speed
 			start := t0.Add(time.Duration(seq) * 30 * time.Second)
 			r := campaign.Run{Slot: campaign.Slot{Seq: seq, Cell: cell.ID(), Rep: rep}, Worker: 1, Start: start, End: start.Add(20 * time.Second),
-				Outcome: campaign.Pass, NoRestart: true, TravelM: math.NaN(),
+				Outcome: campaign.Pass, NoRestart: true, TravelM: math.NaN(), ResponseS: math.NaN(), DecelS: math.NaN(),
 				StillS: round(c.ResponseTime+v/c.Decel+0.05+0.05*rng.Float64(), 0.01),
 				Conditions: campaign.RunConditions{Host: "synth", ConfigSHA256: "c0ffee", Version: "test", Target: "synthetic (no robot)",
 					Thresholds: map[string]float64{"still_m_s": 0.01}, ResolutionS: 0.1}}
 			if c.Proof == campaign.ProofFloor {
 				r.TravelM = round(c.Travel(v)+c.Noise*rng.Float64(), 0.0001)
 				r.Conditions.ResolutionM = 0.001
+				if c.Responses {
+					r.ResponseS = round(0.02+0.01*rng.Float64(), 0.001)
+					r.DecelS = round(c.ResponseTime+0.02*rng.Float64(), 0.001)
+				}
 			}
 			b, err := json.MarshalIndent(r, "", "  ")
 			if err != nil {
