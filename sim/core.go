@@ -34,6 +34,10 @@ type core struct {
 	lagAt                               time.Time     // stop-lag: when the pending stop is applied (zero: none)
 	bootEnd                             time.Time     // board-reset: the end of the last boot; frames read before it are lost
 	booting                             bool          // board-reset: the firmware is booting (until bootEnd)
+	wear                                Wear          // wear-brake: the law in effect (Rate 0: not wearing)
+	wearBase                            float64       // wear-brake: the factor when the wear started
+	wearStops                           int           // wear-brake: stops since the wear started
+	wearFrom                            time.Time     // wear-brake: when the wear started (per-minute wear)
 	fromBoardRate                       float64
 	corruptRng                          *rand.Rand
 	holdMask                            uint16
@@ -139,7 +143,7 @@ func (c *core) motorFrame(m motorCmd) {
 // button, pending key frames, a pending lagged stop, a hang), and until now+boot it neither obeys what it
 // is sent nor sends anything; tick brings the streams back as after a power-up.
 func (c *core) boardReset(now time.Time, boot time.Duration) {
-	c.phys.Target = [4]float64{}
+	c.setTarget([4]float64{})
 	c.lagAt, c.flakyHeld = time.Time{}, false
 	c.holdMask, c.holdFrames = 0, 0
 	c.keys = c.keys[:0]
@@ -166,7 +170,7 @@ func (c *core) applyMotor(mc board.MotorCommand) {
 	if c.lagStop(next) {
 		return
 	}
-	c.phys.Target = next
+	c.setTarget(next)
 	if odd {
 		c.st.MotorBad++
 	}
@@ -245,8 +249,10 @@ func (c *core) lagStop(next [4]float64) bool {
 
 func (c *core) tick(now time.Time) {
 	if !c.lagAt.IsZero() && !now.Before(c.lagAt) {
-		c.phys.Target, c.lagAt = [4]float64{}, time.Time{}
+		c.setTarget([4]float64{})
+		c.lagAt = time.Time{}
 	}
+	c.wearTick(now)
 	if c.booting && !now.Before(c.bootEnd) {
 		// board-reset: booted. The streams start as after a power-up (newCore): IMU at once, the first
 		// battery report half a period later, the gamepad reports from now.
@@ -498,7 +504,7 @@ func (c *core) publish(now time.Time) {
 	t := Truth{
 		T: now, World: c.phys.Kind.String(), TargetRPS: c.phys.Target, WheelRPS: c.phys.Wheel,
 		BodyVel: c.phys.Vel, Pose: c.phys.Pose, Stalled: c.phys.Stalled, BatteryMV: c.batMV,
-		GyroBias: c.imu.Bias, Faults: c.activeFaults(),
+		GyroBias: c.imu.Bias, Faults: c.activeFaults(), Brake: c.brake(), BrakeStops: c.wearStops,
 	}
 	for i := range t.GyroBias {
 		t.GyroBias[i] += c.imu.wander[i]

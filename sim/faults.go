@@ -33,6 +33,7 @@ const (
 	FaultStopLag     FaultKind = "stop-lag"
 	FaultBoardReset  FaultKind = "board-reset"
 	FaultWeakBrake   FaultKind = "weak-brake"
+	FaultWearBrake   FaultKind = "wear-brake"
 )
 
 // DefaultBoardBoot is how long the board-reset fault's firmware boots when no BOOT is given.
@@ -53,6 +54,7 @@ type Fault struct {
 	K         int           // flaky-stop
 	Dist, Deg float64       // obstacle: near face DIST m from the robot's centre at bearing DEG (0 = ahead)
 	Factor    float64       // weak-brake: the fraction (0, 1] of the normal deceleration (1 = off)
+	Wear      Wear          // wear-brake: the law (Rate 0 = off)
 	At        time.Duration
 	Text      string // as given
 }
@@ -354,12 +356,41 @@ var FaultSpecs = []FaultSpec{
 			f.Factor = x
 			return nil
 		},
-		apply: func(c *core, f Fault, _ time.Time) { c.phys.Brake = f.Factor },
+		apply: func(c *core, f Fault, now time.Time) {
+			c.phys.Brake = f.Factor
+			if c.wear.Rate > 0 { // new brakes of that factor, which wear from now on
+				c.restartWear(f.Factor, now)
+			}
+		},
 		active: func(c *core, a []string) []string {
 			if c.phys.Brake <= 0 || c.phys.Brake >= 1 { // formatted only when on: publish runs every tick
 				return a
 			}
 			return append(a, "weak-brake="+strconv.FormatFloat(c.phys.Brake, 'g', -1, 64))
+		},
+	},
+	{
+		Kind: FaultWearBrake, Form: "wear-brake=5%/stop[,min=0.1]", Example: "wear-brake=5%/stop", Args: []string{"RATE"},
+		Doc: "the brakes wear in service: weak-brake's factor (the fraction of the model's deceleration) is divided by " +
+			"1+RATE at every stop the board obeys (the wheels' targets from turning to all zero: a motor frame, a lagged stop, " +
+			"a board-reset), before that stop's run-down (RATE%/stop), or continuously by 1+RATE per minute of sim time " +
+			"(RATE%/min): factor = max(base x (1+RATE)^-n, FLOOR) with base the factor when the wear started (1, or weak-brake's) " +
+			"and n the stops or minutes since, so every stop (or minute) lengthens the stops' time and distance by RATE " +
+			"(sim.WearCrossing says when they break a limit); FLOOR (min=, default 0.1) bounds it; the same value again keeps " +
+			"wearing, another starts from the factor in effect, weak-brake=F while wearing restarts it from F, 0 stops the wear " +
+			"and keeps the factor, survives a board-reset (the in-service stop monitor's negative control)",
+		Need: wearNeed,
+		parse: func(f *Fault, val string, _ bool) error {
+			w, err := ParseWear(val)
+			f.Wear = w
+			return err
+		},
+		apply: func(c *core, f Fault, now time.Time) { c.setWear(f.Wear, now) },
+		active: func(c *core, a []string) []string {
+			if c.wear.Rate <= 0 { // formatted only when on: publish runs every tick
+				return a
+			}
+			return append(a, "wear-brake="+c.wear.String())
 		},
 	},
 	{

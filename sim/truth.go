@@ -18,6 +18,10 @@ type Truth struct {
 	BatteryMV uint16     `json:"battery_mv"` // last reported
 	GyroBias  [3]float64 `json:"gyro_bias_dps"`
 	Faults    []string   `json:"faults,omitempty"` // active switches
+	// Brake is the brake factor in effect (1 normal; weak-brake's FACTOR, worn by wear-brake), BrakeStops
+	// the stops seen since wear-brake started (Sim.BrakeWear).
+	Brake      float64 `json:"brake"`
+	BrakeStops int     `json:"brake_stops,omitempty"`
 }
 
 // Received is one valid frame the board received, with its arrival time.
