@@ -3,6 +3,7 @@ package stopwatch
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/judge/odometry"
@@ -41,6 +42,11 @@ func Direction(body [3]float64, idle float64) string {
 	return "mixed"
 }
 
+// precedence orders the reasons not to count a stop when several apply (all are in the notes): what the
+// command was first, then what ended the window, then what the judges lacked.
+var precedence = []string{api.ConfidenceCrawl, api.ConfidenceTurning, api.ConfidenceInterrupt, api.ConfidenceDegenerate,
+	api.ConfidenceNoData}
+
 // judge runs the judges over one stop's window and builds its record.
 func (w *Watch) judge(s *stop) api.StopRecord {
 	vp, op := w.p.Vibration, w.p.Odometry
@@ -50,7 +56,7 @@ func (w *Watch) judge(s *stop) api.StopRecord {
 	speed := math.Hypot(vx, vy)
 	r := api.StopRecord{Wall: s.tr.Wall, UptimeS: s.tr.UptimeS, Kind: s.tr.Kind, Reason: s.tr.Reason, BodyVel: s.body,
 		Speed: speed, Direction: Direction(s.body, w.p.Idle)}
-	var why []string // reasons not to count it, the first decides the confidence
+	var why []string // reasons not to count it; precedence decides the confidence
 	conf := func(c, note string) {
 		why = append(why, c)
 		r.Notes = append(r.Notes, c+": "+note)
@@ -77,11 +83,17 @@ func (w *Watch) judge(s *stop) api.StopRecord {
 		v.QuietRule = fmt.Sprintf("quiet until the window ended %.2f s after the trigger", end-trig)
 	}
 	still, from, outcome := v.StillFrom, FromVibration, v.Outcome.String()
+	if !(v.Spinning > vp.Threshold) {
+		still = math.NaN() // not spinning (or not measured) before the trigger: the judge could not tell a stop
+	}
 	vibNoData := math.IsNaN(v.Spinning) || v.Samples == 0 || v.HoleRestart || v.Gap > vp.MaxGap
 	vibLine := v.Line(s.tr.Kind)
 	noData := ""
 	if vibNoData {
-		noData = fmt.Sprintf("the board gyro's samples: %d in the window, longest hole %.2f s (%s)", v.Samples, v.Gap, v.Reason)
+		noData = fmt.Sprintf("the board gyro's samples: %d in the window, longest hole %.2f s after the trigger", v.Samples, v.Gap)
+		if v.Reason != "" {
+			noData += " (" + v.Reason + ")"
+		}
 	} else if !(v.Spinning > vp.Threshold) && s.movingFor < vp.SpinWindow {
 		noData = fmt.Sprintf("the wheels were commanded for only %.2f s before the trigger, less than the judge's %.1f s spin window", s.movingFor, vp.SpinWindow)
 	}
@@ -133,8 +145,11 @@ func (w *Watch) judge(s *stop) api.StopRecord {
 	}
 	r.StillS, r.StillFrom, r.Outcome = num(still), from, outcome
 	r.Confidence = api.ConfidenceOK
-	if len(why) > 0 {
-		r.Confidence = why[0]
+	for _, c := range precedence {
+		if slices.Contains(why, c) {
+			r.Confidence = c
+			break
+		}
 	}
 	r.Notes = append(r.Notes, s.notes...)
 	return r
