@@ -23,7 +23,7 @@ func AppendLine(dst []byte, rec api.StopRecord) ([]byte, error) {
 		return dst, fmt.Errorf("stop record seq %d cannot be encoded: %w", rec.Seq, err)
 	}
 	var sum [4]byte
-	c := crc32.Checksum(payload, castagnoli)
+	c := crc32c(payload)
 	sum[0], sum[1], sum[2], sum[3] = byte(c>>24), byte(c>>16), byte(c>>8), byte(c)
 	dst = hex.AppendEncode(dst, sum[:])
 	dst = append(dst, ' ')
@@ -90,7 +90,7 @@ func parseLine(l []byte) (rec api.StopRecord, why string) {
 	}
 	want := uint32(sum[0])<<24 | uint32(sum[1])<<16 | uint32(sum[2])<<8 | uint32(sum[3])
 	payload := l[crcLen+1:]
-	if got := crc32.Checksum(payload, castagnoli); got != want {
+	if got := crc32c(payload); got != want {
 		return rec, fmt.Sprintf("checksum mismatch (line says %08x, payload is %08x): a damaged record", want, got)
 	}
 	if err := json.Unmarshal(payload, &rec); err != nil {
@@ -101,3 +101,5 @@ func parseLine(l []byte) (rec api.StopRecord, why string) {
 	}
 	return rec, ""
 }
+
+func crc32c(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
