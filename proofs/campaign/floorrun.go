@@ -68,6 +68,11 @@ func (r *FloorRobot) home(ctx context.Context) error {
 	return nil
 }
 
+var _ CellChecker = (*FloorRobot)(nil)
+
+// CheckCell is checkSpeed: Execute asks it of every cell before the first run.
+func (r *FloorRobot) CheckCell(ctx context.Context, cell Cell) error { return r.checkSpeed(ctx, cell) }
+
 // checkSpeed refuses, before anything moves, a cell faster than the driver's speed limit: its runs would
 // prove a slower stop than the plan says.
 func (r *FloorRobot) checkSpeed(ctx context.Context, cell Cell) error {

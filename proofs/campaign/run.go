@@ -24,6 +24,12 @@ type Robot interface {
 	Battery(ctx context.Context) float64
 }
 
+// CellChecker is implemented by robots that can refuse a cell before any run moves (the floor robot: a
+// speed above the driver's limit). Execute asks every robot about every pending cell first.
+type CellChecker interface {
+	CheckCell(ctx context.Context, cell Cell) error
+}
+
 // Options configure Execute.
 type Options struct {
 	// Robots are the workers, one robot each; each takes the next slot from a channel when it is free.
@@ -89,6 +95,21 @@ func Execute(ctx, runCtx context.Context, f *Folder, o Options) (Tally, error) {
 		}
 	}
 	pending := f.Pending()
+	checked := map[string]bool{}
+	for _, s := range pending {
+		cell, ok := f.Plan.Cell(s.Cell)
+		if !ok || checked[s.Cell] {
+			continue
+		}
+		checked[s.Cell] = true
+		for _, robot := range o.Robots {
+			if cc, ok := robot.(CellChecker); ok {
+				if err := cc.CheckCell(ctx, cell); err != nil {
+					return ses, fmt.Errorf("before any run: %w", err)
+				}
+			}
+		}
+	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 
@@ -153,6 +174,9 @@ func Execute(ctx, runCtx context.Context, f *Folder, o Options) (Tally, error) {
 				dir := filepath.Join(f.Dir, RunDir(s.Seq))
 				t0 := o.Clock.Now()
 				r, rerr := robot.Run(runCtx, s, cell, dir)
+				if rerr != nil && r.Start.IsZero() {
+					r = Run{StillS: nan(), TravelM: nan(), ResponseS: nan(), DecelS: nan()} // nothing measured
+				}
 				r.Slot, r.Worker, r.Shard = s, w+1, f.Shard.String()
 				if r.Start.IsZero() {
 					r.Start = t0
