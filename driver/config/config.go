@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rosorin/rosorin/driver/motion"
+	"github.com/rosorin/rosorin/driver/stopmon"
 )
 
 // NodeName is the ROS node whose section the driver reads: `rosorin_board_driver: ros__parameters: {...}`.
@@ -102,6 +103,19 @@ type Config struct {
 	ContactSettle float64 `yaml:"contact_settle"`
 	ContactRatio  float64 `yaml:"contact_ratio"`
 	ContactHold   float64 `yaml:"contact_hold"`
+
+	// The in-service stop-performance monitor (issue 35; driver/stopmon, stopmon.go here). ROS parameters are
+	// flat, so the section's keys are dotted names (`stop_monitor.mode`); a file may nest them under
+	// `stop_monitor:` (Load flattens it, as ROS 2 does).
+	StopMonitorMode       string  `yaml:"stop_monitor.mode"`
+	StopMonitorLimitsFile string  `yaml:"stop_monitor.limits_file"`
+	StopMonitorLimits     string  `yaml:"stop_monitor.limits"`
+	StopMonitorAcceptEnv  bool    `yaml:"stop_monitor.accept_unidentified"`
+	StopMonitorTrendK     int     `yaml:"stop_monitor.trend_k"`
+	StopMonitorTrendM     int     `yaml:"stop_monitor.trend_m"`
+	StopMonitorTrendN     int     `yaml:"stop_monitor.trend_n"`
+	StopMonitorTrendP     float64 `yaml:"stop_monitor.trend_p"`
+	StopMonitorTrendConf  float64 `yaml:"stop_monitor.trend_conf"`
 }
 
 // Default returns chapter 11's parameter table (the code defaults, not the running values) plus the LiDAR
@@ -163,6 +177,13 @@ func Default() Config {
 		ContactSettle: 0.5,
 		ContactRatio:  0.15,
 		ContactHold:   0.3,
+
+		StopMonitorMode:      stopmon.DefaultMode,
+		StopMonitorTrendK:    stopmon.DefaultRules.K,
+		StopMonitorTrendM:    stopmon.DefaultRules.M,
+		StopMonitorTrendN:    stopmon.DefaultRules.N,
+		StopMonitorTrendP:    stopmon.DefaultRules.P,
+		StopMonitorTrendConf: stopmon.DefaultRules.Conf,
 	}
 }
 

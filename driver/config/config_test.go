@@ -41,6 +41,9 @@ func TestDefaultsAreTheParameterTable(t *testing.T) {
 		"lidar_respawn": true, "lidar_respawn_delay_s": 2.0,
 		"contact_lag": 0.2, "contact_win": 0.3, "contact_v_min": 0.08, "contact_w_min": 0.3, "contact_settle": 0.5,
 		"contact_ratio": 0.15, "contact_hold": 0.3,
+		"stop_monitor.mode": "hold", "stop_monitor.limits_file": "", "stop_monitor.limits": "",
+		"stop_monitor.accept_unidentified": false, "stop_monitor.trend_k": 3, "stop_monitor.trend_m": 5,
+		"stop_monitor.trend_n": 20, "stop_monitor.trend_p": 0.8, "stop_monitor.trend_conf": 0.8,
 	}
 	v := reflect.ValueOf(c)
 	if len(want) != len(fields) {
@@ -326,6 +329,43 @@ func TestIsArmKey(t *testing.T) {
 	} {
 		if IsArmKey(k) != want {
 			t.Fatalf("IsArmKey(%q) = %v", k, !want)
+		}
+	}
+}
+
+// TestStopMonitorSection: the stop monitor's keys nested under stop_monitor: or dotted, and each bad value
+// refused naming its key.
+func TestStopMonitorSection(t *testing.T) {
+	var c Config = Default()
+	if _, err := Parse(&c, "nested.yaml", []byte("rosorin_board_driver:\n  ros__parameters:\n    stop_monitor:\n      mode: warn\n      limits: '{estop: {max_still_s: 0.6}}'\n      trend_k: 2\n")); err != nil {
+		t.Fatal(err)
+	}
+	if c.StopMonitorMode != "warn" || c.StopMonitorTrendK != 2 || c.Validate() != nil {
+		t.Fatalf("nested section: %+v, %v", c, c.Validate())
+	}
+	if l, err := c.StopMonitorConfigLimits(); err != nil || l["estop"].MaxStillS != 0.6 {
+		t.Fatalf("limits %v %v", l, err)
+	}
+	c = Default()
+	if _, err := Parse(&c, "dotted.yaml", []byte("rosorin_board_driver:\n  ros__parameters:\n    stop_monitor.mode: \"off\"\n")); err != nil || c.StopMonitorMode != "off" {
+		t.Fatalf("dotted key: %q %v", c.StopMonitorMode, err)
+	}
+	for _, bad := range []struct {
+		key string
+		set func(*Config)
+	}{
+		{"stop_monitor.mode", func(c *Config) { c.StopMonitorMode = "loud" }},
+		{"stop_monitor.limits", func(c *Config) { c.StopMonitorLimits = "[1, 2" }},
+		{"stop_monitor.limits", func(c *Config) { c.StopMonitorLimits = "{estop: {max_still_s: -1}}" }},
+		{"stop_monitor.trend_m", func(c *Config) { c.StopMonitorTrendM = 2 }},
+		{"stop_monitor.trend_n", func(c *Config) { c.StopMonitorTrendN = 2 }},
+		{"stop_monitor.trend_p", func(c *Config) { c.StopMonitorTrendP = 1 }},
+		{"stop_monitor.trend_conf", func(c *Config) { c.StopMonitorTrendConf = 0 }},
+	} {
+		c := Default()
+		bad.set(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), bad.key) {
+			t.Errorf("%s: %v", bad.key, err)
 		}
 	}
 }

@@ -146,6 +146,18 @@ var fields = func() map[string]int {
 	return m
 }()
 
+// sections are the prefixes of dotted parameter names ("stop_monitor" of "stop_monitor.mode"): a file may
+// give them as a nested mapping.
+var sections = func() map[string]bool {
+	m := map[string]bool{}
+	for name := range fields {
+		if pre, _, ok := strings.Cut(name, "."); ok {
+			m[pre] = true
+		}
+	}
+	return m
+}()
+
 // Arm parameters (chapters 12-13) live in the same node and file (config/arm_limits.yaml) but are not the
 // wheels' business: they are ignored with a note. The arm's exact key list is not in the seeds, so the rule is
 // by name: these keys, these prefixes and suffixes.
@@ -249,6 +261,27 @@ func eachParam(file string, k, v *yaml.Node, set func(pk, pv *yaml.Node) (*Note,
 	seen := map[string]int{}
 	for j := 0; j+1 < len(params.Content); j += 2 {
 		pk, pv := params.Content[j], params.Content[j+1]
+		if pv.Kind == yaml.MappingNode && sections[pk.Value] {
+			// A nested section (`stop_monitor: {mode: hold}`) is its dotted parameters, as ROS 2 reads it.
+			for i := 0; i+1 < len(pv.Content); i += 2 {
+				ik, iv := *pv.Content[i], pv.Content[i+1]
+				ik.Value = pk.Value + "." + ik.Value
+				if first, dup := seen[ik.Value]; dup {
+					errs = append(errs, fmt.Errorf("%w: %s:%d: %s given twice (first at line %d); keep one",
+						ErrConfig, file, ik.Line, ik.Value, first))
+					continue
+				}
+				seen[ik.Value] = ik.Line
+				n, err := set(&ik, iv)
+				if n != nil {
+					notes = append(notes, *n)
+				}
+				if err != nil {
+					errs = append(errs, err)
+				}
+			}
+			continue
+		}
 		if first, dup := seen[pk.Value]; dup {
 			errs = append(errs, fmt.Errorf("%w: %s:%d: %s given twice (first at line %d); YAML forbids it, keep one",
 				ErrConfig, file, pk.Line, pk.Value, first))

@@ -99,6 +99,16 @@ var descriptions = map[string]string{
 	"contact_settle":         "contact reflex: time at speed before judging (s)",
 	"contact_ratio":          "contact reflex: measured/commanded ratio under which it is a stall",
 	"contact_hold":           "contact reflex: stall time that is a contact (s)",
+
+	"stop_monitor.mode":                "stop-performance monitor: off, warn (flags only) or hold (an ERROR refuses enable until a person with the safety role acknowledges it; default)",
+	"stop_monitor.limits_file":         "stop-performance monitor: limits from a campaign summary (stopproof report --campaign --json) or an envelope; refused when from another host or config",
+	"stop_monitor.limits":              "stop-performance monitor: limits per stop kind in YAML ({estop: {max_still_s: 0.6, max_travel_m: 0.08}}), taken as stated",
+	"stop_monitor.accept_unidentified": "stop-performance monitor: accept a limits file that does not record its host and config hash (an envelope)",
+	"stop_monitor.trend_k":             "stop-performance monitor: ERROR when trend_k of the last trend_m counted stops of a kind are past their limits (0: rule off)",
+	"stop_monitor.trend_m":             "stop-performance monitor: the window of the K-of-M rule",
+	"stop_monitor.trend_n":             "stop-performance monitor: the last N stops of the tolerance-bound rule (0: rule off)",
+	"stop_monitor.trend_p":             "stop-performance monitor: the tolerance bound's proportion P",
+	"stop_monitor.trend_conf":          "stop-performance monitor: the tolerance bound's confidence",
 }
 
 // params is the table, in the order of Config's fields.

@@ -123,6 +123,7 @@ func (c Config) check() []keyErr {
 	num("reopen_after_silence_s", c.ReopenAfterSilenceS, 0, 60, true, " s")
 	num("lidar_respawn_delay_s", c.LidarRespawnDelayS, 0, 60, false, " s")
 	out = append(out, c.contactCheck()...)
+	out = append(out, c.stopMonitorCheck()...)
 	return out
 }
 
