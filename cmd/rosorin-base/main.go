@@ -20,7 +20,7 @@ func newApp() *cli.App {
 		Usage: "ROSOrin board driver: safety gate, telemetry, crash-stop supervisor, LiDAR reader",
 		// Process commands (supervisor, driver child, LiDAR reader, stop-motors) and client commands
 		// (state, enable, drive, ...) live in their own files.
-		Commands:             append(append(processCommands(), clientCommands()...), ros2Command(), doctorCommand()),
+		Commands:             append(append(processCommands(), clientCommands()...), ros2Command(), doctorCommand(), stopsCommand()),
 		EnableBashCompletion: true,
 	}
 }

@@ -13,6 +13,7 @@
 //	GET  /v1/odom?follow=1       wheel/odom (nav_msgs/Odometry), 50 Hz
 //	GET  /v1/gamepad?follow=1    gamepad (sensor_msgs/Joy), ~20 Hz while a pad is connected
 //	GET  /v1/log?follow=1        /rosout (rcl_interfaces/Log): the driver's log lines at INFO and above
+//	GET  /v1/stops?follow=1      ~/stops (std_msgs/String JSON): one StopRecord per stop, once judged
 //	GET  /v1/config              the parameters in use
 //	POST /v1/config              set runtime parameters, all or nothing, tighten only (~/set_parameters*)
 //	GET  /v1/params              every parameter: ROS type, description, read_only, running and start value

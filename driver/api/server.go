@@ -290,6 +290,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /v1/estop", s.postEStop)
 	mux.HandleFunc("POST /v1/enable", s.need(RoleDrive, "enable or disable", s.postEnable))
 	mux.HandleFunc("POST /v1/reset", s.need(RoleSafety, "resetting the e-stop", s.postReset))
+	mux.HandleFunc("POST /v1/stops/ack", s.need(RoleSafety, "acknowledging the stop monitor's ERROR", s.postStopsAck))
 	mux.HandleFunc("POST /v1/contact", s.need(RoleDrive, "changing the contact reflex's mode", s.postContact))
 	mux.HandleFunc("POST /v1/scan", s.postScan)
 	return s.middleware(mux)
@@ -300,6 +301,7 @@ const indexText = `rosorin-base control API (HTTP/1.1 over this unix socket, JSO
   GET  /v1/state?follow=1         state records at 10 Hz (JSON lines)
   GET  /v1/{imu,scan,battery,odom,gamepad}[?follow=1]   latest message, or a JSON-lines stream
   GET  /v1/log?follow=1           the driver's log records at INFO and above (the last 64 first)
+  GET  /v1/stops[?follow=1]       the last stop record, or one JSON line per stop once judged (the stop log: rosorin-base stops)
   GET  /v1/config                 the configuration in use
   POST /v1/config                 {"max_linear":0.3,...}: set runtime parameters, all or nothing (tighten only)
   GET  /v1/params                 every parameter: type, description, read_only, running and start value
@@ -308,6 +310,7 @@ const indexText = `rosorin-base control API (HTTP/1.1 over this unix socket, JSO
   POST /v1/estop                  latch the e-stop (optional {"reason":"..."})
   POST /v1/enable                 {"data":true} or {"data":false}
   POST /v1/reset                  clear the e-stop latch (motion stays disabled)
+  POST /v1/stops/ack              acknowledge the stop monitor's ERROR (its hold on enable ends)
   POST /v1/scan                   LiDAR scans from the reader (JSON lines)
 example: curl --unix-socket /run/rosorin/base.sock http://rosorin/v1/state
 `

@@ -1,6 +1,9 @@
 package api
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // TopicStops carries one StopRecord per stop the driver made, once its judge has spoken (a few seconds after
 // the trigger): the stop-performance monitor's input (issue 35), kept in the state directory's stop log.
@@ -106,4 +109,10 @@ type StopMonitor struct {
 	LimitsSource string `json:"limits_source"`
 	// LogErr is the stop log's last error ("" when it writes): a monitor that cannot keep its records says so.
 	LogErr string `json:"log_err,omitempty"`
+}
+
+// FollowStops calls fn with each stop record the driver publishes on TopicStops (the live side of the stop
+// log; the log itself is read with driver/stoplog, with or without a driver).
+func (c *Client) FollowStops(ctx context.Context, fn func(StopRecord) error) error {
+	return followJSON(ctx, c, TopicStops, "stop record", fn)
 }

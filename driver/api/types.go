@@ -25,7 +25,7 @@ const (
 )
 
 // Topics lists every output topic.
-var Topics = []string{TopicState, TopicIMU, TopicScan, TopicBattery, TopicOdom, TopicGamepad, TopicContact, TopicSource, TopicLog}
+var Topics = []string{TopicState, TopicIMU, TopicScan, TopicBattery, TopicOdom, TopicGamepad, TopicContact, TopicSource, TopicLog, TopicStops}
 
 // SourceChange is one hand-over of velocity arbitration (TopicSource): the input that drives now and the one
 // that drove before ("manual", "autonomous", "cmd_vel" or "none").
