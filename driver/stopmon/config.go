@@ -76,7 +76,7 @@ func (c ConfigLimits) Limits(require ...string) (*Limits, error) {
 		}
 		if ck.MaxStillS > 0 || ck.MaxTravelM > 0 {
 			l.bands[bandKey{kind, ""}] = append(l.bands[bandKey{kind, ""}], band{speed: math.Inf(1), still: ck.MaxStillS, travel: ck.MaxTravelM,
-				source: fmt.Sprintf("config (stop_limits %s)", kind), configuredKind: true})
+				source: fmt.Sprintf("config (stop_limits %s)", kind)})
 		}
 	}
 	if err := l.require("config", require); err != nil {

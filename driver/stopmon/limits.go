@@ -65,12 +65,11 @@ type bandKey struct{ kind, dir string }
 
 // band is one tested speed of one kind and direction: it covers speeds above the next slower band up to speed.
 type band struct {
-	speed          float64 // m/s; +Inf for a configured limit without bands (every speed)
-	still, travel  float64 // the bound or configured limit (0: none)
-	resS, resM     float64 // stated resolution of the evidence (0: not stated)
-	source         string
-	evidence       bool // grown by Margin and resolution
-	configuredKind bool
+	speed         float64 // m/s; +Inf for a configured limit without bands (every speed)
+	still, travel float64 // the bound or configured limit (0: none)
+	resS, resM    float64 // stated resolution of the evidence (0: not stated)
+	source        string
+	evidence      bool // grown by Margin and resolution
 }
 
 // Kinds lists the kinds with limits, sorted.

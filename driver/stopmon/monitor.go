@@ -390,6 +390,7 @@ func (m *Monitor) CanEnable() (bool, string) {
 }
 
 func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+
 // fPast is a value past its limit with the digits that show it past (0.4004 against 0.40: "0.4004").
 func fPast(v, lim float64) string {
 	for d := 2; d < 6; d++ {
