@@ -254,6 +254,7 @@ func (r *loopState) onContactMatch(m contactMatch) {
 		r.logContactWhy()
 		return
 	}
+	r.stops.watch.Odo(m.t, m.e) // the stop watch's LiDAR odometry (stops.go)
 	d := c.mon.Odometry(contact.Odo{T: m.t, E: m.e})
 	r.logContactWhy()
 	if !d.Contact {

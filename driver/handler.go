@@ -246,6 +246,8 @@ func (r *loopState) onRequest(q request) {
 		res.reply = r.onContactMode(q, now)
 	case reqSetParams:
 		res = r.onSetParams(q, now)
+	case reqStopsAck:
+		res.reply = r.stopsAck(q.peer, now)
 	}
 	if q.reply != nil {
 		q.reply <- res
@@ -255,6 +257,15 @@ func (r *loopState) onRequest(q request) {
 // enable is the seed's on_enable without the arm: enable(true) refused while latched; enable(false) writes the
 // stop frame at once.
 func (r *loopState) enable(on bool, p api.Peer, now time.Time) api.Reply {
+	if on {
+		// The stop monitor's hold (mode hold, an unacknowledged ERROR): the stops have got worse than the
+		// evidence allows; a person with the safety role looks before the wheels turn again.
+		if ok, why := r.stops.mon.CanEnable(); !ok {
+			rep := api.Reply{Message: "refused: " + why}
+			r.log.Warn(fmt.Sprintf("enable(%v) -> %s", on, rep.Message), "from", p.String())
+			return rep
+		}
+	}
 	err := r.gate.Enable(on)
 	var rep api.Reply
 	switch {

@@ -38,6 +38,7 @@ type loopState struct {
 	disk    *diskWriter
 	persist *persister     // the durable latch and runtime parameters (persist.go)
 	cr      *contactReflex // the contact reflex (contact.go); its monitor is the loop's
+	stops   *stopsState    // the stop monitor (stops.go): watch, monitor and log, the loop's
 
 	tick        time.Duration
 	refresh     time.Duration

@@ -74,6 +74,9 @@ func start(o Options) (*loopState, error) {
 		return nil, fmt.Errorf("driver start: %w", err)
 	}
 	r.cr.slow, r.cr.clk = o.testContactSlow, o.wall
+	if r.stops, err = newStops(o); err != nil {
+		return nil, fmt.Errorf("driver start: stop monitor: %w", err)
+	}
 	if o.SocketPath != "" {
 		access := o.Access
 		if access == nil {
@@ -87,6 +90,7 @@ func start(o Options) (*loopState, error) {
 		r.tr = srv
 		tee.SetSink(srv.PublishLog)
 	}
+	r.openStopLog(supLatch) // last: nothing after it can fail, so the log's writer is always closed by run
 	return r, nil
 }
 
@@ -134,6 +138,8 @@ func (r *loopState) run(ctx context.Context) error {
 	// teardown below can take longer than its watchdog timeout without the wheels being at risk. The same
 	// write tells it whether the e-stop is latched, so the next driver keeps the latch (heartbeat.FinalWord).
 	r.beat(heartbeat.FinalWord(r.gate.Status().EStop))
+	// The stops still being timed are kept (as interrupted) and published before the socket closes.
+	r.closeStops(r.clk.Now())
 	// The latch on disk after the final stop frames: one still waiting for its stop frame is written now.
 	r.checkLatch()
 	if !r.persist.close(2 * time.Second) {
@@ -203,6 +209,8 @@ func (r *loopState) loop(ctx context.Context) error {
 			// stops beating, and the supervisor's watchdog stops the wheels.
 			r.beat(beatTick)
 		}
+		// After every event: a velocity that changed (a trip, a disable, a refusal) may be a stop to time.
+		r.stopsAfterEvent()
 		// After every event, whatever latched or reset the gate (a request, a gamepad frame or hold, a trip in
 		// a tick, the contact reflex): the persister keeps the file in step, off this goroutine.
 		r.checkLatch()
@@ -271,6 +279,8 @@ func (r *loopState) onTick(now time.Time) {
 	}
 
 	r.checkBoardSilence(now)
+	r.stopCheck(now)
+	r.pollStops(now)
 	if now.Sub(r.lastState) >= r.statePeriod {
 		r.lastState = now
 		r.publish(api.TopicState, r.state(now))
@@ -288,6 +298,7 @@ func (r *loopState) onDeadline(now time.Time) {
 	if rps := kinematics.WheelRPS(v, r.p.geom); rps != r.lastRPS {
 		r.writeWheels(rps, now)
 	}
+	r.stopCheck(now)
 	r.logScanGate(now)
 	r.checkSource(now)
 	r.armDeadline(now)

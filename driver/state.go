@@ -33,6 +33,7 @@ func (r *loopState) state(now time.Time) api.State {
 		Loop:             r.jitter.stats(r.p.rateHz),
 		Config:           r.p.summary,
 		Contact:          r.contactState(now),
+		StopMonitor:      r.stopState(),
 	}
 	for i, b := range s.GyroBiasDPS {
 		s.GyroBiasDPS[i] = float64(int64(b*1e4+sign(b)*0.5)) / 1e4

@@ -43,6 +43,7 @@ func (r *loopState) onBoard(b boardBatch) {
 // api.IMU.Stamp.
 func (r *loopState) onIMU(m board.IMU, at, stamp time.Time) {
 	r.imuRate.add(at)
+	r.stops.watch.IMU(at, m.Gyro)
 	g := [3]float64{float64(m.Gyro[0]), float64(m.Gyro[1]), float64(m.Gyro[2])}
 	a := [3]float64{float64(m.Accel[0]), float64(m.Accel[1]), float64(m.Accel[2])}
 	if !r.calib.Done() {
