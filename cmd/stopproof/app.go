@@ -105,7 +105,7 @@ Examples:
 Exit status: 0 when every line passed, 1 when a proof ran and a line failed or timed out, 2 when nothing was
 proven (a guard aborted, bad flags, the simulated robot did not start).`,
 		// withRig: every command with target flags takes --rig FILE (rig.go), the flags beside it overriding it.
-		Commands: withRig([]*cli.Command{proveCommand(), characterizeCommand(), scangateCommand(), floorCommand(), judgeCommand(), reportCommand(), campaignCommand(), doctorCommand(), envelopeCommand()}),
+		Commands: withRig([]*cli.Command{proveCommand(), characterizeCommand(), scangateCommand(), floorCommand(), judgeCommand(), reportCommand(), campaignCommand(), doctorCommand(), envelopeCommand(), soakCommand()}),
 		// main prints the error and picks the exit status; urfave/cli would otherwise call os.Exit itself.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}

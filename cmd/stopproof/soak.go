@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/urfave/cli/v2"
+
+	"github.com/rosorin/rosorin/clock"
+	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/proofs/evidence"
+	"github.com/rosorin/rosorin/proofs/soak"
+	"github.com/rosorin/rosorin/proofs/target"
+	"github.com/rosorin/rosorin/sim"
+)
+
+func soakCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "soak",
+		Usage: "drive the simulated robot for a long while with stops of every kind, and check the driver's stop monitor: every stop recorded, none flagged (or, with a wearing fault, flagged in time)",
+		Description: `The in-service stop monitor's soak (issue 35): a motion (forward, strafe or turn at a random
+speed), a stop of the next kind (deadman, e-stop, disable, gamepad, take-over, scan loss, driver kill), the
+driver's judging window, again, for --duration; the service's supervisor SIGKILLed every
+--kill-service-every stops, just after a stop's record was due. Then the driver's stop log is read and every
+stop made is matched to its record (kind, trigger within 0.5 s).
+
+Without a fault the soak passes when every stop has its record and none was flagged (a false flag costs
+trust). With --expect-flag (a wear-brake fault: --sim-fault wear-brake=5%/stop@start) it passes when the
+monitor flagged the stops only after the simulator's true stop crossed the limit, and within --flag-within
+stops of it; the report says when each happened.
+
+Exit 0 passed, 1 failed, 2 bad input.
+
+Examples:
+   stopproof soak --sim --duration 30m --kill-service-every 60
+   stopproof soak --sim --duration 10m --kinds estop,deadman --sim-fault wear-brake=5%/stop@start --expect-flag \
+       --sim-param stop_monitor.mode=hold`,
+		Flags: []cli.Flag{
+			&cli.DurationFlag{Name: "duration", Value: 30 * time.Minute, Category: sectionProof, Usage: "how long to drive"},
+			&cli.StringFlag{Name: "kinds", Category: sectionProof, Usage: "the stops made, comma-separated (default: " + strings.Join(soak.AllKinds, ",") + ")"},
+			&cli.StringFlag{Name: "speeds", Value: "0.1,0.2,0.3", Category: sectionProof, Usage: "the commanded speeds, m/s, comma-separated"},
+			&cli.StringFlag{Name: "directions", Value: "fwd,left,right,turn", Category: sectionProof, Usage: "the motions: fwd, back, left, right, turn"},
+			&cli.IntFlag{Name: "kill-service-every", Category: sectionProof, Usage: "SIGKILL the service's supervisor every `N` stops (0: never)"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Category: sectionProof, Usage: "the soak's choice of kinds and motions"},
+			&cli.StringFlag{Name: "world", Value: "floor", Category: sectionTarget, Usage: "the sim's world: floor (LiDAR odometry: travel) or stand"},
+			&cli.BoolFlag{Name: "expect-flag", Category: sectionProof, Usage: "a fault wears the brakes: the monitor must flag, after the sim's truth crossed the limit"},
+			&cli.IntFlag{Name: "flag-within", Value: 5, Category: sectionProof, Usage: "with --expect-flag: flagged within `N` stops of the truth crossing the limit"},
+		},
+		Action: runSoak,
+	}
+}
+
+func runSoak(c *cli.Context) error {
+	if !c.Bool("sim") {
+		return cli.Exit("stopproof soak runs on the simulator (--sim): on a robot, read `rosorin-base stops` after a shift of work instead", exitAbort)
+	}
+	if err := checkSimParams(c); err != nil {
+		return err
+	}
+	o := soak.Options{Duration: c.Duration("duration"), Seed: c.Uint64("seed"), KillServiceEvery: c.Int("kill-service-every"), Out: c.App.Writer}
+	if o.Duration <= 0 {
+		return cli.Exit("--duration must be > 0", exitAbort)
+	}
+	if s := c.String("kinds"); s != "" {
+		for _, k := range strings.Split(s, ",") {
+			o.Kinds = append(o.Kinds, strings.TrimSpace(k))
+		}
+	}
+	for _, f := range strings.Split(c.String("speeds"), ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v > 0) || v > 1 {
+			return cli.Exit(fmt.Sprintf("--speeds: %q: a speed in m/s, > 0 and <= 1", f), exitAbort)
+		}
+		o.Speeds = append(o.Speeds, v)
+	}
+	for _, d := range strings.Split(c.String("directions"), ",") {
+		d = strings.TrimSpace(d)
+		switch d {
+		case "fwd", "back", "left", "right", "turn":
+			o.Directions = append(o.Directions, d)
+		default:
+			return cli.Exit(fmt.Sprintf("--directions: %q: want fwd, back, left, right or turn", d), exitAbort)
+		}
+	}
+	world := c.String("world")
+	if world != "floor" && world != "stand" {
+		return cli.Exit(fmt.Sprintf("--world %q: floor or stand", world), exitAbort)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	clk := clock.Real{}
+	ev, err := evidence.Create(c.String("evidence-dir"), evidence.Name("stop_soak", clk.Now()), clk)
+	if err != nil {
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	defer ev.Close()
+	out := c.App.Writer
+	fmt.Fprintf(out, "starting the simulated %s robot and rosorin-base ...\n", world)
+	st, err := target.StartSim(ctx, target.SimConfig{World: world, BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed"),
+		Fault: c.String("sim-fault"), Params: c.StringSlice("sim-param"), Clock: clk, Evidence: ev, Out: io.Discard})
+	if err != nil {
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	defer st.Close()
+	fmt.Fprintf(out, "robot: %s; evidence %s\n", st.Describe(), ev.Path())
+	o.OnStop = func(s *soak.Stop) {
+		f, n := st.Sim().BrakeWear()
+		s.Truth = map[string]float64{"brake_factor": f, "brake_stops": float64(n)}
+	}
+	res, err := soak.Run(ctx, st, o)
+	if err != nil {
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	if err := writeJSON(c.String("json"), res); err != nil {
+		return cli.Exit(err.Error(), exitAbort)
+	}
+	pass := soakReport(out, res, c.Bool("expect-flag"), c.Int("flag-within"))
+	if !pass {
+		return cli.Exit("", exitFail)
+	}
+	return nil
+}
+
+// soakReport prints the per-kind table and the verdict; true when the soak passed.
+func soakReport(w io.Writer, res *soak.Result, expectFlag bool, within int) bool {
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithHeaderAlignment(tw.AlignLeft), tablewriter.WithRowAlignment(tw.AlignRight))
+	t.Header("kind", "made", "recorded", "counted", "warn", "error", "median still s", "worst still s", "worst travel m")
+	for _, k := range res.Kinds {
+		_ = t.Append([]string{k.Kind, strconv.Itoa(k.Made), strconv.Itoa(k.Recorded), strconv.Itoa(k.Counted), strconv.Itoa(k.Warn),
+			strconv.Itoa(k.Error), f3(k.MedianStill), f3(k.WorstStill), f3(k.WorstTr)})
+	}
+	fmt.Fprintln(w)
+	_ = t.Render()
+	made := 0
+	for _, s := range res.Stops {
+		if s.Err == "" {
+			made++
+		}
+	}
+	fmt.Fprintf(w, "%d stops made in %s (%d could not be made), %d records, %d supervisor SIGKILLs\n", made,
+		res.Duration.Truncate(time.Second), len(res.Stops)-made, len(res.Records), res.ServiceKills)
+	for _, m := range res.Missing {
+		fmt.Fprintf(w, "MISSING: stop %d (%s after %s at %s) has no record\n", m.N, m.Kind, m.Motion, m.At.Format("15:04:05.000"))
+	}
+	if res.LogErr != "" {
+		fmt.Fprintf(w, "STOP LOG: %s\n", res.LogErr)
+	}
+	pass := len(res.Missing) == 0 && res.LogErr == ""
+	if !expectFlag {
+		for _, r := range res.Flagged {
+			fmt.Fprintf(w, "FALSE FLAG: record %d (%s at %s): %s\n", r.Seq, r.Kind, r.Wall.Format("15:04:05.000"), r.Level)
+		}
+		pass = pass && len(res.Flagged) == 0
+		if pass {
+			fmt.Fprintln(w, "SOAK PASSED: every stop recorded, no flag")
+		} else {
+			fmt.Fprintln(w, "SOAK FAILED")
+		}
+		return pass
+	}
+	cross, flag := wearCrossing(res)
+	switch {
+	case cross == 0:
+		fmt.Fprintln(w, "the sim's true stop never crossed a limit: nothing to flag")
+		pass = false
+	case flag == 0:
+		fmt.Fprintf(w, "the sim's true stop crossed its limit at stop %d; the monitor never flagged\n", cross)
+		pass = false
+	default:
+		fmt.Fprintf(w, "the sim's true stop crossed its limit at stop %d; the monitor first flagged at stop %d (%+d stops)\n", cross, flag, flag-cross)
+		pass = pass && flag >= cross && flag-cross <= within
+	}
+	if pass {
+		fmt.Fprintln(w, "SOAK PASSED: the wear was flagged in time, never before the truth crossed the limit")
+	} else {
+		fmt.Fprintln(w, "SOAK FAILED")
+	}
+	return pass
+}
+
+// wearCrossing is the first stop whose true stop (the sim's braking model at the brake factor of that stop)
+// lies past the limit its record was held against, and the first stop the monitor flagged (0: none).
+func wearCrossing(res *soak.Result) (cross, flag int) {
+	for _, s := range res.Stops {
+		r := s.Record
+		if r == nil {
+			continue
+		}
+		if flag == 0 && (r.Level == api.StopLevelWarn || r.Level == api.StopLevelError) {
+			flag = s.N
+		}
+		if cross != 0 || r.Limit == nil || s.Truth == nil {
+			continue
+		}
+		truth, err := sim.StoppingTruth(r.BodyVel, s.Truth["brake_factor"], 0.04)
+		if err != nil {
+			continue
+		}
+		if (r.Limit.MaxStillS > 0 && truth.Time > r.Limit.MaxStillS) || (r.Limit.MaxTravelM > 0 && truth.Distance > r.Limit.MaxTravelM) {
+			cross = s.N
+		}
+	}
+	return cross, flag
+}
+
+func f3(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return strconv.FormatFloat(x, 'f', 3, 64)
+}
