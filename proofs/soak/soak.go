@@ -474,7 +474,7 @@ func progress(st Stop, rec *api.StopRecord, n int, el, total time.Duration) stri
 	if st.AfterKill {
 		s += " (then the supervisor SIGKILLed and started again)"
 	}
-	return s + fmt.Sprintf(" | %s left", (total - el).Truncate(time.Second))
+	return s + fmt.Sprintf(" | %s left", (total-el).Truncate(time.Second))
 }
 
 // recordText is a record in a few words: "still 0.31 s, travel 0.043 m, ok" or "crawl (not counted)".
