@@ -143,6 +143,7 @@ func newLoopState(o Options, p params) *loopState {
 		pubs:        map[pubKey]*pubInfo{},
 		scanStreams: map[int]int{},
 	}
+	r.stops = newStopsOrSafe(o)
 	view := configView(o.Config)
 	r.cfgView.Store(&view)
 	// A frame on every change and at least every 0.2 s (seed: now - last_write > 0.2). Half a tick of slack

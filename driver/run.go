@@ -74,9 +74,6 @@ func start(o Options) (*loopState, error) {
 		return nil, fmt.Errorf("driver start: %w", err)
 	}
 	r.cr.slow, r.cr.clk = o.testContactSlow, o.wall
-	if r.stops, err = newStops(o); err != nil {
-		return nil, fmt.Errorf("driver start: stop monitor: %w", err)
-	}
 	if o.SocketPath != "" {
 		access := o.Access
 		if access == nil {

@@ -285,3 +285,16 @@ func (r *loopState) StopsAck(p api.Peer) api.Reply {
 
 // reqStopsAck is handled by stopsAck (from onRequest).
 const reqStopsAck reqKind = 102
+
+// newStopsOrSafe is newStops for newLoopState. The configuration was validated (paramsFrom), so an error
+// here is one the validation missed: the monitor runs in hold with no limits, and the log says why.
+func newStopsOrSafe(o Options) *stopsState {
+	s, err := newStops(o)
+	if err == nil {
+		return s
+	}
+	o.Log.Error("stop monitor: configuration refused; running in hold with no limits", "err", err)
+	w, _ := stopwatch.New(stopwatch.DefaultParams())
+	return &stopsState{watch: w, mon: stopmon.New(stopmon.ModeHold, nil, stopmon.Rules{}),
+		boot: fmt.Sprintf("%s pid %d", o.wall.Now().UTC().Format(time.RFC3339Nano), os.Getpid())}
+}
