@@ -21,12 +21,13 @@ import (
 
 // The supervisor's channels of the board's recording (indexes into boardChannels). The queue adds the
 // decoded channels of the two raw streams after them (capture.DecodedChannels: /imu, /battery, /joy from rx,
-// /wheel_twist from tx); only the state and contact channels are the supervisor's own.
+// /wheel_twist from tx); only the state, contact and stops channels are the supervisor's own.
 const (
 	capRx = iota
 	capTx
 	capState
 	capContact
+	capStops
 )
 
 var boardChannels = []segment.ChannelSpec{
@@ -34,7 +35,11 @@ var boardChannels = []segment.ChannelSpec{
 	capTx:      segment.Raw(capture.Board, capture.ToDevice),
 	capState:   segment.Message("/rosorin/state", (*rosmsg.String)(nil)),
 	capContact: segment.Message("/rosorin/contact", (*rosmsg.String)(nil)),
+	capStops:   segment.Message(TopicCaptureStops, (*rosmsg.String)(nil)),
 }
+
+// TopicCaptureStops is the recording's channel of the driver's stop records (api.TopicStops, issue 35).
+const TopicCaptureStops = "/rosorin/stops"
 
 // startCapture starts the board's recording queue (nil when cfg.Capture is nil). The files are opened by the
 // queue's goroutine, so the supervisor's first stop frame does not wait for the disk; the raw streams are
@@ -66,7 +71,19 @@ type CaptureStatus struct {
 // seconds of command, gyro and odometry) on /rosorin/contact as std_msgs/msg/String JSON, beside the frames.
 func (s *supervisor) followContact(ctx context.Context) {
 	defer s.wg.Done()
+	// The stops follower is started here, beside the contact events', so that the recording's channels and
+	// their followers stay in this file (the supervisor starts the state and contact followers).
+	s.wg.Add(1)
+	go s.followStops(ctx)
 	s.follow(ctx, api.TopicContact, capContact)
+}
+
+// followStops records each stop the driver timed (driver/api.TopicStops: one api.StopRecord, once its judge
+// has spoken) on /rosorin/stops as std_msgs/msg/String JSON, the line `rosorin-base stops --follow --json`
+// prints, so a capture holds the driver's own verdict beside the frames of the stop.
+func (s *supervisor) followStops(ctx context.Context) {
+	defer s.wg.Done()
+	s.follow(ctx, api.TopicStops, capStops)
 }
 
 // readTap records one driver's tap until the driver is gone.

@@ -356,7 +356,7 @@ func TestSimCapture(t *testing.T) {
 		}
 	}
 	info := captureInfo(t, boards[0])
-	for _, want := range []string{"ended:     clean", "/serial/board/rx", "/serial/board/tx", "/imu", "/battery", "/rosorin/state", "device=" + s.BoardPath(), "driver_config="} {
+	for _, want := range []string{"ended:     clean", "/serial/board/rx", "/serial/board/tx", "/imu", "/battery", "/rosorin/state", "/rosorin/contact", "/rosorin/stops", "device=" + s.BoardPath(), "driver_config="} {
 		if !strings.Contains(info, want) {
 			t.Errorf("capture info of the board segment lacks %q:\n%s", want, info)
 		}
