@@ -194,6 +194,9 @@ var outputs = []output{
 	{api.TopicState, "~/state", dds.Latched, func(l []byte) (rosMessage, error) { return &rosmsg.String{Data: string(l)}, nil }, nil},
 	// ~/source carries the input name alone ("manual", "autonomous", "cmd_vel", "none"), as the peer's.
 	{api.TopicSource, "~/source", dds.Latched, sourceMsg, nil},
+	// ~/stops carries each stop the driver timed (issue 35), the api.StopRecord's JSON as the stop log and
+	// `rosorin-base stops --json` have it; latched: a late subscriber gets the last stop (docs/ros2.md, "~/stops").
+	{api.TopicStops, "~/stops", dds.Latched, stopMsg, nil},
 	// /tf: odom -> base_link from each odometry record when publish_odom_tf is set (tf.go; docs/ros2.md, "tf").
 	{api.TopicOdom, "/tf", tfQoS, decoded(api.TopicOdom, OdomTransform), publishOdomTF},
 }
@@ -208,6 +211,19 @@ func sourceMsg(l []byte) (rosMessage, error) {
 		return &rosmsg.String{}, fmt.Errorf("%s record from the driver without a source", api.TopicSource)
 	}
 	return &rosmsg.String{Data: m.Source}, nil
+}
+
+// stopMsg is ~/stops' conversion: the stop record's JSON as the driver sent it, once it is known to be one
+// (a record of a kind, with its seq).
+func stopMsg(l []byte) (rosMessage, error) {
+	var r api.StopRecord
+	if err := json.Unmarshal(l, &r); err != nil {
+		return &rosmsg.String{}, fmt.Errorf("%s record from the driver: %w", api.TopicStops, err)
+	}
+	if r.Kind == "" {
+		return &rosmsg.String{}, fmt.Errorf("%s record from the driver without a kind", api.TopicStops)
+	}
+	return &rosmsg.String{Data: string(l)}, nil
 }
 
 // estopQoS are the e-stop readers, so that every publisher a user will meet matches at least one and none

@@ -36,10 +36,12 @@ const (
 	TaskContact    = "contact reflex"
 	TaskLoop       = "control loop"
 	TaskRecording  = "recording"
+	TaskStops      = "stop performance"
 )
 
 // diagTasks are the statuses in order (TaskContact only when the driver has the reflex).
-var diagTasks = []string{TaskBoard, TaskIMU, TaskLidar, TaskBattery, TaskGate, TaskSupervisor, TaskBridge, TaskContact, TaskLoop, TaskRecording}
+// (TaskStops only when the driver has the stop monitor).
+var diagTasks = []string{TaskBoard, TaskIMU, TaskLidar, TaskBattery, TaskGate, TaskSupervisor, TaskBridge, TaskContact, TaskLoop, TaskRecording, TaskStops}
 
 // MinIMUHz is the IMU rate below which the IMU status warns (the board sends about 110 Hz).
 const MinIMUHz = 80
@@ -316,6 +318,11 @@ func Diagnostics(node string, s, prev *api.State, sup *supervisor.Status) []rosm
 		}
 		add(TaskContact, "", level, msg, v)
 	}
+	// The stop-performance monitor (issue 35): its level as the status's, its why as the message.
+	if m := s.StopMonitor; m != nil {
+		level, msg, v := stopMonitorStatus(m)
+		add(TaskStops, "", level, msg, v)
+	}
 	// The control loop's timing.
 	{
 		var v kvs
@@ -332,6 +339,48 @@ func Diagnostics(node string, s, prev *api.State, sup *supervisor.Status) []rosm
 		add(TaskLoop, "", level, msg, v)
 	}
 	return out
+}
+
+// stopMonitorStatus is the stop-performance status of the monitor's state: ERROR for the monitor's ERROR
+// (its trend rule), WARN for its WARN and for a stop log that cannot be written (a monitor that cannot keep
+// its records), OK otherwise; an unknown level is a WARN that says so, never an OK.
+func stopMonitorStatus(m *api.StopMonitor) (uint8, string, kvs) {
+	var v kvs
+	v.add("mode", m.Mode)
+	v.add("level", m.Level)
+	v.add("holding", m.Holding)
+	v.add("stops", m.Stops)
+	v.add("counted", m.Counted)
+	v.add("last_seq", m.LastSeq)
+	v.add("limits_source", m.LimitsSource)
+	v.add("log_err", m.LogErr)
+	if m.Acked != "" {
+		v.add("acked", m.Acked)
+	}
+	level, msg := rosmsg.DiagOK, m.Why
+	switch m.Level {
+	case api.StopLevelError:
+		level = rosmsg.DiagError
+	case api.StopLevelWarn:
+		level = rosmsg.DiagWarn
+	case api.StopLevelOK, "":
+	default:
+		level, msg = rosmsg.DiagWarn, fmt.Sprintf("unknown stop monitor level %q: %s", m.Level, m.Why)
+	}
+	if msg == "" {
+		msg = fmt.Sprintf("%d stops timed, %d held against a limit (%s)", m.Stops, m.Counted, m.LimitsSource)
+		if m.Mode == "off" {
+			msg = "stop monitor off: stops are timed and logged, never flagged"
+		}
+	}
+	if m.Holding {
+		msg += " (enable refused until acknowledged)"
+	}
+	if m.LogErr != "" {
+		level = max(level, rosmsg.DiagWarn)
+		msg += "; stop log failing: " + m.LogErr
+	}
+	return level, msg, v
 }
 
 // supBridge is the bridge's entry of the supervisor's status, nil without one.

@@ -26,6 +26,8 @@ func healthy() api.State {
 		Loop:    api.LoopStats{RateHz: 50, TickP50Ms: 20, TickP99Ms: 21},
 		Config:  api.ConfigSummary{ScanTimeoutS: 0.5},
 		Contact: &api.ContactState{Mode: "act", Configured: "act", Status: "idle: no command"},
+		StopMonitor: &api.StopMonitor{Mode: "hold", Level: api.StopLevelOK, Stops: 3, Counted: 2, LastSeq: 41,
+			LimitsSource: "campaign floor-envelope-80"},
 	}
 }
 
@@ -111,6 +113,15 @@ func TestDiagnostics(t *testing.T) {
 		}, TaskRecording, rosmsg.DiagError, "no space left"},
 		{"recording drops", func(s, p *api.State, sup *supervisor.Status) { sup.Capture.Dropped = 5 }, TaskRecording, rosmsg.DiagWarn, "5 messages dropped"},
 		{"loop late", func(s, p *api.State, sup *supervisor.Status) { s.Loop.TickP99Ms = 45 }, TaskLoop, rosmsg.DiagWarn, "over 1.5 ticks"},
+		{"stop monitor warn", func(s, p *api.State, sup *supervisor.Status) {
+			s.StopMonitor.Level, s.StopMonitor.Why = api.StopLevelWarn, "e-stop seq 42 took 0.52 s, past 0.45 s"
+		}, TaskStops, rosmsg.DiagWarn, "e-stop seq 42 took 0.52 s"},
+		{"stop monitor error, holding", func(s, p *api.State, sup *supervisor.Status) {
+			s.StopMonitor.Level, s.StopMonitor.Why, s.StopMonitor.Holding = api.StopLevelError, "3 of the last 5 e-stops past 0.45 s", true
+		}, TaskStops, rosmsg.DiagError, "3 of the last 5 e-stops past 0.45 s (enable refused until acknowledged)"},
+		{"stop log failing", func(s, p *api.State, sup *supervisor.Status) { s.StopMonitor.LogErr = "no space left on device" }, TaskStops, rosmsg.DiagWarn, "stop log failing: no space left"},
+		{"stop monitor unknown level", func(s, p *api.State, sup *supervisor.Status) { s.StopMonitor.Level = "purple" }, TaskStops, rosmsg.DiagWarn, "unknown stop monitor level"},
+		{"stop monitor ok", func(s, p *api.State, sup *supervisor.Status) {}, TaskStops, rosmsg.DiagOK, "3 stops timed, 2 held against a limit (campaign floor-envelope-80)"},
 		{"bridge restarted", func(s, p *api.State, sup *supervisor.Status) {
 			sup.Bridge.Starts, sup.Bridge.LastExit = 2, "pid 19: signal: killed"
 		}, TaskBridge, rosmsg.DiagWarn, "restarted; last exit: pid 19: signal: killed"},
@@ -165,6 +176,17 @@ func TestDiagnosticsValues(t *testing.T) {
 	g := statusOf(t, st, TaskGate)
 	if value(g, "estop") != "none" || value(g, "publishers") != "1" || !strings.Contains(value(g, "publisher_0"), "pid 42") {
 		t.Errorf("gate values %+v", g.Values)
+	}
+	if m := statusOf(t, st, TaskStops); value(m, "mode") != "hold" || value(m, "holding") != "false" || value(m, "stops") != "3" ||
+		value(m, "counted") != "2" || value(m, "last_seq") != "41" || value(m, "limits_source") != "campaign floor-envelope-80" || value(m, "log_err") != "" {
+		t.Errorf("stop performance values %+v", m.Values)
+	}
+	// No stop monitor: no such status.
+	s.StopMonitor = nil
+	for _, x := range Diagnostics(NodeName, &s, nil, nil) {
+		if strings.HasSuffix(x.Name, TaskStops) {
+			t.Error("a stop performance status without a monitor")
+		}
 	}
 	// No contact reflex: no such status.
 	s.Contact = nil

@@ -65,6 +65,8 @@ var conversions = map[string]struct {
 			Ranges: []float32{1, float32(math.Inf(1)), 2.5}, Intensities: []float32{10, 0, 20}}},
 	"~/state":  {`{"enabled":false}`, &rosmsg.String{Data: `{"enabled":false}`}},
 	"~/source": {`{` + convStamp + `,"source":"autonomous","previous":"manual"}`, &rosmsg.String{Data: "autonomous"}},
+	"~/stops": {`{"seq":41,"kind":"estop","speed":0.3,"still_s":0.31,"travel_m":null,"outcome":"PASS","confidence":"ok","level":"warn"}`,
+		&rosmsg.String{Data: `{"seq":41,"kind":"estop","speed":0.3,"still_s":0.31,"travel_m":null,"outcome":"PASS","confidence":"ok","level":"warn"}`}},
 	"/tf": {`{` + convStamp + `,"frame_id":"odom","child_frame_id":"base_link","x":1.5,"y":-0.25,"theta":0.1,"qz":0.05,"qw":0.99875}`,
 		&rosmsg.TFMessage{Transforms: []rosmsg.TransformStamped{{Header: rosmsg.Header{Stamp: convTime, FrameID: "odom"},
 			ChildFrameID: "base_link", Transform: rosmsg.Transform{Translation: rosmsg.Vector3{X: 1.5, Y: -0.25},
