@@ -15,7 +15,7 @@ func reportCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "report",
 		Usage:     "stop-path reports for CI (markdown, JUnit XML, self-contained HTML with plots) and regressions against a baseline",
-		ArgsUsage: "RUN... (--json records of stopproof prove, or recordings .mcap, which are re-judged); with --campaign, campaign FOLDERS (shards merged); with --history, campaign folders or summary JSONs",
+		ArgsUsage: "RUN... (--json records of stopproof prove, or recordings .mcap, which are re-judged); with --campaign, campaign FOLDERS (shards merged); with --history, campaign folders or summary JSONs, and at most one stop log (a state directory or its stops/ folder)",
 		Description: `Prints the markdown stop-path table (paths x speeds) of every run, writes the formats asked for, and with
 --baseline judges regressions: a line that passed in the baseline and does not now, a stop later than the
 baseline by more than the tolerance (both its parts: default +50 % and +0.15 s), or a new line that fails.
@@ -31,11 +31,16 @@ nonparametric tolerance bound, requirement, margin and verdict, the conditions, 
 evidence. It prints the summary table; --html, --md, --json and --junit write the formats. --history SRC...
 is the stop-performance monitor over campaigns (folders, or the --json summaries of earlier reports; shards
 joined by commas): each cell's worst and bound over time, and a FAIL when the latest grows past the
-requirement or past the previous campaigns' median by more than --tolerance (default there: 10%).
+requirement or past the previous campaigns' median by more than --tolerance (default there: 10%). A
+stop log among the sources (the driver's state directory, or its stops/ folder: the stops it timed in
+service) adds the service stops to the same page: per stop kind, their times to still over time against the
+latest campaign's bound for the path of that name, and count, counted, WARN, ERROR, worst still and travel.
+They are shown, not gated: the exit status stays the campaigns' (the driver's own monitor gates in service).
 
    stopproof report --campaign --html report.html --junit junit.xml --json summary.json camp/
    stopproof report --campaign shard1/ shard2/
    stopproof report --history --tolerance 10% --html monitor.html reports/campaigns/*.json camp/
+   stopproof report --history --html monitor.html camp/ /var/lib/rosorin      (lab and field on one page)
 
 Exit status: 0 no regression, 1 a regression against the baseline, 2 a run or the baseline could not be read.
 With --campaign or --history: 0 every cell passes, 1 a cell fails, 2 bad input.`,
@@ -49,7 +54,7 @@ With --campaign or --history: 0 every cell passes, 1 a cell fails, 2 bad input.`
 			&cli.StringFlag{Name: "write-baseline", Category: sectionOutput, Usage: "write the runs' lines as a new baseline to `FILE`"},
 			&cli.BoolFlag{Name: "quiet", Category: sectionOutput, Usage: "do not print the markdown to stdout"},
 			&cli.BoolFlag{Name: "campaign", Category: sectionOutput, Usage: "the arguments are a campaign's folders (its shards): write its verification report"},
-			&cli.BoolFlag{Name: "history", Category: sectionOutput, Usage: "the arguments are campaigns (folders or summary JSONs), oldest first: the stop-performance monitor"},
+			&cli.BoolFlag{Name: "history", Category: sectionOutput, Usage: "the arguments are campaigns (folders or summary JSONs), oldest first, and at most one stop log (a state directory): the stop-performance monitor"},
 			&cli.StringFlag{Name: "json", Category: sectionOutput, Usage: "with --campaign or --history: write the summary JSON to `FILE`"},
 		},
 		Action: runReport,
