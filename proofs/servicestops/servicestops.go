@@ -36,9 +36,9 @@ import (
 // Bound is one campaign cell's tolerance bound for a path: the figure the service stops of that kind are
 // drawn against.
 type Bound struct {
-	Campaign string  `json:"campaign"`
-	Cell     string  `json:"cell"` // "estop fwd 0.35 m/s"
-	Speed    float64 `json:"speed"`
+	Campaign string       `json:"campaign"`
+	Cell     string       `json:"cell"` // "estop fwd 0.35 m/s"
+	Speed    float64      `json:"speed"`
 	StillS   campaign.Num `json:"still_s"`  // NaN (null in JSON): no bound (too few runs)
 	TravelM  campaign.Num `json:"travel_m"` // NaN: none
 }
