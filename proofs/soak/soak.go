@@ -315,7 +315,7 @@ func (s *soaker) one(ctx context.Context, n int, kind string) Stop {
 	}
 	var err error
 	keep := true // keep commanding through the stop (a velocity source does not know about stops)
-	st.At = time.Now()
+	st.At = s.o.Clock.Now()
 	switch kind {
 	case api.StopDeadman:
 		keep = false
@@ -332,7 +332,7 @@ func (s *soaker) one(ctx context.Context, n int, kind string) Stop {
 	case api.StopTakeOver:
 		var m target.Publisher
 		if m, err = s.t.Publisher(ctx, "manual"); err == nil {
-			st.At = time.Now()
+			st.At = s.o.Clock.Now()
 			err = s.hold(ctx, s.o.Settle, func(ctx context.Context) error {
 				if err := m.Send(ctx, kinematics.Twist{}); err != nil {
 					return err
