@@ -46,7 +46,7 @@ Examples:
    stopproof soak --sim --duration 30m --kill-service-every 60
    stopproof soak --sim --duration 10m --kinds estop,deadman --sim-fault wear-brake=5%/stop@start --expect-flag \
        --sim-param stop_monitor.mode=hold`,
-		Flags: []cli.Flag{
+		Flags: append(soakTargetFlags(),
 			&cli.DurationFlag{Name: "duration", Value: 30 * time.Minute, Category: sectionProof, Usage: "how long to drive"},
 			&cli.StringFlag{Name: "kinds", Category: sectionProof, Usage: "the stops made, comma-separated (default: " + strings.Join(soak.AllKinds, ",") + ")"},
 			&cli.StringFlag{Name: "speeds", Value: "0.1,0.2,0.3", Category: sectionProof, Usage: "the commanded speeds, m/s, comma-separated"},
@@ -56,9 +56,22 @@ Examples:
 			&cli.StringFlag{Name: "world", Value: "floor", Category: sectionTarget, Usage: "the sim's world: floor (LiDAR odometry: travel) or stand"},
 			&cli.BoolFlag{Name: "expect-flag", Category: sectionProof, Usage: "a fault wears the brakes: the monitor must flag, after the sim's truth crossed the limit"},
 			&cli.IntFlag{Name: "flag-within", Value: 5, Category: sectionProof, Usage: "with --expect-flag: flagged within `N` stops of the truth crossing the limit"},
-		},
+		),
 		Action: runSoak,
 	}
+}
+
+// soakTargetFlags are the target flags a soak takes: the simulator's (the soak reads the driver's stop log
+// from its state directory), the evidence folder and --json.
+func soakTargetFlags() []cli.Flag {
+	keep := map[string]bool{"sim": true, "sim-fault": true, "sim-param": true, "sim-seed": true, "base-bin": true, "evidence-dir": true, "json": true}
+	var out []cli.Flag
+	for _, f := range targetFlags() {
+		if keep[f.Names()[0]] {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func runSoak(c *cli.Context) error {
@@ -68,7 +81,8 @@ func runSoak(c *cli.Context) error {
 	if err := checkSimParams(c); err != nil {
 		return err
 	}
-	o := soak.Options{Duration: c.Duration("duration"), Seed: c.Uint64("seed"), KillServiceEvery: c.Int("kill-service-every"), Out: c.App.Writer}
+	o := soak.Options{Duration: c.Duration("duration"), Seed: c.Uint64("seed"), KillServiceEvery: c.Int("kill-service-every"), Out: c.App.Writer,
+		Ack: c.Bool("expect-flag")}
 	if o.Duration <= 0 {
 		return cli.Exit("--duration must be > 0", exitAbort)
 	}
@@ -160,6 +174,10 @@ func soakReport(w io.Writer, res *soak.Result, expectFlag bool, within int) bool
 	}
 	pass := len(res.Missing) == 0 && res.LogErr == ""
 	if !expectFlag {
+		if h := res.Hold; h != nil {
+			fmt.Fprintf(w, "FALSE HOLD after stop %d: %s\n", h.AfterStop, h.Why)
+			pass = false
+		}
 		for _, r := range res.Flagged {
 			fmt.Fprintf(w, "FALSE FLAG: record %d (%s at %s): %s\n", r.Seq, r.Kind, r.Wall.Format("15:04:05.000"), r.Level)
 		}
@@ -170,6 +188,16 @@ func soakReport(w io.Writer, res *soak.Result, expectFlag bool, within int) bool
 			fmt.Fprintln(w, "SOAK FAILED")
 		}
 		return pass
+	}
+	if h := res.Hold; h != nil {
+		fmt.Fprintf(w, "after stop %d the monitor held enable: %s\n", h.AfterStop, h.Why)
+		switch {
+		case h.Err != "":
+			fmt.Fprintf(w, "acknowledgement: %s\n", h.Err)
+			pass = false
+		case h.EnabledAfterAck:
+			fmt.Fprintln(w, "acknowledged with the safety role: enable refused before, accepted after")
+		}
 	}
 	cross, flag := wearCrossing(res)
 	switch {

@@ -42,6 +42,9 @@ type Options struct {
 	// OnStop, when set, is called after each stop is made, before its progress line (the simulator's brake
 	// wear is read there: Stop.Truth).
 	OnStop func(*Stop)
+	// Ack: when the monitor holds enable, acknowledge it (the safety role; needs target.StopsAcker) and
+	// check that enable works again; the soak ends either way.
+	Ack bool
 }
 
 func (o *Options) defaults() {
@@ -97,8 +100,20 @@ type KindCount struct {
 	MedianStill, WorstStill, WorstTr float64 // s, s, m; NaN when none
 }
 
+// Hold is what the soak saw when the stop monitor held enable (mode hold, an ERROR).
+type Hold struct {
+	AfterStop int    `json:"after_stop"` // the last stop made before enable was refused
+	Why       string `json:"why"`        // the monitor's why, as the state showed it
+	Acked     bool   `json:"acked"`      // the soak acknowledged it (Options.Ack)
+	// EnabledAfterAck: enable worked after the acknowledgement; Err why not.
+	EnabledAfterAck bool   `json:"enabled_after_ack"`
+	Err             string `json:"err,omitempty"`
+}
+
 // Result is a soak's outcome.
 type Result struct {
+	// Hold is set when the monitor held enable; the soak ends there.
+	Hold *Hold
 	Stops        []Stop
 	Records      []api.StopRecord // the whole log after the soak
 	LogErr       string           // bad records the log named
@@ -155,6 +170,22 @@ func Run(ctx context.Context, t Target, o Options) (*Result, error) {
 		round = round[1:]
 		st := s.one(ctx, n, kind)
 		if ctx.Err() != nil {
+			break
+		}
+		if h := s.held(ctx); h != nil {
+			h.AfterStop = n - 1
+			if st.Err == "" {
+				h.AfterStop = n
+			}
+			if st.Err != "" {
+				st.Err = "enable refused: the stop monitor holds"
+			}
+			res.Stops = append(res.Stops, st)
+			fmt.Fprintf(o.Out, "[%d] the stop monitor holds enable: %s\n", n, h.Why)
+			if o.Ack {
+				s.ack(ctx, h)
+			}
+			res.Hold = h
 			break
 		}
 		if o.KillServiceEvery > 0 && n%o.KillServiceEvery == 0 && st.Err == "" {
@@ -217,7 +248,7 @@ func (s *soaker) latest(ctx context.Context, st Stop) *api.StopRecord {
 	}
 	recs, _ := s.t.StopRecords(ctx)
 	for i := len(recs) - 1; i >= 0 && i >= len(recs)-20; i-- {
-		if r := recs[i]; r.Kind == st.Kind && math.Abs(r.Wall.Sub(st.At).Seconds()) <= 0.5 {
+		if r := recs[i]; r.Kind == st.Kind && near(r, st) {
 			return &r
 		}
 	}
@@ -288,6 +319,9 @@ func (s *soaker) one(ctx context.Context, n int, kind string) Stop {
 		_ = s.o.Clock.Sleep(ctx, time.Second)
 		return st
 	}
+	if err := s.quiesce(ctx); err != nil {
+		return fail(err)
+	}
 	if h, ok := s.t.(target.Homer); ok {
 		if err := h.Home(ctx); err != nil {
 			return fail(fmt.Errorf("home: %w", err))
@@ -346,9 +380,16 @@ func (s *soaker) one(ctx context.Context, n int, kind string) Stop {
 			return st
 		}
 	case api.StopScanGate:
-		_, err = s.t.KillLidarReader(ctx)
+		// Commanded until the gate blocked, then silent: the gate's release resumes by design, and a
+		// resume inside the judging window would end the stop's record as interrupted.
+		if _, err = s.t.KillLidarReader(ctx); err == nil {
+			err = s.hold(ctx, 300*time.Millisecond, func(ctx context.Context) error { return s.pub.Send(ctx, tw) })
+		}
+		keep = false
 	case api.StopKill:
 		_, err = s.t.KillDriver(ctx)
+		keep = false
+		s.closePub() // its connection died with the driver; the next motion opens a new one
 	}
 	if err != nil {
 		return fail(fmt.Errorf("trigger: %w", err))
@@ -362,6 +403,63 @@ func (s *soaker) one(ctx context.Context, n int, kind string) Stop {
 		return fail(err)
 	}
 	return st
+}
+
+// held is the monitor's hold when the driver's state shows one.
+func (s *soaker) held(ctx context.Context) *Hold {
+	st, err := s.t.State(ctx)
+	if err != nil {
+		return nil
+	}
+	if m := target.StopMonitor(st); m != nil && m.Holding {
+		return &Hold{Why: m.Why}
+	}
+	return nil
+}
+
+// ack acknowledges the hold and checks that enable works again.
+func (s *soaker) ack(ctx context.Context, h *Hold) {
+	a, ok := s.t.(target.StopsAcker)
+	if !ok {
+		h.Err = "the target cannot acknowledge the stop monitor"
+		return
+	}
+	if err := s.t.Enable(ctx, true); err == nil {
+		h.Err = "enable was not refused before the acknowledgement"
+		return
+	}
+	if err := a.AckStops(ctx); err != nil {
+		h.Err = "acknowledgement: " + err.Error()
+		return
+	}
+	h.Acked = true
+	if err := s.ready(ctx); err != nil {
+		h.Err = "after the acknowledgement: " + err.Error()
+		return
+	}
+	h.EnabledAfterAck = true
+	fmt.Fprintln(s.o.Out, "acknowledged (the safety role): enable works again")
+}
+
+// quiesce ends the last motion before the next: zero on the publisher, then waits (up to 3 s) until the
+// driver gives the wheels nothing (a hand-back or a scan gate's release may have resumed the old command).
+func (s *soaker) quiesce(ctx context.Context) error {
+	deadline := s.o.Clock.Now().Add(3 * time.Second)
+	for {
+		if s.pub != nil {
+			_ = s.pub.Send(ctx, kinematics.Twist{})
+		}
+		st, err := s.t.State(ctx)
+		if err == nil && st.BodyVel == ([3]float64{}) {
+			return nil
+		}
+		if s.o.Clock.Now().After(deadline) {
+			return fmt.Errorf("the wheels were still commanded 3 s after the soak sent zero (%v, %v)", st.BodyVel, err)
+		}
+		if err := s.o.Clock.Sleep(ctx, 50*time.Millisecond); err != nil {
+			return err
+		}
+	}
 }
 
 // hold waits d, calling send every 50 ms when it is not nil (its errors are tolerated: a driver being
@@ -388,6 +486,20 @@ func (s *soaker) killService(ctx context.Context) error {
 	return s.t.StartService(ctx)
 }
 
+// KillWindow is how long after a driver kill its record may come: the next driver writes it when it starts
+// (the supervisor's latch says the driver died, not when), a second or two after the kill.
+const KillWindow = 10 * time.Second
+
+// near says whether r's trigger lies where st's record must: within 0.5 s of it, or for a kill within
+// KillWindow after it.
+func near(r api.StopRecord, st Stop) bool {
+	d := r.Wall.Sub(st.At)
+	if st.Kind == api.StopKill {
+		return d >= -500*time.Millisecond && d <= KillWindow
+	}
+	return d.Abs() <= 500*time.Millisecond
+}
+
 // match pairs every stop made with the record of its kind whose trigger is nearest within 0.5 s, and counts
 // the kinds.
 func match(res *Result) {
@@ -397,12 +509,12 @@ func match(res *Result) {
 		if st.Err != "" {
 			continue
 		}
-		best, bestD := -1, 0.5
+		best, bestD := -1, math.Inf(1)
 		for k, r := range res.Records {
-			if used[k] || r.Kind != st.Kind {
+			if used[k] || r.Kind != st.Kind || !near(r, *st) {
 				continue
 			}
-			if d := math.Abs(r.Wall.Sub(st.At).Seconds()); d <= bestD {
+			if d := math.Abs(r.Wall.Sub(st.At).Seconds()); d < bestD {
 				best, bestD = k, d
 			}
 		}

@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"syscall"
@@ -26,10 +27,34 @@ type StopLogReader interface {
 	StopRecords(ctx context.Context) ([]api.StopRecord, error)
 }
 
+// StopsAcker is implemented by targets through whose control API a person acknowledges the stop monitor's
+// ERROR (POST /v1/stops/ack: the safety role), ending its hold on enable.
+type StopsAcker interface {
+	AckStops(ctx context.Context) error
+}
+
 var (
 	_ ServiceKiller = (*SimTarget)(nil)
 	_ StopLogReader = (*SimTarget)(nil)
+	_ StopsAcker    = (*LiveTarget)(nil)
 )
+
+// AckStops acknowledges the stop monitor's ERROR through the control API.
+func (l *LiveTarget) AckStops(ctx context.Context) error {
+	r, err := l.c.StopsAck(ctx)
+	return replyErr("stops ack", r, err)
+}
+
+// StopMonitor is the stop monitor's part of a state record (nil when the driver reports none).
+func StopMonitor(st State) *api.StopMonitor {
+	var x struct {
+		M *api.StopMonitor `json:"stop_monitor"`
+	}
+	if json.Unmarshal(st.Raw, &x) != nil {
+		return nil
+	}
+	return x.M
+}
 
 // KillService SIGKILLs the supervisor of rosorin-base run (only it: its driver child must halt the board on
 // its own parent-death signal) and waits for it to exit.
