@@ -281,4 +281,3 @@ func stopLimitText(l *api.StopLimit) string {
 	}
 	return strings.Join(parts, " ")
 }
-

@@ -55,7 +55,6 @@ func runStopsCmd(ctx context.Context, args ...string) (string, string, int, *loc
 	return out.String(), errb.String(), code, &out
 }
 
-
 // writeStopLog writes recs to a stop log in a new state directory, as the driver does.
 func writeStopLog(t *testing.T, recs ...api.StopRecord) string {
 	t.Helper()

@@ -113,7 +113,7 @@ type Hold struct {
 // Result is a soak's outcome.
 type Result struct {
 	// Hold is set when the monitor held enable; the soak ends there.
-	Hold *Hold
+	Hold         *Hold
 	Stops        []Stop
 	Records      []api.StopRecord // the whole log after the soak
 	LogErr       string           // bad records the log named
