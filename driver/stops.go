@@ -1,8 +1,6 @@
 package driver
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,14 +82,14 @@ func newStops(o Options) (*stopsState, error) {
 }
 
 // stopIdentity is the driver a limits file must come from: this host and the configuration the driver
-// reports (GET /v1/config, compact JSON), hashed as a campaign without --config records it. The config
+// reports (GET /v1/config) without the monitor's own settings (api.ConfigIdentity), hashed as a campaign
+// without --config records it. The config
 // file's own hash is not known here (the driver is given the parsed configuration).
 func stopIdentity(o Options) stopmon.Identity {
 	id := stopmon.Identity{AcceptUnidentified: o.Config.StopMonitorAcceptEnv}
 	id.Host, _ = os.Hostname()
 	if b, err := json.Marshal(configView(o.Config)); err == nil {
-		sum := sha256.Sum256(b)
-		id.ReportedConfigSHA256 = hex.EncodeToString(sum[:])
+		id.ReportedConfigSHA256, _ = api.ConfigIdentity(b)
 	}
 	return id
 }

@@ -1,7 +1,6 @@
 package campaign
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/judge/vibration"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/internal/runcore"
@@ -332,12 +332,11 @@ func (r *StandRobot) configHash(reported json.RawMessage) string {
 	if len(reported) == 0 {
 		return ""
 	}
-	var c bytes.Buffer
-	if json.Compact(&c, reported) != nil {
+	id, err := api.ConfigIdentity(reported)
+	if err != nil {
 		return ""
 	}
-	s := sha256.Sum256(c.Bytes())
-	return "reported:" + hex.EncodeToString(s[:])
+	return "reported:" + id
 }
 
 // thresholds are the judge's limits and the cell's requirement, by name.
