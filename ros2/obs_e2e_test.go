@@ -97,6 +97,11 @@ func checkObs(t *testing.T, r *rig) {
 			t.Errorf("bridge status %q", l)
 		}
 	})
+	t.Run("stop-performance", func(t *testing.T) {
+		// The driver's stop monitor (issue 35) in /diagnostics, read by the peer: OK with no stop timed yet.
+		l := p.wait(t, 0, "diag 0 "+ros2.NodeName+": "+ros2.TaskStops+"|", 10*time.Second, nil)
+		t.Log(l)
+	})
 	t.Run("estop-watch", func(t *testing.T) {
 		// The bridge's own status: the watch reads the e-stop writers' state (OK), Cyclone's internals on.
 		l := p.wait(t, 0, "diag 0 "+ros2.NodeName+": "+ros2.TaskEStopWatch+"|watching ", 10*time.Second, nil)
