@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,9 +18,11 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/urfave/cli/v2"
+	"gopkg.in/yaml.v3"
 
 	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/driver/stopmon"
 	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/soak"
 	"github.com/rosorin/rosorin/proofs/target"
@@ -54,6 +58,8 @@ Examples:
 			&cli.IntFlag{Name: "kill-service-every", Category: sectionProof, Usage: "SIGKILL the service's supervisor every `N` stops (0: never)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Category: sectionProof, Usage: "the soak's choice of kinds and motions"},
 			&cli.StringFlag{Name: "world", Value: "floor", Category: sectionTarget, Usage: "the sim's world: floor (LiDAR odometry: travel) or stand"},
+			&cli.StringFlag{Name: "limits", Category: sectionProof,
+				Usage: "the stop monitor's limits: a campaign summary or envelope JSON `FILE` (stop_monitor.limits_file), or a YAML file of stated limits ({estop: {max_still_s: 0.5, max_travel_m: 0.05}}: stop_monitor.limits)"},
 			&cli.BoolFlag{Name: "expect-flag", Category: sectionProof, Usage: "a fault wears the brakes: the monitor must flag, after the sim's truth crossed the limit"},
 			&cli.IntFlag{Name: "flag-within", Value: 5, Category: sectionProof, Usage: "with --expect-flag: flagged within `N` stops of the truth crossing the limit"},
 		),
@@ -121,8 +127,19 @@ func runSoak(c *cli.Context) error {
 	defer ev.Close()
 	out := c.App.Writer
 	fmt.Fprintf(out, "starting the simulated %s robot and rosorin-base ...\n", world)
+	params := c.StringSlice("sim-param")
+	if f := c.String("limits"); f != "" {
+		p, err := limitsParam(f)
+		if err != nil {
+			return cli.Exit("--limits: "+err.Error(), exitAbort)
+		}
+		params = append(params, p)
+		if _, err := target.SimParamsYAML(params); err != nil {
+			return cli.Exit("--limits: "+err.Error(), exitAbort)
+		}
+	}
 	st, err := target.StartSim(ctx, target.SimConfig{World: world, BaseBin: c.String("base-bin"), Seed: c.Int64("sim-seed"),
-		Fault: c.String("sim-fault"), Params: c.StringSlice("sim-param"), Clock: clk, Evidence: ev, Out: io.Discard})
+		Fault: c.String("sim-fault"), Params: params, Clock: clk, Evidence: ev, Out: io.Discard})
 	if err != nil {
 		return cli.Exit(err.Error(), exitAbort)
 	}
@@ -249,4 +266,45 @@ func f3(x float64) string {
 		return "-"
 	}
 	return strconv.FormatFloat(x, 'f', 3, 64)
+}
+
+// limitsParam is the driver parameter for --limits FILE: a JSON file (a campaign summary, an envelope) is
+// the driver's limits file, by its absolute path; a YAML file of stated limits (stopmon.ConfigLimits) goes
+// in as stop_monitor.limits, on one line.
+func limitsParam(file string) (string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	if t := strings.TrimSpace(string(b)); strings.HasPrefix(t, "{") && json.Valid([]byte(t)) {
+		abs, err := filepath.Abs(file)
+		if err != nil {
+			return "", err
+		}
+		return "stop_monitor.limits_file=" + abs, nil
+	}
+	var lim stopmon.ConfigLimits
+	if err := yaml.Unmarshal(b, &lim); err != nil {
+		return "", fmt.Errorf("%s: neither a campaign summary or envelope (JSON) nor stated limits (YAML): %v", file, err)
+	}
+	if _, err := lim.Limits(); err != nil {
+		return "", fmt.Errorf("%s: %v", file, err)
+	}
+	var n yaml.Node
+	if err := n.Encode(lim); err != nil {
+		return "", err
+	}
+	setFlow(&n)
+	one, err := yaml.Marshal(&n)
+	if err != nil {
+		return "", err
+	}
+	return "stop_monitor.limits='" + strings.ReplaceAll(strings.TrimSpace(string(one)), "'", "''") + "'", nil
+}
+
+func setFlow(n *yaml.Node) {
+	n.Style |= yaml.FlowStyle
+	for _, c := range n.Content {
+		setFlow(c)
+	}
 }

@@ -12,11 +12,24 @@ import (
 	"github.com/rosorin/rosorin/proofs/soak"
 )
 
-// soakLimits are generous configured limits for every kind the soak counts: time to still under the proofs'
-// 0.8 s rule (the deadman's includes its 0.3 s timeout), travel under the floor campaigns' requirements. A
-// flag with them is a false flag.
-const soakLimits = "stop_monitor.limits='{estop: {max_still_s: 0.8, max_travel_m: 0.15}, deadman: {max_still_s: 1.2, max_travel_m: 0.25}, " +
-	"disable: {max_still_s: 0.8, max_travel_m: 0.15}, gamepad: {max_still_s: 0.8, max_travel_m: 0.15}, takeover: {max_still_s: 0.8, max_travel_m: 0.15}}'"
+// soakLimits are generous stated limits for every kind the soak counts: time to still under the proofs' 0.8 s
+// rule (the deadman's includes its 0.3 s timeout), travel under the floor campaigns' requirements. A flag
+// with them is a false flag.
+const soakLimits = `estop: {max_still_s: 0.8, max_travel_m: 0.15}
+deadman: {max_still_s: 1.2, max_travel_m: 0.25}
+disable: {max_still_s: 0.8, max_travel_m: 0.15}
+gamepad: {max_still_s: 0.8, max_travel_m: 0.15}
+takeover: {max_still_s: 0.8, max_travel_m: 0.15}
+`
+
+func limitsFile(t *testing.T, yaml string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "limits.yaml")
+	if err := os.WriteFile(f, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
 
 // TestSoakSim is issue 35's soak in CI, short: stops of every kind the soak makes on the floor world, the
 // service's supervisor SIGKILLed every third stop; every stop must have its record in the driver's stop log
@@ -25,7 +38,7 @@ func TestSoakSim(t *testing.T) {
 	testkit.SkipShort(t, "a 45 s soak of the driver's stop monitor on the simulated floor robot")
 	js := filepath.Join(t.TempDir(), "soak.json")
 	out, code := stopproof(t, 3*time.Minute, "soak", "--sim", "--duration", "45s", "--kill-service-every", "3",
-		"--sim-param", soakLimits, "--json", js, "--evidence-dir", t.TempDir())
+		"--limits", limitsFile(t, soakLimits), "--json", js, "--evidence-dir", t.TempDir())
 	if code != 0 || !strings.Contains(out, "SOAK PASSED: every stop recorded, no flag") {
 		t.Fatalf("soak: exit %d, want 0 and SOAK PASSED\n%s", code, out)
 	}
@@ -60,7 +73,7 @@ func TestSoakWearSim(t *testing.T) {
 	args := func(mode string) []string {
 		return []string{"soak", "--sim", "--duration", "40s", "--kinds", "estop", "--speeds", "0.3", "--directions", "fwd",
 			"--sim-fault", "wear-brake=10%/stop@start", "--expect-flag", "--flag-within", "3",
-			"--sim-param", "stop_monitor.limits='{estop: {max_travel_m: 0.05}}'", "--sim-param", "stop_monitor.mode=" + mode,
+			"--limits", limitsFile(t, "estop: {max_travel_m: 0.05}\n"), "--sim-param", "stop_monitor.mode=" + mode,
 			"--evidence-dir", t.TempDir()}
 	}
 	out, code := stopproof(t, 3*time.Minute, args("hold")...)

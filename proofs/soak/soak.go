@@ -2,6 +2,7 @@ package soak
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -94,10 +95,25 @@ type Stop struct {
 
 // KindCount is one kind's tally.
 type KindCount struct {
-	Kind                             string
-	Made, Recorded, Counted          int
-	Warn, Error                      int
-	MedianStill, WorstStill, WorstTr float64 // s, s, m; NaN when none
+	Kind                             string  `json:"kind"`
+	Made, Recorded, Counted          int     `json:"-"`
+	Warn, Error                      int     `json:"-"`
+	MedianStill, WorstStill, WorstTr float64 `json:"-"` // s, s, m; NaN when none
+}
+
+// MarshalJSON writes the counts and the NaN figures as null.
+func (k KindCount) MarshalJSON() ([]byte, error) {
+	num := func(x float64) *float64 {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		return &x
+	}
+	return json.Marshal(struct {
+		Kind                                    string
+		Made, Recorded, Counted, Warn, Error    int
+		MedianStillS, WorstStillS, WorstTravelM *float64
+	}{k.Kind, k.Made, k.Recorded, k.Counted, k.Warn, k.Error, num(k.MedianStill), num(k.WorstStill), num(k.WorstTr)})
 }
 
 // Hold is what the soak saw when the stop monitor held enable (mode hold, an ERROR).
