@@ -156,6 +156,14 @@ func runSoak(c *cli.Context) error {
 	if err := writeJSON(c.String("json"), res); err != nil {
 		return cli.Exit(err.Error(), exitAbort)
 	}
+	// The stop log goes with the sim's temporary folder: a copy beside the evidence, for
+	// `stopproof report --history CAMPAIGN... DIR`.
+	keep := strings.TrimSuffix(ev.Path(), filepath.Ext(ev.Path())) + "-state"
+	if err := copyDir(filepath.Join(st.StateDir(), "stops"), filepath.Join(keep, "stops")); err != nil {
+		fmt.Fprintf(out, "the stop log could not be kept: %v\n", err)
+	} else {
+		fmt.Fprintf(out, "stop log kept: %s (stopproof report --history CAMPAIGN_DIR... %s)\n", keep, keep)
+	}
 	pass := soakReport(out, res, c.Bool("expect-flag"), c.Int("flag-within"))
 	if !pass {
 		return cli.Exit("", exitFail)
@@ -307,4 +315,28 @@ func setFlow(n *yaml.Node) {
 	for _, c := range n.Content {
 		setFlow(c)
 	}
+}
+
+// copyDir copies the regular files of src (one level) into dst, created.
+func copyDir(src, dst string) error {
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -78,6 +78,10 @@ func (s *SimTarget) KillService(ctx context.Context) (int, error) {
 	return pid, nil
 }
 
+// StateDir is the service's state directory (the latch file, the stop log in stops/): it goes with the
+// temporary folder at Close.
+func (s *SimTarget) StateDir() string { return s.robot.Service.StateDir }
+
 // StopRecords reads the driver's stop log from the service's state directory.
 func (s *SimTarget) StopRecords(ctx context.Context) ([]api.StopRecord, error) {
 	recs, rec, err := stoplog.Read(s.robot.Service.StateDir)
