@@ -69,6 +69,15 @@ type roleHandler struct {
 	fakeHandler
 	contacts []ContactRequest
 	sets     []string
+	acks     int
+}
+
+// StopsAck records the acknowledgement of the stop monitor's ERROR (issue 35).
+func (h *roleHandler) StopsAck(p Peer) Reply {
+	h.mu.Lock()
+	h.acks++
+	h.mu.Unlock()
+	return Reply{Success: true, Message: "acknowledged"}
 }
 
 func (h *roleHandler) ContactMode(p Peer, q ContactRequest) Reply {
@@ -96,7 +105,7 @@ func (h *roleHandler) effects() string {
 	defer h.mu.Unlock()
 	return strconv.Itoa(len(h.cmds)) + " cmds, " + strconv.Itoa(len(h.enables)) + " enables, " + strconv.Itoa(h.resets) +
 		" resets, " + strconv.Itoa(len(h.estops)) + " estops, " + strconv.Itoa(len(h.contacts)) + " contact modes, " +
-		strconv.Itoa(len(h.sets)) + " sets"
+		strconv.Itoa(len(h.sets)) + " sets, " + strconv.Itoa(h.acks) + " stop monitor acks"
 }
 
 // TestRolesRealUIDs: the roles of the control socket against clients that are real processes under other
@@ -168,6 +177,7 @@ func TestRolesRealUIDs(t *testing.T) {
 		{"contact log", "POST", "/v1/contact", `{"mode":"log","for_s":60}`},
 		{"contact configured", "POST", "/v1/contact", `{"mode":"","for_s":0}`},
 		{"reset", "POST", "/v1/reset", ""},
+		{"stops ack", "POST", "/v1/stops/ack", ""},
 		{"estop", "POST", "/v1/estop", `{"reason":"role test"}`},
 	}
 	// want: the requests each client may make (by name); every other one must be refused with 403.
@@ -183,8 +193,8 @@ func TestRolesRealUIDs(t *testing.T) {
 		may  []string
 		need map[string]string // refused request -> the role its refusal must name
 	}{
-		{"uid 65534, no role group", nobody(), observe, map[string]string{"drive": "drive", "enable": "drive", "reset": "safety", "contact log": "drive"}},
-		{"uid 65534 in the drive group", nobody(4242), drive, map[string]string{"reset": "safety", "contact log": "safety", "loosen": "safety", "scan gate off": "safety"}},
+		{"uid 65534, no role group", nobody(), observe, map[string]string{"drive": "drive", "enable": "drive", "reset": "safety", "contact log": "drive", "stops ack": "safety"}},
+		{"uid 65534 in the drive group", nobody(4242), drive, map[string]string{"reset": "safety", "contact log": "safety", "loosen": "safety", "scan gate off": "safety", "stops ack": "safety"}},
 		{"uid 65534 in the safety group", nobody(4343), all, nil},
 		{"root (control)", &syscall.Credential{Uid: 0, Gid: 0}, all, nil},
 	} {
