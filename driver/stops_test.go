@@ -150,3 +150,36 @@ func TestStopLogTornAtStart(t *testing.T) {
 		t.Fatal("the torn log was not named at start")
 	}
 }
+
+// TestStopLimitsOfAnotherRobot: a limits file from a campaign of another robot (its host, its configuration)
+// is refused with the difference named; the driver starts all the same, on the stated limits alone, and its
+// state says so.
+func TestStopLimitsOfAnotherRobot(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("stopmon", "testdata", "floor-ci-summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := strings.ReplaceAll(string(b), `"vm (16 records)"`, `"robot-7 (16 records)"`)
+	f := filepath.Join(t.TempDir(), "summary.json")
+	if err := os.WriteFile(f, []byte(other), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := newLoopRig(t, func(o *Options) {
+		o.Config.StopMonitorLimitsFile = f
+		o.Config.StopMonitorLimits = "{estop: {max_still_s: 0.8}}"
+	})
+	st := g.state()
+	m := st.StopMonitor
+	if m == nil {
+		t.Fatal("no stop monitor in the state")
+	}
+	for _, want := range []string{"refused: ", "robot-7", "in force: "} {
+		if !strings.Contains(m.LimitsSource, want) {
+			t.Errorf("limits source %q lacks %q", m.LimitsSource, want)
+		}
+	}
+	t.Log(m.LimitsSource)
+	if m.Mode != "hold" || st.UptimeS < 0 {
+		t.Errorf("state %+v", m)
+	}
+}
