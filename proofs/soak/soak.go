@@ -32,7 +32,8 @@ type Options struct {
 	Speeds     []float64
 	Directions []string
 	// Drive is how long each motion is commanded before its stop (1 s); Settle how long after the stop the
-	// soak waits before the next motion: the driver's judging window (stopwatch's 4.05 s) and its lag (4.6 s).
+	// soak waits before the next motion: the driver's judging window (stopwatch's 4.05 s), its lag and a
+	// deadman's or a scan gate's own delay (5.2 s).
 	Drive, Settle time.Duration
 	// KillServiceEvery: every so many stops the service's supervisor is SIGKILLed just after a stop's record
 	// was due (inside the log's batch delay) and started again (0: never; needs target.ServiceKiller).
@@ -68,7 +69,7 @@ func (o *Options) defaults() {
 		o.Drive = time.Second
 	}
 	if o.Settle <= 0 {
-		o.Settle = 4600 * time.Millisecond
+		o.Settle = 5200 * time.Millisecond
 	}
 	if o.Out == nil {
 		o.Out = io.Discard
@@ -506,12 +507,20 @@ func (s *soaker) killService(ctx context.Context) error {
 // (the supervisor's latch says the driver died, not when), a second or two after the kill.
 const KillWindow = 10 * time.Second
 
-// near says whether r's trigger lies where st's record must: within 0.5 s of it, or for a kill within
-// KillWindow after it.
+// LateWindow is how long after the soak's act the driver's own trigger may come for the stops the driver
+// decides on time: the deadman (cmd_timeout, 0.3 s, after the last command) and the scan gate (scan_timeout
+// after the last scan, once the LiDAR reader is killed).
+const LateWindow = 2 * time.Second
+
+// near says whether r's trigger lies where st's record must: within 0.5 s of it; for a deadman and a scan
+// gate up to LateWindow after it; for a kill up to KillWindow after it.
 func near(r api.StopRecord, st Stop) bool {
 	d := r.Wall.Sub(st.At)
-	if st.Kind == api.StopKill {
+	switch st.Kind {
+	case api.StopKill:
 		return d >= -500*time.Millisecond && d <= KillWindow
+	case api.StopDeadman, api.StopScanGate:
+		return d >= -500*time.Millisecond && d <= LateWindow
 	}
 	return d.Abs() <= 500*time.Millisecond
 }
