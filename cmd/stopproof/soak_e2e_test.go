@@ -69,21 +69,21 @@ func TestSoakSim(t *testing.T) {
 // hold mode until the acknowledgement, and accept it after. The negative control: the same with the monitor
 // off must FAIL (never flagged).
 func TestSoakWearSim(t *testing.T) {
-	testkit.SkipShort(t, "two 40 s soaks with wearing brakes on the simulated floor robot")
-	args := func(mode string) []string {
-		return []string{"soak", "--sim", "--duration", "40s", "--kinds", "estop", "--speeds", "0.3", "--directions", "fwd",
+	testkit.SkipShort(t, "a 35 s and a 30 s soak with wearing brakes on the simulated floor robot")
+	args := func(mode, d string) []string {
+		return []string{"soak", "--sim", "--duration", d, "--kinds", "estop", "--speeds", "0.3", "--directions", "fwd",
 			"--sim-fault", "wear-brake=10%/stop@start", "--expect-flag", "--flag-within", "3",
 			"--limits", limitsFile(t, "estop: {max_travel_m: 0.05}\n"), "--sim-param", "stop_monitor.mode=" + mode,
 			"--evidence-dir", t.TempDir()}
 	}
-	out, code := stopproof(t, 3*time.Minute, args("hold")...)
+	out, code := stopproof(t, 3*time.Minute, args("hold", "45s")...)
 	for _, want := range []string{"the monitor held enable", "acknowledged with the safety role: enable refused before, accepted after",
 		"SOAK PASSED: the wear was flagged in time"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("wearing brakes: exit %d, want 0 and %q\n%s", code, want, out)
 		}
 	}
-	out, code = stopproof(t, 3*time.Minute, args("off")...)
+	out, code = stopproof(t, 3*time.Minute, args("off", "30s")...)
 	if code != 1 || !strings.Contains(out, "the monitor never flagged") {
 		t.Fatalf("wearing brakes, monitor off: exit %d, want 1 and the monitor never flagging\n%s", code, out)
 	}
