@@ -86,50 +86,11 @@ func TestStopWhileStillNoRecord(t *testing.T) {
 	}
 }
 
-// TestStopMonitorHoldAndAck: mode hold with a limit every stop breaks: after the trend's ERROR enable is
-// refused naming the monitor, the state says why; the acknowledgement clears it.
-func TestStopMonitorHoldAndAck(t *testing.T) {
-	g := newLoopRig(t, func(o *Options) {
-		o.Config.StopMonitorLimits = "{estop: {max_still_s: 0.001}}"
-		o.Config.StopMonitorTrendK, o.Config.StopMonitorTrendM = 1, 1
-	})
-	peer := api.Peer{PID: os.Getpid()}
-	var refused bool
-	for i := 0; i < 3 && !refused; i++ {
-		g.r.Reset(peer)
-		g.r.Scan(peer, &api.Scan{}, true)
-		if r := g.r.Enable(peer, true); !r.Success {
-			refused = strings.Contains(r.Message, "stop monitor")
-			break
-		}
-		for range 25 {
-			g.boardTalks()
-			g.driveTicks(peer, api.Twist{VX: 0.2}, 1)
-		}
-		g.r.EStop(peer, "hold test")
-		for range 240 {
-			g.boardTalks()
-			g.tick()
-		}
-	}
-	st := g.state()
-	if st.StopMonitor == nil || st.StopMonitor.Stops == 0 {
-		t.Fatalf("no stops timed: %+v", st.StopMonitor)
-	}
-	if !refused {
-		t.Skipf("no ERROR from the stops (their confidence: not counted on this rig): %+v", *st.StopMonitor)
-	}
-	if !st.StopMonitor.Holding || st.StopMonitor.Why == "" {
-		t.Fatalf("state: %+v", *st.StopMonitor)
-	}
-	if r := g.r.StopsAck(peer); !r.Success {
-		t.Fatal(r.Message)
-	}
-	g.r.Reset(peer)
-	if r := g.r.Enable(peer, true); !r.Success {
-		t.Fatalf("enable after the ack: %s", r.Message)
-	}
-}
+// The hold and its acknowledgement are proven end to end, not here: this rig's board sends no IMU vibration,
+// so its stops are "no data" and never counted (a test of it here skipped every time and was removed).
+// cmd/stopproof TestSoakWearSim drives the real driver on the sim until the monitor's ERROR, checks that
+// enable is refused naming the monitor and accepted after POST /v1/stops/ack; driver/api TestRolesRealUIDs
+// checks that the acknowledgement needs the safety role.
 
 // TestStopLogTornAtStart: a torn stop log is named at start and the driver starts.
 func TestStopLogTornAtStart(t *testing.T) {
