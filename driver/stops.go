@@ -154,6 +154,26 @@ func (r *loopState) stopKind(now time.Time) (kind, reason string) {
 	return "", ""
 }
 
+// stopTrigger is the stop's trigger as the proofs define it, so that a service stop and a campaign's bound
+// for its path measure the same span: for the deadman and the scan gate the silence's start (the last
+// command of the input that drove; the last scan), which the driver acts on cmd_timeout or scan_timeout
+// later; for every other stop now, the instant the driver acted. Without it a deadman timed in service
+// left out the proofs' 0.3 s at speed and was held against a bound 2 to 3 times its own (the campaign's
+// deadman forward at 0.1 m/s: 0.60 s and 43 mm; in service 0.29 s and 13 mm).
+func (r *loopState) stopTrigger(kind string, now time.Time) time.Time {
+	switch kind {
+	case api.StopDeadman:
+		if t, ok := r.gate.LastCommand(r.stops.in); ok && t.Before(now) {
+			return t
+		}
+	case api.StopScanGate:
+		if a := r.gate.Snapshot(now).ScanAge; a != nil && *a > 0 {
+			return now.Add(-*a)
+		}
+	}
+	return now
+}
+
 // stopsAfterEvent runs stopCheck after a loop event that changed the velocity (a trip, a disable, a
 // refusal); ticks and deadlines call stopCheck themselves.
 func (r *loopState) stopsAfterEvent() {
@@ -169,8 +189,9 @@ func (r *loopState) stopCheck(now time.Time) {
 	was := !s.told.IsZero()
 	if was && cur.IsZero() {
 		if kind, reason := r.stopKind(now); kind != "" {
-			s.watch.Trigger(stopwatch.Trigger{Kind: kind, Reason: reason, At: now, Wall: r.wall(now),
-				UptimeS: now.Sub(r.start).Seconds()})
+			at := r.stopTrigger(kind, now)
+			s.watch.Trigger(stopwatch.Trigger{Kind: kind, Reason: reason, At: at, Wall: r.wall(at),
+				UptimeS: at.Sub(r.start).Seconds()})
 		}
 	}
 	if !cur.IsZero() && (cur != s.told || !s.hasIn) {

@@ -62,6 +62,12 @@ func TestStopKinds(t *testing.T) {
 			if r.Kind != c.kind || r.Direction != "fwd" || r.Speed < 0.15 || r.Speed > 0.2+1e-9 || r.Seq != 1 || r.Boot == "" {
 				t.Fatalf("record %+v", r)
 			}
+			t.Logf("%s: trigger %.3f s after start", c.kind, r.UptimeS)
+			// The deadman's trigger is the silence's start, as in the proofs: the last command (the 25th
+			// tick's, 0.50 s), not the deadman's firing 0.3 s later; the others' is the driver's act.
+			if c.kind == api.StopDeadman && (r.UptimeS < 0.45 || r.UptimeS > 0.55) {
+				t.Errorf("deadman trigger %.3f s after start, want the last command's 0.50 s", r.UptimeS)
+			}
 			if c.kind == api.StopEStop && !strings.Contains(r.Reason, "estop request from") {
 				t.Errorf("e-stop reason %q does not say who", r.Reason)
 			}
