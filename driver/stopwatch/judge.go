@@ -108,14 +108,25 @@ func (w *Watch) judge(s *stop) api.StopRecord {
 				r.Notes = append(r.Notes, "gyro z (judge/odometry JudgeTurn): "+t.Line(s.tr.Kind))
 			}
 		} else {
-			o := odometry.JudgeStop(w.odoSamples(vx/speed, vy/speed), trig, end, op)
+			odo := w.odoSamples(vx/speed, vy/speed)
+			o := odometry.JudgeStop(odo, trig, end, op)
 			r.Notes = append(r.Notes, "LiDAR odometry (judge/odometry JudgeStop): "+o.Line(s.tr.Kind))
+			upTo := end
+			if !math.IsNaN(o.StillAfter) {
+				upTo = trig + o.StillAfter
+			}
+			hole, at := odoHole(odo, trig, upTo)
 			switch {
 			case o.Outcome == odometry.NotJudged:
 				outcome = o.Outcome.String()
 				conf(api.ConfidenceDegenerate, o.Reason)
 			case math.IsNaN(o.Before):
 				conf(api.ConfidenceNoData, "the LiDAR odometry: "+o.Reason)
+			case hole > op.MaxGap:
+				// The scans stopped during the stop (the scan gate's own trigger: the LiDAR was lost): the
+				// odometry's still is the scans' return and its travel spans the hole, neither the robot's.
+				conf(api.ConfidenceNoData, fmt.Sprintf("the LiDAR odometry has a %.2f s hole %.2f s after the trigger (more than its %.2f s): the stop is not measured across it",
+					hole, at-trig, op.MaxGap))
 			case o.Before < op.Moving && speed >= op.Moving:
 				r.Notes = append(r.Notes, fmt.Sprintf("the LiDAR odometry saw %.3f m/s before the trigger while %.2f m/s was commanded (on the stand, or held): still from the wheels' vibration",
 					o.Before, speed))
@@ -153,6 +164,25 @@ func (w *Watch) judge(s *stop) api.StopRecord {
 	}
 	r.Notes = append(r.Notes, s.notes...)
 	return r
+}
+
+// odoHole is the longest gap between the odometry's estimates from trig to upTo (including from trig to
+// the first estimate after it) and where it began.
+func odoHole(odo []odometry.Odo, trig, upTo float64) (hole, at float64) {
+	prev := trig
+	for _, o := range odo {
+		if o.T <= trig {
+			continue
+		}
+		if o.T-prev > hole {
+			hole, at = o.T-prev, prev
+		}
+		if o.T > upTo {
+			break
+		}
+		prev = o.T
+	}
+	return hole, at
 }
 
 // odoPresent reports whether odometry estimates were taken around the stop: at least two from the before

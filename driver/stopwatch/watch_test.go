@@ -30,6 +30,7 @@ type scene struct {
 	odo      bool    // the LiDAR odometry runs
 	degen    bool    // its estimates are degenerate along x
 	imuHole  [2]float64
+	odoHole  [2]float64 // s after the trigger: no odometry estimate (the scans stopped)
 	extra    []Trigger // more triggers, At as seconds after the trigger in At's nanoseconds (see run)
 	extraAt  []float64
 	noCmd    bool // no commands at all (a kill timed by the next driver)
@@ -138,7 +139,7 @@ func (sc scene) run(t *testing.T, base time.Time) runOut {
 			w.IMU(at, [3]float32{float32(bx + rng.NormFloat64()*s), float32(by + rng.NormFloat64()*s),
 				float32(0.05 + rate*180/math.Pi + rng.NormFloat64()*0.05)})
 		}
-		if ms%100 == 0 && sc.odo {
+		if ms%100 == 0 && sc.odo && !(after >= sc.odoHole[0] && after < sc.odoHole[1]) {
 			e := scanmatch.Estimate{Pose: scanmatch.Pose2{X: x + rng.NormFloat64()*0.001, Y: y + rng.NormFloat64()*0.001, Yaw: yaw}}
 			if sc.degen {
 				e.Degenerate, e.Weak = true, [3]float64{1, 0, 0}
@@ -187,6 +188,8 @@ func TestStops(t *testing.T) {
 			want{n: 1, conf: api.ConfidenceOK, outcome: "FAIL", from: FromVibration, stillMin: nan, travelMin: nan, note: "NEVER settled"}},
 		{"negative control floor: never stops", scene{body: fwd(0.2), trig: 3, kind: api.StopEStop, odo: true},
 			want{n: 1, conf: api.ConfidenceOK, outcome: "FAIL", from: FromOdometry, stillMin: nan, travelMin: nan, note: "STILL MOVING"}},
+		{"scan gate: the scans stop after the trigger for 1.5 s", scene{body: fwd(0.2), trig: 3, kind: api.StopScanGate, decel: 0.667, odo: true, odoHole: [2]float64{0.05, 1.55}},
+			want{n: 1, conf: api.ConfidenceNoData, notCounted: true, direction: "fwd", note: "hole"}},
 		{"crawl", scene{body: fwd(0.02), trig: 3, kind: api.StopEStop, decel: 0.667, odo: true},
 			want{n: 1, conf: api.ConfidenceCrawl, notCounted: true, direction: "fwd"}},
 		{"turn on the floor", scene{body: [3]float64{0, 0, 0.5}, trig: 3, kind: api.StopEStop, decel: 2, odo: true},
