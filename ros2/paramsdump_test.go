@@ -34,6 +34,9 @@ func dumpYAML(node string, names []string, vals map[string]string) string {
 		case "b":
 			fmt.Fprintf(&b, "    %s: %v\n", n, v == "1")
 		case "s":
+			if v == "" {
+				v = "''" // PyYAML's dump quotes an empty string (stop_monitor.limits_file by default)
+			}
 			fmt.Fprintf(&b, "    %s: %s\n", n, v)
 		case "a":
 			fmt.Fprintf(&b, "    %s:\n", n)

@@ -30,7 +30,7 @@ import (
 func bridgeGrant(dom int) sros2test.Policy {
 	p := sros2test.Policy{Domain: dom,
 		Publish: []string{"rt/imu/data_raw", "rt/battery", "rt/wheel/odom", "rt/gamepad", "rt/scan",
-			"rt/rosorin_board_driver/state", "rt/rosorin_board_driver/source", "rt/rosout", "rt/diagnostics", "rt/tf",
+			"rt/rosorin_board_driver/state", "rt/rosorin_board_driver/source", "rt/rosorin_board_driver/stops", "rt/rosout", "rt/diagnostics", "rt/tf",
 			"rt/tf_static", "rt/parameter_events", "ros_discovery_info"},
 		Subscribe: []string{"rt/cmd_vel", "rt/manual/cmd_vel", "rt/autonomous/cmd_vel", "rt/estop"},
 	}
