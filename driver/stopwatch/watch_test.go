@@ -31,7 +31,7 @@ type scene struct {
 	degen    bool    // its estimates are degenerate along x
 	imuHole  [2]float64
 	odoHole  [2]float64 // s after the trigger: no odometry estimate (the scans stopped)
-	extra    []Trigger // more triggers, At as seconds after the trigger in At's nanoseconds (see run)
+	extra    []Trigger  // more triggers, At as seconds after the trigger in At's nanoseconds (see run)
 	extraAt  []float64
 	noCmd    bool // no commands at all (a kill timed by the next driver)
 	body0    *[3]float64
