@@ -123,7 +123,9 @@ func runSupervisorKill(t *testing.T, args ...string) supervisorKillTrial {
 
 // judgeSupervisorKill: after the supervisor's death a stop frame reached the board within killBound, after a
 // moving frame, the wheels' targets are zero, and no process of the service is left.
-func judgeSupervisorKill(tr supervisorKillTrial) error { return judgeSupervisorKillWithin(tr, killBound) }
+func judgeSupervisorKill(tr supervisorKillTrial) error {
+	return judgeSupervisorKillWithin(tr, killBound)
+}
 
 // judgeSupervisorKillWithin is judgeSupervisorKill with the stop frame's bound given.
 func judgeSupervisorKillWithin(tr supervisorKillTrial, killBound time.Duration) error {
