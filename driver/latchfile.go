@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/rosorin/rosorin/internal/fsutil"
 )
 
 // The durable e-stop latch (issue 31, "the latch survives"). The gate's latch lives in the driver's memory, and
@@ -219,7 +221,7 @@ func writeFileDurable(path string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	ok = true
-	return syncDir(dir)
+	return fsutil.SyncDir(dir)
 }
 
 // removeFileDurable removes path (a missing one is not an error) and fsyncs its folder, so the removal
@@ -228,23 +230,8 @@ func removeFileDurable(path string) error {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := fsutil.SyncDir(filepath.Dir(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
-	}
-	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("fsync folder %s: %w", dir, err)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/api"
+	"github.com/rosorin/rosorin/internal/fsutil"
 )
 
 // Defaults of Options' zero fields.
@@ -349,7 +350,7 @@ func (l *Log) newSegment() error {
 		}
 		l.nums = l.nums[1:]
 	}
-	if err := syncDir(l.dir); err != nil {
+	if err := fsutil.SyncDir(l.dir); err != nil {
 		return fmt.Errorf("stop log: fsync of its folder: %w", err)
 	}
 	return nil

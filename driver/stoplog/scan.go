@@ -140,19 +140,6 @@ func truncate(path string, size int64) error {
 	return err
 }
 
-// syncDir makes a segment's creation or removal durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 // Read returns every good record of the stop log in stateDir, oldest first, and what it skipped. It only
 // reads: a torn last line is skipped, never cut (a driver may be writing it). A missing log is no records
 // and no error; only a folder that cannot be listed is an error.
