@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -144,22 +145,63 @@ func TestRolesRealUIDs(t *testing.T) {
 	if err := os.Chmod(path, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	as := func(cred *syscall.Credential, method, route, body string) (int, string) {
+	// client starts one client process under cred (RunAsClient); its do makes one request and returns the
+	// answer's status and body.
+	type client struct {
+		do    func(method, route, body string) (int, string)
+		close func()
+	}
+	start := func(cred *syscall.Credential) client {
 		t.Helper()
 		c := exec.Command(bin)
-		c.Env = []string{AsClientEnv + "=" + strings.Join([]string{path, method, route, body}, "\t")}
+		c.Env = []string{AsClientEnv + "=" + path}
 		c.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-		out, err := c.Output()
-		f := strings.SplitN(strings.TrimSpace(string(out)), " ", 3)
-		if err != nil || len(f) < 2 || f[0] != "STATUS" {
-			t.Fatalf("client %+v %s %s: %v, %q", cred, method, route, err, out)
+		c.Stderr = os.Stderr
+		in, err := c.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
 		}
-		code, _ := strconv.Atoi(f[1])
-		msg := ""
-		if len(f) == 3 {
-			msg = f[2]
+		outp, err := c.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
 		}
-		return code, msg
+		if err := c.Start(); err != nil {
+			t.Fatalf("client %+v: %v", cred, err)
+		}
+		closed := false
+		t.Cleanup(func() { // a test that stopped half way: no client is left behind
+			if !closed {
+				c.Process.Kill()
+				c.Wait()
+			}
+		})
+		out := bufio.NewScanner(outp)
+		do := func(method, route, body string) (int, string) {
+			t.Helper()
+			if _, err := fmt.Fprintf(in, "%s\t%s\t%s\n", method, route, body); err != nil {
+				t.Fatalf("client %+v %s %s: %v", cred, method, route, err)
+			}
+			if !out.Scan() {
+				t.Fatalf("client %+v %s %s: no answer (%v)", cred, method, route, out.Err())
+			}
+			f := strings.SplitN(out.Text(), " ", 3)
+			if len(f) < 2 || f[0] != "STATUS" {
+				t.Fatalf("client %+v %s %s: %q", cred, method, route, out.Text())
+			}
+			code, _ := strconv.Atoi(f[1])
+			msg := ""
+			if len(f) == 3 {
+				msg = f[2]
+			}
+			return code, msg
+		}
+		return client{do: do, close: func() {
+			closed = true
+			in.Close()
+			if err := c.Wait(); err != nil {
+				t.Errorf("client %+v: %v", cred, err)
+			}
+		}}
 	}
 	nobody := func(groups ...uint32) *syscall.Credential {
 		return &syscall.Credential{Uid: 65534, Gid: 65534, Groups: groups}
@@ -198,9 +240,10 @@ func TestRolesRealUIDs(t *testing.T) {
 		{"uid 65534 in the safety group", nobody(4343), all, nil},
 		{"root (control)", &syscall.Credential{Uid: 0, Gid: 0}, all, nil},
 	} {
+		cl := start(c.cred)
 		for _, r := range reqs {
 			before := h.effects()
-			code, msg := as(c.cred, r.method, r.route, r.body)
+			code, msg := cl.do(r.method, r.route, r.body)
 			allowed := false
 			for _, m := range c.may {
 				allowed = allowed || m == r.name
@@ -219,6 +262,7 @@ func TestRolesRealUIDs(t *testing.T) {
 				t.Errorf("%s: refusal of %s does not name the %s role: %s", c.who, r.name, role, msg)
 			}
 		}
+		cl.close()
 	}
 	if st := s.Stats(); st.RefusedRoles == 0 {
 		t.Error("no refusal counted")
