@@ -216,29 +216,11 @@ var (
 // Plot draws one group: each run's travel against its speed (grey, behind), the bounded distances (red) and
 // the bounded fit, drawn only between the slowest and the fastest tested speed.
 func (g *Group) Plot() (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = "stopping envelope: " + g.Name()
-	p.X.Label.Text = "speed (m/s)"
-	p.Y.Label.Text = "stopping distance after the trigger (m)"
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Add(plotter.NewGrid())
-	var runs, bounds plotter.XYs
-	ymax := 0.0
-	for _, s := range g.Env.Speeds {
-		for _, d := range s.Distances {
-			runs = append(runs, plotter.XY{X: s.V, Y: d})
-			ymax = math.Max(ymax, d)
-		}
-		bounds = append(bounds, plotter.XY{X: s.V, Y: s.BoundDistance})
-		ymax = math.Max(ymax, s.BoundDistance)
-	}
-	rs, err := plotter.NewScatter(runs)
+	p, bounds, ymax, err := g.speedPlot("stopping envelope: ", "stopping distance after the trigger (m)",
+		func(s envelope.Speed) ([]float64, float64) { return s.Distances, s.BoundDistance })
 	if err != nil {
 		return nil, err
 	}
-	rs.GlyphStyle.Color, rs.GlyphStyle.Shape, rs.GlyphStyle.Radius = runColor, draw.CircleGlyph{}, vg.Points(2)
-	p.Add(rs)
-	p.Legend.Add("runs", rs)
 	var fit plotter.XYs
 	lo, hi := g.Env.MinSpeed(), g.Env.MaxSpeed()
 	for i := 0; i <= 60; i++ {
@@ -259,39 +241,18 @@ func (g *Group) Plot() (*plot.Plot, error) {
 	bs.GlyphStyle.Color, bs.GlyphStyle.Shape, bs.GlyphStyle.Radius = boundColor, draw.BoxGlyph{}, vg.Points(3.5)
 	p.Add(bs)
 	p.Legend.Add("bounded distance", bs)
-	pad := (hi - lo) * 0.08
-	p.X.Min, p.X.Max = math.Max(0, lo-pad), hi+pad
-	p.Y.Min, p.Y.Max = 0, ymax*1.15
-	p.Legend.TextStyle.Font.Size = vg.Points(9)
+	g.speedAxes(p, ymax)
 	return p, nil
 }
 
 // PlotTime draws one group's times: each run's time to still against its speed (grey, behind) and the
 // bounded times (red), joined only between the tested speeds (no model is fitted to the times).
 func (g *Group) PlotTime() (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = "stopping time: " + g.Name()
-	p.X.Label.Text = "speed (m/s)"
-	p.Y.Label.Text = "time from the trigger to still (s)"
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Add(plotter.NewGrid())
-	var runs, bounds plotter.XYs
-	ymax := 0.0
-	for _, s := range g.Env.Speeds {
-		for _, t := range s.Times {
-			runs = append(runs, plotter.XY{X: s.V, Y: t})
-			ymax = math.Max(ymax, t)
-		}
-		bounds = append(bounds, plotter.XY{X: s.V, Y: s.BoundTime})
-		ymax = math.Max(ymax, s.BoundTime)
-	}
-	rs, err := plotter.NewScatter(runs)
+	p, bounds, ymax, err := g.speedPlot("stopping time: ", "time from the trigger to still (s)",
+		func(s envelope.Speed) ([]float64, float64) { return s.Times, s.BoundTime })
 	if err != nil {
 		return nil, err
 	}
-	rs.GlyphStyle.Color, rs.GlyphStyle.Shape, rs.GlyphStyle.Radius = runColor, draw.CircleGlyph{}, vg.Points(2)
-	p.Add(rs)
-	p.Legend.Add("runs", rs)
 	bl, bs, err := plotter.NewLinePoints(bounds)
 	if err != nil {
 		return nil, err
@@ -300,12 +261,50 @@ func (g *Group) PlotTime() (*plot.Plot, error) {
 	bs.Color, bs.Shape, bs.Radius = boundColor, draw.BoxGlyph{}, vg.Points(3.5)
 	p.Add(bl, bs)
 	p.Legend.Add("bounded time", bl, bs)
+	g.speedAxes(p, ymax)
+	return p, nil
+}
+
+// speedPlot starts what the distance and the time plot share: the title (prefix and the group's name), the
+// axes' labels, the grid and each run's value against its speed (grey dots, added first so that they stay
+// behind). of picks a tested speed's run values and its bound; speedPlot returns the bounded points, for the
+// caller to draw its own way, and the largest value, for speedAxes.
+func (g *Group) speedPlot(title, yLabel string, of func(envelope.Speed) ([]float64, float64)) (*plot.Plot, plotter.XYs, float64, error) {
+	p := plot.New()
+	p.Title.Text = title + g.Name()
+	p.X.Label.Text = "speed (m/s)"
+	p.Y.Label.Text = yLabel
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Add(plotter.NewGrid())
+	var runs, bounds plotter.XYs
+	ymax := 0.0
+	for _, s := range g.Env.Speeds {
+		vals, bound := of(s)
+		for _, y := range vals {
+			runs = append(runs, plotter.XY{X: s.V, Y: y})
+			ymax = math.Max(ymax, y)
+		}
+		bounds = append(bounds, plotter.XY{X: s.V, Y: bound})
+		ymax = math.Max(ymax, bound)
+	}
+	rs, err := plotter.NewScatter(runs)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	rs.GlyphStyle.Color, rs.GlyphStyle.Shape, rs.GlyphStyle.Radius = runColor, draw.CircleGlyph{}, vg.Points(2)
+	p.Add(rs)
+	p.Legend.Add("runs", rs)
+	return p, bounds, ymax, nil
+}
+
+// speedAxes ends a plot of speedPlot's: the tested speeds with a margin, from zero to above ymax, and the
+// legend's size. It comes after the last Add, which would widen the ranges to its data.
+func (g *Group) speedAxes(p *plot.Plot, ymax float64) {
 	lo, hi := g.Env.MinSpeed(), g.Env.MaxSpeed()
 	pad := (hi - lo) * 0.08
 	p.X.Min, p.X.Max = math.Max(0, lo-pad), hi+pad
 	p.Y.Min, p.Y.Max = 0, ymax*1.15
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	return p, nil
 }
 
 // Image renders the group's distance plot as "png" or "svg".
