@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/rosorin/rosorin/judge/odometry"
-	"github.com/rosorin/rosorin/proofs/evidence"
 	"github.com/rosorin/rosorin/proofs/floor"
 	"github.com/rosorin/rosorin/proofs/stand"
 	"github.com/rosorin/rosorin/proofs/stoppath"
@@ -111,39 +108,16 @@ func (r *FloorRobot) Run(ctx context.Context, s Slot, cell Cell, dir string) (Ru
 	table := stoppath.Table[floor.Rule]{one}
 	o := r.Options
 	o.Paths = table
-	clk := o.Clock
-	run := Run{StillS: math.NaN(), TravelM: math.NaN(), ResponseS: math.NaN(), DecelS: math.NaN(), Start: clk.Now().UTC()}
-	if r.Session == nil {
-		r.Session = &SessionClock{}
-	}
-	run.Conditions = RunConditions{Host: r.Host, Version: r.Version, Target: r.Target.Describe(),
-		SessionS: r.Session.Since(clk.Now()).Seconds(), Thresholds: floorThresholds(o.Params, cell),
-		// "still after" is the end of a Window-long odometry window stepped by the scans (10 Hz).
-		ResolutionS: 0.1, Rig: r.Rig, Doctor: r.Doctor}
 	sr := &StandRobot{Target: r.Target, Options: standOptionsClock(o)}
-	before, plugged := sr.battery(ctx)
-	run.Conditions.BatteryBeforeV, run.Conditions.Charger = knownV(before), plugged
-
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return run, err
-	}
-	base := filepath.Dir(filepath.Dir(dir))
-	rel := func(p string) string {
-		if x, err := filepath.Rel(base, p); err == nil {
-			return x
-		}
-		return p
-	}
-	ev, err := evidence.Create(dir, evidence.Name("stop_proof_floor_campaign", clk.Now()), clk)
+	run := sr.beginRun(ctx, &r.Session, RunConditions{Host: r.Host, Version: r.Version, Target: r.Target.Describe(),
+		Thresholds: floorThresholds(o.Params, cell),
+		// "still after" is the end of a Window-long odometry window stepped by the scans (10 Hz).
+		ResolutionS: 0.1, Rig: r.Rig, Doctor: r.Doctor})
+	ev, out, _, err := openRunFiles(dir, "stop_proof_floor_campaign", o.Clock, &run)
 	if err != nil {
 		return run, err
 	}
 	defer ev.Close()
-	run.Evidence = rel(ev.Path())
-	out, err := os.Create(filepath.Join(dir, "proof.txt"))
-	if err != nil {
-		return run, err
-	}
 	defer out.Close()
 	ev.Logf("stopproof campaign %s: run %d, cell %s, rep %d (floor)", r.Version, s.Seq, s.Cell, s.Rep)
 	o.Out, o.Evidence = out, ev
@@ -154,14 +128,8 @@ func (r *FloorRobot) Run(ctx context.Context, s Slot, cell Cell, dir string) (Ru
 		x = rep
 	}
 	lost := keepReport(dir, x, nil, ev)
-	run.End = clk.Now().UTC()
-	after, _ := sr.battery(ctx)
-	run.Conditions.BatteryAfterV = knownV(after)
-	if perr != nil || rep == nil {
-		if perr == nil {
-			perr = fmt.Errorf("the proof returned no report")
-		}
-		return run, perr
+	if err := sr.endRun(ctx, &run, perr, rep == nil); err != nil {
+		return run, err
 	}
 	run.Conditions.ConfigSHA256 = sr.configHash(rep.Config)
 	judgeFloor(&run, rep, cell)

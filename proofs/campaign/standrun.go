@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rosorin/rosorin/clock"
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/judge/vibration"
 	"github.com/rosorin/rosorin/proofs/evidence"
@@ -117,39 +118,16 @@ func (r *StandRobot) Run(ctx context.Context, s Slot, cell Cell, dir string) (Ru
 	table := stoppath.Table[stand.Rule]{one}
 	o := r.Options
 	o.Paths = table
-	clk := o.Clock
-	run := Run{StillS: math.NaN(), TravelM: math.NaN(), ResponseS: math.NaN(), DecelS: math.NaN(), Start: clk.Now().UTC()}
-	if r.Session == nil {
-		r.Session = &SessionClock{}
-	}
-	run.Conditions = RunConditions{Host: r.Host, Version: r.Version, Target: r.Target.Describe(),
-		SessionS: r.Session.Since(clk.Now()).Seconds(), Thresholds: thresholds(o.Params, cell),
+	run := r.beginRun(ctx, &r.Session, RunConditions{Host: r.Host, Version: r.Version, Target: r.Target.Describe(),
+		Thresholds: thresholds(o.Params, cell),
 		// "still from" is the end of a 0.2 s window stepped by Params.Step (0.05 s), over IMU samples at
 		// about 110 Hz: the time to still is known to a step, not to a sample.
-		ResolutionS: math.Max(o.Params.Step, 1.0/110), Rig: r.Rig, Doctor: r.Doctor}
-	before, plugged := r.battery(ctx)
-	run.Conditions.BatteryBeforeV, run.Conditions.Charger = knownV(before), plugged
-
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return run, err
-	}
-	base := filepath.Dir(filepath.Dir(dir)) // the campaign folder: dir is <campaign>/runs/NNNN
-	rel := func(p string) string {
-		if x, err := filepath.Rel(base, p); err == nil {
-			return x
-		}
-		return p
-	}
-	ev, err := evidence.Create(dir, evidence.Name("stop_proof_campaign", clk.Now()), clk)
+		ResolutionS: math.Max(o.Params.Step, 1.0/110), Rig: r.Rig, Doctor: r.Doctor})
+	ev, out, rel, err := openRunFiles(dir, "stop_proof_campaign", o.Clock, &run)
 	if err != nil {
 		return run, err
 	}
 	defer ev.Close()
-	run.Evidence = rel(ev.Path())
-	out, err := os.Create(filepath.Join(dir, "proof.txt"))
-	if err != nil {
-		return run, err
-	}
 	defer out.Close()
 	var rec *proofrec.Writer
 	if !r.NoRecord {
@@ -166,19 +144,69 @@ func (r *StandRobot) Run(ctx context.Context, s Slot, cell Cell, dir string) (Ru
 	o.Out, o.Evidence, o.Record = out, ev, rec
 	rep, perr := stand.Prove(ctx, r.Target, []stand.Step{{Spec: &table[0], Motion: cell.Motion()}}, o)
 	lost := keepEvidence(dir, rep, rec, ev)
-	run.End = clk.Now().UTC()
-	after, _ := r.battery(ctx)
-	run.Conditions.BatteryAfterV = knownV(after)
-	if perr != nil || rep == nil {
-		if perr == nil {
-			perr = fmt.Errorf("the proof returned no report")
-		}
-		return run, perr
+	if err := r.endRun(ctx, &run, perr, rep == nil); err != nil {
+		return run, err
 	}
 	run.Conditions.ConfigSHA256 = r.configHash(rep.Config)
 	judge(&run, rep, cell)
 	lackEvidence(&run, lost)
 	return run, nil
+}
+
+// beginRun is a run that starts now, as the stand and the floor runs start: nothing measured yet (NaN),
+// cond its conditions with the time into the session (*session, which this run starts when nil) and the
+// battery before the run.
+func (r *StandRobot) beginRun(ctx context.Context, session **SessionClock, cond RunConditions) Run {
+	clk := r.Options.Clock
+	run := Run{StillS: math.NaN(), TravelM: math.NaN(), ResponseS: math.NaN(), DecelS: math.NaN(), Start: clk.Now().UTC()}
+	if *session == nil {
+		*session = &SessionClock{}
+	}
+	cond.SessionS = (*session).Since(clk.Now()).Seconds()
+	run.Conditions = cond
+	before, plugged := r.battery(ctx)
+	run.Conditions.BatteryBeforeV, run.Conditions.Charger = knownV(before), plugged
+	return run
+}
+
+// endRun records a run's end and the battery after it, once its proof returned. Its error is the proof's
+// (perr), or one when the proof returned no report: the run then has no outcome.
+func (r *StandRobot) endRun(ctx context.Context, run *Run, perr error, noReport bool) error {
+	run.End = r.Options.Clock.Now().UTC()
+	after, _ := r.battery(ctx)
+	run.Conditions.BatteryAfterV = knownV(after)
+	if perr == nil && noReport {
+		perr = fmt.Errorf("the proof returned no report")
+	}
+	return perr
+}
+
+// openRunFiles makes a run's folder dir (<campaign>/runs/NNNN) and opens in it the run's evidence log (kind
+// is evidence.Name's) and proof.txt (the proof's text output). run.Evidence is the log's path from the
+// campaign folder; rel gives that path of the run's other files. The caller closes both files; on an error
+// neither is open.
+func openRunFiles(dir, kind string, clk clock.Clock, run *Run) (ev *evidence.Log, out *os.File, rel func(string) string, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, nil, err
+	}
+	base := filepath.Dir(filepath.Dir(dir)) // the campaign folder
+	rel = func(p string) string {
+		if x, err := filepath.Rel(base, p); err == nil {
+			return x
+		}
+		return p
+	}
+	ev, err = evidence.Create(dir, evidence.Name(kind, clk.Now()), clk)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	run.Evidence = rel(ev.Path())
+	out, err = os.Create(filepath.Join(dir, "proof.txt"))
+	if err != nil {
+		ev.Close()
+		return nil, nil, nil, err
+	}
+	return ev, out, rel, nil
 }
 
 // ProofJSON is the proof's report of a run (prove.Report), in the run's folder beside its evidence log.
