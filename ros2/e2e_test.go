@@ -303,6 +303,7 @@ func TestPeerEndToEnd(t *testing.T) {
 	r.eventually(3*time.Second, "no cmd_vel publisher", func(s api.State) bool { return len(s.Publishers) == 0 })
 
 	t.Run("drive-estop-reset", func(t *testing.T) {
+		stops := watchStops(t, p) // each e-stop below is a stop record on ~/stops
 		m := p.mark()
 		p.send(t, "twist 0.1 0 0")
 		p.wait(t, m, "matched cmd_vel 1", 5*time.Second, nil)
@@ -318,12 +319,14 @@ func TestPeerEndToEnd(t *testing.T) {
 		}
 		drive()
 		for _, kind := range []string{"estop", "estop_be"} {
+			t0 := time.Now()
 			p.send(t, kind+" 1")
 			for i := 0; i < 10; i++ { // commands keep arriving: the latch holds
 				p.send(t, "twist 0.1 0 0")
 				time.Sleep(20 * time.Millisecond)
 			}
 			s := r.eventually(time.Second, kind+" latches", func(s api.State) bool { return s.EStop != nil && !moving(s) })
+			stops.stopped(api.StopEStop, 0.1, t0, time.Now(), s)
 			if !strings.Contains(*s.EStop, "estop topic (ROS 2)") {
 				t.Errorf("%s: e-stop reason %q", kind, *s.EStop)
 			}
@@ -340,6 +343,7 @@ func TestPeerEndToEnd(t *testing.T) {
 			p.wait(t, m, "reply enable", 5*time.Second, func(l string) bool { return strings.Contains(l, " 1 enabled") })
 			drive()
 		}
+		stops.check(t)
 	})
 
 	t.Run("estop-latency", func(t *testing.T) { estopLatency(t, r) })

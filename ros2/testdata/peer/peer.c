@@ -7,10 +7,13 @@
  *       twist2 VX VY WZ         the same from a second writer (a second publisher on the graph)
  *       estop 0|1               std_msgs/Bool on estop (reliable);  estop_be 0|1: best effort
  *       enable 0|1 / reset      call ~/enable (SetBool) / ~/reset_estop (Trigger) with the 16-byte header
+ *       stops                   a new reader of ~/stops (reliable, transient local), up to 4: a second one
+ *                               is a late joiner
  *       quit
  *   - prints one line per event on stdout: "ready", "imu SEC NSEC FRAME WZ AZ", "battery V PRESENT STATUS",
  *     "odom FRAME CHILD X VX", "joy NAXES NBUTTONS", "scan FRAME N", "state JSON", "node NS NAME NREAD NWRITE",
- *     "reply enable|reset SEQ SUCCESS MESSAGE", "matched cmd_vel N", "error TEXT".
+ *     "reply enable|reset SEQ SUCCESS MESSAGE", "matched cmd_vel N", "stops K JSON" (reader K from 1),
+ *     "error TEXT".
  * Usage: peer NAMESPACE_PREFIX (e.g. "" or "/robot1"); ROS_DOMAIN_ID and CYCLONEDDS_URI from the environment.
  *
  * ROS 2 security (SROS2) as rmw_cyclonedds_cpp (Humble) sets it up: with ROS_SECURITY_ENABLE=true the participant
@@ -106,8 +109,9 @@ static const char *security(dds_qos_t *q) {
   return enclave;
 }
 
-enum { R_IMU, R_BAT, R_ODOM, R_JOY, R_SCAN, R_STATE, R_DISC, R_ENABLE, R_RESET, NR };
+enum { R_IMU, R_BAT, R_ODOM, R_JOY, R_SCAN, R_STATE, R_DISC, R_ENABLE, R_RESET, R_STOPS, NR = R_STOPS + 4 };
 static dds_entity_t rd[NR];
+static dds_entity_t ws;
 static dds_entity_t w_twist, w_twist2, w_estop, w_estop_be, w_enable, w_reset;
 static uint64_t id_enable, id_reset;
 static int64_t seq;
@@ -142,6 +146,7 @@ static void take_all(int which) {
     case R_RESET: { std_srvs_srv_dds__Trigger_Response_ *m = s;
       if (m->client_id == id_reset) { printf("reply reset %lld %d %s\n", (long long) m->seq, m->success, m->message); }
       break; }
+    default: { std_msgs_msg_dds__String_ *m = s; printf("stops %d %s\n", which - R_STOPS + 1, m->data); break; }
     }
   }
   if (n > 0) dds_return_loan(rd[which], samples, n);
@@ -179,6 +184,13 @@ static void command(char *line) {
   } else if (strncmp(line, "reset", 5) == 0) {
     if (!service_ready(w_reset, rd[R_RESET])) return;
     std_srvs_srv_dds__Trigger_Request_ m = {.client_id = id_reset, .seq = ++seq}; dds_write(w_reset, &m);
+  } else if (strncmp(line, "stops", 5) == 0) {
+    /* Made on demand: the other tests' peers have no ~/stops reader. */
+    int k = R_STOPS;
+    while (k < NR && rd[k] >= 0) k++;
+    if (k == NR) { printf("error too many stops readers\n"); return; }
+    rd[k] = reader(topic("rt", "rosorin_board_driver/stops", "", &std_msgs_msg_dds__String__desc), 1, 1, 10);
+    if (rd[k] >= 0) dds_waitset_attach(ws, dds_create_readcondition(rd[k], DDS_ANY_STATE), k);
   } else if (strncmp(line, "quit", 4) == 0) {
     /* As a ROS node shuts down: its participant deleted, so the others see its endpoints go at once (an exit
      * without it leaves them to the lease: 10 s). */
@@ -211,6 +223,7 @@ int main(int argc, char **argv) {
   rd[R_DISC] = reader(topic("", "ros_discovery_info", "", &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc), 1, 1, 10);
   rd[R_ENABLE] = reader(topic("rr", "rosorin_board_driver/enable", "Reply", &std_srvs_srv_dds__SetBool_Response__desc), 1, 0, 10);
   rd[R_RESET] = reader(topic("rr", "rosorin_board_driver/reset_estop", "Reply", &std_srvs_srv_dds__Trigger_Response__desc), 1, 0, 10);
+  for (int i = R_STOPS; i < NR; i++) rd[i] = -1;
   dds_entity_t t_twist = topic("rt", "cmd_vel", "", &geometry_msgs_msg_dds__Twist__desc);
   /* cmd_vel writers are made at the first twist: until then this peer is no publisher on the graph. */
   w_twist = w_twist2 = -1;
@@ -223,7 +236,7 @@ int main(int argc, char **argv) {
   if (w_enable >= 0) dds_get_instance_handle(w_enable, &id_enable);
   if (w_reset >= 0) dds_get_instance_handle(w_reset, &id_reset);
 
-  dds_entity_t ws = dds_create_waitset(pp);
+  ws = dds_create_waitset(pp);
   for (int i = 0; i < NR; i++)
     if (rd[i] >= 0) dds_waitset_attach(ws, dds_create_readcondition(rd[i], DDS_ANY_STATE), i);
   printf("ready\n");
