@@ -35,7 +35,7 @@ func (h *History) document(plots bool) *reportdoc.Document {
 			f := reportdoc.Figure{Alt: hc.Name + " over the campaigns"}
 			p, err := historyPlot(hc)
 			if err == nil {
-				f.SVG, err = svgOf(p, 6.5*vg.Inch, 3*vg.Inch)
+				f.SVG, err = reportdoc.PlotSVG(p, 6.5*vg.Inch, 3*vg.Inch)
 			}
 			if err != nil {
 				f.Err = err.Error()

@@ -178,7 +178,7 @@ func (s *Summary) cellSection(cr CellResult, plots bool) reportdoc.Section {
 		}
 		p, err := ECDF(cr, *d, vals)
 		if err == nil {
-			f.SVG, err = svgOf(p, 5.2*vg.Inch, 3.2*vg.Inch)
+			f.SVG, err = reportdoc.PlotSVG(p, 5.2*vg.Inch, 3.2*vg.Inch)
 		}
 		if err != nil {
 			f.Err = err.Error()

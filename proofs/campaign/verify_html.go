@@ -1,7 +1,6 @@
 package campaign
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -10,8 +9,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 var (
@@ -20,21 +17,6 @@ var (
 	colBound = color.RGBA{0x2c, 0xa0, 0x2c, 0xff}
 	colGrey  = color.RGBA{0x55, 0x55, 0x55, 0xff}
 )
-
-// svgOf draws p as SVG markup to put inline in the page (no XML prologue; nothing fetched).
-func svgOf(p *plot.Plot, w, h vg.Length) ([]byte, error) {
-	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	i := bytes.Index(b.Bytes(), []byte("<svg"))
-	if i < 0 {
-		return nil, fmt.Errorf("the plot's SVG has no <svg> element")
-	}
-	return b.Bytes()[i:], nil
-}
 
 // ECDF draws a cell's empirical distribution of one quantity: the fraction of its counted runs at or below
 // each value, the requirement (red), the tolerance bound (green, dashed) and the bounded quantile (grey,

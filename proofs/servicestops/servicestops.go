@@ -12,7 +12,6 @@
 package servicestops
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"io"
@@ -26,7 +25,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/rosorin/rosorin/driver/api"
 	"github.com/rosorin/rosorin/proofs/campaign"
@@ -236,7 +234,7 @@ func (r *Report) Section(plots bool) reportdoc.Section {
 			f := reportdoc.Figure{Alt: "service " + k.Kind + " stops: time to still over time, against the campaign bound"}
 			p, err := kindPlot(k)
 			if err == nil {
-				f.SVG, err = svgOf(p, 6.5*vg.Inch, 3*vg.Inch)
+				f.SVG, err = reportdoc.PlotSVG(p, 6.5*vg.Inch, 3*vg.Inch)
 			}
 			if err != nil {
 				f.Err = err.Error()
@@ -349,18 +347,4 @@ func kindPlot(k Kind) (*plot.Plot, error) {
 	p.Y.Min, p.Y.Max = 0, math.Max(ymax*1.3, 0.1)
 	p.X.Min, p.X.Max = xmin, xmax
 	return p, nil
-}
-
-func svgOf(p *plot.Plot, w, h vg.Length) ([]byte, error) {
-	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	i := bytes.Index(b.Bytes(), []byte("<svg"))
-	if i < 0 {
-		return nil, fmt.Errorf("the plot's SVG has no <svg> element")
-	}
-	return b.Bytes()[i:], nil
 }
