@@ -95,7 +95,11 @@ func (w *Watch) judge(s *stop) api.StopRecord {
 			noData += " (" + v.Reason + ")"
 		}
 	} else if !(v.Spinning > vp.Threshold) && s.movingFor < vp.SpinWindow {
-		noData = fmt.Sprintf("the wheels were commanded for only %.2f s before the trigger, less than the judge's %.1f s spin window", s.movingFor, vp.SpinWindow)
+		if s.movingFor < 0 { // a back-dated trigger (the deadman's silence began with the only moving command)
+			noData = fmt.Sprintf("the wheels were first commanded %.2f s after the trigger (the silence's start), no time in the judge's %.1f s spin window", -s.movingFor, vp.SpinWindow)
+		} else {
+			noData = fmt.Sprintf("the wheels were commanded for only %.2f s before the trigger, less than the judge's %.1f s spin window", s.movingFor, vp.SpinWindow)
+		}
 	}
 
 	// The floor judges, when the LiDAR odometry ran around the stop.

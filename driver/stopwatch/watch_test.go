@@ -38,6 +38,7 @@ type scene struct {
 	noIMUpre bool    // no IMU before the trigger (the next driver starts after it)
 	wallStep float64 // s added to the wall clock from the trigger on
 	cmdFrom  float64 // s: the command (and the wheels) start here
+	backdate float64 // s: the trigger is made at trig but dated this much earlier (a deadman's silence start)
 	end      float64 // run length, s
 }
 
@@ -78,7 +79,8 @@ func (sc scene) run(t *testing.T, base time.Time) runOut {
 		after := ts - sc.trig
 		moving := ts >= sc.cmdFrom && (sc.trig == 0 || after < 0 || (sc.resume > 0 && after >= sc.resume))
 		if sc.trig > 0 && !fired && after >= 0 {
-			tr := Trigger{Kind: sc.kind, Reason: "test", At: at, Wall: wallBase.Add(time.Duration(ms)*time.Millisecond + time.Duration(sc.wallStep*float64(time.Second))), UptimeS: ts, Body: sc.body0}
+			back := time.Duration(sc.backdate * float64(time.Second))
+			tr := Trigger{Kind: sc.kind, Reason: "test", At: at.Add(-back), Wall: wallBase.Add(time.Duration(ms)*time.Millisecond - back + time.Duration(sc.wallStep*float64(time.Second))), UptimeS: ts - sc.backdate, Body: sc.body0}
 			out.walls = append(out.walls, tr.Wall)
 			w.Trigger(tr)
 			fired = true
@@ -217,6 +219,8 @@ func TestStops(t *testing.T) {
 			want{n: 1, conf: api.ConfidenceNoData, from: FromVibration, notCounted: true}},
 		{"wheels commanded too briefly", scene{body: fwd(0.2), trig: 3, kind: api.StopEStop, decel: 0.667, cmdFrom: 2.9},
 			want{n: 1, conf: api.ConfidenceNoData, note: "commanded for only"}},
+		{"deadman dated before the wheels started", scene{body: fwd(0.2), trig: 3, kind: api.StopDeadman, decel: 0.667, cmdFrom: 2.75, backdate: 0.3},
+			want{n: 1, conf: api.ConfidenceNoData, note: "first commanded 0.06 s after the trigger"}},
 		{"kill timed by the next driver", scene{body: fwd(0.2), trig: 3, kind: api.StopKill, decel: 0.667, noCmd: true, noIMUpre: true, body0: &[3]float64{0.2, 0, 0}},
 			want{n: 1, conf: api.ConfidenceNoData, outcome: "FAIL", stillMin: nan, from: FromVibration}},
 	}
@@ -273,8 +277,8 @@ func TestStops(t *testing.T) {
 			if w.direction != "" && r.Direction != w.direction {
 				t.Errorf("direction %q, want %q", r.Direction, w.direction)
 			}
-			if r.Kind != c.sc.kind || r.UptimeS != c.sc.trig || !r.Wall.Equal(o.walls[0]) {
-				t.Errorf("kind %q uptime %v wall %v, want %q %v %v", r.Kind, r.UptimeS, r.Wall, c.sc.kind, c.sc.trig, o.walls[0])
+			if r.Kind != c.sc.kind || r.UptimeS != c.sc.trig-c.sc.backdate || !r.Wall.Equal(o.walls[0]) {
+				t.Errorf("kind %q uptime %v wall %v, want %q %v %v", r.Kind, r.UptimeS, r.Wall, c.sc.kind, c.sc.trig-c.sc.backdate, o.walls[0])
 			}
 			if (r.Confidence != api.ConfidenceOK) != (w.conf != api.ConfidenceOK) {
 				t.Errorf("counted %v", r.Confidence == api.ConfidenceOK)
