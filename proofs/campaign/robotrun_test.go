@@ -42,6 +42,21 @@ func checkRunFolder(t *testing.T, camp, dir string, run Run, mcap bool) {
 	}
 }
 
+// runOnFake runs an e-stop at 0.2 m/s forward once on r, as a campaign's first run, and checks the run's
+// record and folder (checkRunFolder). It runs inside the caller's synctest bubble.
+func runOnFake(t *testing.T, r Robot, mcap bool) {
+	t.Helper()
+	camp := t.TempDir()
+	dir := filepath.Join(camp, "runs", "0001")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	run, err := r.Run(ctx, Slot{Seq: 1, Cell: "estop-fwd-0.2", Rep: 1}, Cell{Path: "estop", Direction: "forward", Speed: 0.2, MaxStillS: 1}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRunFolder(t, camp, dir, run, mcap)
+}
+
 // TestStandRobotRun: one stand run on targettest's fake, in a synctest bubble (virtual time).
 func TestStandRobotRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -49,15 +64,7 @@ func TestStandRobotRun(t *testing.T) {
 		o.Clock = clock.Real{}
 		r := &StandRobot{Target: targettest.NewFake(o.Clock, targettest.Options{Seed: 5}), Options: o,
 			Version: "v-test", Host: "host", Rig: "rig", Doctor: "doctor"}
-		camp := t.TempDir()
-		dir := filepath.Join(camp, "runs", "0001")
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		run, err := r.Run(ctx, Slot{Seq: 1, Cell: "estop-fwd-0.2", Rep: 1}, Cell{Path: "estop", Direction: "forward", Speed: 0.2, MaxStillS: 1}, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkRunFolder(t, camp, dir, run, true)
+		runOnFake(t, r, true)
 		if r.Session == nil {
 			t.Error("the run did not start the session")
 		}
@@ -71,15 +78,10 @@ func TestFloorRobotRun(t *testing.T) {
 		o.Clock = clock.Real{}
 		r := &FloorRobot{Target: targettest.NewFake(o.Clock, targettest.Options{Seed: 5, Floor: sim.DefaultRoom()}), Options: o,
 			Version: "v-test", Host: "host", Rig: "rig", Doctor: "doctor"}
-		camp := t.TempDir()
-		dir := filepath.Join(camp, "runs", "0001")
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		run, err := r.Run(ctx, Slot{Seq: 1, Cell: "estop-fwd-0.2", Rep: 1}, Cell{Path: "estop", Direction: "forward", Speed: 0.2, MaxStillS: 1}, dir)
-		if err != nil {
-			t.Fatal(err)
+		runOnFake(t, r, false)
+		if r.Session == nil {
+			t.Error("the run did not start the session")
 		}
-		checkRunFolder(t, camp, dir, run, false)
 	})
 }
 
