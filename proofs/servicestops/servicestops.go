@@ -66,7 +66,7 @@ type Report struct {
 // Build groups recs (oldest first) by kind and finds each kind's bounds in the latest campaign of sums that
 // has cells of the path of that name. source names the log and bad counts the records its reader skipped.
 func Build(source string, recs []api.StopRecord, bad int, sums []*campaign.Summary, names []string) *Report {
-	r := &Report{Source: source, Bad: bad, Stops: len(recs)}
+	r := &Report{Source: source, Bad: bad, Stops: len(recs), Kinds: []Kind{}}
 	byKind := map[string]*Kind{}
 	var order []string
 	for _, s := range recs {
@@ -96,10 +96,11 @@ func Build(source string, recs []api.StopRecord, bad int, sums []*campaign.Summa
 		k.Stops = append(k.Stops, s)
 	}
 	sort.Strings(order)
-	// The campaigns newest first, by their first run (the order given where the same).
+	// The campaigns newest first, by their first run; where two began at the same time, the one given later is
+	// the newer (sources come oldest first, as campaign.Monitor reads them).
 	idx := make([]int, len(sums))
 	for i := range idx {
-		idx[i] = i
+		idx[i] = len(sums) - 1 - i
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return sums[idx[a]].Start.After(sums[idx[b]].Start) })
 	for _, kind := range order {
@@ -142,7 +143,12 @@ func cellLabel(c campaign.Cell) string {
 
 func num[F ~float64](xf F, unit string) string {
 	x := float64(xf)
-	if math.IsNaN(x) || math.IsInf(x, 0) {
+	switch {
+	case math.IsNaN(x):
+		return "-"
+	case math.IsInf(x, 1): // a campaign bound over a run that never came still
+		return "never"
+	case math.IsInf(x, -1):
 		return "-"
 	}
 	return strconv.FormatFloat(x, 'f', 3, 64) + " " + unit

@@ -209,6 +209,9 @@ func TestBuildBounds(t *testing.T) {
 				api.StopEStop:    {{"old", "estop forward 0.2 m/s", 0.2, 0.40, 0.03}},
 				api.StopDeadman:  oldDeadman,
 				api.StopScanGate: {{"later", "scangate left 0.1 m/s", 0.1, 0.2, 0.01}}}},
+		{"the same start: the one given later is the newer, as campaign.Monitor reads them", []*campaign.Summary{
+			summary("first", t0, cell(api.StopEStop, "", 0.2, 0.41, nil)), summary("second", t0, cell(api.StopEStop, "", 0.2, 0.42, nil))}, nil,
+			map[string][]boundWant{api.StopEStop: {{"second", "estop forward 0.2 m/s", 0.2, 0.42, nan}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := servicestops.Build("log", mixedRecs(), 0, tc.sums, tc.names)
@@ -267,6 +270,10 @@ func TestText(t *testing.T) {
 		{"a warn, no campaign", servicestops.Build("s", []api.StopRecord{stop(1, "estop", api.StopLevelWarn, fp(0.5), nil)}, 0, nil, nil), "" +
 			"service estop: 1 stops, 1 counted, 1 WARN, 0 ERROR, worst still 0.500 s, worst travel -; campaign bound no campaign cell of this path\n" +
 			"SERVICE STOPS: WARN, 1 stops from s (shown, not gated: the driver's monitor gates in service)\n"},
+		{"a bound over a run that never came still", servicestops.Build("s", []api.StopRecord{stop(1, "estop", api.StopLevelOK, fp(0.5), nil)}, 0,
+			[]*campaign.Summary{summary("c", t0, cell(api.StopEStop, "", 0.2, math.Inf(1), nil))}, nil), "" +
+			"service estop: 1 stops, 1 counted, 0 WARN, 0 ERROR, worst still 0.500 s, worst travel -; campaign bound estop forward 0.2 m/s: never (c)\n" +
+			"SERVICE STOPS: PASS, 1 stops from s (shown, not gated: the driver's monitor gates in service)\n"},
 		{"empty", servicestops.Build("state/stops", nil, 0, []*campaign.Summary{newSum()}, nil),
 			"SERVICE STOPS: PASS, 0 stops from state/stops (shown, not gated: the driver's monitor gates in service)\n"},
 		{"empty, every record bad", servicestops.Build("state/stops", nil, 3, nil, nil),
@@ -608,6 +615,11 @@ func TestJSON(t *testing.T) {
 	const want = `{"source":"state/stops","bad":0,"stops":1,"kinds":[{"kind":"estop","count":1,"counted":0,"warn":0,"error":0,"worst_still_s":null,"worst_travel_m":null}]}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
+	}
+
+	// An empty log: a list of no kinds, not null, for a reader that iterates it.
+	if b, err = json.Marshal(servicestops.Build("state/stops", nil, 0, nil, nil)); err != nil || string(b) != `{"source":"state/stops","bad":0,"stops":0,"kinds":[]}` {
+		t.Errorf("empty: %s, %v", b, err)
 	}
 
 	r = servicestops.Build("state/stops", mixedRecs(), 2, []*campaign.Summary{oldSum(), newSum()}, nil)
