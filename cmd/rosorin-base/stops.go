@@ -122,76 +122,64 @@ func runStops(c *cli.Context) error {
 		dir = driver.DefaultStateDir()
 	}
 	out, errw := c.App.Writer, c.App.ErrWriter
-	asJSON := c.Bool("json")
-
-	// --follow subscribes before the log is read, so that no stop falls between the two (duplicates are
-	// dropped by seq).
-	var live chan api.StopRecord
-	var followErr chan error
-	ctx, stop := service.SignalContext(c.Context)
-	defer stop()
-	if c.Bool("follow") {
-		live, followErr = make(chan api.StopRecord, 64), make(chan error, 1)
-		cl := api.NewClient(c.String("socket"))
-		go func() {
-			followErr <- cl.FollowStops(ctx, func(r api.StopRecord) error {
-				select {
-				case live <- r:
-				case <-ctx.Done():
-				}
-				return nil
-			})
-		}()
-	}
-
-	recs, rec, err := stoplog.Read(dir)
+	asJSON, follow := c.Bool("json"), c.Bool("follow")
 	code := 0
-	if err != nil {
-		if !c.Bool("follow") {
+	// readLog reads the log and names its bad records on stderr; with --follow a log that cannot be read is
+	// said and the driver followed alone.
+	readLog := func() ([]api.StopRecord, error) {
+		recs, rec, err := stoplog.Read(dir)
+		if err != nil {
+			if !follow {
+				return nil, err
+			}
+			fmt.Fprintf(errw, "rosorin-base stops: %v; following the driver only\n", err)
+		}
+		for _, b := range rec.Bad {
+			fmt.Fprintln(errw, "bad record skipped:", b.Error())
+		}
+		if len(rec.Bad) > 0 {
+			fmt.Fprintf(errw, "rosorin-base stops: %d bad record(s) skipped, %d good printed\n", len(rec.Bad), rec.Good)
+			code = stopsExitBadRecords
+		}
+		return recs, nil
+	}
+	// show prints the log's records (a table with its header) or one live record (a row without it).
+	var showErr error
+	show := func(recs []api.StopRecord, live bool) error {
+		shown := f.apply(recs)
+		switch {
+		case live && len(shown) == 0:
+			return nil // filtered out
+		case asJSON:
+			showErr = writeStopsJSON(out, shown)
+		case live:
+			showErr = writeStopsRows(out, shown, false)
+		default:
+			showErr = writeStopsTable(out, shown, !follow && len(recs) == 0, dir)
+		}
+		return showErr
+	}
+	if !follow {
+		recs, err := readLog()
+		if err != nil {
 			return cli.Exit(fmt.Sprintf("rosorin-base stops: %v (state directory %s; pass --state-dir)", err, dir), stopsExitCannot)
 		}
-		fmt.Fprintf(errw, "rosorin-base stops: %v; following the driver only\n", err)
-	}
-	for _, b := range rec.Bad {
-		fmt.Fprintln(errw, "bad record skipped:", b.Error())
-	}
-	if len(rec.Bad) > 0 {
-		fmt.Fprintf(errw, "rosorin-base stops: %d bad record(s) skipped, %d good printed\n", len(rec.Bad), rec.Good)
-		code = stopsExitBadRecords
-	}
-	shown := f.apply(recs)
-	if asJSON {
-		if err := writeStopsJSON(out, shown); err != nil {
+		if err := show(recs, false); err != nil {
 			return err
 		}
-	} else if err := writeStopsTable(out, shown, !c.Bool("follow") && len(recs) == 0, dir); err != nil {
-		return err
+		return exitCode(code)
 	}
-	if live != nil {
-		last := rec.LastSeq
-		for {
-			select {
-			case r := <-live:
-				if (r.Seq != 0 && r.Seq <= last) || !f.keep(r) {
-					continue
-				}
-				last = max(last, r.Seq)
-				var err error
-				if asJSON {
-					err = writeStopsJSON(out, []api.StopRecord{r})
-				} else {
-					err = writeStopsRows(out, []api.StopRecord{r}, false)
-				}
-				if err != nil {
-					return err
-				}
-			case err := <-followErr:
-				if err = quietCancel(err); err != nil {
-					return cli.Exit("rosorin-base stops --follow: "+err.Error(), stopsExitCannot)
-				}
-				return exitCode(code)
-			}
-		}
+
+	// --follow: the stream is subscribed before the log is read, so no stop falls between the two, and a
+	// stop already printed from the log is not printed again (by seq).
+	ctx, stop := service.SignalContext(c.Context)
+	defer stop()
+	err := api.NewClient(c.String("socket")).FollowStopHistory(ctx, readLog, show)
+	if showErr != nil {
+		return showErr
+	}
+	if err = quietCancel(err); err != nil {
+		return cli.Exit("rosorin-base stops --follow: "+err.Error(), stopsExitCannot)
 	}
 	return exitCode(code)
 }

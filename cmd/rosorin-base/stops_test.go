@@ -260,8 +260,11 @@ func TestStopsFollow(t *testing.T) {
 		t.Fatalf("printed seqs %v, want [1 3 5] (the log's e-stops, then the live one)", seqs)
 	}
 	// Without a driver: exit 2 after the log.
-	_, errOut, code, _ := runStopsCmd(context.Background(), "--state-dir", dir, "--follow", "--socket", filepath.Join(sockDir, "none.sock"))
+	logOut, errOut, code, _ := runStopsCmd(context.Background(), "--state-dir", dir, "--follow", "--socket", filepath.Join(sockDir, "none.sock"))
 	if code != stopsExitCannot || !strings.Contains(errOut, "no driver") {
 		t.Errorf("no driver: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(logOut, "(teleop)") || !strings.Contains(logOut, "no command for 0.3 s") || !strings.Contains(logOut, "estop topic") {
+		t.Errorf("no driver: the log not printed first:\n%s", logOut)
 	}
 }
