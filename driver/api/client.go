@@ -182,23 +182,18 @@ func cmdRoute(in string) string {
 // Follow streams topic (TopicState, TopicIMU, ...) and calls fn with each JSON line until ctx ends, the driver
 // closes the stream, or fn returns an error (which Follow returns). The line is valid only during fn.
 func (c *Client) Follow(ctx context.Context, topic string, fn func(line []byte) error) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url("/v1/"+topic+"?follow=1"), nil)
+	body, err := c.openFollow(ctx, topic)
 	if err != nil {
 		return err
 	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return c.wrapDial(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return &HTTPError{Status: resp.StatusCode, Message: string(bytes.TrimSpace(b))}
-	}
-	sc := bufio.NewScanner(resp.Body)
+	defer body.Close()
+	return scanLines(ctx, body, topic, fn)
+}
+
+// scanLines calls fn with each line of a follow stream's body until fn fails, ctx ends (its error) or the
+// stream ends (an error naming topic: the driver closed it, or the read's).
+func scanLines(ctx context.Context, body io.Reader, topic string, fn func(line []byte) error) error {
+	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxScanLine*2)
 	for sc.Scan() {
 		if err := fn(sc.Bytes()); err != nil {

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -42,28 +41,17 @@ func (c *Client) FollowStopHistory(ctx context.Context, backlog func() ([]StopRe
 	if subErr != nil {
 		return subErr
 	}
-	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxScanLine*2)
-	for sc.Scan() {
+	return scanLines(ctx, body, TopicStops, func(line []byte) error {
 		var r StopRecord
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+		if err := json.Unmarshal(line, &r); err != nil {
 			return fmt.Errorf("decode stop record: %w", err)
 		}
 		if r.Seq != 0 && r.Seq <= last {
-			continue
+			return nil
 		}
 		last = max(last, r.Seq)
-		if err := emit([]StopRecord{r}, true); err != nil {
-			return err
-		}
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s stream: %w", TopicStops, err)
-	}
-	return fmt.Errorf("%s stream: the driver closed it", TopicStops)
+		return emit([]StopRecord{r}, true)
+	})
 }
 
 // openFollow opens GET /v1/<topic>?follow=1 and returns its body once the driver has answered: the driver
