@@ -8,6 +8,7 @@ package driver
 // the numbers a judge would give.
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -117,8 +118,11 @@ func TestStopMonitorHoldRefusesEnable(t *testing.T) {
 	for i := 1; i <= 2; i++ {
 		g.record(pastStop(g, api.ConfidenceOK))
 		m := g.monitor()
-		if m.Level != api.StopLevelWarn || m.Holding || m.Counted != uint64(i) || !strings.Contains(m.Why, "travel 0.080 m, limit 0.050 m") {
-			t.Fatalf("after %d stops past the limit: %+v; want WARN naming the travel, not holding, %d counted", i, m, i)
+		// The why names the stop by the seq the log gave it (it said "seq 0": judged before the log numbered it).
+		seq := fmt.Sprintf("the last estop stop (seq %d) was past its limit", i)
+		if m.Level != api.StopLevelWarn || m.Holding || m.Counted != uint64(i) || !strings.Contains(m.Why, "travel 0.080 m, limit 0.050 m") ||
+			!strings.Contains(m.Why, seq) {
+			t.Fatalf("after %d stops past the limit: %+v; want WARN naming the stop (%q) and the travel, not holding, %d counted", i, m, seq, i)
 		}
 		g.enableAccepted(peer, "after a WARN")
 	}

@@ -215,6 +215,9 @@ func (r *loopState) pollStops(now time.Time) {
 func (r *loopState) stopRecorded(rec api.StopRecord) {
 	s := r.stops
 	rec.Boot = s.boot
+	if s.log != nil {
+		rec.Seq = s.log.Next() // the monitor's why names the stop by the seq the log gives it
+	}
 	rec = s.mon.Observe(rec)
 	if s.log != nil {
 		rec = s.log.Append(rec)

@@ -92,8 +92,8 @@ func TestStopWhileStillNoRecord(t *testing.T) {
 	}
 }
 
-// The hold and its acknowledgement are proven end to end, not here: this rig's board sends no IMU vibration,
-// so its stops are "no data" and never counted (a test of it here skipped every time and was removed).
+// The hold and its acknowledgement: stopmon_hold_test.go, with judged records fed to the driver's record path
+// (this rig's board sends no IMU vibration, so the stops it makes are "no data" and never counted); end to end
 // cmd/stopproof TestSoakWearSim drives the real driver on the sim until the monitor's ERROR, checks that
 // enable is refused naming the monitor and accepted after POST /v1/stops/ack; driver/api TestRolesRealUIDs
 // checks that the acknowledgement needs the safety role.

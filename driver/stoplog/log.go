@@ -142,6 +142,14 @@ func Open(stateDir string, o Options) (*Log, Recovery, error) {
 	return l, r, nil
 }
 
+// Next is the seq the next Append assigns (for a caller, the driver's loop, that names the record before it
+// appends it; with one appender the two agree).
+func (l *Log) Next() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.seq + 1
+}
+
 // Append assigns rec the next seq, queues it for the writer and returns it. It never waits for the disk: a
 // full queue (the disk is stuck) drops the record and counts it in Stats. A dropped record keeps its seq, so
 // the gap in the log shows the loss.

@@ -252,8 +252,13 @@ func TestSeqAcrossRestarts(t *testing.T) {
 		if r.LastSeq != uint64(round*2) {
 			t.Fatalf("round %d: last seq %d", round, r.LastSeq)
 		}
-		l.Append(sample(0))
-		l.Append(sample(1))
+		for i := range 2 {
+			// Next is the seq Append then gives (the driver names a stop by it before appending it).
+			next := l.Next()
+			if got := l.Append(sample(i)).Seq; next != uint64(round*2+i+1) || got != next {
+				t.Fatalf("round %d: Next %d, Append gave %d, want %d", round, next, got, round*2+i+1)
+			}
+		}
 		l.Close()
 	}
 	recs, r := mustRead(t, dir)

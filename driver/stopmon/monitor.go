@@ -190,7 +190,11 @@ func (m *Monitor) Observe(rec api.StopRecord) api.StopRecord {
 	}
 	m.level, m.why = m.evaluate()
 	if c.past && m.level != api.StopLevelError {
-		m.level, m.why = api.StopLevelWarn, fmt.Sprintf("the last %s stop (seq %d) was past its limit: %s", rec.Kind, rec.Seq, strings.Join(past, "; "))
+		name := "" // a stop of a driver without a log has no seq
+		if rec.Seq != 0 {
+			name = fmt.Sprintf(" (seq %d)", rec.Seq)
+		}
+		m.level, m.why = api.StopLevelWarn, fmt.Sprintf("the last %s stop%s was past its limit: %s", rec.Kind, name, strings.Join(past, "; "))
 	}
 	return rec
 }
