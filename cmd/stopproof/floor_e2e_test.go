@@ -62,7 +62,7 @@ func TestFloorProveSim(t *testing.T) {
 	rec := readFloorRecord(t, run.json)
 	n := run.wantPlanned(t, 9)
 	if passed, _ := run.result(t); code != 0 || passed != n || rec.Passed != n || rec.Planned != n || !rec.TeardownOK {
-		t.Fatalf("exit %d, passed %d/%d; want 0 and %d/%d", code, rec.Passed, rec.Planned, n, n)
+		t.Fatalf("exit %d, RESULT %d/%d, record %d/%d, teardown ok %v; want 0 and %d/%d", code, passed, n, rec.Passed, rec.Planned, rec.TeardownOK, n, n)
 	}
 	assertTornDown(t, simDir(t, out))
 	for _, want := range []string{"estop fwd 0.2 before: 0.", "; measured still after 0.", "travel after the trigger: LiDAR ",
